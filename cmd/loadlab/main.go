@@ -1,0 +1,160 @@
+// Command loadlab is a load-testing lab for HTTP services: a constant-rate
+// generator with honest measurements (attack, report, plot, encode, compare),
+// an origin simulator, a playground proxy and an experiment runner.
+//
+// This file only dispatches to the subcommands; each lives in its own file
+// and registers itself with register().
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+)
+
+// command is one loadlab subcommand.
+type command struct {
+	name    string
+	summary string
+	order   int // position in the help listing
+	// run executes the command. ctx is cancelled on SIGINT/SIGTERM.
+	run func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; called from init() in each command's file.
+func register(c command) { commands[c.name] = c }
+
+func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// runMain runs loadlab with args and returns the process exit code:
+// 0 success, 1 failure, 2 bad input (usage, flags, files).
+func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			return runMain([]string{args[1], "-help"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		return 0
+	case "-version", "--version", "version":
+		fmt.Fprintln(stdout, "loadlab", version())
+		return 0
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "loadlab: unknown command %q\n\n", name)
+		usage(stderr)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := cmd.run(ctx, args[1:], stdin, stdout, stderr)
+	return exitCode(stderr, name, err)
+}
+
+// exitCode prints err (if any) on one line and maps it to an exit code.
+func exitCode(stderr io.Writer, name string, err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2 // the flag package already printed the problem
+	case badinput.Is(err):
+		fmt.Fprintf(stderr, "loadlab %s: %v\n", name, err)
+		return 2
+	default:
+		var ec exitError
+		if errors.As(err, &ec) {
+			if ec.msg != "" {
+				fmt.Fprintf(stderr, "loadlab %s: %s\n", name, ec.msg)
+			}
+			return ec.code
+		}
+		fmt.Fprintf(stderr, "loadlab %s: %v\n", name, err)
+		return 1
+	}
+}
+
+// exitError asks for a specific exit code (e.g. failed thresholds).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// errUsage is returned when flag parsing failed; the message is already out.
+var errUsage = errors.New("usage error")
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `loadlab: a load-testing lab for HTTP services.
+
+Usage: loadlab <command> [flags]
+
+Commands:
+`)
+	cs := make([]command, 0, len(commands))
+	for _, c := range commands {
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].order != cs[j].order {
+			return cs[i].order < cs[j].order
+		}
+		return cs[i].name < cs[j].name
+	})
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run 'loadlab <command> -help' for the flags of a command, with examples.
+The data flows one way: targets -> attack -> results -> report / plot / compare.
+`)
+}
+
+// newFlagSet returns a FlagSet whose usage prints the synopsis, flags and
+// examples, written to stderr, that returns errors instead of exiting.
+func newFlagSet(name, synopsis, examples string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("loadlab "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: loadlab %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+		if examples != "" {
+			fmt.Fprintf(stderr, "\nExamples:\n%s\n", strings.TrimRight(examples, "\n"))
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args, mapping flag errors to errUsage (exit 2) and -help
+// to flag.ErrHelp (exit 0).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return flag.ErrHelp
+		}
+		return errUsage
+	}
+	return nil
+}

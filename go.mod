@@ -1,0 +1,3 @@
+module github.com/loadlab/loadlab
+
+go 1.26
