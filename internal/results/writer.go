@@ -1,0 +1,229 @@
+package results
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"hash/crc32"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Flush thresholds: a block is written when either is reached.
+const (
+	blockMaxRecords = 4096
+	blockMaxBytes   = 512 << 10
+)
+
+// record flag bits.
+const (
+	flagError   = 1 << 0
+	flagBody    = 1 << 1
+	flagHeaders = 1 << 2
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Writer appends results to a loadlab stream. It is not safe for concurrent
+// use: the attack funnels results through one goroutine.
+type Writer struct {
+	w       io.Writer
+	enc     *zstd.Encoder
+	raw     []byte // current block, uncompressed, records only
+	n       int    // records in raw
+	out     []byte // scratch for the framed block
+	prevSeq uint64
+	prevDue int64
+	errs    *interner[string]
+	attacks *interner[string]
+	targets *interner[targetKey]
+	err     error // sticky write error
+	written int64 // bytes written so far, header included
+}
+
+// NewWriter writes the header for meta to w and returns a Writer. Meta's
+// Version and Created are filled in when zero.
+func NewWriter(w io.Writer, meta Meta) (*Writer, error) {
+	meta.Version = Version
+	if meta.Created.IsZero() {
+		meta.Created = time.Now()
+	}
+	js, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	hdr := binary.AppendUvarint([]byte(magic), Version)
+	hdr = binary.AppendUvarint(hdr, uint64(len(js)))
+	hdr = append(hdr, js...)
+	if _, err := w.Write(hdr); err != nil {
+		return nil, err
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{
+		w: w, enc: enc, written: int64(len(hdr)),
+		errs:    newInterner[string](maxErrors),
+		attacks: newInterner[string](maxErrors),
+		targets: newInterner[targetKey](maxTargets),
+	}, nil
+}
+
+// Encode appends r to the current block, writing the block out when it is
+// full. Method+URL, Error and Attack are interned; r.Target is informational
+// and is replaced on reading by the dictionary id of Method+URL.
+func (w *Writer) Encode(r *Result) error {
+	if w.err != nil {
+		return w.err
+	}
+	var flags byte
+	var errID uint32
+	if r.Error != "" {
+		flags |= flagError
+		id, ok := w.errs.id(r.Error)
+		if !ok {
+			id, _ = w.errs.id(overflowError)
+		}
+		errID = id
+	}
+	if r.Body != nil {
+		flags |= flagBody
+	}
+	if len(r.Headers) > 0 {
+		flags |= flagHeaders
+	}
+	attackID, _ := w.attacks.id(r.Attack)
+	targetID, ok := w.targets.id(targetKey{r.Method, r.URL})
+	if !ok {
+		targetID, _ = w.targets.id(targetKey{r.Method, ""})
+	}
+	due := r.Due
+	if due.IsZero() {
+		due = r.Sent
+	}
+	dueNs := due.UnixNano()
+	b := w.raw
+	b = append(b, flags)
+	b = binary.AppendVarint(b, int64(r.Seq-w.prevSeq))
+	b = binary.AppendVarint(b, dueNs-w.prevDue)
+	b = binary.AppendVarint(b, r.Sent.UnixNano()-dueNs)
+	b = binary.AppendUvarint(b, uint64(max(r.Latency, 0)))
+	b = binary.AppendUvarint(b, uint64(r.Code))
+	b = binary.AppendUvarint(b, r.BytesIn)
+	b = binary.AppendUvarint(b, r.BytesOut)
+	b = binary.AppendUvarint(b, uint64(attackID))
+	b = binary.AppendUvarint(b, uint64(targetID))
+	b = binary.AppendUvarint(b, uint64(r.Step))
+	if flags&flagError != 0 {
+		b = binary.AppendUvarint(b, uint64(errID))
+	}
+	if flags&flagBody != 0 {
+		b = appendBytes(b, r.Body)
+	}
+	if flags&flagHeaders != 0 {
+		b = appendHeaders(b, r.Headers)
+	}
+	w.raw = b
+	w.prevSeq, w.prevDue = r.Seq, dueNs
+	w.n++
+	if w.n >= blockMaxRecords || len(w.raw) >= blockMaxBytes {
+		return w.Flush()
+	}
+	return nil
+}
+
+// Flush writes the pending records, if any, as one block. Call it
+// periodically so followers see fresh data, and before exiting.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.n == 0 {
+		return nil
+	}
+	payload := w.appendDict(nil)
+	payload = append(payload, w.raw...)
+	w.out = w.out[:0]
+	w.out = append(w.out, blockMagic...)
+	lenStart := len(w.out)
+	z := w.enc.EncodeAll(payload, nil)
+	w.out = binary.AppendUvarint(w.out, uint64(len(z)))
+	w.out = binary.AppendUvarint(w.out, uint64(len(payload)))
+	w.out = binary.AppendUvarint(w.out, uint64(w.n))
+	crc := crc32.Update(crc32.Checksum(w.out[lenStart:], castagnoli), castagnoli, z)
+	w.out = binary.LittleEndian.AppendUint32(w.out, crc)
+	w.out = append(w.out, z...)
+	n, err := w.w.Write(w.out)
+	w.written += int64(n)
+	if err != nil {
+		w.err = err
+		return err
+	}
+	w.raw, w.n, w.prevSeq, w.prevDue = w.raw[:0], 0, 0, 0
+	return nil
+}
+
+// Close flushes the last block. It does not close the underlying writer.
+func (w *Writer) Close() error {
+	err := w.Flush()
+	w.enc.Close()
+	if err == nil {
+		w.err = errors.New("results: writer closed")
+	}
+	return err
+}
+
+// Written is the number of bytes written so far, header included.
+func (w *Writer) Written() int64 { return w.written }
+
+// appendDict appends the dictionary entries first used since the last block.
+func (w *Writer) appendDict(b []byte) []byte {
+	n := len(w.errs.pending) + len(w.attacks.pending) + len(w.targets.pending)
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, s := range w.errs.pending {
+		b = append(b, dictError)
+		b = appendBytes(b, []byte(s))
+	}
+	for _, s := range w.attacks.pending {
+		b = append(b, dictAttack)
+		b = appendBytes(b, []byte(s))
+	}
+	for _, t := range w.targets.pending {
+		b = append(b, dictTarget)
+		b = appendBytes(b, []byte(t.method))
+		b = appendBytes(b, []byte(t.url))
+	}
+	w.errs.pending = w.errs.pending[:0]
+	w.attacks.pending = w.attacks.pending[:0]
+	w.targets.pending = w.targets.pending[:0]
+	return b
+}
+
+func appendBytes(b, s []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendHeaders writes headers in sorted key order so output is stable.
+func appendHeaders(b []byte, h map[string][]string) []byte {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = appendBytes(b, []byte(k))
+		vs := h[k]
+		b = binary.AppendUvarint(b, uint64(len(vs)))
+		for _, v := range vs {
+			b = appendBytes(b, []byte(v))
+		}
+	}
+	return b
+}
