@@ -1,0 +1,42 @@
+# loadlab: the two commands a fresh machine needs are `make demo` and `make test`.
+GO ?= go
+BIN := bin/loadlab
+
+.PHONY: build demo test test-go test-browser lint fuzz bench clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/loadlab
+
+# The main job: report 000's story at laptop scale, ending with a summary.
+demo: build
+	./$(BIN) demo
+
+# Every test: Go tests under the race detector, then the headless-Chromium
+# checks of the HTML report (needs Debian's chromium; .ci/run installs it).
+test: test-go test-browser
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test -race -timeout 15m ./...
+
+test-browser: build
+	@if [ -f test/browser/package.json ]; then \
+		cd test/browser && npm ci --no-audit --no-fund --silent && LOADLAB_BIN=$(CURDIR)/$(BIN) node --test; \
+	fi
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+# Short fuzzing sessions of every parser (FUZZTIME=30s make fuzz for longer).
+FUZZTIME ?= 10s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+clean:
+	rm -rf bin
