@@ -1,0 +1,67 @@
+package recipe
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+)
+
+func sortSlice(xs []time.Duration) { slices.Sort(xs) }
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.json")
+	for _, fn := range files {
+		if b, err := os.ReadFile(fn); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"stages":[{"status":{"200":1,"503":2},"latency":{"distribution":"pareto","min":"1ms","alpha":1.5},"faults":{"truncate":{"probability":0.5,"fraction":0.1}}}]}`))
+	f.Add([]byte(`[{"body":"<<1b>><<2kb>>","stages":[{"at":"1s","status":"404"}]}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rs, err := Parse(data)
+		if err != nil {
+			if !badinput.Is(err) {
+				t.Fatalf("error is not bad input: %v", err)
+			}
+			return
+		}
+		for _, r := range rs {
+			if len(r.Stages) == 0 || r.Route == "" {
+				t.Fatalf("accepted recipe without stages or route: %+v", r)
+			}
+			for _, s := range r.Stages {
+				if len(s.Status.Codes) == 0 || s.Latency == nil {
+					t.Fatalf("bad stage %+v", s)
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"0", "100ms", "1.5s", "2m", "1e9s", "..", "1s..2s", "-0", ".ms"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lo, hi, err := ParseDurationRange(s)
+		if err == nil && (lo < 0 || hi < lo || hi > MaxDuration) {
+			t.Fatalf("%q -> %v..%v", s, lo, hi)
+		}
+	})
+}
+
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"300kb", "1b", "64mb", "50kb..100kb", "9223372036854775807mb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lo, hi, err := ParseSizeRange(s)
+		if err == nil && (lo < 0 || hi < lo || hi > MaxBodySize) {
+			t.Fatalf("%q -> %d..%d", s, lo, hi)
+		}
+	})
+}
