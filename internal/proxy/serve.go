@@ -1,0 +1,291 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/proxy/cache"
+	"github.com/loadlab/loadlab/internal/proxy/pool"
+)
+
+// Response headers the proxy adds.
+const (
+	HeaderOrigin         = "X-Loadlab-Origin"          // who answered: see the Origin constants
+	HeaderFallback       = "X-Loadlab-Fallback"        // "stale" (or "fresh") on fallbacks
+	HeaderFallbackReason = "X-Loadlab-Fallback-Reason" // what failed: pool_timeout, breaker, upstream_error
+)
+
+// ServeHTTP serves /metrics and /status, and forwards everything else along
+// the first matching route.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/metrics":
+		p.metrics.ServeHTTP(w, r)
+		return
+	case "/status":
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(p.Status())
+		return
+	}
+	for attempt := 0; ; attempt++ {
+		rt := p.rt.Load()
+		rte := rt.match(r.URL.Path)
+		if rte == nil {
+			w.Header().Set(HeaderOrigin, OriginNoRoute)
+			http.Error(w, "loadlab proxy: no route for "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		// A pool closed by a reload between Load and Checkout: retry on
+		// the new generation.
+		if !p.serve(w, r, rt, rte) && attempt < 3 {
+			continue
+		}
+		return
+	}
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// serve forwards r along rte. It returns false, having written nothing, if
+// rte's pool was closed by a reload.
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *runtime, rte *route) bool {
+	rc := rte.cfg
+	key := ""
+	if r.Method == http.MethodGet && (rc.Cache || rc.Fallback) {
+		key = rc.Name + " " + r.URL.RequestURI()
+	}
+	if key != "" && rc.Cache {
+		if e, ok := rt.cache.Get(key); ok && e.Fresh(rt.cache.Now()) {
+			writeEntry(w, e, rt.cache.Now(), OriginCache, "")
+			rte.stats.count(e.Status, OriginCache)
+			return true
+		}
+	}
+	if rte.breaker != nil && !rte.breaker.Allow() {
+		p.fail(w, rt, rte, key, rc.Breaker.Status, OriginBreaker)
+		return true
+	}
+	wk, _, err := rte.pool.p.Checkout(r.Context())
+	switch {
+	case errors.Is(err, pool.ErrClosed):
+		return false
+	case errors.Is(err, pool.ErrTimeout):
+		rte.record(true)
+		p.fail(w, rt, rte, key, rte.pool.cfg.TimeoutStatus, OriginPoolTimeout)
+		return true
+	case err != nil: // the client went away while waiting
+		rte.stats.count(499, OriginClientGone)
+		return true
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), rc.RequestTimeout.D())
+	defer cancel()
+	start := time.Now()
+	resp, err := wk.RoundTrip(outRequest(ctx, r, rte))
+	if err != nil {
+		rte.pool.p.Checkin(wk)
+		rte.stats.upstream.Observe(time.Since(start))
+		if r.Context().Err() != nil {
+			rte.stats.count(499, OriginClientGone)
+			return true
+		}
+		rte.record(true)
+		status := http.StatusBadGateway
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			status = http.StatusGatewayTimeout
+		}
+		if rc.ErrorStatus != 0 {
+			status = rc.ErrorStatus
+		}
+		p.fail(w, rt, rte, key, status, OriginUpstreamError)
+		return true
+	}
+	failed := isError(resp.StatusCode)
+	if failed && rc.Fallback && key != "" {
+		if e, ok := rt.cache.Get(key); ok {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			rte.pool.p.Checkin(wk)
+			rte.stats.upstream.Observe(time.Since(start))
+			rte.record(true)
+			writeEntry(w, e, rt.cache.Now(), OriginFallback, OriginUpstreamError)
+			rte.stats.count(e.Status, OriginFallback)
+			return true
+		}
+	}
+	h := w.Header()
+	copyHeader(h, resp.Header)
+	h.Set(HeaderOrigin, OriginUpstream)
+	maxAge, store := cache.MaxAge(r.Method, resp.StatusCode, resp.Header)
+	store = store && key != "" && resp.ContentLength <= int64(rt.cfg.Cache.MaxBodyBytes)
+	w.WriteHeader(resp.StatusCode)
+	var body bytes.Buffer
+	var dst io.Writer = w
+	if store {
+		dst = &limitedTee{w: w, buf: &body, max: rt.cfg.Cache.MaxBodyBytes}
+	}
+	bp := bufPool.Get().(*[]byte)
+	_, copyErr := io.CopyBuffer(dst, resp.Body, *bp)
+	bufPool.Put(bp)
+	resp.Body.Close()
+	elapsed := time.Since(start)
+	rte.pool.p.Checkin(wk)
+	rte.stats.upstream.Observe(elapsed)
+	if copyErr != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		failed = true // the body outlived the request timeout
+	}
+	rte.record(failed)
+	rte.stats.count(resp.StatusCode, OriginUpstream)
+	if store && copyErr == nil && !dst.(*limitedTee).over {
+		rt.cache.Put(key, &cache.Entry{
+			Status: resp.StatusCode, Header: storedHeader(resp.Header), Body: body.Bytes(),
+			Stored: rt.cache.Now(), MaxAge: maxAge,
+		})
+	}
+	return true
+}
+
+// record feeds the route's breaker, if any.
+func (rte *route) record(failed bool) {
+	if rte.breaker != nil {
+		rte.breaker.Record(failed)
+	}
+}
+
+// isError says whether a status counts against the breaker (Belfrage:
+// 500..504 and 408).
+func isError(status int) bool {
+	return (status >= 500 && status <= 504) || status == http.StatusRequestTimeout
+}
+
+// fail serves the stale copy of key when the route allows fallbacks, or the
+// error status.
+func (p *Proxy) fail(w http.ResponseWriter, rt *runtime, rte *route, key string, status int, origin string) {
+	if rte.cfg.Fallback && key != "" {
+		if e, ok := rt.cache.Get(key); ok {
+			writeEntry(w, e, rt.cache.Now(), OriginFallback, origin)
+			rte.stats.count(e.Status, OriginFallback)
+			return
+		}
+	}
+	w.Header().Set(HeaderOrigin, origin)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "private, no-cache")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "loadlab proxy: %s on route %s\n", strings.ReplaceAll(origin, "_", " "), rte.cfg.Name)
+	rte.stats.count(status, origin)
+}
+
+// writeEntry serves a cached response.
+func writeEntry(w http.ResponseWriter, e *cache.Entry, now time.Time, origin, reason string) {
+	h := w.Header()
+	for k, vs := range e.Header {
+		h[k] = append([]string(nil), vs...)
+	}
+	h.Set("Age", strconv.Itoa(int(e.Age(now).Seconds())))
+	h.Set(HeaderOrigin, origin)
+	if origin == OriginFallback {
+		if e.Fresh(now) {
+			h.Set(HeaderFallback, "fresh")
+		} else {
+			h.Set(HeaderFallback, "stale")
+		}
+		h.Set(HeaderFallbackReason, reason)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(e.Body)))
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(e.Body)
+}
+
+// outRequest builds the upstream request for r.
+func outRequest(ctx context.Context, r *http.Request, rte *route) *http.Request {
+	out := r.Clone(ctx)
+	out.RequestURI = ""
+	out.URL.Scheme = rte.upstream.Scheme
+	out.URL.Host = rte.upstream.Host
+	if rte.upstream.Path != "" {
+		out.URL.Path = rte.upstream.Path + r.URL.Path
+		out.URL.RawPath = ""
+	}
+	out.Host = rte.upstream.Host
+	out.Close = false
+	if r.ContentLength == 0 {
+		out.Body = nil
+	}
+	removeHopByHop(out.Header)
+	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		if prior := out.Header.Values("X-Forwarded-For"); len(prior) > 0 {
+			ip = strings.Join(prior, ", ") + ", " + ip
+		}
+		out.Header.Set("X-Forwarded-For", ip)
+	}
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header.Set("User-Agent", "") // do not add Go's
+	}
+	return out
+}
+
+var hopByHop = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+func removeHopByHop(h http.Header) {
+	for _, v := range h.Values("Connection") {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				h.Del(f)
+			}
+		}
+	}
+	for _, k := range hopByHop {
+		h.Del(k)
+	}
+}
+
+// copyHeader copies the end-to-end headers of src into dst.
+func copyHeader(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append(dst[k], vs...)
+	}
+	removeHopByHop(dst)
+}
+
+func storedHeader(src http.Header) http.Header {
+	h := src.Clone()
+	removeHopByHop(h)
+	h.Del("Content-Length")
+	h.Del("Age")
+	return h
+}
+
+// limitedTee writes to w and keeps up to max bytes in buf.
+type limitedTee struct {
+	w    io.Writer
+	buf  *bytes.Buffer
+	max  int
+	over bool
+}
+
+func (t *limitedTee) Write(b []byte) (int, error) {
+	if !t.over {
+		if t.buf.Len()+len(b) > t.max {
+			t.over = true
+			t.buf.Reset()
+		} else {
+			t.buf.Write(b)
+		}
+	}
+	return t.w.Write(b)
+}

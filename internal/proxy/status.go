@@ -1,0 +1,75 @@
+package proxy
+
+import (
+	"sort"
+
+	"github.com/loadlab/loadlab/internal/proxy/breaker"
+	"github.com/loadlab/loadlab/internal/proxy/hist"
+	"github.com/loadlab/loadlab/internal/proxy/pool"
+)
+
+// Status is what /status serves: the same figures as /metrics, as JSON.
+type Status struct {
+	Reloads       uint64        `json:"reloads"`
+	Pools         []PoolStatus  `json:"pools"`
+	Routes        []RouteStatus `json:"routes"`
+	CacheEntries  int           `json:"cache_entries"`
+	UpstreamConns ConnStatus    `json:"upstream_connections"`
+}
+
+// PoolStatus is a pool's gauges, counters and checkout waits.
+type PoolStatus struct {
+	pool.Snapshot
+	CheckoutWait hist.Summary `json:"checkout_wait"`
+}
+
+// RouteStatus is a route's responses, upstream latency and breaker.
+type RouteStatus struct {
+	Name            string            `json:"name"`
+	Path            string            `json:"path"`
+	Upstream        string            `json:"upstream"`
+	Pool            string            `json:"pool"`
+	Responses       []ResponseCount   `json:"responses"`
+	UpstreamLatency hist.Summary      `json:"upstream_latency"`
+	Breaker         *breaker.Snapshot `json:"breaker,omitempty"`
+}
+
+// ConnStatus counts upstream connections.
+type ConnStatus struct {
+	Open   int64  `json:"open"`
+	Opened uint64 `json:"opened"`
+}
+
+// Status reports the proxy's current figures.
+func (p *Proxy) Status() Status {
+	rt := p.rt.Load()
+	s := Status{
+		Reloads:       p.reloads.Load(),
+		CacheEntries:  rt.cache.Len(),
+		UpstreamConns: ConnStatus{Open: p.conns.Open(), Opened: p.conns.Opened()},
+	}
+	for _, e := range rt.sortedPools() {
+		s.Pools = append(s.Pools, PoolStatus{Snapshot: e.p.Snapshot(), CheckoutWait: e.wait.Summary()})
+	}
+	for _, r := range rt.routes {
+		rs := RouteStatus{
+			Name: r.cfg.Name, Path: r.cfg.Path, Upstream: r.cfg.Upstream, Pool: r.pool.name,
+			Responses: r.stats.snapshot(), UpstreamLatency: r.stats.upstream.Summary(),
+		}
+		if r.breaker != nil {
+			b := r.breaker.Snapshot()
+			rs.Breaker = &b
+		}
+		s.Routes = append(s.Routes, rs)
+	}
+	return s
+}
+
+func (rt *runtime) sortedPools() []*poolEntry {
+	out := make([]*poolEntry, 0, len(rt.pools))
+	for _, e := range rt.pools {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
