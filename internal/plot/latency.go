@@ -1,0 +1,231 @@
+package plot
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+// BucketsPerDoubling is the latency resolution of LatencyPoints cells: 64
+// cells per doubling of latency, so a kept point is within 1.1% of every
+// point it stands for.
+const BucketsPerDoubling = 64
+
+// LatencyPoints collects the points of a latency-over-time scatter, one
+// series per attack and status class, downsampled so that the chart looks
+// the same as if every result were drawn while the number of points stays
+// bounded whatever the number of results.
+//
+// Time is cut into columns (at least Columns and fewer than 2*Columns over
+// the whole run; the column width doubles as the run grows) and latency into
+// cells of 1/BucketsPerDoubling of a doubling. Every occupied (column, cell)
+// of every series keeps exactly one point: its slowest result (ties go to
+// the earliest). So each column's maximum latency is exact, every error
+// and every status class present in a column shows up, and the output does
+// not depend on the order results are added in. A series keeps at most
+// 2*Columns*(occupied cells per column) points; in practice a few per column.
+type LatencyPoints struct {
+	// UseDue plots DueLatency (from the scheduled time, without coordinated
+	// omission) instead of Latency. Set it before the first Add.
+	UseDue bool
+
+	columns int
+	width   int64 // nanoseconds per column, a power of two times 1ms
+	minCol  int64
+	maxCol  int64
+	start   int64 // earliest Sent, unix ns
+	end     int64 // latest Sent, unix ns
+	n       int64
+	series  map[seriesKey]map[cellKey]cell
+}
+
+type seriesKey struct {
+	attack string
+	class  Class
+}
+
+type cellKey struct {
+	col    int64
+	bucket int32
+}
+
+type cell struct{ t, lat int64 }
+
+// DefaultColumns is the time resolution used when NewLatencyPoints is given 0.
+const DefaultColumns = 800
+
+// NewLatencyPoints returns an empty collector that keeps between columns
+// and 2*columns time columns (DefaultColumns when columns <= 0).
+func NewLatencyPoints(columns int) *LatencyPoints {
+	if columns <= 0 {
+		columns = DefaultColumns
+	}
+	return &LatencyPoints{columns: columns, width: int64(time.Millisecond), series: map[seriesKey]map[cellKey]cell{}}
+}
+
+// Add records one result. Results without a send time are ignored.
+func (lp *LatencyPoints) Add(r *results.Result) {
+	if r.Sent.IsZero() {
+		return
+	}
+	lat := r.Latency
+	if lp.UseDue {
+		lat = r.DueLatency()
+	}
+	lp.AddPoint(r.Attack, ClassOf(r.Code), r.Sent, lat)
+}
+
+// AddPoint records one request of attack, sent at t, with the given class
+// and latency.
+func (lp *LatencyPoints) AddPoint(attack string, class Class, t time.Time, latency time.Duration) {
+	ns := t.UnixNano()
+	col := floorDiv(ns, lp.width)
+	if lp.n == 0 {
+		lp.minCol, lp.maxCol, lp.start, lp.end = col, col, ns, ns
+	} else {
+		lp.minCol, lp.maxCol = min(lp.minCol, col), max(lp.maxCol, col)
+		lp.start, lp.end = min(lp.start, ns), max(lp.end, ns)
+	}
+	lp.n++
+	for lp.maxCol-lp.minCol+1 >= int64(2*lp.columns) {
+		lp.coarsen()
+		col = floorDiv(ns, lp.width)
+	}
+	lat := max(int64(latency), 0)
+	key := seriesKey{attack, class}
+	cells := lp.series[key]
+	if cells == nil {
+		cells = map[cellKey]cell{}
+		lp.series[key] = cells
+	}
+	ck := cellKey{col, bucketOf(lat)}
+	if old, ok := cells[ck]; !ok || better(cell{ns, lat}, old) {
+		cells[ck] = cell{ns, lat}
+	}
+}
+
+// better reports whether a should represent a cell instead of b: the slower
+// point wins, then the earlier one.
+func better(a, b cell) bool {
+	if a.lat != b.lat {
+		return a.lat > b.lat
+	}
+	return a.t < b.t
+}
+
+// coarsen doubles the column width, merging pairs of columns.
+func (lp *LatencyPoints) coarsen() {
+	lp.width *= 2
+	lp.minCol, lp.maxCol = lp.minCol>>1, lp.maxCol>>1
+	for key, cells := range lp.series {
+		merged := make(map[cellKey]cell, len(cells)/2+1)
+		for ck, c := range cells {
+			nk := cellKey{ck.col >> 1, ck.bucket}
+			if old, ok := merged[nk]; !ok || better(c, old) {
+				merged[nk] = c
+			}
+		}
+		lp.series[key] = merged
+	}
+}
+
+func bucketOf(lat int64) int32 {
+	if lat <= 1 {
+		return 0
+	}
+	return int32(math.Log2(float64(lat)) * BucketsPerDoubling)
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// Count is the number of points added.
+func (lp *LatencyPoints) Count() int64 { return lp.n }
+
+// Kept is the number of points kept after downsampling.
+func (lp *LatencyPoints) Kept() int {
+	k := 0
+	for _, cells := range lp.series {
+		k += len(cells)
+	}
+	return k
+}
+
+// Start is the earliest send time seen (zero when nothing was added).
+func (lp *LatencyPoints) Start() time.Time {
+	if lp.n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, lp.start)
+}
+
+// End is the latest send time seen (zero when nothing was added).
+func (lp *LatencyPoints) End() time.Time {
+	if lp.n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, lp.end)
+}
+
+// ColumnWidth is the current width of a time column.
+func (lp *LatencyPoints) ColumnWidth() time.Duration { return time.Duration(lp.width) }
+
+// Series returns the kept points as scatter series, X in seconds since
+// origin and Y in milliseconds, ordered by attack then status class, each
+// coloured by its class (by attack too when there are several attacks).
+func (lp *LatencyPoints) Series(origin time.Time) []Series {
+	keys := make([]seriesKey, 0, len(lp.series))
+	attacks := map[string]bool{}
+	for k := range lp.series {
+		keys = append(keys, k)
+		attacks[k.attack] = true
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].attack != keys[j].attack {
+			return keys[i].attack < keys[j].attack
+		}
+		return keys[i].class < keys[j].class
+	})
+	o := origin.UnixNano()
+	out := make([]Series, 0, len(keys))
+	attackIdx := map[string]int{}
+	for _, k := range keys {
+		cells := lp.series[k]
+		pts := make([]cell, 0, len(cells))
+		for _, c := range cells {
+			pts = append(pts, c)
+		}
+		sort.Slice(pts, func(i, j int) bool {
+			if pts[i].t != pts[j].t {
+				return pts[i].t < pts[j].t
+			}
+			return pts[i].lat < pts[j].lat
+		})
+		s := Series{Name: k.class.String(), Kind: Scatter, Color: k.class.Color(), Points: make([]Point, len(pts))}
+		if len(attacks) > 1 || k.attack != "" {
+			s.Name = k.attack + " " + s.Name
+			if _, ok := attackIdx[k.attack]; !ok {
+				attackIdx[k.attack] = len(attackIdx)
+			}
+			if len(attacks) > 1 && k.class == Class2xx {
+				s.Color = okColors[attackIdx[k.attack]%len(okColors)]
+			}
+		}
+		for i, c := range pts {
+			s.Points[i] = Point{X: float64(c.t-o) / 1e9, Y: float64(c.lat) / 1e6}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// okColors tell successful responses of several attacks apart, avoiding
+// the reds and purples of error classes.
+var okColors = []string{"#2ca02c", "#1f77b4", "#17becf", "#bcbd22", "#8c564b", "#7f7f7f", "#e377c2"}

@@ -1,0 +1,71 @@
+package plot
+
+// Class is the status class of a response, which picks the colour of its
+// dot on a latency chart and of its line on a status chart.
+type Class uint8
+
+// Status classes, in drawing order.
+const (
+	Class2xx Class = iota
+	Class3xx
+	Class4xx
+	Class5xx
+	ClassError // no response (code 0) or a code outside 100..599
+)
+
+// ClassOf returns the class of an HTTP status code.
+func ClassOf(code uint16) Class {
+	switch {
+	case code >= 200 && code < 300:
+		return Class2xx
+	case code >= 300 && code < 400:
+		return Class3xx
+	case code >= 400 && code < 500:
+		return Class4xx
+	case code >= 500 && code < 600:
+		return Class5xx
+	case code >= 100 && code < 200:
+		return Class2xx // informational codes never end a request; count them as answered
+	}
+	return ClassError
+}
+
+// String names the class as the legend shows it.
+func (c Class) String() string {
+	switch c {
+	case Class2xx:
+		return "2xx"
+	case Class3xx:
+		return "3xx"
+	case Class4xx:
+		return "4xx"
+	case Class5xx:
+		return "5xx"
+	}
+	return "error"
+}
+
+// Color is the class's colour: green for success as in vegeta plot, red for
+// server errors, purple for requests that got no response.
+func (c Class) Color() string {
+	switch c {
+	case Class2xx:
+		return "#2ca02c"
+	case Class3xx:
+		return "#1f77b4"
+	case Class4xx:
+		return "#ff7f0e"
+	case Class5xx:
+		return "#d62728"
+	}
+	return "#9467bd"
+}
+
+// CodeColor is the colour of one status code's line: its class colour for
+// the first code of a class, then palette colours so codes stay distinct.
+func CodeColor(code uint16, nthInClass int) string {
+	if nthInClass == 0 {
+		return ClassOf(code).Color()
+	}
+	return Palette[(int(code)+nthInClass)%len(Palette)]
+}
