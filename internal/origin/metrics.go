@@ -1,0 +1,52 @@
+package origin
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the simulator's Prometheus metrics, in a registry of its own
+// served at /_admin/metrics.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec   // route, status
+	faults   *prometheus.CounterVec   // route, fault
+	bytes    *prometheus.CounterVec   // route
+	served   *prometheus.HistogramVec // route
+	inFlight prometheus.Gauge
+	stage    *prometheus.GaugeVec // route
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loadlab_origin_requests_total",
+			Help: "Simulated requests by matched route and status code (\"aborted\" when a fault or shutdown cut them).",
+		}, []string{"route", "status"}),
+		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loadlab_origin_faults_total",
+			Help: "Injected faults by route and kind (reset, close, hang, slow_body, truncate).",
+		}, []string{"route", "fault"}),
+		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loadlab_origin_response_bytes_total",
+			Help: "Response body bytes written, by route.",
+		}, []string{"route"}),
+		served: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "loadlab_origin_response_seconds",
+			Help:    "Time from request to the end of the answer (simulated latency included), by route.",
+			Buckets: []float64{.001, .005, .01, .025, .05, .1, .2, .3, .5, .75, 1, 1.5, 2, 3, 5, 10, 30, 60},
+		}, []string{"route"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "loadlab_origin_in_flight_requests",
+			Help: "Simulated requests being served now.",
+		}),
+		stage: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "loadlab_origin_stage",
+			Help: "Index of the stage each route is in.",
+		}, []string{"route"}),
+	}
+	m.reg.MustRegister(m.requests, m.faults, m.bytes, m.served, m.inFlight, m.stage,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,219 @@
+package origin
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/origin/recipe"
+)
+
+// draw is what one request does, drawn from the stage (and overrides).
+type draw struct {
+	status  int
+	latency time.Duration
+	fault   recipe.Fault
+	variant int
+}
+
+func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	s.m.inFlight.Inc()
+	defer s.m.inFlight.Dec()
+
+	rt := s.tab.load().match(r.URL.Path)
+	if rt == nil {
+		s.answer(w, r, nil, draw{status: http.StatusNotAcceptable}, start, "none")
+		return
+	}
+	st := rt.cur.Load()
+	if st.stage == nil { // before the first stage: origin_simulator's 406
+		s.answer(w, r, rt, draw{status: http.StatusNotAcceptable}, start, rt.name)
+		return
+	}
+	n := st.seq.Add(1)
+	rng := rand.New(rand.NewPCG(splitmix(s.seed^rt.hash), splitmix(uint64(st.idx+1)<<40+n)))
+	d := draw{
+		status:  st.stage.Status.Pick(rng),
+		latency: st.stage.Latency.Sample(rng),
+		fault:   st.stage.Faults.Pick(rng),
+	}
+	if len(rt.pay.variants) > 1 {
+		d.variant = rng.IntN(len(rt.pay.variants))
+	}
+	if !s.opts.NoOverrides && hasOverrides(r) {
+		if err := applyOverrides(r, rng, &d); err != nil {
+			writeJSONError(w, http.StatusBadRequest, err)
+			return
+		}
+	}
+	switch d.fault {
+	case recipe.Hang:
+		s.m.faults.WithLabelValues(rt.name, d.fault.String()).Inc()
+		s.hang(r.Context())
+		s.aborted(rt.name, start)
+		return
+	case recipe.Reset, recipe.Close:
+		if !s.wait(r.Context(), d.latency) {
+			s.aborted(rt.name, start)
+			return
+		}
+		s.m.faults.WithLabelValues(rt.name, d.fault.String()).Inc()
+		s.aborted(rt.name, start)
+		abortConn(w, d.fault == recipe.Reset)
+		return
+	}
+	if !s.wait(r.Context(), d.latency) {
+		s.aborted(rt.name, start)
+		return
+	}
+	s.answer(w, r, rt, d, start, rt.name)
+}
+
+// answer writes the response of d (after the latency) and records it.
+func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d draw, start time.Time, label string) {
+	var body []byte
+	var hdr http.Header
+	if rt == nil {
+		body, hdr = errorText(d.status, r.URL.Path), notSetHeader
+	} else {
+		body, hdr = rt.pay.body(d.status, d.variant, r.URL.Path)
+	}
+	h := w.Header()
+	for k, v := range hdr {
+		h[k] = v
+	}
+	if d.status != http.StatusNoContent && d.status != http.StatusNotModified {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
+	s.counts.add(d.status)
+	s.m.requests.WithLabelValues(label, statusLabel(d.status)).Inc()
+	w.WriteHeader(d.status)
+	if r.Method == http.MethodHead {
+		s.finish(label, 0, start)
+		return
+	}
+	switch d.fault {
+	case recipe.SlowBody:
+		s.m.faults.WithLabelValues(label, d.fault.String()).Inc()
+		n := s.writeSlow(w, r.Context(), body, rt.curFaults().SlowRate)
+		s.finish(label, n, start)
+		if n < len(body) {
+			panic(http.ErrAbortHandler)
+		}
+	case recipe.Truncate:
+		s.m.faults.WithLabelValues(label, d.fault.String()).Inc()
+		n := int(float64(len(body)) * rt.curFaults().TruncateFraction)
+		_, _ = w.Write(body[:n])
+		_ = http.NewResponseController(w).Flush()
+		s.finish(label, n, start)
+		panic(http.ErrAbortHandler)
+	default:
+		n, _ := w.Write(body)
+		s.finish(label, n, start)
+	}
+}
+
+var notSetHeader = http.Header{
+	"Cache-Control": {defaultCacheControl},
+	"Content-Type":  {"text/html; charset=utf-8"},
+}
+
+// curFaults returns the fault parameters of the stage in force (defaults
+// when a fault came from an override before any stage set them).
+func (r *route) curFaults() *recipe.Faults {
+	if st := r.cur.Load(); st.stage != nil {
+		return &st.stage.Faults
+	}
+	return &recipe.Faults{SlowRate: recipe.DefaultSlowRate, TruncateFraction: recipe.DefaultTruncateFraction}
+}
+
+func (s *Simulator) finish(label string, n int, start time.Time) {
+	s.m.bytes.WithLabelValues(label).Add(float64(n))
+	s.m.served.WithLabelValues(label).Observe(time.Since(start).Seconds())
+}
+
+func (s *Simulator) aborted(label string, start time.Time) {
+	s.counts.add(0)
+	s.m.requests.WithLabelValues(label, "aborted").Inc()
+	s.m.served.WithLabelValues(label).Observe(time.Since(start).Seconds())
+}
+
+// wait sleeps d on a timer. It returns false when the client went away;
+// it aborts the request when the simulator is closed.
+func (s *Simulator) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// hang holds a request until the client gives up (or the simulator closes).
+func (s *Simulator) hang(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-s.done:
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// slowTick is how often a slow body sends its next chunk.
+const slowTick = 100 * time.Millisecond
+
+// writeSlow writes body at rate bytes per second in chunks every slowTick.
+// It returns the bytes written.
+func (s *Simulator) writeSlow(w http.ResponseWriter, ctx context.Context, body []byte, rate int64) int {
+	rc := http.NewResponseController(w)
+	chunk := int(rate / int64(time.Second/slowTick))
+	if chunk < 1 {
+		chunk = 1
+	}
+	t := time.NewTicker(slowTick)
+	defer t.Stop()
+	n := 0
+	for n < len(body) {
+		end := min(n+chunk, len(body))
+		m, err := w.Write(body[n:end])
+		n += m
+		if err != nil || rc.Flush() != nil {
+			return n
+		}
+		if n == len(body) {
+			break
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return n
+		case <-s.done:
+			return n
+		}
+	}
+	return n
+}
+
+func statusLabel(status int) string {
+	if status <= 0 {
+		return "aborted"
+	}
+	return strconv.Itoa(status)
+}
+
+// splitmix is the SplitMix64 finaliser: it spreads nearby seeds apart.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

@@ -1,0 +1,221 @@
+package origin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/origin/recipe"
+)
+
+// DefaultMaxRecipeBytes is the largest recipe accepted unless Options says
+// otherwise: 10 MB.
+const DefaultMaxRecipeBytes = 10 << 20
+
+// Options configures a Simulator. The zero value is ready to use.
+type Options struct {
+	// Seed makes random bodies and per-request draws (status, latency,
+	// fault) repeatable: the n-th request of a route's stage gets the same
+	// draws in every run. 0 picks a seed from the clock (see Seed()).
+	Seed int64
+	// NoOverrides turns off per-request overrides (?delay=, ?status=,
+	// ?fault= and the X-Origin-* headers).
+	NoOverrides bool
+	// AdminToken, when set, is required as "Authorization: Bearer TOKEN"
+	// on every /_admin request.
+	AdminToken string
+	// MaxRecipeBytes caps a recipe file or add_recipe body; 0 means
+	// DefaultMaxRecipeBytes.
+	MaxRecipeBytes int64
+	// Logf, when set, receives one line per recipe load and stage switch.
+	Logf func(format string, args ...any)
+	// Client fetches recipe origins; nil means a client with a 30 s timeout.
+	Client *http.Client
+}
+
+// Simulator is the origin simulator handler. It is safe for concurrent use.
+type Simulator struct {
+	opts   Options
+	seed   uint64
+	client *http.Client
+
+	loadMu sync.Mutex // serialises loads and restarts
+	tab    syncTable
+	counts counter
+	m      *metrics
+
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// New returns a Simulator serving the default welcome recipe.
+func New(opts Options) *Simulator {
+	if opts.MaxRecipeBytes <= 0 {
+		opts.MaxRecipeBytes = DefaultMaxRecipeBytes
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	seed := opts.Seed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	s := &Simulator{
+		opts:   opts,
+		seed:   uint64(seed),
+		client: opts.Client,
+		m:      newMetrics(),
+		done:   make(chan struct{}),
+	}
+	if s.client == nil {
+		s.client = &http.Client{Timeout: 30 * time.Second}
+	}
+	s.tab.store(s.defaultTable())
+	return s
+}
+
+// Seed returns the seed in use (the one picked when Options.Seed was 0).
+func (s *Simulator) Seed() int64 { return int64(s.seed) }
+
+// Handler returns s as an http.Handler (it is one already).
+func (s *Simulator) Handler() http.Handler { return s }
+
+// ServeHTTP answers simulated requests and the /_admin API.
+func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/_admin" || strings.HasPrefix(r.URL.Path, "/_admin/") {
+		s.admin(w, r)
+		return
+	}
+	s.simulate(w, r)
+}
+
+// Close cancels pending stages and releases requests waiting on latency,
+// hang or slow-body faults (they are aborted). It is idempotent.
+func (s *Simulator) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.loadMu.Lock()
+		defer s.loadMu.Unlock()
+		for _, r := range s.tab.load().list {
+			r.stop()
+		}
+	})
+	return nil
+}
+
+// LoadRecipe parses and loads a recipe (one object or an array), as POST
+// /_admin/add_recipe does. Routes it names replace the same routes loaded
+// before, whose pending stages are cancelled; other routes stay, except
+// the default welcome recipe, which the first load replaces. source names
+// the recipe in errors (a file name). Errors are *badinput.Error values
+// naming the field and value; on error the recipe in force is unchanged.
+func (s *Simulator) LoadRecipe(data []byte, source string) error {
+	return s.loadRecipe(context.Background(), data, source)
+}
+
+func (s *Simulator) loadRecipe(ctx context.Context, data []byte, source string) error {
+	if int64(len(data)) > s.opts.MaxRecipeBytes {
+		return &badinput.Error{File: source, Msg: fmt.Sprintf("recipe is %d bytes, more than the %d-byte limit", len(data), s.opts.MaxRecipeBytes)}
+	}
+	recs, err := recipe.Parse(data)
+	if err != nil {
+		return badinput.Wrap(source, err)
+	}
+	routes := make([]*route, 0, len(recs))
+	for i := range recs {
+		rec := &recs[i]
+		var f *fetched
+		if rec.Origin != "" {
+			if f, err = s.fetch(ctx, rec.Origin); err != nil {
+				field := "origin"
+				if len(recs) > 1 || (len(data) > 0 && firstByte(data) == '[') {
+					field = fmt.Sprintf("[%d].origin", i)
+				}
+				return &badinput.Error{File: source, Field: field, Msg: "cannot fetch " + rec.Origin, Err: err}
+			}
+		}
+		rng := rand.New(rand.NewPCG(s.seed, hashString(rec.Route)))
+		routes = append(routes, newRoute(rec, buildPayload(rec, rng, f)))
+	}
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	select {
+	case <-s.done:
+		return errors.New("origin simulator is closed")
+	default:
+	}
+	old := s.tab.load()
+	keep := map[string]*route{}
+	if !old.isDefault {
+		for _, r := range old.list {
+			keep[r.name] = r
+		}
+	} else {
+		for _, r := range old.list {
+			r.stop()
+		}
+	}
+	for _, r := range routes {
+		if prev, ok := keep[r.name]; ok {
+			prev.stop()
+		}
+		keep[r.name] = r
+		r.start(s.onSwitch)
+	}
+	all := make([]*route, 0, len(keep))
+	for _, r := range keep {
+		all = append(all, r)
+	}
+	s.tab.store(newTable(all, false))
+	names := make([]string, len(routes))
+	for i, r := range routes {
+		names[i] = r.name
+	}
+	s.opts.Logf("origin: loaded recipe %s: routes %s", source, strings.Join(names, " "))
+	return nil
+}
+
+// Restart drops every recipe, goes back to the welcome recipe and clears
+// the request counts, like origin_simulator's /_admin/restart.
+func (s *Simulator) Restart() {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	for _, r := range s.tab.load().list {
+		r.stop()
+	}
+	s.tab.store(s.defaultTable())
+	s.counts.clear()
+	s.opts.Logf("origin: restarted with the default recipe")
+}
+
+func (s *Simulator) defaultTable() *table {
+	recs, err := recipe.Parse([]byte(welcomeRecipe))
+	if err != nil {
+		panic("origin: bad built-in welcome recipe: " + err.Error())
+	}
+	rec := &recs[0]
+	r := newRoute(rec, buildPayload(rec, rand.New(rand.NewPCG(s.seed, 0)), nil))
+	r.start(nil)
+	return newTable([]*route{r}, true)
+}
+
+func (s *Simulator) onSwitch(r *route, idx int) {
+	st := r.rec.Stages[idx]
+	s.m.stage.WithLabelValues(r.name).Set(float64(idx))
+	s.opts.Logf("origin: route %s: stage %d: status %s latency %s", r.name, idx, st.Status, st.Latency)
+}
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c
+		}
+	}
+	return 0
+}

@@ -1,0 +1,119 @@
+package origin
+
+import (
+	"hash/fnv"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/origin/recipe"
+)
+
+// route is one loaded recipe and the stage it is in.
+type route struct {
+	name string
+	rec  *recipe.Recipe
+	pay  *payload
+	hash uint64
+	cur  atomic.Pointer[stageState]
+
+	mu      sync.Mutex
+	timers  []*time.Timer
+	stopped bool
+}
+
+// stageState is the stage a route is in; idx -1 means before the first
+// stage, when the route answers 406 like origin_simulator.
+type stageState struct {
+	idx   int
+	stage *recipe.Stage
+	seq   atomic.Uint64 // requests served in this stage
+}
+
+func newRoute(rec *recipe.Recipe, pay *payload) *route {
+	h := fnv.New64a()
+	h.Write([]byte(rec.Route))
+	r := &route{name: rec.Route, rec: rec, pay: pay, hash: h.Sum64()}
+	r.cur.Store(&stageState{idx: -1})
+	return r
+}
+
+// start enters the stages due at 0 now and schedules the others with
+// timers. onSwitch is called (outside locks) each time a stage begins.
+func (r *route) start(onSwitch func(r *route, idx int)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.rec.Stages {
+		st := &r.rec.Stages[i]
+		if st.At <= 0 {
+			r.cur.Store(&stageState{idx: i, stage: st})
+			continue
+		}
+		i := i
+		r.timers = append(r.timers, time.AfterFunc(st.At, func() {
+			r.mu.Lock()
+			switched := false
+			// Equal "at" times may fire in any order: the later stage wins.
+			if !r.stopped && r.cur.Load().idx < i {
+				r.cur.Store(&stageState{idx: i, stage: st})
+				switched = true
+			}
+			r.mu.Unlock()
+			if switched && onSwitch != nil {
+				onSwitch(r, i)
+			}
+		}))
+	}
+	if onSwitch != nil && r.cur.Load().idx >= 0 {
+		defer onSwitch(r, r.cur.Load().idx)
+	}
+}
+
+// stop cancels the stages still pending.
+func (r *route) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	for _, t := range r.timers {
+		t.Stop()
+	}
+	r.timers = nil
+}
+
+// table is the set of loaded routes; it is replaced, never mutated.
+type table struct {
+	exact     map[string]*route
+	wild      []*route // prefix routes, longest prefix first
+	list      []*route // all routes by name
+	isDefault bool     // only the welcome recipe
+}
+
+func newTable(routes []*route, isDefault bool) *table {
+	t := &table{exact: map[string]*route{}, list: routes, isDefault: isDefault}
+	sort.Slice(t.list, func(i, j int) bool { return t.list[i].name < t.list[j].name })
+	for _, r := range routes {
+		if strings.HasSuffix(r.name, "*") {
+			t.wild = append(t.wild, r)
+		} else {
+			t.exact[r.name] = r
+		}
+	}
+	sort.SliceStable(t.wild, func(i, j int) bool { return len(t.wild[i].name) > len(t.wild[j].name) })
+	return t
+}
+
+// match finds the route for path: an exact route wins, otherwise the
+// longest matching prefix route ("/news*" before "/*").
+func (t *table) match(path string) *route {
+	if r, ok := t.exact[path]; ok {
+		return r
+	}
+	for _, r := range t.wild {
+		if strings.HasPrefix(path, r.name[:len(r.name)-1]) {
+			return r
+		}
+	}
+	return nil
+}
