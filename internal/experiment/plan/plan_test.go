@@ -1,0 +1,192 @@
+package plan
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+)
+
+const good = `name: incident
+description: fixed vs overflow pool
+components:
+  origin:
+    kind: origin
+    recipe: origin.json
+  proxy:
+    kind: proxy
+    variants:
+      overflow:
+        label: 4 workers + 32 overflow
+        config: proxy.yaml
+      fixed:
+        config: proxy.yaml
+        set:
+          pools.default.size: 12
+matrix:
+  proxy: [overflow, fixed]
+  rate: [10, 20, 30]
+step_name: "${rate} rps, ${proxy.label}"
+scenarios:
+  - name: search
+    target: "GET ${proxy.url}/search?q={{rand.letters 50}}"
+    rate: ${rate}/s
+    duration: 2s
+    headers:
+      accept-encoding: gzip
+  - target: GET ${proxy.url}/news
+    rate: 1/s
+    duration: 2s
+warmup: 1s
+cooldown: 500ms
+stop:
+  error_ratio: 50%
+samplers:
+  metrics:
+    - from: proxy
+      series: [loadlab_proxy_pool_in_use, 'loadlab_proxy_responses_total{origin="upstream"}', loadlab_proxy_breaker*]
+thresholds:
+  - p99 < 1.1s
+  - "news: success > 99%"
+`
+
+func TestParseGood(t *testing.T) {
+	p, err := Parse("plan.yaml", "testdata", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 6 {
+		t.Fatalf("got %d steps, want 6", len(p.Steps))
+	}
+	wantNames := []string{"10 rps, 4 workers + 32 overflow", "20 rps, 4 workers + 32 overflow", "30 rps, 4 workers + 32 overflow", "10 rps, fixed", "20 rps, fixed", "30 rps, fixed"}
+	for i, st := range p.Steps {
+		if st.Name != wantNames[i] {
+			t.Errorf("step %d name %q, want %q", i, st.Name, wantNames[i])
+		}
+	}
+	s := p.Steps[4]
+	if s.Variants["proxy"] != "fixed" || s.Vars["rate"] != "20" {
+		t.Errorf("step 4: variants %v vars %v", s.Variants, s.Vars)
+	}
+	if len(s.Scenarios) != 2 || s.Scenarios[0].Rate.From != 20 || s.Scenarios[1].Name != "news" {
+		t.Errorf("step 4 scenarios: %+v %+v", s.Scenarios[0], s.Scenarios[1])
+	}
+	if !strings.Contains(s.Scenarios[0].Targets, "${proxy.url}/search?q={{rand.letters 50}}") {
+		t.Errorf("targets %q", s.Scenarios[0].Targets)
+	}
+	if got := p.Component("proxy").Variant("fixed").Set; len(got) != 1 || got[0].Path != "pools.default.size" || got[0].Value != 12 {
+		t.Errorf("set = %+v", got)
+	}
+	if p.Stop.ErrorRatio != 0.5 || len(p.Thresholds) != 2 || p.Thresholds[1].Scenario != "news" {
+		t.Errorf("stop %+v thresholds %+v", p.Stop, p.Thresholds)
+	}
+	if p.Samplers.Metrics[0].Path != "/metrics" || len(p.Samplers.Metrics[0].Series) != 3 {
+		t.Errorf("samplers %+v", p.Samplers)
+	}
+}
+
+func TestStepList(t *testing.T) {
+	src := `target: http://127.0.0.1:9
+steps:
+  - name: small
+    vars: {r: 5}
+  - name: big
+    vars: {r: 50}
+    scenarios:
+      - {name: other, target: "GET ${target}/x", rate: "${r}/s..100/s", duration: 1s}
+scenarios:
+  - {name: a, target: "GET ${target}/a", rate: "${r}/s", duration: 1s}
+`
+	p, err := Parse("p.yaml", "testdata", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 2 || p.Steps[0].Scenarios[0].Rate.From != 5 || p.Steps[1].Scenarios[0].Name != "other" || !p.Steps[1].Scenarios[0].Rate.Ramp() {
+		t.Fatalf("steps %+v %+v", p.Steps[0].Scenarios[0], p.Steps[1].Scenarios[0])
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	base := "components:\n  origin:\n    kind: origin\n    recipe: origin.json\n"
+	scen := "scenarios:\n  - name: a\n    target: GET ${origin.url}/\n    rate: 5/s\n    duration: 1s\n"
+	for _, tc := range []struct {
+		name string
+		src  string
+		line int
+		want string
+	}{
+		{"unknown top field", base + "colour: red\n" + scen, 5, `unknown field "colour"`},
+		{"unknown nested field", base + "    recipes: x.json\n" + scen, 5, `unknown field "components.origin.recipes"`},
+		{"unknown scenario field", base + scen + "    rat: 5\n", 10, `unknown field "scenarios[].rat"`},
+		{"bad duration", base + "warmup: 5 seconds\n" + scen, 5, `bad duration "5 seconds"`},
+		{"bad scenario duration", base + strings.Replace(scen, "1s", "1 sec", 1), 9, `bad duration "1 sec"`},
+		{"missing recipe file", strings.Replace(base, "origin.json", "nope.json", 1) + scen, 4, `file "nope.json" not found`},
+		{"missing targets file", base + "scenarios:\n  - {targets_file: t.txt, rate: 1, duration: 1s}\n", 6, `file "t.txt" not found`},
+		{"bad kind", strings.Replace(base, "kind: origin", "kind: nginx", 1) + scen, 3, `unknown kind "nginx"`},
+		{"bad rate", base + strings.Replace(scen, "5/s", "fast", 1), 8, `bad rate "fast"`},
+		{"unknown reference", base + strings.Replace(scen, "${origin.url}", "${proxy.url}", 1), 7, `unknown reference ${proxy.url}`},
+		{"unknown variant", base + "matrix:\n  origin: [slow]\n" + scen, 0, `component "origin" has no variant "slow"`},
+		{"bad threshold", base + scen + "thresholds: [\"p99 < soon\"]\n", 10, `want a duration`},
+		{"threshold scenario", base + scen + "thresholds: [\"b: p99 < 1s\"]\n", 10, `no scenario named "b"`},
+		{"syntax error", base + "scenarios: [\n", 5, ``},
+		{"no target", base + "scenarios:\n  - {rate: 1, duration: 1s}\n", 6, "exactly one of target"},
+		{"no components", "scenarios:\n  - {target: GET http://127.0.0.1:1/, rate: 1, duration: 1s}\n", 1, "no components and has no target"},
+		{"missing rate", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", duration: 1s}\n", 6, "missing rate"},
+		{"matrix and steps", base + "matrix: {r: [1]}\nsteps: [{name: x}]\n" + scen, 5, "either matrix"},
+		{"wrong type", base + "scenarios: 3\n", 5, "expected a list"},
+		{"duplicate scenario", base + scen + "  - {name: a, target: \"GET ${origin.url}/\", rate: 1, duration: 1s}\n", 10, `two scenarios named "a"`},
+		{"error ratio", base + "stop: {error_ratio: 150%}\n" + scen, 5, "between 0% and 100%"},
+		{"selector", base + "samplers:\n  metrics:\n    - {from: origin, series: ['x{a=b}']}\n" + scen, 7, "bad series"},
+		{"empty", "", 1, "empty plan"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("plan.yaml", "testdata", []byte(tc.src))
+			var bi *badinput.Error
+			if !errors.As(err, &bi) {
+				t.Fatalf("got %v, want a *badinput.Error", err)
+			}
+			if bi.File != "plan.yaml" {
+				t.Errorf("file %q", bi.File)
+			}
+			if tc.line != 0 && bi.Line != tc.line {
+				t.Errorf("line %d, want %d (%v)", bi.Line, tc.line, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not mention %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load("testdata/does-not-exist.yaml")
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "does-not-exist.yaml") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("target: http://127.0.0.1:1\nscenarios:\n  - {target: GET ${target}/, rate: 1, duration: 1s}\n"))
+	f.Add([]byte("matrix: {a: [1, 2]}\n"))
+	f.Add([]byte("components: {x: {kind: command, command: [a]}}\nsteps: [{variants: {x: y}}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse("f.yaml", "testdata", data)
+		if err != nil {
+			if !badinput.Is(err) {
+				t.Fatalf("not a bad-input error: %v", err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error: %q", err)
+			}
+			return
+		}
+		if len(p.Steps) == 0 || len(p.Steps) > maxSteps {
+			t.Fatalf("%d steps", len(p.Steps))
+		}
+	})
+}

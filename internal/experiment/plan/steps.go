@@ -1,0 +1,430 @@
+package plan
+
+import (
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var varRE = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+// substitute replaces ${name} with vars[name]. References to components
+// (${proxy.url}, ${proxy.addr}, ${target}) are left for the runner; anything
+// else unknown is an error.
+func (b *builder) substitute(s string, vars map[string]string) (string, error) {
+	var bad string
+	out := varRE.ReplaceAllStringFunc(s, func(m string) string {
+		name := m[2 : len(m)-1]
+		if v, ok := vars[name]; ok {
+			return v
+		}
+		if name == "target" && b.plan.Target != "" {
+			return m
+		}
+		if comp, field, ok := strings.Cut(name, "."); ok && b.plan.Component(comp) != nil && (field == "url" || field == "addr") {
+			return m
+		}
+		if bad == "" {
+			bad = name
+		}
+		return m
+	})
+	if bad != "" {
+		return "", &valueError{msg: "unknown reference ${" + bad + "} (known: " + strings.Join(b.known(vars), ", ") + ")"}
+	}
+	return out, nil
+}
+
+func (b *builder) known(vars map[string]string) []string {
+	var out []string
+	for k := range vars {
+		out = append(out, "${"+k+"}")
+	}
+	for _, c := range b.plan.Components {
+		out = append(out, "${"+c.Name+".url}")
+	}
+	if b.plan.Target != "" {
+		out = append(out, "${target}")
+	}
+	sortStrings(out)
+	return out
+}
+
+func (b *builder) steps() error {
+	r := b.raw
+	p := b.plan
+	switch {
+	case r.Matrix.Len() > 0 && len(r.Steps) > 0:
+		return at(r.Matrix.Line, "use either matrix: or steps:, not both")
+	case len(r.Steps) > 0:
+		for i, rs := range r.Steps {
+			vars := copyVars(b.vars)
+			variants := map[string]string{}
+			for j, k := range rs.Vars.Keys {
+				vars[k.Value] = rs.Vars.Vals[j].Value
+			}
+			for j, k := range rs.Variants.Keys {
+				v := rs.Variants.Vals[j]
+				if err := b.selectVariant(k, v, variants, vars); err != nil {
+					return err
+				}
+			}
+			scen := rs.Scenarios
+			if len(scen) == 0 {
+				scen = r.Scenarios
+			}
+			name := rs.Name.Value
+			if name == "" {
+				name = r.StepName.Value
+			}
+			if err := b.addStep(i, name, rs.Name.Line, vars, variants, scen); err != nil {
+				return err
+			}
+		}
+	default:
+		for i, k := range r.Matrix.Keys {
+			vals := r.Matrix.Vals[i]
+			if len(vals) == 0 {
+				return at(k.Line, "matrix.%s: needs at least one value", k.Value)
+			}
+			ax := Axis{Key: k.Value}
+			if c := p.Component(k.Value); c != nil {
+				ax.Component = true
+				for _, v := range vals {
+					if c.Variant(v.Value) == nil {
+						return at(v.Line, "matrix.%s: component %q has no variant %q (it has: %s)", k.Value, c.Name, v.Value, variantNames(c))
+					}
+				}
+			} else if !nameRE.MatchString(k.Value) {
+				return at(k.Line, "matrix: bad variable name %q", k.Value)
+			}
+			ax.Values = strs(vals)
+			p.Axes = append(p.Axes, ax)
+		}
+		total := 1
+		for _, ax := range p.Axes {
+			total *= len(ax.Values)
+			if total > maxSteps {
+				return at(r.Matrix.Line, "matrix: more than %d steps", maxSteps)
+			}
+		}
+		if len(r.Scenarios) == 0 {
+			return at(1, "missing scenarios: (the attacks every step runs)")
+		}
+		idx := make([]int, len(p.Axes))
+		for n := 0; n < total; n++ {
+			vars := copyVars(b.vars)
+			variants := map[string]string{}
+			var parts []string
+			for a, ax := range p.Axes {
+				val := ax.Values[idx[a]]
+				vars[ax.Key] = val
+				if ax.Component {
+					variants[ax.Key] = val
+					c := p.Component(ax.Key)
+					vars[ax.Key+".label"] = labelOf(c.Variant(val))
+				}
+				parts = append(parts, ax.Key+"="+val)
+			}
+			name := r.StepName.Value
+			if name == "" {
+				name = strings.Join(parts, " ")
+			}
+			if err := b.addStep(n, name, r.StepName.Line, vars, variants, r.Scenarios); err != nil {
+				return err
+			}
+			// Odometer: the last axis turns fastest, so the first is outermost.
+			for a := len(idx) - 1; a >= 0; a-- {
+				idx[a]++
+				if idx[a] < len(p.Axes[a].Values) {
+					break
+				}
+				idx[a] = 0
+			}
+		}
+		if total == 0 {
+			return at(1, "missing steps")
+		}
+	}
+	if len(p.Steps) == 0 {
+		if len(r.Scenarios) == 0 {
+			return at(1, "missing scenarios: (the attacks every step runs)")
+		}
+		if err := b.addStep(0, r.StepName.Value, r.StepName.Line, copyVars(b.vars), map[string]string{}, r.Scenarios); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func labelOf(v *Variant) string {
+	if v.Label != "" {
+		return v.Label
+	}
+	return v.Name
+}
+
+func variantNames(c *Component) string {
+	if len(c.Variants) == 0 {
+		return "no variants"
+	}
+	var n []string
+	for _, v := range c.Variants {
+		n = append(n, v.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func (b *builder) selectVariant(k, v Str, variants, vars map[string]string) error {
+	c := b.plan.Component(k.Value)
+	if c == nil {
+		return at(k.Line, "variants: no component named %q", k.Value)
+	}
+	vv := c.Variant(v.Value)
+	if vv == nil {
+		return at(v.Line, "variants.%s: component %q has no variant %q (it has: %s)", k.Value, c.Name, v.Value, variantNames(c))
+	}
+	variants[k.Value] = v.Value
+	vars[k.Value] = v.Value
+	vars[k.Value+".label"] = labelOf(vv)
+	return nil
+}
+
+func copyVars(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+4)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (b *builder) addStep(i int, name string, nameLine int, vars, variants map[string]string, raws []rawScenario) error {
+	if len(raws) == 0 {
+		return at(nameLine, "step %d has no scenarios", i+1)
+	}
+	st := &Step{Index: i, Vars: vars, Variants: variants}
+	// Components with variants but none chosen run their first variant.
+	for _, c := range b.plan.Components {
+		if _, ok := variants[c.Name]; !ok && len(c.Variants) > 0 && c.Recipe == "" && c.Config == "" && len(c.Command) == 0 {
+			variants[c.Name] = c.Variants[0].Name
+		}
+	}
+	var err error
+	if st.Name, err = b.substitute(name, vars); err != nil {
+		return at(nameLine, "step_name: %v", err)
+	}
+	if st.Name == "" {
+		st.Name = "step " + strconv.Itoa(i+1)
+	}
+	seen := map[string]bool{}
+	for j, rs := range raws {
+		sc, err := b.scenario(j, rs, vars)
+		if err != nil {
+			return err
+		}
+		if seen[sc.Name] {
+			return at(rs.Name.Line, "scenarios: two scenarios named %q in step %q", sc.Name, st.Name)
+		}
+		seen[sc.Name] = true
+		st.Scenarios = append(st.Scenarios, sc)
+	}
+	b.plan.Steps = append(b.plan.Steps, st)
+	return nil
+}
+
+func firstLine(ss ...Str) int {
+	for _, s := range ss {
+		if s.Line > 0 {
+			return s.Line
+		}
+	}
+	return 0
+}
+
+func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scenario, error) {
+	line := firstLine(rs.Name, rs.Target, rs.Targets, rs.TargetsFile, rs.Rate, rs.Duration)
+	sub := func(s Str, field string) (string, error) {
+		v, err := b.substitute(s.Value, vars)
+		if err != nil {
+			return "", at(s.Line, "%s: %v", field, err)
+		}
+		return v, nil
+	}
+	sc := &Scenario{Line: line, Timeout: 30 * time.Second, KeepAlive: true}
+	n := 0
+	for _, s := range []Str{rs.Target, rs.Targets, rs.TargetsFile} {
+		if s.Value != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, at(line, "scenario %d: give exactly one of target, targets or targets_file", j+1)
+	}
+	var err error
+	switch {
+	case rs.Target.Value != "":
+		if strings.Contains(rs.Target.Value, "\n") {
+			return nil, at(rs.Target.Line, "target: one line only; use targets: for several")
+		}
+		if sc.Targets, err = sub(rs.Target, "target"); err != nil {
+			return nil, err
+		}
+	case rs.Targets.Value != "":
+		if sc.Targets, err = sub(rs.Targets, "targets"); err != nil {
+			return nil, err
+		}
+	default:
+		if sc.TargetsFile, err = b.path(rs.TargetsFile, "targets_file"); err != nil {
+			return nil, err
+		}
+	}
+	if sc.Name, err = sub(rs.Name, "name"); err != nil {
+		return nil, err
+	}
+	if sc.Name == "" {
+		sc.Name = defaultName(sc.Targets, j)
+	}
+	if !nameRE.MatchString(sc.Name) {
+		return nil, at(firstLine(rs.Name, rs.Target), "name: bad scenario name %q (letters, digits, - and _); set name:", sc.Name)
+	}
+	rate, err := sub(rs.Rate, "rate")
+	if err != nil {
+		return nil, err
+	}
+	if rate == "" {
+		return nil, at(line, "scenario %q: missing rate (e.g. rate: 50/s)", sc.Name)
+	}
+	if sc.Rate, err = ParseRate(rate); err != nil {
+		return nil, at(rs.Rate.Line, "rate: %v", err)
+	}
+	dur, err := sub(rs.Duration, "duration")
+	if err != nil {
+		return nil, err
+	}
+	if dur == "" {
+		return nil, at(line, "scenario %q: missing duration (e.g. duration: 10s)", sc.Name)
+	}
+	if sc.Duration, err = parseDuration(dur); err != nil {
+		return nil, at(rs.Duration.Line, "duration: %v", err)
+	}
+	if sc.Duration <= 0 {
+		return nil, at(rs.Duration.Line, "duration: must be positive")
+	}
+	for _, d := range []struct {
+		s   Str
+		dst *time.Duration
+		f   string
+	}{{rs.Timeout, &sc.Timeout, "timeout"}, {rs.StartAfter, &sc.StartAfter, "start_after"}} {
+		if !d.s.Set {
+			continue
+		}
+		v, err := sub(d.s, d.f)
+		if err != nil {
+			return nil, err
+		}
+		if *d.dst, err = parseDuration(v); err != nil {
+			return nil, at(d.s.Line, "%s: %v", d.f, err)
+		}
+	}
+	if rs.MaxWorkers.Set {
+		v, err := sub(rs.MaxWorkers, "max_workers")
+		if err != nil {
+			return nil, err
+		}
+		if sc.MaxWorkers, err = strconv.Atoi(v); err != nil || sc.MaxWorkers <= 0 {
+			return nil, at(rs.MaxWorkers.Line, "max_workers: want a positive whole number, got %q", v)
+		}
+	}
+	for _, f := range []struct {
+		s   Str
+		dst *bool
+		n   string
+	}{{rs.HTTP2, &sc.HTTP2, "http2"}, {rs.KeepAlive, &sc.KeepAlive, "keepalive"}} {
+		if f.s.Set {
+			v, err := strconv.ParseBool(f.s.Value)
+			if err != nil {
+				return nil, at(f.s.Line, "%s: want true or false, got %q", f.n, f.s.Value)
+			}
+			*f.dst = v
+		}
+	}
+	for i, k := range rs.Headers.Keys {
+		v, err := sub(rs.Headers.Vals[i], "headers."+k.Value)
+		if err != nil {
+			return nil, err
+		}
+		if k.Value == "" || strings.ContainsAny(k.Value, " :\r\n") {
+			return nil, at(k.Line, "headers: bad header name %q", k.Value)
+		}
+		if strings.ContainsAny(v, "\r\n") {
+			return nil, at(rs.Headers.Vals[i].Line, "headers.%s: value spans lines", k.Value)
+		}
+		sc.Headers = append(sc.Headers, [2]string{k.Value, v})
+	}
+	return sc, nil
+}
+
+// defaultName names a scenario after the last path segment of its first
+// target ("/search?q=..." -> "search").
+func defaultName(targets string, j int) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(targets), "\n")
+	if f := strings.Fields(first); len(f) >= 2 {
+		raw := varRE.ReplaceAllString(f[1], "http://x")
+		raw = strings.NewReplacer("{{", "", "}}", "", " ", "").Replace(raw)
+		if u, err := url.Parse(raw); err == nil {
+			base := path.Base(u.Path)
+			if nameRE.MatchString(base) {
+				return base
+			}
+		}
+	}
+	return "scenario" + strconv.Itoa(j+1)
+}
+
+// ParseRate reads "50", "50/s", "600/m", "1/h" or a ramp "10/s..100/s".
+func ParseRate(s string) (Rate, error) {
+	s = strings.TrimSpace(s)
+	r := Rate{Text: s}
+	from, to, ramp := strings.Cut(s, "..")
+	var err error
+	if r.From, err = parseOneRate(from); err != nil {
+		return r, err
+	}
+	r.To = r.From
+	if ramp {
+		if r.To, err = parseOneRate(to); err != nil {
+			return r, err
+		}
+	}
+	if r.From <= 0 && r.To <= 0 {
+		return r, &valueError{msg: "rate must be above zero, got " + quote(s)}
+	}
+	return r, nil
+}
+
+func parseOneRate(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	num, unit, _ := strings.Cut(s, "/")
+	per := 1.0
+	switch strings.TrimSpace(unit) {
+	case "", "s", "1s":
+	case "m", "1m":
+		per = 60
+	case "h", "1h":
+		per = 3600
+	default:
+		d, err := time.ParseDuration(unit)
+		if err != nil || d <= 0 {
+			return 0, &valueError{msg: "bad rate " + quote(s) + " (want e.g. 50/s, 600/m or 10/s..100/s)"}
+		}
+		per = d.Seconds()
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || f < 0 || f > 1e7 || f != f {
+		return 0, &valueError{msg: "bad rate " + quote(s) + " (want e.g. 50/s, 600/m or 10/s..100/s)"}
+	}
+	return f / per, nil
+}
