@@ -30,7 +30,7 @@ type jsonResult struct {
 	Headers   http.Header   `json:"headers"`
 
 	// loadlab's extras
-	Due    time.Time `json:"due,omitzero"`    // when the request was due
+	Due    time.Time `json:"due,omitzero"`     // when the request was due
 	Step   uint32    `json:"step,omitempty"`   // schedule step
 	Target uint32    `json:"target,omitempty"` // target index
 }
