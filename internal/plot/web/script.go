@@ -1,0 +1,77 @@
+package web
+
+// pageJS draws every chart spec in window.LOADLAB_CHARTS with uPlot:
+// scatter series as dots only, line and step series joined across the
+// nulls of aligned data, drag to zoom on x, double-click to reset, a live
+// legend (hover values; click an entry to hide or show its series), and on
+// percentile charts a log x axis labelled 0%, 90%, 99%, 99.9%...
+const pageJS = `(function () {
+  "use strict";
+  function pctLabel(v) {
+    if (v <= 1) return "0%";
+    var p = 100 * (1 - 1 / v);
+    var d = Math.max(0, Math.ceil(Math.log10(v) - 1e-9) - 2);
+    return p.toFixed(d) + "%";
+  }
+  function decadeSplits(u, ax, min, max) {
+    var out = [];
+    for (var v = 1; v <= max * 1.0001; v *= 10) if (v >= min / 1.0001) out.push(v);
+    return out;
+  }
+  function series(s) {
+    var o = { label: s.name, stroke: s.color, width: 1.5, spanGaps: true, points: { show: false } };
+    if (s.kind === "scatter") {
+      o.paths = function () { return null; };
+      o.points = { show: true, size: 4, space: 0, width: 0, stroke: s.color, fill: s.color };
+    } else if (s.kind === "step") {
+      o.paths = uPlot.paths.stepped({ align: 1 });
+    }
+    return o;
+  }
+  function make(spec, el) {
+    var xs = { time: false };
+    if (spec.xpct) { xs.distr = 3; xs.log = 10; }
+    if (spec.xmin != null && spec.xmax != null) xs.range = [spec.xmin, spec.xmax];
+    var xaxis = { label: spec.xlabel };
+    if (spec.xpct) { xaxis.splits = decadeSplits; xaxis.values = function (u, vs) { return vs.map(pctLabel); }; }
+    var xseries = { label: spec.xlabel };
+    if (spec.xpct) xseries.value = function (u, v) { return v == null ? "-" : pctLabel(v); };
+    var opts = {
+      title: spec.title,
+      width: Math.max(320, el.clientWidth || 900),
+      height: spec.height,
+      scales: {
+        x: xs,
+        y: { range: function (u, lo, hi) { if (hi == null || !isFinite(hi)) return [0, 1]; return [Math.min(0, lo), hi > 0 ? hi * 1.05 : 1]; } }
+      },
+      axes: [xaxis, { label: spec.ylabel, size: 60 }],
+      series: [xseries].concat(spec.series.map(series)),
+      cursor: { drag: { x: true, y: false } },
+      legend: { live: true }
+    };
+    return new uPlot(opts, spec.data, el);
+  }
+  var plots = [];
+  (window.LOADLAB_CHARTS || []).forEach(function (spec, i) {
+    var el = document.getElementById("chart-" + i);
+    if (el) plots.push([make(spec, el), el]);
+  });
+  window.addEventListener("resize", function () {
+    plots.forEach(function (p) { p[0].setSize({ width: Math.max(320, p[1].clientWidth), height: p[0].height }); });
+  });
+  window.LOADLAB_PLOTS = plots.map(function (p) { return p[0]; });
+})();
+`
+
+// pageCSS styles the page around the charts.
+const pageCSS = `
+body { font-family: Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1100px; padding: 0 16px; color: #222; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+pre { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 12px; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.chart { margin: 16px 0 28px; }
+.hint { color: #777; font-size: 12px; }
+.u-legend { font-size: 12px; }
+`
