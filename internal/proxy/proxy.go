@@ -46,7 +46,7 @@ type Proxy struct {
 	reg     *prometheus.Registry
 	metrics http.Handler
 
-	rt      atomic.Pointer[runtime]
+	rt      atomic.Pointer[generation]
 	reloads atomic.Uint64
 
 	mu         sync.Mutex // serialises Reload and Close
@@ -58,8 +58,8 @@ type Proxy struct {
 	routeStats map[string]*routeStats
 }
 
-// runtime is one config generation, swapped atomically on reload.
-type runtime struct {
+// generation is one config generation, swapped atomically on reload.
+type generation struct {
 	cfg    *Config
 	routes []*route
 	pools  map[string]*poolEntry
@@ -116,7 +116,7 @@ func (p *Proxy) Reload(cfg *Config) error {
 		p.cache = cache.New(cfg.Cache.MaxEntries, cfg.Cache.StaleFor.D(), p.opts.Now)
 		p.cacheCfg = cfg.Cache
 	}
-	rt := &runtime{cfg: cfg, pools: map[string]*poolEntry{}, cache: p.cache}
+	rt := &generation{cfg: cfg, pools: map[string]*poolEntry{}, cache: p.cache}
 	usePool := func(name string, pc *PoolConfig) *poolEntry {
 		if e := rt.pools[name]; e != nil {
 			return e
@@ -175,7 +175,7 @@ func (p *Proxy) Reload(cfg *Config) error {
 
 // keepBreaker reuses the old breaker of a route whose breaker settings did
 // not change.
-func (p *Proxy) keepBreaker(old *runtime, rc *RouteConfig) *breaker.Breaker {
+func (p *Proxy) keepBreaker(old *generation, rc *RouteConfig) *breaker.Breaker {
 	if old != nil {
 		for _, r := range old.routes {
 			if r.cfg.Name == rc.Name && r.breaker != nil && reflect.DeepEqual(r.cfg.Breaker, rc.Breaker) {

@@ -56,7 +56,7 @@ func (r *route) matches(path string) bool {
 }
 
 // match returns the first route matching path, or nil.
-func (rt *runtime) match(path string) *route {
+func (rt *generation) match(path string) *route {
 	for _, r := range rt.routes {
 		if r.matches(path) {
 			return r

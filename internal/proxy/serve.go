@@ -60,7 +60,7 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }
 
 // serve forwards r along rte. It returns false, having written nothing, if
 // rte's pool was closed by a reload.
-func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *runtime, rte *route) bool {
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rte *route) bool {
 	rc := rte.cfg
 	key := ""
 	if r.Method == http.MethodGet && (rc.Cache || rc.Fallback) {
@@ -171,7 +171,7 @@ func isError(status int) bool {
 
 // fail serves the stale copy of key when the route allows fallbacks, or the
 // error status.
-func (p *Proxy) fail(w http.ResponseWriter, rt *runtime, rte *route, key string, status int, origin string) {
+func (p *Proxy) fail(w http.ResponseWriter, rt *generation, rte *route, key string, status int, origin string) {
 	if rte.cfg.Fallback && key != "" {
 		if e, ok := rt.cache.Get(key); ok {
 			writeEntry(w, e, rt.cache.Now(), OriginFallback, origin)

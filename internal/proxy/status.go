@@ -65,7 +65,7 @@ func (p *Proxy) Status() Status {
 	return s
 }
 
-func (rt *runtime) sortedPools() []*poolEntry {
+func (rt *generation) sortedPools() []*poolEntry {
 	out := make([]*poolEntry, 0, len(rt.pools))
 	for _, e := range rt.pools {
 		out = append(out, e)

@@ -125,13 +125,15 @@ func (p *Pool) Checkout(ctx context.Context) (*Worker, time.Duration, error) {
 			return nil, wait, cause
 		}
 		p.mu.Unlock()
-		w = <-wt.ch // handed over while we gave up: take it
-		if ctx.Err() != nil {
-			p.Checkin(w)
-			wait := time.Since(start)
-			p.done(wait)
-			return nil, wait, ctx.Err()
+		// A worker was handed over while we gave up: as poolboy does on a
+		// cancelled checkout, give it back and fail.
+		p.Checkin(<-wt.ch)
+		wait := time.Since(start)
+		if cause == ErrTimeout {
+			p.stats.timeouts.Add(1)
 		}
+		p.done(wait)
+		return nil, wait, cause
 	}
 	wait := time.Since(start)
 	p.stats.checkouts.Add(1)

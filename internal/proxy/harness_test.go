@@ -1,0 +1,182 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// result is one request of a paced run.
+type result struct {
+	i        int
+	sent     time.Duration // since the run started
+	latency  time.Duration
+	status   int
+	origin   string // X-Loadlab-Origin
+	fallback string // X-Loadlab-Fallback
+	reason   string // X-Loadlab-Fallback-Reason
+	err      error
+}
+
+// pace sends n GETs to url at rate per second (open model: each request
+// leaves on schedule whatever the others do) and waits for all of them.
+// It is bounded by n and by the client's timeout.
+func pace(t *testing.T, client *http.Client, url string, rate float64, n int) []result {
+	t.Helper()
+	out := make([]result, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	interval := time.Duration(float64(time.Second) / rate)
+	for i := 0; i < n; i++ {
+		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = get(client, url, start)
+			out[i].i = i
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func get(client *http.Client, url string, start time.Time) result {
+	sent := time.Now()
+	r := result{sent: sent.Sub(start)}
+	resp, err := client.Get(url)
+	if err != nil {
+		r.err = err
+		r.latency = time.Since(sent)
+		return r
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	r.latency = time.Since(sent)
+	r.status = resp.StatusCode
+	r.origin = resp.Header.Get(HeaderOrigin)
+	r.fallback = resp.Header.Get(HeaderFallback)
+	r.reason = resp.Header.Get(HeaderFallbackReason)
+	return r
+}
+
+// newClient is a keep-alive client with room for every concurrent request.
+func newClient(t *testing.T) *http.Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: 512, Proxy: nil}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+}
+
+// timerOrigin is a stand-in upstream: each request sleeps for the current
+// latency then answers status with the current Cache-Control. It counts
+// the connections it holds open.
+type timerOrigin struct {
+	srv     *httptest.Server
+	latency atomic.Int64 // nanoseconds
+	status  atomic.Int64
+	cc      atomic.Value // string
+	conns   atomic.Int64
+	hits    atomic.Int64
+}
+
+func newTimerOrigin(t *testing.T, latency time.Duration, cc string) *timerOrigin {
+	o := &timerOrigin{}
+	o.set(latency, 200, cc)
+	o.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.hits.Add(1)
+		select {
+		case <-time.After(time.Duration(o.latency.Load())):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Cache-Control", o.cc.Load().(string))
+		w.WriteHeader(int(o.status.Load()))
+		fmt.Fprintf(w, "hello from %s\n", r.URL.Path)
+	}))
+	o.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			o.conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			o.conns.Add(-1)
+		}
+	}
+	o.srv.Start()
+	t.Cleanup(o.srv.Close)
+	return o
+}
+
+func (o *timerOrigin) set(latency time.Duration, status int, cc string) {
+	o.latency.Store(int64(latency))
+	o.status.Store(int64(status))
+	o.cc.Store(cc)
+}
+
+// startProxy parses yaml (with ORIGIN replaced by the upstream URL) and
+// serves a proxy on loopback.
+func startProxy(t *testing.T, yaml, upstream string) (*Proxy, *httptest.Server) {
+	t.Helper()
+	cfg, err := ParseConfig([]byte(strings.ReplaceAll(yaml, "ORIGIN", upstream)), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() {
+		srv.Close()
+		p.Close()
+	})
+	return p, srv
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// within reports whether got is within frac of want, plus slack for
+// scheduling noise on a busy machine.
+func within(got, want time.Duration, frac float64, slack time.Duration) bool {
+	d := got - want
+	if d < 0 {
+		d = -d
+	}
+	return d <= time.Duration(float64(want)*frac)+slack
+}
+
+// waitFor polls cond for up to d.
+func waitFor(d time.Duration, cond func() bool) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return cond()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return true
+}
+
+func newLocalServer(t *testing.T, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
