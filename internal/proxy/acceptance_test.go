@@ -206,8 +206,8 @@ routes:
 			if r := get(client, srv.URL+"/news", time.Now()); r.origin != OriginCache {
 				t.Fatalf("second request not a cache hit: %+v", r)
 			}
-			time.Sleep(1100 * time.Millisecond) // the copy goes stale
-			o.set(time.Second, 200, "private, max-age=0") // as report 002's origin
+			time.Sleep(1100 * time.Millisecond)             // the copy goes stale
+			o.set(time.Second, 200, "private, max-age=0")   // as report 002's origin
 			res := pace(t, client, srv.URL+"/news", 50, 40) // 0.8 s: drains the pool
 			seen := map[string]int{}
 			for _, r := range res {
