@@ -1,0 +1,128 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Options tune the bootstrap.
+type Options struct {
+	Resamples  int     // bootstrap replicates; 0 means 1000
+	Seed       uint64  // random seed; the same seed gives the same table
+	Confidence float64 // 0 means 0.95
+}
+
+func (o Options) withDefaults() Options {
+	if o.Resamples <= 0 {
+		o.Resamples = 1000
+	}
+	if o.Confidence <= 0 || o.Confidence >= 1 {
+		o.Confidence = 0.95
+	}
+	return o
+}
+
+// Verdicts.
+const (
+	Slower = "slower"
+	Faster = "faster"
+	Worse  = "worse"  // lower success ratio
+	Better = "better" // higher success ratio
+	NoDiff = "no significant difference"
+	NoData = "no data"
+)
+
+// Row is one statistic of one run against the baseline.
+type Row struct {
+	Run     string
+	Stat    Stat
+	Base    float64 // baseline's value: ms, or % for Success
+	Value   float64 // the run's value
+	Diff    float64 // Value - Base
+	Lo, Hi  float64 // confidence interval of Diff
+	Rel     float64 // Diff / Base, NaN when Base is 0
+	Verdict string
+}
+
+// Report is the outcome of a comparison.
+type Report struct {
+	Baseline string
+	Runs     []string // every run, baseline first
+	Options  Options
+	Rows     []Row
+}
+
+// Method states how the verdicts were reached, for the report.
+func (r Report) Method() string {
+	return fmt.Sprintf("Poisson bootstrap over HDR histogram buckets, %d resamples per run, seed %d; "+
+		"%.0f%% percentile interval of (run - baseline); a difference is real when its interval excludes 0.",
+		r.Options.Resamples, r.Options.Seed, 100*r.Options.Confidence)
+}
+
+// Compare compares every run with base.
+func Compare(base *Run, runs []*Run, opt Options) Report {
+	opt = opt.withDefaults()
+	rep := Report{Baseline: base.Name, Runs: []string{base.Name}, Options: opt}
+	bb := flatten(base)
+	bpoint := bb.point()
+	bres := bb.resample(rand.New(rand.NewPCG(opt.Seed, 0)), opt.Resamples)
+	alpha := (1 - opt.Confidence) / 2
+	for k, run := range runs {
+		rep.Runs = append(rep.Runs, run.Name)
+		rb := flatten(run)
+		rpoint := rb.point()
+		rres := rb.resample(rand.New(rand.NewPCG(opt.Seed, uint64(k+1))), opt.Resamples)
+		for _, s := range Stats {
+			row := Row{Run: run.Name, Stat: s, Base: bpoint[s], Value: rpoint[s]}
+			row.Diff = row.Value - row.Base
+			row.Rel = math.NaN()
+			if row.Base != 0 {
+				row.Rel = row.Diff / row.Base
+			}
+			diffs := make([]float64, 0, opt.Resamples)
+			for i := range rres {
+				d := rres[i][s] - bres[i][s]
+				if !math.IsNaN(d) {
+					diffs = append(diffs, d)
+				}
+			}
+			if len(diffs) == 0 || math.IsNaN(row.Diff) {
+				row.Lo, row.Hi, row.Verdict = math.NaN(), math.NaN(), NoData
+				rep.Rows = append(rep.Rows, row)
+				continue
+			}
+			sort.Float64s(diffs)
+			row.Lo, row.Hi = quantile(diffs, alpha), quantile(diffs, 1-alpha)
+			row.Verdict = verdict(s, row.Lo, row.Hi)
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	return rep
+}
+
+func verdict(s Stat, lo, hi float64) string {
+	switch {
+	case lo > 0 && s == Success:
+		return Better
+	case hi < 0 && s == Success:
+		return Worse
+	case lo > 0:
+		return Slower
+	case hi < 0:
+		return Faster
+	}
+	return NoDiff
+}
+
+// quantile of sorted xs by linear interpolation.
+func quantile(xs []float64, q float64) float64 {
+	pos := q * float64(len(xs)-1)
+	i := int(pos)
+	if i >= len(xs)-1 {
+		return xs[len(xs)-1]
+	}
+	f := pos - float64(i)
+	return xs[i]*(1-f) + xs[i+1]*f
+}

@@ -1,0 +1,150 @@
+package compare
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// synth draws n log-normal latencies around median (a typical latency
+// shape), scaled by factor, with the given share of failures.
+func synth(name string, seed uint64, n int, median time.Duration, factor, failRatio float64) *Run {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	r := NewRun(name)
+	for i := 0; i < n; i++ {
+		lat := float64(median) * math.Exp(0.4*rng.NormFloat64()) * factor
+		r.Record(time.Duration(lat), rng.Float64() >= failRatio)
+	}
+	return r
+}
+
+func verdicts(rep Report, run string) map[Stat]string {
+	out := map[Stat]string{}
+	for _, row := range rep.Rows {
+		if row.Run == run {
+			out[row.Stat] = row.Verdict
+		}
+	}
+	return out
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	base := synth("base", 1, 5000, 10*time.Millisecond, 1, 0.01)
+	tests := []struct {
+		name string
+		run  *Run
+		want map[Stat]string
+	}{
+		{"same samples", synth("same", 1, 5000, 10*time.Millisecond, 1, 0.01),
+			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: NoDiff, Success: NoDiff}},
+		{"same distribution, other draw", synth("other draw", 2, 5000, 10*time.Millisecond, 1, 0.01),
+			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: NoDiff, Success: NoDiff}},
+		{"20% slower", synth("slower", 3, 5000, 10*time.Millisecond, 1.2, 0.01),
+			map[Stat]string{Mean: Slower, P50: Slower, P90: Slower, P99: Slower, Success: NoDiff}},
+		{"20% faster", synth("faster", 4, 5000, 10*time.Millisecond, 0.8, 0.01),
+			map[Stat]string{Mean: Faster, P50: Faster, P90: Faster, P99: Faster, Success: NoDiff}},
+		{"more failures", synth("failing", 5, 5000, 10*time.Millisecond, 1, 0.05),
+			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: NoDiff, Success: Worse}},
+		{"1% shift on 200 requests is noise", synth("tiny", 6, 200, 10*time.Millisecond, 1.01, 0.01),
+			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: NoDiff, Success: NoDiff}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := Compare(base, []*Run{tc.run}, Options{Resamples: 400, Seed: 1})
+			got := verdicts(rep, tc.run.Name)
+			if !reflect.DeepEqual(got, tc.want) {
+				var b bytes.Buffer
+				_ = rep.WriteText(&b)
+				t.Errorf("verdicts %v, want %v\n%s", got, tc.want, b.String())
+			}
+			for _, row := range rep.Rows {
+				if !(row.Lo <= row.Hi) {
+					t.Errorf("%v: interval [%v, %v] inverted", row.Stat, row.Lo, row.Hi)
+				}
+			}
+		})
+	}
+}
+
+func TestShiftIsEstimated(t *testing.T) {
+	base := synth("base", 1, 20000, 10*time.Millisecond, 1, 0)
+	run := synth("run", 2, 20000, 10*time.Millisecond, 1.2, 0)
+	rep := Compare(base, []*Run{run}, Options{Resamples: 300, Seed: 9})
+	for _, row := range rep.Rows[:4] {
+		if row.Rel < 0.15 || row.Rel > 0.25 {
+			t.Errorf("%v: relative difference %.3f, want about 0.20", row.Stat, row.Rel)
+		}
+		if !(row.Lo <= row.Diff && row.Diff <= row.Hi) {
+			t.Errorf("%v: estimate %v outside its interval [%v, %v]", row.Stat, row.Diff, row.Lo, row.Hi)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	base := synth("base", 1, 3000, 5*time.Millisecond, 1, 0.02)
+	run := synth("run", 2, 3000, 5*time.Millisecond, 1.05, 0.02)
+	a := Compare(base, []*Run{run}, Options{Resamples: 200, Seed: 42})
+	b := Compare(base, []*Run{run}, Options{Resamples: 200, Seed: 42})
+	if !reflect.DeepEqual(a.Rows, b.Rows) {
+		t.Fatal("same seed gave different tables")
+	}
+}
+
+func TestEmptyRunHasNoData(t *testing.T) {
+	base := synth("base", 1, 1000, 5*time.Millisecond, 1, 0)
+	rep := Compare(base, []*Run{NewRun("empty")}, Options{Resamples: 50, Seed: 1})
+	for _, row := range rep.Rows {
+		if row.Verdict != NoData {
+			t.Errorf("%v: verdict %q, want %q", row.Stat, row.Verdict, NoData)
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "no data") {
+		t.Errorf("text: %v\n%s", err, b.String())
+	}
+}
+
+func TestTableText(t *testing.T) {
+	base := synth("09 Jan", 1, 2000, 9*time.Millisecond, 1, 0.001)
+	run := synth("04 Feb", 2, 2000, 9*time.Millisecond, 600, 0.03)
+	rep := Compare(base, []*Run{run}, Options{Resamples: 100, Seed: 1})
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"Baseline: 09 Jan", "04 Feb", "p99", "slower", "worse", "Method: Poisson bootstrap", "95% CI", "pp"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := rep.WriteMarkdown(&b); err != nil || strings.Count(b.String(), "\n| 04 Feb |") != 5 {
+		t.Errorf("markdown: %v\n%s", err, b.String())
+	}
+}
+
+func TestPoissonMoments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, lam := range []float64{0.5, 3, 9.9, 10, 42, 1000, 1e6} {
+		const n = 20000
+		var sum, sq float64
+		for i := 0; i < n; i++ {
+			k := float64(poisson(rng, lam))
+			sum += k
+			sq += k * k
+		}
+		mean := sum / n
+		variance := sq/n - mean*mean
+		if math.Abs(mean-lam) > 5*math.Sqrt(lam/n) {
+			t.Errorf("lam %v: mean %v", lam, mean)
+		}
+		if math.Abs(variance-lam)/lam > 0.06 {
+			t.Errorf("lam %v: variance %v", lam, variance)
+		}
+	}
+}

@@ -1,0 +1,18 @@
+// Package compare tells which differences between load-test runs are real
+// and which are noise, the question of report 004 (six builds, one
+// regression).
+//
+// Each run is summarised by an HdrHistogram of its latencies and its
+// success count. Every run is compared with the baseline (the first run) on
+// mean, p50, p90, p99 and success ratio, and the difference gets a 95%
+// confidence interval from a Poisson bootstrap: each resample redraws every
+// histogram bucket's count from Poisson(count), which approximates drawing
+// n requests with replacement (Hanley & MacGibbon 2006) at a cost that
+// depends on the number of buckets, not of requests. Baseline and run are
+// resampled independently, B times (1000 by default) from a fixed seed, so
+// the output is deterministic. The interval is the 2.5th-97.5th percentile
+// of the B differences; a difference whose interval excludes zero is
+// reported as real ("slower"/"faster", "worse"/"better"), otherwise as "no
+// significant difference". Each interval is at 95%: among many rows with no
+// real difference, about one in twenty will still be flagged.
+package compare
