@@ -1,0 +1,103 @@
+package metrics
+
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range and precision. Values outside the range are clamped into
+// it for the histogram; the exact Min, Max, Mean and Total are unaffected.
+const (
+	lowestLatency  = int64(time.Microsecond)
+	highestLatency = int64(time.Hour)
+	sigFigs        = 3
+)
+
+// Latencies summarises latency samples: exact count, total, min, max and
+// mean, and percentiles from an HdrHistogram (3 significant digits).
+type Latencies struct {
+	Count uint64        // samples recorded
+	Total time.Duration // sum of all samples
+	Min   time.Duration // exact minimum
+	Max   time.Duration // exact maximum
+	Mean  time.Duration // Total / Count, truncated as vegeta does (set by Close)
+	P50   time.Duration // percentiles, set by Close
+	P90   time.Duration
+	P95   time.Duration
+	P99   time.Duration
+
+	hist *hdrhistogram.Histogram
+}
+
+func newHist() *hdrhistogram.Histogram {
+	return hdrhistogram.New(lowestLatency, highestLatency, sigFigs)
+}
+
+// HistogramBytes is the memory one latency histogram takes.
+func HistogramBytes() int { return newHist().ByteSize() }
+
+func (l *Latencies) add(d time.Duration) {
+	if l.hist == nil {
+		l.hist = newHist()
+	}
+	if l.Count == 0 || d < l.Min {
+		l.Min = d
+	}
+	if d > l.Max {
+		l.Max = d
+	}
+	l.Count++
+	l.Total += d
+	v := int64(d)
+	v = min(max(v, 0), highestLatency)
+	_ = l.hist.RecordValue(v)
+}
+
+func (l *Latencies) merge(o *Latencies) {
+	if o.Count == 0 {
+		return
+	}
+	if l.hist == nil {
+		l.hist = newHist()
+	}
+	if l.Count == 0 || o.Min < l.Min {
+		l.Min = o.Min
+	}
+	l.Max = max(l.Max, o.Max)
+	l.Count += o.Count
+	l.Total += o.Total
+	l.hist.Merge(o.hist)
+}
+
+func (l *Latencies) close() {
+	if l.Count == 0 {
+		return
+	}
+	l.Mean = time.Duration(float64(l.Total) / float64(l.Count))
+	l.P50 = l.Quantile(0.50)
+	l.P90 = l.Quantile(0.90)
+	l.P95 = l.Quantile(0.95)
+	l.P99 = l.Quantile(0.99)
+}
+
+// Quantile returns the latency at quantile q (0..1): 0 gives the exact
+// minimum, 1 the exact maximum, and values in between come from the
+// histogram, clamped to [Min, Max]. It is monotone in q.
+func (l *Latencies) Quantile(q float64) time.Duration {
+	if l.Count == 0 {
+		return 0
+	}
+	if q <= 0 {
+		return l.Min
+	}
+	if q >= 1 {
+		return l.Max
+	}
+	v := time.Duration(l.hist.ValueAtQuantile(q * 100))
+	return min(max(v, l.Min), l.Max)
+}
+
+// Histogram returns the underlying HdrHistogram (values in nanoseconds), or
+// nil when nothing was recorded. Callers must not modify it.
+func (l *Latencies) Histogram() *hdrhistogram.Histogram { return l.hist }
