@@ -1,0 +1,120 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+// Load reads the runs named on a command line. A results file (loadlab
+// stream, or vegeta gob, CSV or JSON) is one run named by its path. A
+// folder, such as an experiment's output folder, contributes one run per
+// loadlab stream or vegeta gob file found in it (recursively, in path
+// order), named by the folder and the file's path inside it; a folder with
+// a single such file is one run named by the folder.
+//
+// A stream that ends in a torn or corrupt block keeps the results before it
+// and warn is told. Unreadable or unrecognised files are *badinput.Error.
+func Load(args []string, warn func(string)) ([]*Run, error) {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	var runs []*Run
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			return nil, badinput.Wrap(arg, err)
+		}
+		if !st.IsDir() {
+			r, err := loadFile(arg, filepath.Clean(arg), warn)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+			continue
+		}
+		files, err := findResults(arg)
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, &badinput.Error{File: arg, Msg: "folder holds no loadlab results stream or vegeta gob file"}
+		}
+		for _, f := range files {
+			name := filepath.Clean(arg)
+			if len(files) > 1 {
+				rel, _ := filepath.Rel(arg, f)
+				name = filepath.Join(name, rel)
+			}
+			r, err := loadFile(f, name, warn)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+func loadFile(path, name string, warn func(string)) (*Run, error) {
+	src, err := results.Open(path)
+	if err != nil {
+		return nil, badinput.Wrap(path, err)
+	}
+	defer src.Close()
+	run := NewRun(name)
+	var res results.Result
+	for {
+		err := src.Decode(&res)
+		if err == io.EOF {
+			break
+		}
+		var ce *results.CorruptError
+		if errors.As(err, &ce) {
+			warn(fmt.Sprintf("%s: %v; using the %d results before it", path, err, run.N))
+			break
+		}
+		if err != nil {
+			return nil, badinput.Wrap(path, err)
+		}
+		run.Add(&res)
+	}
+	return run, nil
+}
+
+// findResults lists the results files under dir: loadlab streams and vegeta
+// gob files, recognised by their content.
+func findResults(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return badinput.Wrap(p, err)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return badinput.Wrap(p, err)
+		}
+		head := make([]byte, 64<<10)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if n == 0 {
+			return nil
+		}
+		if format, err := results.Detect(head[:n], n < len(head)); err == nil && (format == results.FormatLoadlab || format == results.FormatGob) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
