@@ -24,9 +24,9 @@ type Interval struct {
 // each one, closed, to emit in time order. Empty intervals between two
 // non-empty ones are emitted too.
 type Intervals struct {
-	every time.Duration
-	opts  Options
-	emit  func(*Interval) error
+	every   time.Duration
+	opts    Options
+	emit    func(*Interval) error
 	open    map[int64]*Interval // by interval number
 	first   int64               // lowest interval number not yet emitted, once started
 	last    int64               // highest interval number seen
