@@ -120,7 +120,7 @@ func parseLatency(v json.RawMessage, field string) (Latency, error) {
 		s, _ := str(v, field)
 		lo, hi, err := ParseDurationRange(s)
 		if err != nil {
-			return nil, bad(field, v, "%v; %s", err, latencyForms)
+			return nil, bad(field, v, "%v", err)
 		}
 		if strings.Contains(s, "..") {
 			return Uniform{Min: lo, Max: hi}, nil

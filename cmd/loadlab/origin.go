@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/origin"
+	"github.com/loadlab/loadlab/internal/origin/recipe"
+	"github.com/loadlab/loadlab/internal/origin/serve"
+)
+
+func init() {
+	register(command{
+		name:    "origin",
+		summary: "run a flaky upstream origin (origin_simulator recipes, faults, overrides)",
+		order:   60,
+		run:     runOrigin,
+	})
+}
+
+const originExamples = `  # Serve a recipe of bbc/origin_simulator unchanged, on loopback port 8080
+  loadlab origin -recipe recipe.json -listen 127.0.0.1:8080
+
+  # Pick a free port (the address is printed on stdout), repeatable draws
+  loadlab origin -recipe recipe.json -listen 127.0.0.1:0 -seed 7
+
+  # Change the recipe while running, as with origin_simulator
+  curl -X POST -d @recipe.json http://127.0.0.1:8080/_admin/add_recipe
+
+  # One-off overrides (unless -no-overrides)
+  curl 'http://127.0.0.1:8080/news?delay=2s&status=503'
+  curl -H 'X-Origin-Fault: reset' http://127.0.0.1:8080/news
+
+  # HTTP/2 over TLS with a fresh certificate, admin API behind a token
+  LOADLAB_ORIGIN_TOKEN=s3cret loadlab origin -tls -tls-cert /tmp/origin.pem
+  curl --cacert /tmp/origin.pem -H 'Authorization: Bearer s3cret' https://127.0.0.1:8080/_admin/routes`
+
+func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("origin", "[flags]", originExamples, stderr)
+	recipeFile := fs.String("recipe", "", "recipe `file` to load at start (origin_simulator JSON); without it the welcome recipe is served")
+	listen := fs.String("listen", "127.0.0.1:8080", "`address` to listen on; port 0 picks a free port")
+	seed := fs.Int64("seed", 0, "seed for random bodies and per-request draws; 0 picks one from the clock (printed)")
+	noOverrides := fs.Bool("no-overrides", false, "ignore per-request overrides (?delay=, ?status=, ?fault=, X-Origin-* headers)")
+	token := fs.String("admin-token", os.Getenv("LOADLAB_ORIGIN_TOKEN"), "bearer `token` required on /_admin/* (default $LOADLAB_ORIGIN_TOKEN)")
+	maxRecipe := fs.String("max-recipe-size", "10mb", "largest recipe accepted, as `size` (b, kb, mb)")
+	h2c := fs.Bool("h2c", false, "also accept HTTP/2 without TLS (prior knowledge)")
+	useTLS := fs.Bool("tls", false, "serve HTTPS (HTTP/2 and HTTP/1.1) with a self-signed certificate made at start")
+	certOut := fs.String("tls-cert", "", "with -tls, write the certificate (PEM) to this `file` for clients to trust")
+	noKeepAlive := fs.Bool("no-keepalive", false, "close every HTTP/1 connection after one request")
+	maxConnReq := fs.Int64("max-conn-requests", 0, "close a connection after it served `n` requests (0: no limit)")
+	idle := fs.Duration("idle-timeout", 2*time.Minute, "close keep-alive connections idle this long")
+	quiet := fs.Bool("quiet", false, "do not log recipe loads and stage switches on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return badinput.Field("", "unexpected argument %q (the recipe goes in -recipe)", fs.Arg(0))
+	}
+	maxBytes, err := recipe.ParseSize(*maxRecipe)
+	if err != nil {
+		return badinput.Field("-max-recipe-size", "%v", err)
+	}
+	if *maxConnReq < 0 {
+		return badinput.Field("-max-conn-requests", "want 0 or more, got %d", *maxConnReq)
+	}
+	if *idle <= 0 {
+		return badinput.Field("-idle-timeout", "want a positive duration, got %v", *idle)
+	}
+	if *certOut != "" && !*useTLS {
+		return badinput.Field("-tls-cert", "only makes sense with -tls")
+	}
+	if _, _, err := net.SplitHostPort(*listen); err != nil {
+		return badinput.Field("-listen", "want host:port, e.g. 127.0.0.1:8080: %v", err)
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	if *quiet {
+		logf = func(string, ...any) {}
+	}
+	sim := origin.New(origin.Options{
+		Seed:           *seed,
+		NoOverrides:    *noOverrides,
+		AdminToken:     *token,
+		MaxRecipeBytes: maxBytes,
+		Logf:           logf,
+	})
+	defer sim.Close()
+	if *recipeFile != "" {
+		data, err := os.ReadFile(*recipeFile)
+		if err != nil {
+			return &badinput.Error{File: *recipeFile, Msg: "cannot read the recipe", Err: err}
+		}
+		if err := sim.LoadRecipe(data, *recipeFile); err != nil {
+			return err
+		}
+	}
+	if host, _, _ := net.SplitHostPort(*listen); *token == "" && !isLoopback(host) {
+		logf("origin: warning: listening on %s without -admin-token: anyone who can reach it can change the recipe", *listen)
+	}
+	logf("origin: seed %d", sim.Seed())
+	return serve.Run(ctx, serve.Config{
+		Listen:          *listen,
+		H2C:             *h2c,
+		TLS:             *useTLS,
+		CertOut:         *certOut,
+		NoKeepAlive:     *noKeepAlive,
+		MaxConnRequests: *maxConnReq,
+		IdleTimeout:     *idle,
+	}, sim, func(url string) {
+		fmt.Fprintf(stdout, "origin listening on %s\n", url)
+		if f, ok := stdout.(interface{ Sync() error }); ok {
+			_ = f.Sync()
+		}
+	}, func() { _ = sim.Close() })
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

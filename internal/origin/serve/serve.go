@@ -1,0 +1,130 @@
+// Package serve runs an HTTP handler the way loadlab's origin simulator
+// needs: on a given (default loopback) address, over HTTP/1.1, h2c or TLS
+// with a certificate made at start, with keep-alive limits and graceful
+// shutdown when a context ends.
+package serve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// Config says how to serve. The zero value serves HTTP/1.1 with keep-alive
+// on a random loopback port.
+type Config struct {
+	Listen string // host:port; "" means 127.0.0.1:0
+	// H2C also accepts HTTP/2 without TLS (prior knowledge).
+	H2C bool
+	// TLS serves HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with a self-signed
+	// certificate made at start for the listen host, localhost, 127.0.0.1
+	// and ::1.
+	TLS bool
+	// CertOut, when set with TLS, is where the certificate is written (PEM)
+	// so clients can trust it.
+	CertOut string
+	// NoKeepAlive closes every HTTP/1 connection after one request.
+	NoKeepAlive bool
+	// MaxConnRequests closes a connection after it served this many
+	// requests (0: no limit).
+	MaxConnRequests int64
+	// IdleTimeout closes keep-alive connections idle this long (0: 2 min).
+	IdleTimeout time.Duration
+	// ReadHeaderTimeout bounds reading request headers (0: 30 s).
+	ReadHeaderTimeout time.Duration
+	// ShutdownTimeout bounds the graceful shutdown (0: 5 s).
+	ShutdownTimeout time.Duration
+}
+
+type connCount struct{}
+
+// Run serves h until ctx ends, then calls beforeShutdown (if not nil; it
+// should release long-running handlers) and shuts down gracefully. ready is
+// called with the base URL once the listener is open.
+func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string), beforeShutdown func()) error {
+	addr := cfg.Listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           limitConn(h, cfg.MaxConnRequests),
+		IdleTimeout:       or(cfg.IdleTimeout, 2*time.Minute),
+		ReadHeaderTimeout: or(cfg.ReadHeaderTimeout, 30*time.Second),
+		ErrorLog:          nil,
+	}
+	if cfg.MaxConnRequests > 0 {
+		srv.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+			return context.WithValue(ctx, connCount{}, new(atomic.Int64))
+		}
+	}
+	srv.SetKeepAlivesEnabled(!cfg.NoKeepAlive)
+	scheme := "http"
+	if cfg.TLS {
+		host, _, _ := net.SplitHostPort(ln.Addr().String())
+		cert, err := selfSigned(host, cfg.CertOut)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("making the TLS certificate: %w", err)
+		}
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
+		ln = tls.NewListener(ln, srv.TLSConfig)
+		scheme = "https"
+	} else if cfg.H2C {
+		p := new(http.Protocols)
+		p.SetHTTP1(true)
+		p.SetUnencryptedHTTP2(true)
+		srv.Protocols = p
+	}
+	if ready != nil {
+		ready(scheme + "://" + ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	if beforeShutdown != nil {
+		beforeShutdown()
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), or(cfg.ShutdownTimeout, 5*time.Second))
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// limitConn asks the client to close a connection once it served max
+// requests ("Connection: close" on HTTP/1; GOAWAY on HTTP/2).
+func limitConn(h http.Handler, max int64) http.Handler {
+	if max <= 0 {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n, ok := r.Context().Value(connCount{}).(*atomic.Int64); ok && n.Add(1) >= max {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func or(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
