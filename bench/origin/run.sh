@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Benchmarks for loadlab origin (issue 3), on loopback only, ~90 s in all:
+#   1. a 1 s latency recipe at ~5,000 requests/s (5,000 connections in
+#      flight): client-seen p50/p99 and the simulator's peak RSS;
+#   2. 0 ms latency, 50 kB body: throughput of loadlab origin and of nginx
+#      serving the same bytes from a file, same generator (wrk), alternated
+#      twice, side by side.
+# Needs: go, wrk, nginx, curl (Debian: apt-get install -y wrk nginx curl).
+# Usage: bench/origin/run.sh [latency-seconds] [throughput-seconds]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+LAT_DUR=${1:-20}
+TPUT_DUR=${2:-10}
+CONNS_LAT=5000
+CONNS_TPUT=64
+for t in wrk nginx curl go; do
+  command -v "$t" >/dev/null || { echo "bench/origin: $t not found (apt-get install -y wrk nginx curl)" >&2; exit 2; }
+done
+ulimit -n 20000 2>/dev/null || true
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+go build -o "$WORK/loadlab" ./cmd/loadlab
+
+# start_origin RECIPE: starts loadlab origin on a free loopback port; sets
+# ORIGIN_PID and ORIGIN_URL.
+start_origin() {
+  "$WORK/loadlab" origin -quiet -seed 1 -recipe "$1" -listen 127.0.0.1:0 >"$WORK/origin.out" 2>"$WORK/origin.err" &
+  ORIGIN_PID=$!
+  PIDS+=("$ORIGIN_PID")
+  for _ in $(seq 100); do
+    if grep -q 'listening on' "$WORK/origin.out" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  ORIGIN_URL=$(awk '/listening on/ {print $4}' "$WORK/origin.out")
+  [ -n "$ORIGIN_URL" ] || { cat "$WORK/origin.err" >&2; exit 1; }
+}
+stop_origin() { kill -INT "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true; }
+
+# wrk_summary FILE: "req/s p50 p99" from wrk --latency output (p in ms).
+to_ms() { awk '{v=$1; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000} printf "%.1f", v}'; }
+wrk_field() { awk -v k="$2" '$1==k {print $2}' "$1"; }
+
+echo "# loadlab origin benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME")"
+echo
+
+# --- 1. 1 s latency at ~5,000 req/s -------------------------------------
+cat >"$WORK/lat.json" <<'J'
+{"random_content": "1kb", "stages": [{"at": 0, "status": 200, "latency": "1s"}]}
+J
+start_origin "$WORK/lat.json"
+wrk -t2 -c"$CONNS_LAT" -d"${LAT_DUR}s" --timeout 10s --latency "$ORIGIN_URL/lat" >"$WORK/lat.txt" 2>&1 || true
+RSS_KB=$(awk '/VmHWM/ {print $2}' "/proc/$ORIGIN_PID/status")
+INFLIGHT_MAX=$CONNS_LAT
+stop_origin
+RPS=$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$WORK/lat.txt")
+P50=$(wrk_field "$WORK/lat.txt" 50% | to_ms)
+P90=$(wrk_field "$WORK/lat.txt" 90% | to_ms)
+P99=$(wrk_field "$WORK/lat.txt" 99% | to_ms)
+ERRS=$(grep -E 'Socket errors|Non-2xx' "$WORK/lat.txt" | tr '\n' ' ' || true)
+echo "## 1 s latency, $CONNS_LAT connections, ${LAT_DUR}s (wrk -t2 -c$CONNS_LAT)"
+echo
+echo "| req/s | p50 ms | p90 ms | p99 ms | peak RSS MB | goal |"
+echo "|---:|---:|---:|---:|---:|---|"
+echo "| $RPS | $P50 | $P90 | $P99 | $((RSS_KB / 1024)) | p99 <= 1005 ms, RSS < 300 MB |"
+[ -n "$ERRS" ] && echo && echo "wrk: $ERRS"
+echo
+
+# --- 2. 50 kB, 0 ms: loadlab origin vs nginx ----------------------------
+cat >"$WORK/tput.json" <<'J'
+{"random_content": "50kb", "stages": [{"at": 0, "status": 200, "latency": 0}]}
+J
+start_origin "$WORK/tput.json"
+mkdir -p "$WORK/www"
+curl -sf "$ORIGIN_URL/payload" -o "$WORK/www/payload"
+NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$WORK/nginx.conf" <<N
+worker_processes $(nproc);
+daemon off;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx.err warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  default_type text/html;
+  client_body_temp_path $WORK/ngx_body;
+  proxy_temp_path $WORK/ngx_proxy;
+  fastcgi_temp_path $WORK/ngx_fcgi;
+  uwsgi_temp_path $WORK/ngx_uwsgi;
+  scgi_temp_path $WORK/ngx_scgi;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $WORK/www;
+    location / { try_files /payload =404; }
+  }
+}
+N
+nginx -c "$WORK/nginx.conf" &
+NGINX_PID=$!
+PIDS+=("$NGINX_PID")
+sleep 0.5
+NGINX_URL="http://127.0.0.1:$NGINX_PORT"
+OB=$(curl -s -o /dev/null -w '%{size_download}' "$ORIGIN_URL/payload")
+NB=$(curl -s -o /dev/null -w '%{size_download}' "$NGINX_URL/payload")
+
+run_tput() { wrk -t2 -c"$CONNS_TPUT" -d"${TPUT_DUR}s" "$1/payload" 2>&1 | awk '/Requests\/sec/ {printf "%.0f", $2}'; }
+echo "## 50 kB body, 0 ms latency, $CONNS_TPUT connections, ${TPUT_DUR}s per run (wrk -t2 -c$CONNS_TPUT), alternated"
+echo
+echo "| round | loadlab origin req/s | nginx req/s | ratio |"
+echo "|---:|---:|---:|---:|"
+SUM_O=0
+SUM_N=0
+for round in 1 2; do
+  O=$(run_tput "$ORIGIN_URL")
+  N=$(run_tput "$NGINX_URL")
+  SUM_O=$((SUM_O + O))
+  SUM_N=$((SUM_N + N))
+  echo "| $round | $O | $N | $(awk -v a="$O" -v b="$N" 'BEGIN {printf "%.2f", a/b}') |"
+done
+echo "| all | $((SUM_O / 2)) | $((SUM_N / 2)) | $(awk -v a="$SUM_O" -v b="$SUM_N" 'BEGIN {printf "%.2f", a/b}') |"
+echo
+echo "Body bytes: origin $OB, nginx $NB. Goal: ratio >= 0.80."
+stop_origin
