@@ -1,0 +1,410 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+var clients = []string{"lean", "std"}
+
+// run attacks tr with opts and returns the results in order of delivery.
+func run(t *testing.T, ctx context.Context, tr targets.Targeter, opts Options) ([]results.Result, *Attacker) {
+	t.Helper()
+	opts.CatchUp = time.Minute // the test machine is shared and may stall
+	a, err := New(tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []results.Result
+	if err := a.Run(ctx, func(r *results.Result) { rs = append(rs, *r) }); err != nil {
+		t.Fatal(err)
+	}
+	return rs, a
+}
+
+func static(t *testing.T, method, url string) targets.Targeter {
+	t.Helper()
+	tr, err := targets.Static(method, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func parse(t *testing.T, in string) targets.Targeter {
+	t.Helper()
+	ts, err := targets.ReadAll(strings.NewReader(in), targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := targets.NewRoundRobin(ts)
+	return tr
+}
+
+func sched(t *testing.T, rate string, d time.Duration) *schedule.Schedule {
+	t.Helper()
+	s, err := schedule.Parse(rate, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPacing(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer srv.Close()
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) {
+			o := DefaultOptions()
+			o.Client, o.Name = client, "pace"
+			o.Schedule = sched(t, "200/s", time.Second)
+			rs, a := run(t, context.Background(), static(t, "GET", srv.URL+"/"), o)
+			if len(rs) != 200 {
+				t.Fatalf("%d results, want 200", len(rs))
+			}
+			seen := map[uint64]bool{}
+			for _, r := range rs {
+				if r.Code != 200 || r.Error != "" || r.BytesIn != 2 || r.Attack != "pace" {
+					t.Fatalf("result %+v", r)
+				}
+				seen[r.Seq] = true
+				if off := r.Due.Sub(rs[0].Due) - time.Duration(int64(r.Seq)-int64(rs[0].Seq))*5*time.Millisecond; off != 0 {
+					t.Fatalf("request %d due %v off the 5 ms grid", r.Seq, off)
+				}
+				if r.Sent.Before(r.Due) {
+					t.Fatalf("request %d sent before due", r.Seq)
+				}
+			}
+			if len(seen) != 200 {
+				t.Errorf("%d distinct seqs", len(seen))
+			}
+			if st := a.Stats(); st.Sent != 200 || st.Done != 200 || st.InFlight != 0 || st.Dropped != 0 {
+				t.Errorf("stats %+v", st)
+			}
+		})
+	}
+}
+
+func TestSteps(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	s, err := schedule.ParseSteps("20,40", 250*time.Millisecond, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Schedule = s
+	rs, _ := run(t, context.Background(), static(t, "GET", srv.URL), o)
+	per := map[uint32]int{}
+	for _, r := range rs {
+		per[r.Step]++
+	}
+	if per[0] != 5 || per[1] != 10 || len(rs) != 15 {
+		t.Errorf("per step %v (total %d), want 5 and 10", per, len(rs))
+	}
+}
+
+func TestDroppedAtMaxWorkers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { time.Sleep(100 * time.Millisecond) }))
+	defer srv.Close()
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) {
+			o := DefaultOptions()
+			o.Client, o.MaxWorkers = client, 2
+			o.Schedule = sched(t, "100/s", 300*time.Millisecond)
+			rs, a := run(t, context.Background(), static(t, "GET", srv.URL), o)
+			if len(rs) != 30 {
+				t.Fatalf("%d results, want 30", len(rs))
+			}
+			var ok, dropped int
+			for _, r := range rs {
+				switch {
+				case r.Error == ErrDropped && r.Code == 0 && r.Latency == 0 && !r.Due.IsZero():
+					dropped++
+				case r.Code == 200:
+					ok++
+				default:
+					t.Fatalf("unexpected result %+v", r)
+				}
+			}
+			if ok > 8 || dropped < 22 || uint64(dropped) != a.Stats().Dropped {
+				t.Errorf("ok %d dropped %d (stats %d): 2 workers of 100 ms each can send at most ~6", ok, dropped, a.Stats().Dropped)
+			}
+		})
+	}
+}
+
+func TestCancelCompletesInFlight(t *testing.T) {
+	var started atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started.Add(1)
+		time.Sleep(50 * time.Millisecond)
+	}))
+	defer srv.Close()
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) {
+			started.Store(0)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			o := DefaultOptions()
+			o.Client = client
+			o.Schedule = sched(t, "100/s", 10*time.Second)
+			t0 := time.Now()
+			rs, a := run(t, ctx, static(t, "GET", srv.URL), o)
+			if el := time.Since(t0); el > 2*time.Second {
+				t.Fatalf("Run took %v after cancel", el)
+			}
+			if len(rs) < 15 || len(rs) > 25 || uint64(len(rs)) != a.Stats().Sent {
+				t.Fatalf("%d results, %d sent", len(rs), a.Stats().Sent)
+			}
+			for _, r := range rs {
+				if r.Code != 200 {
+					t.Fatalf("in-flight request not completed: %+v", r)
+				}
+			}
+			if int(started.Load()) != len(rs) {
+				t.Errorf("server saw %d requests, results %d", started.Load(), len(rs))
+			}
+		})
+	}
+}
+
+func TestCancelAfterTimeoutAbortsInFlight(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			o := DefaultOptions()
+			o.Client, o.Timeout = client, 300*time.Millisecond
+			o.Schedule = sched(t, "50/s", 5*time.Second)
+			t0 := time.Now()
+			rs, _ := run(t, ctx, static(t, "GET", srv.URL), o)
+			if el := time.Since(t0); el > 2*time.Second {
+				t.Fatalf("Run took %v", el)
+			}
+			if len(rs) == 0 {
+				t.Fatal("no results")
+			}
+			for _, r := range rs {
+				if r.Code != 0 || !strings.Contains(r.Error, "Client.Timeout") && !strings.Contains(r.Error, "context canceled") {
+					t.Fatalf("want a timeout error, got %+v", r)
+				}
+			}
+		})
+	}
+}
+
+func TestResponses(t *testing.T) {
+	body := strings.Repeat("x", 1000)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/body", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) })
+	mux.HandleFunc("/chunked", func(w http.ResponseWriter, r *http.Request) {
+		for range 3 {
+			w.Write([]byte(body[:300]))
+			w.(http.Flusher).Flush()
+		}
+	})
+	mux.HandleFunc("/500", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) })
+	mux.HandleFunc("/teapot", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(418) })
+	mux.HandleFunc("/redir", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/body", http.StatusFound) })
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		b := make([]byte, 100)
+		n, _ := r.Body.Read(b)
+		fmt.Fprintf(w, "%s %s %s %s", r.Method, r.Header.Get("X-A"), r.Host, b[:n])
+	})
+	mux.HandleFunc("/close", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		w.Write([]byte("bye"))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+
+	cases := []struct {
+		name      string
+		target    string
+		maxBody   int64
+		redirects int
+		code      uint16
+		bytesIn   uint64
+		body      string
+		err       string
+	}{
+		{"discard body", "GET " + srv.URL + "/body", 0, 10, 200, 1000, "", ""},
+		{"keep some body", "GET " + srv.URL + "/body", 10, 10, 200, 1000, body[:10], ""},
+		{"keep all body", "GET " + srv.URL + "/body", -1, 10, 200, 1000, body, ""},
+		{"chunked", "GET " + srv.URL + "/chunked", 5, 10, 200, 900, body[:5], ""},
+		{"head", "HEAD " + srv.URL + "/body", 0, 10, 200, 0, "", ""},
+		{"500", "GET " + srv.URL + "/500", 0, 10, 500, 0, "", "500 Internal Server Error"},
+		{"418", "GET " + srv.URL + "/teapot", 0, 10, 418, 0, "", "418 I'm a teapot"},
+		{"follow redirect", "GET " + srv.URL + "/redir", 0, 10, 200, 1000, "", ""},
+		{"no follow", "GET " + srv.URL + "/redir", 0, -1, 302, 28, "", ""},
+		{"redirect limit", "GET " + srv.URL + "/redir", 0, 0, 0, 0, "", `Get "/body": stopped after 0 redirects`},
+		{"headers host body", "POST " + srv.URL + "/echo\nX-A: a{{seq}}\nHost: example.test\n", -1, 10, 200, 0, "POST a0 example.test ", ""},
+		{"connection close", "GET " + srv.URL + "/close", -1, 10, 200, 3, "bye", ""},
+		{"refused", "GET " + closedURL + "/x", 0, 10, 0, 0, "", `Get "` + closedURL + `/x": dial tcp ` + strings.TrimPrefix(closedURL, "http://") + `: connect: connection refused`},
+	}
+	for _, client := range clients {
+		for _, c := range cases {
+			t.Run(client+"/"+c.name, func(t *testing.T) {
+				o := DefaultOptions()
+				o.Client, o.MaxBody, o.Redirects = client, c.maxBody, c.redirects
+				o.Schedule = sched(t, "100/s", 30*time.Millisecond)
+				rs, _ := run(t, context.Background(), parse(t, c.target), o)
+				if len(rs) != 3 {
+					t.Fatalf("%d results", len(rs))
+				}
+				for _, r := range rs {
+					wantIn := c.bytesIn
+					if c.name == "headers host body" {
+						wantIn = uint64(len(r.Body))
+					}
+					if r.Code != c.code || r.BytesIn != wantIn || r.Error != c.err {
+						t.Fatalf("got code %d in %d err %q, want %d %d %q", r.Code, r.BytesIn, r.Error, c.code, wantIn, c.err)
+					}
+					if c.name != "headers host body" && string(r.Body) != c.body {
+						t.Fatalf("body %q, want %q", r.Body, c.body)
+					}
+				}
+				if c.name == "headers host body" && !strings.HasPrefix(string(rs[2].Body), "POST a2 example.test") {
+					t.Errorf("echo %q", rs[2].Body)
+				}
+			})
+		}
+	}
+}
+
+func TestTemplatedTargets(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.RawQuery] = true
+		mu.Unlock()
+		if len(r.URL.Query().Get("q")) != 50 {
+			w.WriteHeader(400)
+		}
+	}))
+	defer srv.Close()
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) {
+			clear(seen)
+			src := srv.URL + "/search?q={{rand.letters 50}}"
+			o := DefaultOptions()
+			o.Client = client
+			o.Schedule = sched(t, "500/s", 100*time.Millisecond)
+			rs, _ := run(t, context.Background(), static(t, "GET", src), o)
+			for _, r := range rs {
+				if r.Code != 200 || r.URL != src {
+					t.Fatalf("result %+v", r)
+				}
+			}
+			if len(seen) != 50 || len(rs) != 50 {
+				t.Errorf("%d distinct queries for %d results", len(seen), len(rs))
+			}
+		})
+	}
+}
+
+func TestH2C(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			w.WriteHeader(505)
+		}
+	}))
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	srv.Config.Protocols = p
+	srv.Start()
+	defer srv.Close()
+	o := DefaultOptions()
+	o.H2C = true
+	o.Schedule = sched(t, "100/s", 50*time.Millisecond)
+	rs, _ := run(t, context.Background(), static(t, "GET", srv.URL), o)
+	if len(rs) != 5 {
+		t.Fatalf("%d results", len(rs))
+	}
+	for _, r := range rs {
+		if r.Code != 200 {
+			t.Fatalf("h2c request: %+v", r)
+		}
+	}
+}
+
+func TestUnpacedAndConcurrentAttacks(t *testing.T) {
+	var search, news atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) { search.Add(1) })
+	mux.HandleFunc("/news", func(w http.ResponseWriter, r *http.Request) { news.Add(1) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	flood := DefaultOptions()
+	flood.Name, flood.MaxWorkers = "search", 4
+	flood.Schedule = sched(t, "0", 300*time.Millisecond)
+	poll := DefaultOptions()
+	poll.Name = "news"
+	poll.Schedule = sched(t, "20/s", 300*time.Millisecond)
+
+	var wg sync.WaitGroup
+	var frs, prs []results.Result
+	wg.Go(func() { frs, _ = run(t, context.Background(), static(t, "GET", srv.URL+"/search?q={{rand.letters 50}}"), flood) })
+	wg.Go(func() { prs, _ = run(t, context.Background(), static(t, "GET", srv.URL+"/news"), poll) })
+	wg.Wait()
+	if len(prs) != 6 || news.Load() != 6 {
+		t.Errorf("news: %d results, server saw %d, want 6", len(prs), news.Load())
+	}
+	if len(frs) < 50 || int64(len(frs)) != search.Load() {
+		t.Errorf("search flood: %d results, server saw %d", len(frs), search.Load())
+	}
+	for _, r := range frs {
+		if r.Code != 200 || !r.Due.Equal(r.Sent) || r.Attack != "search" {
+			t.Fatalf("flood result %+v", r)
+		}
+	}
+}
+
+func TestOptionErrors(t *testing.T) {
+	tr := static(t, "GET", "http://127.0.0.1:1/")
+	o := DefaultOptions()
+	o.MaxWorkers = 0
+	o.Schedule = sched(t, "0", time.Second)
+	if _, err := New(tr, o); err == nil || !strings.Contains(err.Error(), "-max-workers") {
+		t.Errorf("rate 0 without max-workers: %v", err)
+	}
+	o = DefaultOptions()
+	o.Redirects = -2
+	if _, err := New(tr, o); err == nil {
+		t.Error("redirects -2 accepted")
+	}
+}
+
+func TestExplainPortExhaustion(t *testing.T) {
+	err := fmt.Errorf("dial tcp 0.0.0.0:0->10.0.0.1:443: bind: %w", errAddrInUse)
+	if s := explain(err); !strings.Contains(s, "ran out of local ports") {
+		t.Errorf("explain = %q", s)
+	}
+}

@@ -1,0 +1,316 @@
+// Package attack is loadlab's open-model HTTP load generator: one pacer
+// computes each request's due time from the schedule (no drift), hands it to
+// an idle worker (at most MaxWorkers, started on demand) or records it as
+// dropped, and every request yields a results.Result with its due time, send
+// time and latency. Several Attackers can run at once in one process.
+package attack
+
+import (
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+// Errors recorded in the results of requests that were never sent. Reports
+// count results whose Error starts with DroppedPrefix as dropped, apart from
+// failures. A dropped result has Code 0, Latency 0, its Due time, and Sent
+// set to when it was dropped.
+const (
+	DroppedPrefix = "dropped: "
+	// ErrDropped: due while MaxWorkers requests were in flight.
+	ErrDropped = DroppedPrefix + "max-workers reached"
+	// ErrBehind: the generator itself stalled (CPU starved, paused) and the
+	// request was more than CatchUp late when its turn came.
+	ErrBehind = DroppedPrefix + "generator fell behind schedule"
+)
+
+// LateThreshold is how late a request must go out to count as late in
+// Stats; the Go timer's granularity is about a millisecond.
+const LateThreshold = time.Millisecond
+
+// Stats are live counters of a running attack.
+type Stats struct {
+	Started  time.Time     // when the attack began
+	Sent     uint64        // requests sent
+	Done     uint64        // responses (or errors) received
+	InFlight int64         // requests sent and not yet done
+	Dropped  uint64        // requests not sent (max-workers reached or behind schedule)
+	Late     uint64        // requests sent more than LateThreshold after their due time
+	MaxLag   time.Duration // the latest a request went out
+	Workers  int64         // workers started so far
+}
+
+// Attacker runs one attack. Create it with New and call Run once.
+type Attacker struct {
+	opts  Options
+	tr    targets.Targeter
+	sched scheduleView
+	std   *stdClient
+	lean  *leanClient
+
+	started                   atomic.Int64 // unix ns
+	sent, done, dropped, late atomic.Uint64
+	inFlight, workers, maxLag atomic.Int64
+	seq                       atomic.Uint64
+	stopSending               chan struct{}
+	stopOnce                  sync.Once
+	targetErr                 error
+	targetErrOnce             sync.Once
+	reqCtx                    context.Context
+	sink                      *sink
+	wg                        sync.WaitGroup
+	ticks                     chan tick
+	seedBase                  uint64
+	workerSeq                 atomic.Uint64
+	running                   atomic.Bool
+}
+
+// scheduleView is what the attacker needs from a schedule.
+type scheduleView interface {
+	At(i uint64) (time.Duration, uint32, bool)
+	Unpaced() bool
+}
+
+type tick struct {
+	seq  uint64
+	due  time.Time
+	step uint32
+}
+
+// New prepares an attack of the targets handed out by tr.
+func New(tr targets.Targeter, opts Options) (*Attacker, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	a := &Attacker{opts: opts, tr: tr, sched: opts.Schedule, stopSending: make(chan struct{})}
+	std, err := newStdClient(&a.opts)
+	if err != nil {
+		return nil, err
+	}
+	a.std = std
+	if opts.leanUsable() {
+		a.lean = newLeanClient(&a.opts)
+	}
+	a.seedBase = opts.Seed
+	return a, nil
+}
+
+// Stats returns live counters; safe to call from any goroutine.
+func (a *Attacker) Stats() Stats {
+	var st Stats
+	if ns := a.started.Load(); ns != 0 {
+		st.Started = time.Unix(0, ns)
+	}
+	st.Sent = a.sent.Load()
+	st.Done = a.done.Load()
+	st.InFlight = a.inFlight.Load()
+	st.Dropped = a.dropped.Load()
+	st.Late = a.late.Load()
+	st.MaxLag = time.Duration(a.maxLag.Load())
+	st.Workers = a.workers.Load()
+	return st
+}
+
+// Run sends the requests of the schedule and calls out with each result,
+// always from one goroutine; out must not keep the pointer. It returns when
+// the schedule is done (and every response is in), or, once ctx is
+// cancelled, after waiting for requests in flight for up to Timeout (30 s
+// when Timeout is 0). The error is nil then; it is non-nil only when the
+// targets failed (e.g. a bad line in a lazy target stream).
+func (a *Attacker) Run(ctx context.Context, out func(*results.Result)) error {
+	if !a.running.CompareAndSwap(false, true) {
+		return errors.New("attack: Run called twice")
+	}
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	a.reqCtx = reqCtx
+	a.sink = newSink()
+	collected := make(chan struct{})
+	go func() {
+		a.sink.run(out)
+		close(collected)
+	}()
+
+	// On cancellation: stop sending now, stop waiting after the grace time.
+	grace := a.opts.Timeout
+	if grace <= 0 {
+		grace = 30 * time.Second
+	}
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			a.stop()
+			select {
+			case <-time.After(grace):
+				cancelReqs()
+				if a.lean != nil {
+					a.lean.abortAll()
+				}
+			case <-finished:
+			}
+		case <-finished:
+		}
+	}()
+
+	start := time.Now()
+	a.started.Store(start.UnixNano())
+	if a.sched.Unpaced() {
+		a.runUnpaced(start)
+	} else {
+		a.ticks = make(chan tick)
+		a.pace(start)
+		close(a.ticks)
+	}
+	a.wg.Wait()
+	close(finished)
+	a.sink.close()
+	<-collected
+	a.closeIdle()
+	return a.targetErr
+}
+
+// stop ends sending (idempotent).
+func (a *Attacker) stop() { a.stopOnce.Do(func() { close(a.stopSending) }) }
+
+func (a *Attacker) stopped() bool {
+	select {
+	case <-a.stopSending:
+		return true
+	default:
+		return false
+	}
+}
+
+// pace is the single pacer: it waits for each due time and hands the
+// request to an idle worker, starts a worker while fewer than MaxWorkers
+// exist, or records the request as dropped.
+func (a *Attacker) pace(start time.Time) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for i := uint64(0); ; i++ {
+		off, step, ok := a.sched.At(i)
+		if !ok {
+			return
+		}
+		due := start.Add(off)
+		if wait := time.Until(due); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-a.stopSending:
+				return
+			}
+		} else if a.stopped() {
+			return
+		} else if -wait > a.opts.CatchUp {
+			a.drop(i, due, step, ErrBehind)
+			continue
+		}
+		tk := tick{seq: i, due: due, step: step}
+		select {
+		case a.ticks <- tk:
+			continue
+		default:
+		}
+		if a.workers.Load() < int64(a.opts.MaxWorkers) {
+			a.startWorker(&tk)
+			continue
+		}
+		// A worker may have just finished and not be back at the channel
+		// yet: let it run once before calling the request dropped.
+		runtime.Gosched()
+		select {
+		case a.ticks <- tk:
+			continue
+		default:
+		}
+		a.drop(i, due, step, ErrDropped)
+	}
+}
+
+func (a *Attacker) startWorker(first *tick) {
+	a.workers.Add(1)
+	a.wg.Add(1)
+	w := a.newWorker()
+	tk := *first
+	go func() {
+		defer a.wg.Done()
+		w.fire(tk.seq, tk.due, tk.step)
+		for tk := range a.ticks {
+			w.fire(tk.seq, tk.due, tk.step)
+		}
+	}()
+}
+
+// runUnpaced runs MaxWorkers workers that send back to back until the
+// duration is over or the attack is stopped.
+func (a *Attacker) runUnpaced(start time.Time) {
+	var end time.Time
+	if d := a.opts.Schedule.Duration; d > 0 {
+		end = start.Add(d)
+	}
+	for range a.opts.MaxWorkers {
+		a.workers.Add(1)
+		a.wg.Add(1)
+		w := a.newWorker()
+		go func() {
+			defer a.wg.Done()
+			for !a.stopped() {
+				now := time.Now()
+				if !end.IsZero() && !now.Before(end) {
+					return
+				}
+				w.fire(a.seq.Add(1)-1, time.Time{}, 0)
+			}
+		}()
+	}
+}
+
+// drop records a request that was due but not sent.
+func (a *Attacker) drop(seq uint64, due time.Time, step uint32, why string) {
+	a.dropped.Add(1)
+	r := results.Result{Attack: a.opts.Name, Seq: seq, Due: due, Sent: time.Now(), Error: why, Step: step}
+	a.sink.put(&r)
+}
+
+// targetsEnded records the end (or failure) of a lazy target stream and
+// stops the attack.
+func (a *Attacker) targetsEnded(err error) {
+	if !errors.Is(err, io.EOF) {
+		a.targetErrOnce.Do(func() { a.targetErr = err })
+	}
+	a.stop()
+}
+
+// noteSent updates the live counters when a request goes out.
+func (a *Attacker) noteSent(due, sent time.Time) {
+	a.sent.Add(1)
+	a.inFlight.Add(1)
+	if due.IsZero() {
+		return
+	}
+	lag := int64(sent.Sub(due))
+	if lag > int64(LateThreshold) {
+		a.late.Add(1)
+	}
+	for {
+		m := a.maxLag.Load()
+		if lag <= m || a.maxLag.CompareAndSwap(m, lag) {
+			return
+		}
+	}
+}
+
+func (a *Attacker) closeIdle() {
+	if a.std != nil {
+		a.std.closeIdle()
+	}
+}

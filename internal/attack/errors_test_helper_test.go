@@ -1,0 +1,5 @@
+package attack
+
+import "syscall"
+
+var errAddrInUse = syscall.EADDRINUSE

@@ -1,0 +1,92 @@
+package attack
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/badinput"
+)
+
+// Options configure an Attacker. Start from DefaultOptions: a few zero
+// values mean something else than the defaults (Redirects 0 means "follow
+// none and fail", as in vegeta).
+type Options struct {
+	Name     string             // attack name recorded in every result (-name)
+	Schedule *schedule.Schedule // when requests are due; nil = as fast as possible
+	Timeout  time.Duration      // per request, 0 = none (-timeout)
+	// MaxWorkers bounds requests in flight (-max-workers). A request due
+	// while all are busy is dropped and recorded (see ErrDropped). Required
+	// (> 0) when the schedule is unpaced: it is then the concurrency.
+	MaxWorkers     int
+	Connections    int           // idle connections kept per host (-connections)
+	MaxConnections int           // connections per host, 0 = unlimited (-max-connections)
+	KeepAlive      bool          // reuse connections (-keepalive)
+	HTTP2          bool          // HTTP/2 over TLS when the server offers it (-http2)
+	H2C            bool          // HTTP/2 without TLS, prior knowledge (-h2c)
+	Insecure       bool          // skip TLS certificate checks (-insecure)
+	Redirects      int           // redirects to follow; -1 = return the 3xx as is (-redirects)
+	MaxBody        int64         // response body bytes kept in results: 0 none, -1 all (-max-body)
+	CatchUp        time.Duration // how late a request may still be sent after a stall; later ones are dropped
+	Seed           uint64        // template random seed, 0 = random
+	// Client selects the HTTP/1.1 client for plain http:// targets: "lean"
+	// (default, loadlab's own keep-alive client) or "std" (net/http).
+	// https, -http2 and -h2c always use net/http.
+	Client string
+	// Header is added to requests whose target has no such header; normally
+	// headers are given to the targets decoder instead.
+	Header http.Header
+}
+
+// DefaultOptions are vegeta's defaults where vegeta has one, with bodies
+// discarded (MaxBody 0) and a generous worker bound.
+func DefaultOptions() Options {
+	return Options{
+		Timeout:     30 * time.Second,
+		MaxWorkers:  DefaultMaxWorkers,
+		Connections: 10000,
+		KeepAlive:   true,
+		HTTP2:       true,
+		Redirects:   10,
+		CatchUp:     time.Second,
+		Client:      "lean",
+	}
+}
+
+// DefaultMaxWorkers is the default bound on requests in flight for paced
+// attacks: enough for 10,000 requests/s against a 1 s target.
+const DefaultMaxWorkers = 10000
+
+// validate checks o and fills in what New needs.
+func (o *Options) validate() error {
+	if o.Schedule == nil {
+		o.Schedule = &schedule.Schedule{Kind: schedule.Max}
+	}
+	if o.MaxWorkers <= 0 {
+		if o.Schedule.Unpaced() {
+			return badinput.Field("-max-workers", "an unpaced attack (-rate 0) needs -max-workers, the number of concurrent requests")
+		}
+		o.MaxWorkers = DefaultMaxWorkers
+	}
+	if o.Timeout < 0 {
+		return badinput.Field("-timeout", "must not be negative")
+	}
+	if o.Redirects < -1 {
+		return badinput.Field("-redirects", "want -1 (do not follow) or a number of redirects to follow, got %d", o.Redirects)
+	}
+	if o.MaxBody < -1 {
+		return badinput.Field("-max-body", "want -1 (keep all), 0 (keep none) or a byte count, got %d", o.MaxBody)
+	}
+	if o.Connections < 0 || o.MaxConnections < 0 {
+		return badinput.Field("-connections", "must not be negative")
+	}
+	if o.CatchUp <= 0 {
+		o.CatchUp = time.Second
+	}
+	switch o.Client {
+	case "", "lean", "std":
+	default:
+		return badinput.Field("-client", "want lean or std, got %q", o.Client)
+	}
+	return nil
+}
