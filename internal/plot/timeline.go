@@ -8,12 +8,14 @@ import (
 	"github.com/loadlab/loadlab/internal/results"
 )
 
-// Timeline counts results in fixed time bins (one second by default) for
+// Timeline counts results in fixed time bins (one second by default, the
+// first starting at the first send time added) for
 // the throughput and status-code charts: requests sent, successful responses
 // completed (vegeta's throughput) and responses per status code, each per
 // second.
 type Timeline struct {
 	bin   int64 // ns
+	zero  int64 // bins start at zero + k*bin: the first send time seen
 	bins  map[int64]*tbin
 	codes map[uint16]bool
 	first int64
@@ -43,7 +45,10 @@ func (t *Timeline) Add(r *results.Result) {
 		return
 	}
 	sent := r.Sent.UnixNano()
-	b := t.get(floorDiv(sent, t.bin))
+	if t.n == 0 {
+		t.zero = sent
+	}
+	b := t.get(floorDiv(sent-t.zero, t.bin))
 	b.sent++
 	if b.codes == nil {
 		b.codes = map[uint16]int64{}
@@ -51,7 +56,7 @@ func (t *Timeline) Add(r *results.Result) {
 	b.codes[r.Code]++
 	t.codes[r.Code] = true
 	if r.Success() {
-		t.get(floorDiv(sent+int64(r.Latency), t.bin)).done++
+		t.get(floorDiv(sent+int64(r.Latency)-t.zero, t.bin)).done++
 	}
 	if t.n == 0 || sent < t.first {
 		t.first = sent
@@ -140,7 +145,7 @@ func (t *Timeline) series(origin time.Time, get func(*tbin) int64) []Point {
 		if b := t.bins[i]; b != nil {
 			v = float64(get(b)) * perSec
 		}
-		pts = append(pts, Point{X: float64(i*t.bin-o) / 1e9, Y: v})
+		pts = append(pts, Point{X: float64(t.zero+i*t.bin-o) / 1e9, Y: v})
 	}
-	return append(pts, Point{X: float64((hi+1)*t.bin-o) / 1e9, Y: v})
+	return append(pts, Point{X: float64(t.zero+(hi+1)*t.bin-o) / 1e9, Y: v})
 }

@@ -28,7 +28,10 @@ func sampleCharts() []plot.Chart {
 		c.Add(&r)
 	}
 	ta := c.Axis()
-	d := plot.Distribution{Name: "run </script>", Percentiles: []plot.Percentile{{0, time.Millisecond}, {50, 2 * time.Millisecond}, {90, 4 * time.Millisecond}, {99.9, 9 * time.Millisecond}}}
+	d := plot.Distribution{Name: "run </script>", Percentiles: []plot.Percentile{
+		{Percent: 0, Value: time.Millisecond}, {Percent: 50, Value: 2 * time.Millisecond},
+		{Percent: 90, Value: 4 * time.Millisecond}, {Percent: 99.9, Value: 9 * time.Millisecond},
+	}}
 	return []plot.Chart{
 		plot.LatencyChart("Latency", ta, c.Latency),
 		plot.ThroughputChart("Throughput", ta, c.Timeline),
