@@ -1,0 +1,133 @@
+package report
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+// Input is one named results source.
+type Input struct {
+	Name string
+	Dec  results.Decoder
+}
+
+// Warning is a problem with an input that did not stop the report: the
+// input ends in a torn or corrupt tail and everything before it is counted.
+type Warning struct {
+	Name    string                // input name
+	Err     *results.CorruptError // where and why reading stopped
+	Results uint64                // results read from this input before it
+}
+
+// String is the one-line warning printed to the user.
+func (w Warning) String() string {
+	if w.Err.Torn {
+		return fmt.Sprintf("%s: %v; the %d results before it are reported (a killed or still-running attack leaves a torn tail)",
+			w.Name, w.Err, w.Results)
+	}
+	return fmt.Sprintf("%s: %v; the %d results before it are reported, the rest of the file is unreadable",
+		w.Name, w.Err, w.Results)
+}
+
+// Merge reads several inputs as one stream in approximate send-time order:
+// each input is in completion order, and Merge always yields the pending
+// result sent earliest. Torn or corrupt tails end their input and are kept
+// as Warnings; other read errors stop the merge.
+type Merge struct {
+	h        mergeHeap
+	Warnings []Warning
+	started  bool
+	inputs   []Input
+	counts   []uint64
+}
+
+// NewMerge returns a Merge over inputs.
+func NewMerge(inputs ...Input) *Merge {
+	return &Merge{inputs: inputs, counts: make([]uint64, len(inputs))}
+}
+
+type head struct {
+	r   results.Result
+	src int
+}
+
+type mergeHeap []*head
+
+func (h mergeHeap) Len() int           { return len(h) }
+func (h mergeHeap) Less(i, j int) bool { return h[i].r.Sent.Before(h[j].r.Sent) }
+func (h mergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)        { *h = append(*h, x.(*head)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// fill reads the next result of input i into hd; false when the input ended.
+func (m *Merge) fill(hd *head) (bool, error) {
+	in := m.inputs[hd.src]
+	err := in.Dec.Decode(&hd.r)
+	if err == nil {
+		m.counts[hd.src]++
+		return true, nil
+	}
+	if err == io.EOF {
+		return false, nil
+	}
+	var ce *results.CorruptError
+	if errors.As(err, &ce) {
+		m.Warnings = append(m.Warnings, Warning{Name: in.Name, Err: ce, Results: m.counts[hd.src]})
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: %w", in.Name, err)
+}
+
+// Decode yields the next result, io.EOF when every input is exhausted.
+// The result's Body and Headers may be reused by later calls.
+func (m *Merge) Decode(r *results.Result) error {
+	if !m.started {
+		m.started = true
+		for i := range m.inputs {
+			hd := &head{src: i}
+			ok, err := m.fill(hd)
+			if err != nil {
+				return err
+			}
+			if ok {
+				m.h = append(m.h, hd)
+			}
+		}
+		heap.Init(&m.h)
+	}
+	if len(m.h) == 0 {
+		return io.EOF
+	}
+	hd := m.h[0]
+	*r = hd.r
+	hd.r = results.Result{}
+	ok, err := m.fill(hd)
+	if err != nil {
+		return err
+	}
+	if ok {
+		heap.Fix(&m.h, 0)
+	} else {
+		heap.Pop(&m.h)
+	}
+	return nil
+}
+
+// Corrupt reports whether any input had a corrupt (not merely torn) tail.
+func (m *Merge) Corrupt() bool {
+	for _, w := range m.Warnings {
+		if !w.Err.Torn {
+			return true
+		}
+	}
+	return false
+}

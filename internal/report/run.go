@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+// Kind is a report type.
+type Kind string
+
+// Report types.
+const (
+	KindText    Kind = "text"
+	KindJSON    Kind = "json"
+	KindHist    Kind = "hist"
+	KindHDRPlot Kind = "hdrplot"
+)
+
+// Options choose the report.
+type Options struct {
+	Kind    Kind
+	Buckets metrics.Buckets // for KindHist
+	Every   time.Duration   // > 0: per-interval reports (text and json only)
+	Metrics metrics.Options
+}
+
+// ParseType parses vegeta's -type values: text, json, hdrplot and
+// hist[b1,b2,...].
+func ParseType(s string) (Kind, metrics.Buckets, error) {
+	switch {
+	case s == "text" || s == "json" || s == "hdrplot":
+		return Kind(s), nil, nil
+	case strings.HasPrefix(s, "hist"):
+		bs, err := metrics.ParseBuckets(strings.TrimPrefix(s, "hist"))
+		if err != nil {
+			return "", nil, err
+		}
+		return KindHist, bs, nil
+	}
+	return "", nil, fmt.Errorf("unknown report type %q (want text, json, hdrplot or hist[0,5ms,...])", s)
+}
+
+// Run reads every result from dec, aggregates it and writes the report to
+// w. With o.Every it writes one report per interval as the intervals
+// complete, then (for text) the report of the whole run. It returns the
+// overall metrics, closed.
+func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) {
+	m := metrics.NewWith(o.Metrics)
+	var hist *metrics.Hist
+	if o.Kind == KindHist {
+		hist = metrics.NewHist(o.Buckets)
+	}
+	var iv *metrics.Intervals
+	var table *intervalTable
+	if o.Every > 0 {
+		switch o.Kind {
+		case KindText:
+			table = newIntervalTable(w)
+			iv = metrics.NewIntervals(o.Every, o.Metrics, table.row)
+		case KindJSON:
+			iv = metrics.NewIntervals(o.Every, o.Metrics, func(in *metrics.Interval) error { return writeIntervalJSON(w, in) })
+		default:
+			return nil, fmt.Errorf("-every works with -type text or json, not %s", o.Kind)
+		}
+	}
+	var r results.Result
+	for {
+		err := dec.Decode(&r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.Add(&r)
+		if hist != nil && !r.Dropped() {
+			hist.Add(r.DueLatency())
+		}
+		if iv != nil {
+			if err := iv.Add(&r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m.Close()
+	if iv != nil {
+		if err := iv.Close(); err != nil {
+			return nil, err
+		}
+		if table != nil {
+			if err := table.close(iv.Stragglers); err != nil {
+				return nil, err
+			}
+			fmt.Fprintln(w, "\nWhole run:")
+			return m, WriteText(w, m)
+		}
+		return m, nil
+	}
+	switch o.Kind {
+	case KindJSON:
+		return m, WriteJSON(w, m)
+	case KindHist:
+		return m, WriteHist(w, hist)
+	case KindHDRPlot:
+		return m, WriteHDRPlot(w, m)
+	default:
+		return m, WriteText(w, m)
+	}
+}

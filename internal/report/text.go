@@ -1,0 +1,135 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/loadlab/loadlab/internal/metrics"
+)
+
+// vegetaText is vegeta's text report, field for field.
+const vegetaText = "Requests\t[total, rate, throughput]\t%d, %.2f, %.2f\n" +
+	"Duration\t[total, attack, wait]\t%s, %s, %s\n" +
+	"Latencies\t[min, mean, 50, 90, 95, 99, max]\t%s, %s, %s, %s, %s, %s, %s\n" +
+	"Bytes In\t[total, mean]\t%d, %.2f\n" +
+	"Bytes Out\t[total, mean]\t%d, %.2f\n" +
+	"Success\t[ratio]\t%.2f%%\n" +
+	"Status Codes\t[code:count]\t"
+
+func newTabWriter(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.StripEscape)
+}
+
+// WriteText writes m (closed) in vegeta's text layout, then loadlab's
+// additions: latencies from the send time when they differ from the due
+// time, schedule lag, dropped requests, errors beyond the kept set, and the
+// breakdowns that have more than one group.
+func WriteText(w io.Writer, m *metrics.Metrics) error {
+	if err := writeVegetaText(w, m); err != nil {
+		return err
+	}
+	return writeAdditions(w, m)
+}
+
+func writeVegetaText(w io.Writer, m *metrics.Metrics) error {
+	tw := newTabWriter(w)
+	l := &m.Latencies
+	if _, err := fmt.Fprintf(tw, vegetaText,
+		m.Requests, m.Rate, m.Throughput,
+		round(m.Duration+m.Wait), round(m.Duration), round(m.Wait),
+		round(l.Min), round(l.Mean), round(l.P50), round(l.P90), round(l.P95), round(l.P99), round(l.Max),
+		m.BytesIn.Total, m.BytesIn.Mean,
+		m.BytesOut.Total, m.BytesOut.Mean,
+		m.Success*100,
+	); err != nil {
+		return err
+	}
+	// vegeta keys its codes by string and sorts them as strings
+	codes := make([]string, 0, len(m.StatusCodes))
+	for c := range m.StatusCodes {
+		codes = append(codes, strconv.Itoa(int(c)))
+	}
+	sort.Strings(codes)
+	for _, c := range codes {
+		n, _ := strconv.Atoi(c)
+		if _, err := fmt.Fprintf(tw, "%s:%d  ", c, m.StatusCodes[uint16(n)]); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintln(tw, "\nError Set:"); err != nil {
+		return err
+	}
+	for _, e := range m.Errors {
+		if _, err := fmt.Fprintln(tw, e.Text); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
+
+func writeAdditions(w io.Writer, m *metrics.Metrics) error {
+	tw := newTabWriter(w)
+	wrote := false
+	line := func(format string, args ...any) {
+		if !wrote {
+			fmt.Fprintln(tw)
+			wrote = true
+		}
+		fmt.Fprintf(tw, format, args...)
+	}
+	if m.ErrorsOmitted > 0 {
+		line("Errors Omitted\t[count]\t%d results with errors beyond the %d distinct ones listed\n", m.ErrorsOmitted, len(m.Errors))
+	}
+	if m.DueDiffers() {
+		s := &m.SendLatencies
+		line("Send Latencies\t[min, mean, 50, 90, 95, 99, max]\t%s, %s, %s, %s, %s, %s, %s\n",
+			round(s.Min), round(s.Mean), round(s.P50), round(s.P90), round(s.P95), round(s.P99), round(s.Max))
+		line("Schedule Lag\t[late, mean, max]\t%d, %s, %s\n", m.Lag.Late, round(m.Lag.Mean), round(m.Lag.Max))
+	}
+	if m.Dropped > 0 {
+		line("Dropped\t[total, ratio]\t%d, %.2f%%\n", m.Dropped, 100*float64(m.Dropped)/float64(m.Requests))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if m.DueDiffers() {
+		fmt.Fprintf(w, "(Latencies run from the due time; Send Latencies from the send time, as vegeta measures them. Late: sent over %s after due.)\n", metrics.DefaultLateAfter)
+	}
+	if b := m.Breakdown(); b != nil {
+		for _, t := range []struct {
+			title  string
+			groups []*metrics.Group
+		}{{"Attack", b.ByAttack()}, {"Target", b.ByTarget()}, {"Step", b.ByStep()}} {
+			if len(t.groups) < 2 {
+				continue
+			}
+			if err := writeGroups(w, t.title, t.groups); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeGroups prints one breakdown table.
+func writeGroups(w io.Writer, title string, gs []*metrics.Group) error {
+	fmt.Fprintln(w)
+	tw := newTabWriter(w)
+	fmt.Fprintf(tw, "%s\tRequests\tRate\tSuccess\tmin\tmean\t50\t90\t99\tmax\tErrors\n", title)
+	for _, g := range gs {
+		m := g.Metrics
+		l := &m.Latencies
+		var errs uint64
+		for _, e := range m.Errors {
+			errs += e.Count
+		}
+		errs += m.ErrorsOmitted
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n",
+			g.Key, m.Requests, m.Rate, m.Success*100,
+			round(l.Min), round(l.Mean), round(l.P50), round(l.P90), round(l.P99), round(l.Max), errs)
+	}
+	return tw.Flush()
+}
