@@ -293,4 +293,3 @@ func TestMergedShards(t *testing.T) {
 		t.Fatalf("merged:\n%s\nwhole:\n%s", out.Bytes(), whole)
 	}
 }
-

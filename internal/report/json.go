@@ -115,10 +115,10 @@ func groupsJSON(gs []*metrics.Group) []jsonGroup {
 
 func toJSON(m *metrics.Metrics) *jsonReport {
 	j := &jsonReport{
-		Latencies:   latenciesJSON(&m.Latencies),
-		BytesIn:     jsonBytes{m.BytesIn.Total, m.BytesIn.Mean},
-		BytesOut:    jsonBytes{m.BytesOut.Total, m.BytesOut.Mean},
-		Earliest:    m.Earliest, Latest: m.Latest, End: m.End,
+		Latencies: latenciesJSON(&m.Latencies),
+		BytesIn:   jsonBytes{m.BytesIn.Total, m.BytesIn.Mean},
+		BytesOut:  jsonBytes{m.BytesOut.Total, m.BytesOut.Mean},
+		Earliest:  m.Earliest, Latest: m.Latest, End: m.End,
 		Duration: m.Duration, Wait: m.Wait,
 		Requests: m.Requests, Rate: m.Rate, Throughput: m.Throughput, Success: m.Success,
 		StatusCodes:   codesJSON(m),
