@@ -179,8 +179,10 @@ func TestLoad(t *testing.T) {
 		counts  []int64
 		wantErr string
 	}{
-		{"files", []string{"testdata/basic.json", "testdata/mixed.bin"}, []string{"testdata/basic.json", "testdata/mixed.bin"}, []int64{1000, 400}, ""},
-		{"folder", []string{filepath.Join(dir, "exp")}, []string{filepath.Join(dir, "exp", "step-b", "basic.bin"), filepath.Join(dir, "exp", "step-m", "mixed.bin")}, []int64{1000, 400}, ""},
+		{"files", []string{"testdata/basic.json", "testdata/mixed.bin"}, []string{"basic.json", "mixed.bin"}, []int64{1000, 400}, ""},
+		{"one file", []string{"testdata/basic.json"}, []string{"testdata/basic.json"}, []int64{1000}, ""},
+		{"file and folder", []string{"testdata/mixed.bin", filepath.Join(dir, "exp")}, []string{"testdata/mixed.bin", filepath.Join(dir, "exp", "step-b", "basic.bin"), filepath.Join(dir, "exp", "step-m", "mixed.bin")}, []int64{400, 1000, 400}, ""},
+		{"folder", []string{filepath.Join(dir, "exp")}, []string{filepath.Join("step-b", "basic.bin"), filepath.Join("step-m", "mixed.bin")}, []int64{1000, 400}, ""},
 		{"missing", []string{filepath.Join(dir, "nope.bin")}, nil, nil, "nope.bin"},
 		{"not results", []string{filepath.Join(dir, "junk.txt")}, nil, nil, "junk.txt: not a results file"},
 		{"empty folder", []string{filepath.Join(dir, "empty")}, nil, nil, "folder holds no loadlab results"},

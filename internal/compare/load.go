@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/results"
@@ -60,7 +61,41 @@ func Load(args []string, warn func(string)) ([]*Run, error) {
 			runs = append(runs, r)
 		}
 	}
+	trimCommonDir(runs)
 	return runs, nil
+}
+
+// trimCommonDir drops the folders every run name starts with, so runs read
+// from /data/loadtests/jan09.bin and /data/loadtests/feb04.bin are called
+// jan09.bin and feb04.bin.
+func trimCommonDir(runs []*Run) {
+	if len(runs) < 2 {
+		return
+	}
+	prefix := filepath.Dir(runs[0].Name) + string(filepath.Separator)
+	for {
+		all := true
+		for _, r := range runs {
+			if !strings.HasPrefix(r.Name, prefix) {
+				all = false
+				break
+			}
+		}
+		if all {
+			break
+		}
+		parent := filepath.Dir(strings.TrimSuffix(prefix, string(filepath.Separator)))
+		if parent == "." || parent == string(filepath.Separator) || parent+string(filepath.Separator) == prefix {
+			return
+		}
+		prefix = parent + string(filepath.Separator)
+	}
+	if prefix == "./" {
+		return
+	}
+	for _, r := range runs {
+		r.Name = strings.TrimPrefix(r.Name, prefix)
+	}
 }
 
 func loadFile(path, name string, warn func(string)) (*Run, error) {
