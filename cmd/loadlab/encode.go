@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/report"
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+func init() {
+	register(command{
+		name:    "encode",
+		summary: "convert results between loadlab, vegeta gob, CSV and JSON",
+		order:   35,
+		run:     runEncode,
+	})
+}
+
+const encodeExamples = `  # A loadlab results stream as vegeta-compatible JSON lines (with due/step/target keys)
+  loadlab encode -to json results.bin > results.json
+
+  # vegeta's CSV (12 columns, readable by 'vegeta encode' and 'vegeta report')
+  loadlab encode -to csv -output results.csv results.bin
+
+  # And back: vegeta's gob, CSV or JSON into a compact loadlab stream
+  loadlab encode -to loadlab -output archive.bin vegeta-results.bin
+
+  # A loadlab stream for vegeta's own tools
+  loadlab encode -to gob results.bin | vegeta report`
+
+func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("encode", "[flags] [files...]   (no files or -: stdin; the input format is detected)", encodeExamples, stderr)
+	to := fs.String("to", "json", "output `format`: json (vegeta's JSON lines plus loadlab's due, step and target keys), csv (vegeta's 12 columns), gob (what vegeta attack writes) or loadlab (compact stream)")
+	output := fs.String("output", "-", "output `file`; - writes to stdout")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	format, err := results.ParseFormat(*to)
+	if err != nil {
+		return badinput.Field("-to", "%v", err)
+	}
+	inputs, closeAll, err := openInputs(fs.Args(), stdin)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	merge := report.NewMerge(inputs...)
+	err = withOutput(*output, stdout, false, func(w io.Writer) error {
+		enc, finish, err := newEncoder(format, w, inputs)
+		if err != nil {
+			return err
+		}
+		var r results.Result
+		for {
+			err := merge.Decode(&r)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if err := enc.Encode(&r); err != nil {
+				return err
+			}
+		}
+		return finish()
+	})
+	if err != nil {
+		return err
+	}
+	return readProblems("encode", merge, stderr)
+}
+
+func newEncoder(f results.Format, w io.Writer, inputs []report.Input) (results.Encoder, func() error, error) {
+	none := func() error { return nil }
+	switch f {
+	case results.FormatCSV:
+		e := results.NewCSVEncoder(w)
+		return e, e.Flush, nil
+	case results.FormatGob:
+		return results.NewGobEncoder(w), none, nil
+	case results.FormatLoadlab:
+		meta := results.Meta{Generator: "loadlab " + version(), Command: os.Args}
+		if len(inputs) == 1 {
+			if s, ok := inputs[0].Dec.(*results.Source); ok && s.Meta != nil {
+				meta = *s.Meta
+				meta.Created = meta.Created.UTC()
+			}
+		}
+		e, err := results.NewWriter(w, meta)
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, e.Close, nil
+	default:
+		return results.NewJSONEncoder(w), none, nil
+	}
+}

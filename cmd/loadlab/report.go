@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/report"
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+func init() {
+	register(command{
+		name:    "report",
+		summary: "report results files (loadlab or vegeta): text, json, hist, hdrplot; per interval",
+		order:   30,
+		run:     runReport,
+	})
+}
+
+const reportExamples = `  # vegeta's text report of an attack (loadlab streams and vegeta's .bin, CSV, JSON all work)
+  loadlab report results.bin
+
+  # Machine-readable, with vegeta's keys and units plus loadlab's extras
+  loadlab report -type json -output report.json results.bin
+
+  # Latency histogram with vegeta's bucket syntax, and the HDR percentile plot data
+  loadlab report -type 'hist[0,5ms,10ms,25ms,50ms,100ms,1s]' results.bin
+  loadlab report -type hdrplot results.bin > plot.hgrm
+
+  # Shards of one attack (or an attack and a vegeta archive) merged into one report
+  loadlab report shard1.bin shard2.bin old-vegeta-run.bin
+
+  # Per-second figures (each interval on its own, not cumulative)
+  loadlab report -every 1s results.bin
+
+  # From a pipe
+  loadlab attack -rate 100/s -duration 5s < targets.txt | loadlab report`
+
+func runReport(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", "[flags] [files...]   (no files or -: stdin)", reportExamples, stderr)
+	typ := fs.String("type", "text", "report `type`: text, json, hdrplot or hist[b0,b1,...] (bucket bounds as durations, e.g. hist[0,5ms,10ms,50ms])")
+	every := fs.Duration("every", 0, "write figures per `interval` of send time (e.g. 1s), each interval on its own; text and json only")
+	output := fs.String("output", "-", "output `file`; - writes to stdout")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	kind, buckets, err := report.ParseType(*typ)
+	if err != nil {
+		return badinput.Field("-type", "%v", err)
+	}
+	if *every < 0 {
+		return badinput.Field("-every", "must be positive, got %s", *every)
+	}
+	if *every > 0 && kind != report.KindText && kind != report.KindJSON {
+		return badinput.Field("-every", "works with -type text or json, not %s", *typ)
+	}
+	inputs, closeAll, err := openInputs(fs.Args(), stdin)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	merge := report.NewMerge(inputs...)
+	err = withOutput(*output, stdout, *every > 0, func(w io.Writer) error {
+		_, err := report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return readProblems("report", merge, stderr)
+}
+
+// openInputs opens every results file (stdin for none or "-").
+func openInputs(files []string, stdin io.Reader) ([]report.Input, func(), error) {
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	var srcs []*results.Source
+	closeAll := func() {
+		for _, s := range srcs {
+			s.Close()
+		}
+	}
+	var inputs []report.Input
+	for _, f := range files {
+		var s *results.Source
+		var err error
+		if f == "-" {
+			if len(files) > 1 {
+				closeAll()
+				return nil, nil, badinput.Errorf("stdin (-) cannot be mixed with files")
+			}
+			s, err = results.OpenReader(stdin, "stdin")
+		} else {
+			s, err = results.Open(f)
+		}
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		srcs = append(srcs, s)
+		inputs = append(inputs, report.Input{Name: s.Name, Dec: s})
+	}
+	return inputs, closeAll, nil
+}
+
+// readProblems prints a warning per torn tail (exit 0: a killed attack
+// leaves one) and turns a corrupt file into a bad-input error (exit 2)
+// once everything before the damage has been reported.
+func readProblems(cmd string, m *report.Merge, stderr io.Writer) error {
+	var corrupt []report.Warning
+	for _, w := range m.Warnings {
+		if w.Err.Torn {
+			fmt.Fprintf(stderr, "loadlab %s: warning: %s\n", cmd, w)
+		} else {
+			corrupt = append(corrupt, w)
+		}
+	}
+	for i, w := range corrupt {
+		if i < len(corrupt)-1 {
+			fmt.Fprintf(stderr, "loadlab %s: %s\n", cmd, w)
+			continue
+		}
+		return &badinput.Error{Msg: w.String()}
+	}
+	return nil
+}
+
+// withOutput runs write on path ("-": stdout). Output is buffered unless
+// unbuffered is set (for -every, so each interval appears as it completes).
+func withOutput(path string, stdout io.Writer, unbuffered bool, write func(io.Writer) error) error {
+	var out io.Writer = stdout
+	var f *os.File
+	if path != "-" && path != "" {
+		var err error
+		if f, err = os.Create(path); err != nil {
+			return badinput.Wrap(path, err)
+		}
+		out = f
+	}
+	var err error
+	if unbuffered {
+		err = write(out)
+	} else {
+		bw := bufio.NewWriter(out)
+		err = errors.Join(write(bw), bw.Flush())
+	}
+	if f != nil {
+		err = errors.Join(err, f.Close())
+	}
+	return err
+}
