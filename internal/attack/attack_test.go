@@ -371,7 +371,9 @@ func TestUnpacedAndConcurrentAttacks(t *testing.T) {
 
 	var wg sync.WaitGroup
 	var frs, prs []results.Result
-	wg.Go(func() { frs, _ = run(t, context.Background(), static(t, "GET", srv.URL+"/search?q={{rand.letters 50}}"), flood) })
+	wg.Go(func() {
+		frs, _ = run(t, context.Background(), static(t, "GET", srv.URL+"/search?q={{rand.letters 50}}"), flood)
+	})
 	wg.Go(func() { prs, _ = run(t, context.Background(), static(t, "GET", srv.URL+"/news"), poll) })
 	wg.Wait()
 	if len(prs) != 6 || news.Load() != 6 {

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/progress"
+	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+func init() {
+	register(command{
+		name:    "attack",
+		summary: "send requests at a constant rate, ramp or steps; write a results stream",
+		order:   10,
+		run:     runAttack,
+	})
+}
+
+const attackExamples = `  # vegeta's habits carry over: 1000 requests/s for 30 s, report afterwards
+  echo "GET http://127.0.0.1:8080/" | loadlab attack -rate=1000 -duration=30s > results.bin
+  loadlab report results.bin
+
+  # Unique query strings without a generator script (seed 000's /search flood)
+  echo 'GET http://127.0.0.1:8080/search?q={{rand.letters 50}}' | \
+    loadlab attack -rate=1000/s -duration=5m -name=search -output=search.bin
+
+  # A slow poll beside it, 1 request per second, in another shell
+  echo "GET http://127.0.0.1:8080/news" | loadlab attack -rate=1/s -duration=5m -name=news -output=news.bin
+
+  # Targets file in vegeta's http format, headers and a JSON body
+  #   POST http://127.0.0.1:8080/api
+  #   Content-Type: application/json
+  #   @body.json
+  loadlab attack -targets=targets.txt -header="X-Run: {{uuid}}" -rate=200 -duration=1m -output=r.bin
+
+  # A step sweep (seed 001): 8, 16, ... 4096 requests/s, 50 s each; each result records its step
+  loadlab attack -targets=t.txt -steps=8,16,32,64,128,256,512,1024,2048,4096 -step-duration=50s -output=steps.bin
+
+  # A linear ramp from 100/s to 2000/s over 2 minutes
+  loadlab attack -targets=t.txt -rate=100/s..2000/s -duration=2m -output=ramp.bin
+
+  # As fast as possible with 64 concurrent requests (wrk's -c 64)
+  loadlab attack -targets=t.txt -rate=0 -max-workers=64 -duration=10s -output=max.bin
+
+  # JSON-lines targets streamed from a generator, never held in memory
+  ./gen-targets | loadlab attack -format=json -lazy -rate=500 -output=r.bin
+
+Templates in URLs, header values and bodies: {{seq}} {{rand.int 1 1000}}
+{{rand.letters 50}} {{rand.digits N}} {{rand.hex N}} {{rand.alnum N}}
+{{rand.choice a b "c d"}} {{uuid}}, and {{"{{"}} for a literal "{{".
+See docs/attack.md.`
+
+// headerFlag collects repeatable -header "Name: value" flags.
+type headerFlag struct{ h http.Header }
+
+func (f *headerFlag) String() string { return "" }
+
+func (f *headerFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return fmt.Errorf("want \"Name: value\", got %q", s)
+	}
+	if f.h == nil {
+		f.h = http.Header{}
+	}
+	f.h.Add(name, strings.TrimSpace(value))
+	return nil
+}
+
+// attackFlags are the parsed flags of loadlab attack.
+type attackFlags struct {
+	targets, format, output, body, name, rate, steps, client string
+	lazy, http2, h2c, keepalive, insecure, quiet             bool
+	duration, timeout, stepDuration, catchUp                 time.Duration
+	maxWorkers, workers, connections, maxConnections         int
+	redirects                                                int
+	maxBody                                                  int64
+	seed                                                     uint64
+	headers                                                  headerFlag
+	maxWorkersSet                                            bool
+}
+
+func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("attack", "[flags] [< targets]", attackExamples, stderr)
+	var f attackFlags
+	fs.StringVar(&f.targets, "targets", "stdin", "targets `file`, in -format; stdin when not given")
+	fs.StringVar(&f.format, "format", "http", "targets `format`: http (vegeta's: \"METHOD URL\", headers, @bodyfile, blank line) or json (one {\"method\",\"url\",\"header\",\"body\"} per line, body base64)")
+	fs.BoolVar(&f.lazy, "lazy", false, "read targets one per request instead of all at start (huge or endless streams; the attack ends when the stream does)")
+	fs.StringVar(&f.rate, "rate", "50/1s", "requests per time `unit`: N (per second), N/s, N/m, N/250ms; a ramp FROM..TO (e.g. 100/s..2000/s) over -duration; 0 = as fast as possible with -max-workers concurrent requests")
+	fs.DurationVar(&f.duration, "duration", 0, "attack `duration`; 0 = until interrupted (with -steps: cut the steps short)")
+	fs.StringVar(&f.steps, "steps", "", "step sweep: comma-separated `rates` (e.g. 8,16,32 or 100/m,200/m), each held for -step-duration; overrides -rate")
+	fs.DurationVar(&f.stepDuration, "step-duration", 0, "`duration` of each -steps step, e.g. 50s")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request `timeout` (0 = none); also how long an interrupted attack waits for requests in flight")
+	fs.IntVar(&f.maxWorkers, "max-workers", attack.DefaultMaxWorkers, "bound on requests in flight; a request due while the bound is reached is recorded as dropped (error \"dropped: max-workers reached\"). With -rate=0 it is the concurrency (required)")
+	fs.IntVar(&f.workers, "workers", 0, "accepted for vegeta compatibility and ignored: workers start on demand up to -max-workers")
+	fs.IntVar(&f.connections, "connections", 10000, "idle keep-alive connections kept per host (net/http client; the lean client keeps one per worker)")
+	fs.IntVar(&f.maxConnections, "max-connections", 0, "connections per host, 0 = unlimited (uses the net/http client)")
+	fs.BoolVar(&f.keepalive, "keepalive", true, "reuse connections (-keepalive=false opens one per request)")
+	fs.BoolVar(&f.http2, "http2", true, "use HTTP/2 for https:// targets when the server offers it")
+	fs.BoolVar(&f.h2c, "h2c", false, "HTTP/2 without TLS (prior knowledge) for http:// targets")
+	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	fs.IntVar(&f.redirects, "redirects", 10, "redirects to follow; -1 = do not follow (the 3xx is the result)")
+	fs.Int64Var(&f.maxBody, "max-body", 0, "response body `bytes` stored in the results: 0 = none (bodies are still read and counted in bytes in), -1 = all")
+	fs.Var(&f.headers, "header", "request header \"Name: value\" added to every target (repeatable; values may be templated)")
+	fs.StringVar(&f.body, "body", "", "request body `file` for targets without an @body (may be templated)")
+	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it)")
+	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream; flushed every 250 ms so 'loadlab report -follow' sees it)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line on stderr (it is only drawn when stderr is a terminal)")
+	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
+	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates (0 = random)")
+	fs.StringVar(&f.client, "client", "lean", "HTTP/1.1 client for http:// targets: lean (loadlab's keep-alive client) or std (net/http); https, -h2c and -max-connections always use net/http")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	fs.Visit(func(fl *flag.Flag) { f.maxWorkersSet = f.maxWorkersSet || fl.Name == "max-workers" })
+	if fs.NArg() > 0 {
+		return badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
+	}
+	return attackMain(ctx, &f, args, stdin, stdout, stderr)
+}
+
+func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var sched *schedule.Schedule
+	var err error
+	if f.steps != "" {
+		sched, err = schedule.ParseSteps(f.steps, f.stepDuration, f.duration)
+	} else {
+		sched, err = schedule.Parse(f.rate, f.duration)
+	}
+	if err != nil {
+		return err
+	}
+	format, err := targets.ParseFormat(f.format)
+	if err != nil {
+		return err
+	}
+	topts := targets.Options{Format: format, Header: f.headers.h}
+	if f.body != "" {
+		b, err := os.ReadFile(f.body)
+		if err != nil {
+			return badinput.Field("-body", "%v", err)
+		}
+		topts.Body = b
+	}
+	var in io.Reader = stdin
+	if f.targets != "stdin" && f.targets != "-" && f.targets != "" {
+		tf, err := os.Open(f.targets)
+		if err != nil {
+			return badinput.Field("-targets", "%v", err)
+		}
+		defer tf.Close()
+		in, topts.File = tf, f.targets
+	}
+	dec, err := targets.NewDecoder(in, topts)
+	if err != nil {
+		return err
+	}
+	var tr targets.Targeter
+	if f.lazy {
+		tr = targets.NewLazy(dec)
+	} else {
+		ts, err := readAllTargets(dec)
+		if err != nil {
+			return err
+		}
+		if tr, err = targets.NewRoundRobin(ts); err != nil {
+			return err
+		}
+	}
+
+	opts := attack.DefaultOptions()
+	opts.Name, opts.Schedule, opts.Timeout = f.name, sched, f.timeout
+	opts.MaxWorkers, opts.Connections, opts.MaxConnections = f.maxWorkers, f.connections, f.maxConnections
+	opts.KeepAlive, opts.HTTP2, opts.H2C, opts.Insecure = f.keepalive, f.http2, f.h2c, f.insecure
+	opts.Redirects, opts.MaxBody, opts.CatchUp, opts.Seed, opts.Client = f.redirects, f.maxBody, f.catchUp, f.seed, f.client
+	if sched.Unpaced() && !f.maxWorkersSet {
+		return badinput.Field("-max-workers", "-rate=0 (as fast as possible) needs -max-workers, the number of concurrent requests, e.g. -max-workers=64")
+	}
+	a, err := attack.New(tr, opts)
+	if err != nil {
+		return err
+	}
+
+	var out io.Writer = stdout
+	if f.output != "stdout" && f.output != "-" && f.output != "" {
+		of, err := os.Create(f.output)
+		if err != nil {
+			return badinput.Field("-output", "%v", err)
+		}
+		defer of.Close()
+		out = of
+	}
+	w, err := results.NewWriter(out, results.Meta{
+		Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, args...),
+		Attack: f.name, Rate: sched.String(),
+	})
+	if err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+
+	var bar *progress.Bar
+	if !f.quiet && progress.IsTerminal(stderr) {
+		bar = progress.New(stderr, sched.Duration, a.Stats)
+		bar.Start(250 * time.Millisecond)
+	}
+
+	// The writer is fed by the attack's single result goroutine and flushed
+	// by a ticker so followers see data; the mutex keeps the two apart.
+	var mu sync.Mutex
+	var werr error
+	stopFlush := make(chan struct{})
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				mu.Lock()
+				if err := w.Flush(); err != nil && werr == nil {
+					werr = err
+				}
+				mu.Unlock()
+			case <-stopFlush:
+				return
+			}
+		}
+	}()
+	runErr := a.Run(ctx, func(r *results.Result) {
+		if bar != nil {
+			bar.Observe(r)
+		}
+		mu.Lock()
+		if err := w.Encode(r); err != nil && werr == nil {
+			werr = err
+		}
+		mu.Unlock()
+	})
+	close(stopFlush)
+	<-flushed
+	if bar != nil {
+		bar.Stop()
+	}
+	if err := w.Close(); err != nil && werr == nil {
+		werr = err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if werr != nil {
+		return fmt.Errorf("writing results: %w", werr)
+	}
+	if st := a.Stats(); st.Dropped > 0 && !f.quiet {
+		fmt.Fprintf(stderr, "loadlab attack: %d requests dropped (max-workers %d reached or generator behind schedule); they are in the results\n", st.Dropped, f.maxWorkers)
+	}
+	return nil
+}
+
+// readAllTargets reads every target of dec.
+func readAllTargets(dec *targets.Decoder) ([]*targets.Target, error) {
+	var ts []*targets.Target
+	for {
+		t, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			return ts, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+}
