@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/experiment"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+)
+
+func init() {
+	register(command{
+		name:    "run",
+		summary: "run an experiment plan: components, steps, samplers, thresholds, report",
+		order:   80,
+		run:     runRun,
+	})
+}
+
+const runExamples = `  # Run seed 000's incident replay at laptop scale; writes ./loadlab-run-<name>-<time>/
+  loadlab run examples/000-incident-replay/plan.yaml
+
+  # Choose the output folder, and only check the plan (nothing is started)
+  loadlab run -out /tmp/replay examples/000-incident-replay/plan.yaml
+  loadlab run -check examples/001-step-sweep/plan.yaml
+
+  # In CI: the exit code is 1 when a threshold is crossed, 3 when a component failed
+  loadlab run -quiet plan.yaml || echo "performance gate failed"
+
+The plan schema is documented in docs/experiments.md. Ctrl-C stops the run and
+still writes the report for the steps that ran.`
+
+func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", "[flags] plan.yaml", runExamples, stderr)
+	out := fs.String("out", "", "output `folder` (default ./loadlab-run-<plan name>-<timestamp>); must be empty or absent")
+	check := fs.Bool("check", false, "validate the plan and list its steps, start nothing")
+	quiet := fs.Bool("quiet", false, "no progress lines, only the final summary")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return badinput.Field("", "want exactly one plan file, got %d arguments", fs.NArg())
+	}
+	p, err := plan.Load(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *check {
+		fmt.Fprintf(stdout, "plan %s is valid: %d components, %d steps\n", p.Name, len(p.Components), len(p.Steps))
+		for _, st := range p.Steps {
+			fmt.Fprintf(stdout, "  step %d: %s (%d scenarios)\n", st.Index+1, st.Name, len(st.Scenarios))
+		}
+		return nil
+	}
+	dir := *out
+	if dir == "" {
+		dir = fmt.Sprintf("loadlab-run-%s-%s", slugName(p.Name), time.Now().Format("20060102-150405"))
+	}
+	var log io.Writer = stderr
+	if *quiet {
+		log = nil
+	}
+	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log})
+	if err != nil {
+		if res == nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "loadlab run: writing the report: %v\n", err)
+	}
+	printOutcome(stdout, res)
+	if res.ExitCode != 0 {
+		return exitError{code: res.ExitCode, msg: exitMessage(res)}
+	}
+	return nil
+}
+
+// printOutcome prints the findings and where the report is.
+func printOutcome(w io.Writer, res *experiment.Outcome) {
+	for _, f := range res.Summary.Findings {
+		fmt.Fprintln(w, "- "+f)
+	}
+	for _, wn := range res.Summary.Warnings {
+		fmt.Fprintln(w, "warning: "+wn)
+	}
+	abs, err := filepath.Abs(res.Report)
+	if err != nil {
+		abs = res.Report
+	}
+	fmt.Fprintf(w, "report: %s\n", abs)
+}
+
+func exitMessage(res *experiment.Outcome) string {
+	s := res.Summary
+	switch res.ExitCode {
+	case experiment.ExitInterrupted:
+		return "interrupted; the report covers the steps that ran"
+	case experiment.ExitAborted:
+		return "stopped early: " + s.Aborted
+	}
+	n := 0
+	for _, t := range s.Thresholds {
+		if !t.Pass {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d threshold checks failed (see the report's Thresholds section)", n, len(s.Thresholds))
+}
+
+// slugName makes a plan name safe for a folder name.
+func slugName(s string) string {
+	b := []byte{}
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			b = append(b, c)
+		default:
+			if len(b) > 0 && b[len(b)-1] != '-' {
+				b = append(b, '-')
+			}
+		}
+	}
+	if len(b) == 0 {
+		return "plan"
+	}
+	return string(b)
+}

@@ -1,0 +1,205 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/experiment/component"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+)
+
+// running is a started component and the variant it runs.
+type running struct {
+	c       *plan.Component
+	variant string
+	proc    *component.Process
+	log     *os.File
+	argv    []string
+	config  string // rendered config or recipe file used
+}
+
+// ComponentRun describes one start of a component, for the report.
+type ComponentRun struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"`
+	Variant     string   `json:"variant,omitempty"`
+	Label       string   `json:"label,omitempty"`
+	CommandLine string   `json:"command_line"`
+	URL         string   `json:"url,omitempty"`
+	PID         int      `json:"pid,omitempty"`
+	File        string   `json:"file,omitempty"` // recipe or config used
+	Log         string   `json:"log,omitempty"`  // full output, relative to the output folder
+	Died        bool     `json:"died,omitempty"`
+	Exit        string   `json:"exit,omitempty"`
+	LastOutput  []string `json:"last_output,omitempty"`
+	StartError  string   `json:"start_error,omitempty"`
+}
+
+// fleet holds the running components.
+type fleet struct {
+	exe     string
+	out     string
+	plan    *plan.Plan
+	running []*running // in plan order
+}
+
+func (f *fleet) urls() map[string]string {
+	m := map[string]string{}
+	for _, r := range f.running {
+		if r.proc != nil {
+			m[r.c.Name] = r.proc.URL
+		}
+	}
+	return m
+}
+
+// prepare makes the running set match the step: components whose variant
+// changes, or that restart every step, are stopped and started again, and
+// so is every component listed after one that restarts (it may point at
+// it). It returns the starts it made and the first start error.
+func (f *fleet) prepare(ctx context.Context, st *plan.Step) ([]ComponentRun, error) {
+	restartFrom := len(f.plan.Components)
+	for i, c := range f.plan.Components {
+		var cur *running
+		if i < len(f.running) {
+			cur = f.running[i]
+		}
+		if cur == nil || cur.proc == nil || c.RestartEach || cur.variant != st.Variants[c.Name] || cur.proc.Died() {
+			restartFrom = i
+			break
+		}
+	}
+	f.stopFrom(restartFrom)
+	var runs []ComponentRun
+	for i := restartFrom; i < len(f.plan.Components); i++ {
+		c := f.plan.Components[i]
+		r, run, err := f.start(ctx, c, st)
+		runs = append(runs, run)
+		if err != nil {
+			return runs, err
+		}
+		f.running = append(f.running, r)
+	}
+	return runs, nil
+}
+
+// stopFrom stops components i.. in reverse order.
+func (f *fleet) stopFrom(i int) {
+	for j := len(f.running) - 1; j >= i && j >= 0; j-- {
+		r := f.running[j]
+		if r.proc != nil {
+			r.proc.Stop(3 * time.Second)
+		}
+		if r.log != nil {
+			r.log.Close()
+		}
+	}
+	if i < len(f.running) {
+		f.running = f.running[:i]
+	}
+}
+
+func (f *fleet) stopAll() { f.stopFrom(0) }
+
+func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*running, ComponentRun, error) {
+	vname := st.Variants[c.Name]
+	v := c.Variant(vname)
+	run := ComponentRun{Name: c.Name, Kind: c.Kind, Variant: vname, Label: c.Label}
+	if v != nil && v.Label != "" {
+		run.Label = v.Label
+	}
+	urls := f.urls()
+	slug := c.Name
+	if vname != "" {
+		slug += "-" + vname
+	}
+	slug = fmt.Sprintf("%s-step%02d", slug, st.Index+1)
+	spec := component.Spec{Name: c.Name, ListenPattern: c.ListenPattern, Health: c.Health,
+		StartTimeout: c.StartTimeout, Env: c.Env, Dir: f.plan.Dir}
+	args := append([]string(nil), c.Args...)
+	if v != nil {
+		args = append(args, v.Args...)
+		spec.Env = append(append([]string(nil), c.Env...), v.Env...)
+	}
+	switch c.Kind {
+	case plan.KindOrigin:
+		recipe := c.Recipe
+		if v != nil && v.Recipe != "" {
+			recipe = v.Recipe
+		}
+		run.File = recipe
+		spec.Argv = append([]string{f.exe, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0"}, args...)
+	case plan.KindProxy:
+		cfg, set := c.Config, []plan.Setting(nil)
+		if v != nil {
+			if v.Config != "" {
+				cfg = v.Config
+			}
+			set = v.Set
+		}
+		text, err := renderConfig(cfg, set, urls, f.plan.Target)
+		if err != nil {
+			run.StartError = err.Error()
+			return nil, run, fmt.Errorf("component %s: %v", c.Name, err)
+		}
+		rendered := filepath.Join(f.out, "components", slug+filepath.Ext(cfg))
+		if err := os.WriteFile(rendered, text, 0o644); err != nil {
+			return nil, run, err
+		}
+		run.File = rendered
+		spec.Argv = append([]string{f.exe, "proxy", "-config", rendered, "-listen", "127.0.0.1:0"}, args...)
+	case plan.KindCommand:
+		argv := c.Command
+		if v != nil && len(v.Command) > 0 {
+			argv = v.Command
+		}
+		argv = append(append([]string(nil), argv...), args...)
+		needAddr := false
+		for _, a := range argv {
+			needAddr = needAddr || strings.Contains(a, "${addr}") || strings.Contains(a, "${port}")
+		}
+		if needAddr {
+			addr, err := component.FreeAddr()
+			if err != nil {
+				return nil, run, err
+			}
+			_, port, _ := strings.Cut(addr, ":")
+			spec.Addr = addr
+			for i, a := range argv {
+				argv[i] = strings.NewReplacer("${addr}", addr, "${port}", port).Replace(a)
+			}
+		}
+		for i, a := range argv {
+			e, err := expand(a, urls, f.plan.Target)
+			if err != nil {
+				run.StartError = err.Error()
+				return nil, run, fmt.Errorf("component %s: %v", c.Name, err)
+			}
+			argv[i] = e
+		}
+		spec.Argv = argv
+	}
+	logName := filepath.Join("components", slug+".log")
+	lf, err := os.Create(filepath.Join(f.out, logName))
+	if err != nil {
+		return nil, run, err
+	}
+	spec.Log = lf
+	run.Log = logName
+	run.CommandLine = component.CommandLine(spec.Argv)
+	if c.Kind != plan.KindCommand {
+		run.CommandLine = component.CommandLine(append([]string{"loadlab"}, spec.Argv[1:]...))
+	}
+	p, err := component.Start(ctx, spec)
+	if err != nil {
+		lf.Close()
+		run.StartError = err.Error()
+		return nil, run, err
+	}
+	run.URL, run.PID = p.URL, p.PID
+	return &running{c: c, variant: vname, proc: p, log: lf, argv: spec.Argv, config: run.File}, run, nil
+}

@@ -1,0 +1,104 @@
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+)
+
+var refRE = regexp.MustCompile(`\$\{([A-Za-z][A-Za-z0-9_-]*)\.(url|addr)\}|\$\{target\}`)
+
+// expand replaces ${comp.url}, ${comp.addr} and ${target} with the
+// addresses of running components (urls maps name to http://host:port).
+func expand(s string, urls map[string]string, target string) (string, error) {
+	var missing string
+	out := refRE.ReplaceAllStringFunc(s, func(m string) string {
+		if m == "${target}" {
+			return target
+		}
+		sm := refRE.FindStringSubmatch(m)
+		u, ok := urls[sm[1]]
+		if !ok {
+			if missing == "" {
+				missing = sm[1]
+			}
+			return m
+		}
+		if sm[2] == "addr" {
+			return strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://")
+		}
+		return u
+	})
+	if missing != "" {
+		return "", fmt.Errorf("${%s.url} is used before component %q is running (components start in the order they are listed)", missing, missing)
+	}
+	return out, nil
+}
+
+// renderConfig reads a proxy config file, fills in component addresses and
+// applies the variant's overrides, returning the text to run with.
+func renderConfig(file string, set []plan.Setting, urls map[string]string, target string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	text, err := expand(string(data), urls, target)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if len(set) == 0 {
+		return []byte(text), nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: set needs a config that is a YAML mapping", file)
+	}
+	for _, s := range set {
+		if err := setPath(doc.Content[0], strings.Split(s.Path, "."), s.Value); err != nil {
+			return nil, fmt.Errorf("set %s: %v", s.Path, err)
+		}
+	}
+	return yaml.Marshal(&doc)
+}
+
+// setPath sets a dotted path in a mapping, creating missing mappings.
+func setPath(m *yaml.Node, path []string, value any) error {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != path[0] {
+			continue
+		}
+		v := m.Content[i+1]
+		if len(path) == 1 {
+			var nv yaml.Node
+			if err := nv.Encode(value); err != nil {
+				return err
+			}
+			*v = nv
+			return nil
+		}
+		if v.Kind != yaml.MappingNode {
+			return fmt.Errorf("%q is not a mapping", path[0])
+		}
+		return setPath(v, path[1:], value)
+	}
+	key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: path[0]}
+	if len(path) == 1 {
+		var nv yaml.Node
+		if err := nv.Encode(value); err != nil {
+			return err
+		}
+		m.Content = append(m.Content, key, &nv)
+		return nil
+	}
+	child := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	m.Content = append(m.Content, key, child)
+	return setPath(child, path[1:], value)
+}

@@ -1,0 +1,199 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/sampler"
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/report"
+)
+
+// Exit codes of a run, for CI pipelines.
+const (
+	ExitOK          = 0 // every step ran, every threshold held
+	ExitThresholds  = 1 // a threshold was crossed
+	ExitAborted     = 3 // a component failed: the plan stopped early
+	ExitInterrupted = 130
+)
+
+// Options configure Run.
+type Options struct {
+	Plan    *plan.Plan
+	Out     string    // output folder; created, must not hold a previous run
+	Exe     string    // the loadlab binary that runs origin and proxy components
+	Version string    // loadlab version, for the report
+	Log     io.Writer // progress lines (nil: none)
+}
+
+// Outcome is what Run produced.
+type Outcome struct {
+	Summary  *Summary
+	Report   string // path of report.md
+	HTML     string // path of report.html
+	ExitCode int
+}
+
+type runner struct {
+	opts  Options
+	plan  *plan.Plan
+	out   string
+	fleet *fleet
+}
+
+// Run executes the plan and writes the output folder. The report is written
+// whatever happens once the folder exists: after every step, after a
+// component failure, and after ctx is cancelled (Ctrl-C), for what has run.
+func Run(ctx context.Context, opts Options) (*Outcome, error) {
+	p := opts.Plan
+	if opts.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		opts.Exe = exe
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if err := prepareOut(opts.Out); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(opts.Out, "plan"+filepath.Ext(p.File)), p.Source, 0o644); err != nil {
+		return nil, err
+	}
+	r := &runner{opts: opts, plan: p, out: opts.Out, fleet: &fleet{exe: opts.Exe, out: opts.Out, plan: p}}
+	sum := &Summary{Plan: p.File, Name: p.Name, Description: p.Description, Started: time.Now(),
+		Version: opts.Version, Machine: machine()}
+	defer r.fleet.stopAll()
+	for _, st := range p.Steps {
+		if ctx.Err() != nil {
+			sum.Interrupted = true
+			break
+		}
+		res, fatal := r.runStep(ctx, st)
+		sum.Steps = append(sum.Steps, res)
+		r.progressStep(res)
+		if errors.Is(fatal, errInterrupted) {
+			sum.Interrupted = true
+			break
+		}
+		if fatal != nil {
+			sum.Aborted = fmt.Sprintf("step %d (%s): %v", st.Index+1, st.Name, fatal)
+			break
+		}
+	}
+	r.fleet.stopAll()
+	sum.Ended = time.Now()
+	r.evaluate(sum)
+	out := &Outcome{Summary: sum, Report: filepath.Join(r.out, "report.md"), HTML: filepath.Join(r.out, "report.html"), ExitCode: sum.ExitCode}
+	if err := r.write(sum); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// prepareOut creates the output folder and its subfolders.
+func prepareOut(dir string) error {
+	if dir == "" {
+		return errors.New("no output folder")
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("output folder %s is not empty; choose another with -out", dir)
+	}
+	for _, d := range []string{"", "steps", "components", "charts"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evaluate checks thresholds, gathers warnings and findings and sets the
+// exit code.
+func (r *runner) evaluate(sum *Summary) {
+	failed := false
+	for _, st := range sum.Steps {
+		for _, sc := range st.Scenarios {
+			for _, th := range r.plan.Thresholds {
+				if !th.Applies(sc.Name) {
+					continue
+				}
+				v, pass, ok := th.Check(values{sc.m})
+				tr := ThresholdResult{Threshold: th.Source, Step: st.Name, Scenario: sc.Name, Pass: pass && ok, Measured: "no data"}
+				if ok {
+					tr.Measured = th.Format(v)
+				}
+				failed = failed || !tr.Pass
+				sum.Thresholds = append(sum.Thresholds, tr)
+			}
+		}
+	}
+	var all []sampler.Sample
+	for _, st := range sum.Steps {
+		all = append(all, st.samples...)
+		for _, sc := range st.Scenarios {
+			if sc.Dropped > 0 {
+				sum.Warnings = append(sum.Warnings, fmt.Sprintf("step %q, scenario %s: %d requests were dropped (the in-flight bound was reached): raise max_workers or lower the rate", st.Name, sc.Name, sc.Dropped))
+			}
+		}
+	}
+	if sat, why := sampler.GeneratorSaturated(all, "loadlab"); sat {
+		sum.Warnings = append(sum.Warnings, why)
+	}
+	sum.Findings = findings(r.plan, sum)
+	switch {
+	case sum.Interrupted:
+		sum.ExitCode = ExitInterrupted
+	case sum.Aborted != "":
+		sum.ExitCode = ExitAborted
+	case failed:
+		sum.ExitCode = ExitThresholds
+	}
+}
+
+func (r *runner) progress(format string, args ...any) {
+	if r.opts.Log != nil {
+		fmt.Fprintf(r.opts.Log, format+"\n", args...)
+	}
+}
+
+func (r *runner) progressStep(st *StepResult) {
+	for _, sc := range st.Scenarios {
+		r.progress("  %-10s %6d requests  success %6.2f%%  p99 %-10s  max %s", sc.Name, sc.Requests, 100*sc.Success,
+			fmtSeconds(sc.Latency.P99), fmtSeconds(sc.Latency.Max))
+	}
+	if st.Aborted != "" {
+		r.progress("  step stopped: %s", st.Aborted)
+	}
+}
+
+// textReport is the vegeta-style text report of a scenario.
+func textReport(m *metrics.Metrics) string {
+	var b bytes.Buffer
+	if err := report.WriteText(&b, m); err != nil {
+		return "report error: " + err.Error()
+	}
+	return b.String()
+}
+
+// fmtSeconds formats seconds as a rounded Go duration.
+func fmtSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d >= time.Second:
+		d = d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		d = d.Round(10 * time.Microsecond)
+	default:
+		d = d.Round(time.Microsecond)
+	}
+	return d.String()
+}

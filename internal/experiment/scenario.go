@@ -1,0 +1,91 @@
+package experiment
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+// rateSpec writes a plan rate in the attack schedule's syntax.
+func rateSpec(r plan.Rate) string {
+	one := func(f float64) string {
+		if f == math.Trunc(f) {
+			return strconv.FormatFloat(f, 'f', 0, 64) + "/s"
+		}
+		if m := f * 60; math.Abs(m-math.Round(m)) < 1e-9 {
+			return strconv.FormatFloat(math.Round(m), 'f', 0, 64) + "/m"
+		}
+		return strconv.FormatFloat(math.Round(f*3600), 'f', 0, 64) + "/h"
+	}
+	if r.Ramp() {
+		return one(r.From) + ".." + one(r.To)
+	}
+	return one(r.From)
+}
+
+// targetText returns the scenario's targets with component addresses
+// filled in.
+func (r *runner) targetText(sc *plan.Scenario) (string, error) {
+	text := sc.Targets
+	if sc.TargetsFile != "" {
+		data, err := os.ReadFile(sc.TargetsFile)
+		if err != nil {
+			return "", err
+		}
+		text = string(data)
+	}
+	return expand(text, r.fleet.urls(), r.plan.Target)
+}
+
+// firstTarget is the first non-comment line of a target list, for display.
+func firstTarget(text string) string {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return ""
+}
+
+// newAttacker builds the attack of one scenario, lasting dur.
+func (r *runner) newAttacker(sc *plan.Scenario, text string, dur time.Duration) (*attack.Attacker, error) {
+	hdr := http.Header{}
+	for _, h := range sc.Headers {
+		hdr.Add(h[0], h[1])
+	}
+	file := r.plan.File
+	if sc.TargetsFile != "" {
+		file = sc.TargetsFile
+	}
+	ts, err := targets.ReadAll(strings.NewReader(text), targets.Options{File: file, Dir: r.plan.Dir, Header: hdr})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	tr, err := targets.NewRoundRobin(ts)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	o := attack.DefaultOptions()
+	o.Name = sc.Name
+	o.Timeout = sc.Timeout
+	o.KeepAlive = sc.KeepAlive
+	o.HTTP2 = sc.HTTP2
+	if sc.MaxWorkers > 0 {
+		o.MaxWorkers = sc.MaxWorkers
+	}
+	if o.Schedule, err = schedule.Parse(rateSpec(sc.Rate), dur); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	return attack.New(tr, o)
+}

@@ -1,0 +1,454 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/experiment/component"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/sampler"
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/plot"
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+// errAbortStep and friends are the causes a step's context is cancelled with.
+var (
+	errInterrupted = errors.New("interrupted")
+)
+
+type deathError struct{ run ComponentRun }
+
+func (e *deathError) Error() string {
+	return fmt.Sprintf("component %s died (%s)", e.run.Name, e.run.Exit)
+}
+
+type errorRatioError struct {
+	ratio, limit float64
+	window       time.Duration
+}
+
+func (e *errorRatioError) Error() string {
+	return fmt.Sprintf("error ratio %.1f%% over the last %s exceeded the stop condition (%.1f%%)", 100*e.ratio, e.window, 100*e.limit)
+}
+
+// window counts results per second for the error-ratio stop condition.
+type window struct {
+	mu      sync.Mutex
+	buckets map[int64][2]uint64 // unix second -> total, errors
+}
+
+func (w *window) add(t time.Time, ok bool) {
+	w.mu.Lock()
+	b := w.buckets[t.Unix()]
+	b[0]++
+	if !ok {
+		b[1]++
+	}
+	w.buckets[t.Unix()] = b
+	w.mu.Unlock()
+}
+
+func (w *window) ratio(now time.Time, span time.Duration) (total uint64, ratio float64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	from := now.Add(-span).Unix()
+	var errs uint64
+	for s, b := range w.buckets {
+		if s < from {
+			delete(w.buckets, s)
+			continue
+		}
+		total += b[0]
+		errs += b[1]
+	}
+	if total == 0 {
+		return 0, 0
+	}
+	return total, float64(errs) / float64(total)
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+// configuration names what a step tests: its variants' labels, else its name.
+func (r *runner) configuration(st *plan.Step) string {
+	var parts []string
+	for _, c := range r.plan.Components {
+		if v := c.Variant(st.Variants[c.Name]); v != nil && len(c.Variants) > 1 {
+			if v.Label != "" {
+				parts = append(parts, v.Label)
+			} else {
+				parts = append(parts, c.Name+" "+v.Name)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return st.Name
+	}
+	return strings.Join(parts, ", ")
+}
+
+// runStep runs one step and returns its result; fatal is set when the plan
+// must stop (a component failed, or ctx was cancelled).
+func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *StepResult, fatal error) {
+	dirName := filepath.Join("steps", fmt.Sprintf("%02d-%s", st.Index+1, slug(st.Name)))
+	res = &StepResult{Index: st.Index, Name: st.Name, Configuration: r.configuration(st), Vars: st.Vars,
+		Variants: st.Variants, Dir: dirName, Started: time.Now()}
+	defer func() { res.Ended = time.Now() }()
+	dir := filepath.Join(r.out, dirName)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
+	r.progress("step %d/%d: %s", st.Index+1, len(r.plan.Steps), st.Name)
+
+	runs, err := r.fleet.prepare(ctx, st)
+	res.Components = runs
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, errInterrupted
+		}
+		res.Aborted = "a component failed to start: " + err.Error()
+		for _, run := range runs {
+			if run.StartError != "" {
+				res.Deaths = append(res.Deaths, r.withLastOutput(run))
+			}
+		}
+		return res, errors.New(res.Aborted)
+	}
+
+	stepCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// Watch for components dying while the step runs.
+	var watch sync.WaitGroup
+	stepDone := make(chan struct{})
+	for _, rn := range r.fleet.running {
+		rn := rn
+		watch.Add(1)
+		go func() {
+			defer watch.Done()
+			select {
+			case <-rn.proc.Done():
+				if rn.proc.Died() {
+					cancel(&deathError{run: r.deathRun(rn)})
+				}
+			case <-stepDone:
+			}
+		}()
+	}
+	defer func() { close(stepDone); watch.Wait() }()
+
+	// Sample from the first warm-up request to the end of the cool-down.
+	smp := sampler.New(r.samplerConfig())
+	sctx, stopSampling := context.WithCancel(context.WithoutCancel(ctx))
+	var sampling sync.WaitGroup
+	sampling.Add(1)
+	go func() { defer sampling.Done(); smp.Run(sctx) }()
+
+	if r.plan.Warmup > 0 {
+		res.WarmupResults = r.warmup(stepCtx, st)
+	}
+	res.coll = plot.NewCollector(0)
+	if stepCtx.Err() == nil {
+		r.attackAll(stepCtx, cancel, st, dir, res)
+	}
+	cause := context.Cause(stepCtx)
+	if cause == nil {
+		// A component may have died just as the attacks ended.
+		for _, rn := range r.fleet.running {
+			if rn.proc.Died() {
+				cause = &deathError{run: r.deathRun(rn)}
+				break
+			}
+		}
+	}
+	if cause == nil && r.plan.Cooldown > 0 {
+		select {
+		case <-time.After(r.plan.Cooldown):
+		case <-ctx.Done():
+		}
+	}
+	stopSampling()
+	sampling.Wait()
+	res.samples = smp.Samples()
+	res.Peaks, res.Means = peaks(res.samples)
+	res.axis = res.coll.Axis()
+	if res.axis.Origin.IsZero() {
+		res.axis = plot.TimeAxis{Origin: res.Started, Span: time.Since(res.Started).Seconds()}
+	}
+
+	var de *deathError
+	var er *errorRatioError
+	switch {
+	case errors.As(cause, &de):
+		res.Deaths = append(res.Deaths, de.run)
+		res.Aborted = de.Error()
+		if !r.plan.Stop.ContinueOnFailed {
+			fatal = errors.New(res.Aborted)
+		}
+	case errors.As(cause, &er):
+		res.Aborted = er.Error()
+	case ctx.Err() != nil:
+		res.Aborted = "interrupted"
+		fatal = errInterrupted
+	}
+	return res, fatal
+}
+
+// deathRun describes a component that died, with its last output.
+func (r *runner) deathRun(rn *running) ComponentRun {
+	run := ComponentRun{Name: rn.c.Name, Kind: rn.c.Kind, Variant: rn.variant, CommandLine: component.CommandLine(rn.argv),
+		PID: rn.proc.PID, URL: rn.proc.URL, Died: true, Exit: rn.proc.ExitText(), LastOutput: rn.proc.Tail()}
+	return run
+}
+
+func (r *runner) withLastOutput(run ComponentRun) ComponentRun {
+	if run.Log == "" {
+		return run
+	}
+	f, err := os.Open(filepath.Join(r.out, run.Log))
+	if err != nil {
+		return run
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > component.TailLines {
+			lines = lines[1:]
+		}
+	}
+	run.LastOutput = lines
+	run.Died = true
+	return run
+}
+
+func (r *runner) samplerConfig() sampler.Config {
+	cfg := sampler.Config{Interval: r.plan.Samplers.Interval}
+	urls := r.fleet.urls()
+	for _, m := range r.plan.Samplers.Metrics {
+		src := sampler.Source{Name: m.From, URL: m.From}
+		if u, ok := urls[m.From]; ok {
+			src.URL = u + m.Path
+		}
+		for _, s := range m.Series {
+			sel, _ := plan.ParseSelector(s) // validated with the plan
+			src.Selectors = append(src.Selectors, sel)
+		}
+		cfg.Sources = append(cfg.Sources, src)
+	}
+	if len(r.plan.Samplers.Metrics) == 0 {
+		// By default, the proxy's pool and breaker: the graphs the seed reports show.
+		for _, rn := range r.fleet.running {
+			if rn.c.Kind == plan.KindProxy && rn.c.MetricsPath != "" {
+				src := sampler.Source{Name: rn.c.Name, URL: rn.proc.URL + rn.c.MetricsPath}
+				for _, s := range defaultProxySeries {
+					sel, _ := plan.ParseSelector(s)
+					src.Selectors = append(src.Selectors, sel)
+				}
+				cfg.Sources = append(cfg.Sources, src)
+			}
+		}
+	}
+	for _, rn := range r.fleet.running {
+		cfg.Procs = append(cfg.Procs, sampler.Proc{Name: rn.c.Name, PID: rn.proc.PID})
+	}
+	for _, pid := range r.plan.Samplers.PIDs {
+		cfg.Procs = append(cfg.Procs, sampler.Proc{Name: fmt.Sprintf("pid%d", pid), PID: pid})
+	}
+	return cfg
+}
+
+// defaultProxySeries are sampled from proxies when the plan names none.
+var defaultProxySeries = []string{
+	"loadlab_proxy_pool_workers_in_use",
+	"loadlab_proxy_pool_overflow_workers_in_use",
+	"loadlab_proxy_pool_waiting",
+	"loadlab_proxy_pool_checkout_timeouts_total",
+	"loadlab_proxy_responses_total",
+	"loadlab_proxy_breaker_throughput_percent",
+	"loadlab_proxy_upstream_connections_open",
+}
+
+// peaks returns the highest and the mean value of every series.
+func peaks(ss []sampler.Sample) (map[string]float64, map[string]float64) {
+	pk, sum, n := map[string]float64{}, map[string]float64{}, map[string]int{}
+	for _, s := range ss {
+		if v, ok := pk[s.Series]; !ok || s.Value > v {
+			pk[s.Series] = s.Value
+		}
+		sum[s.Series] += s.Value
+		n[s.Series]++
+	}
+	for k := range sum {
+		sum[k] /= float64(n[k])
+	}
+	return pk, sum
+}
+
+// warmup runs every scenario for the warm-up time and discards the results.
+func (r *runner) warmup(ctx context.Context, st *plan.Step) uint64 {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var n uint64
+	for _, sc := range st.Scenarios {
+		text, err := r.targetText(sc)
+		if err != nil {
+			continue
+		}
+		atk, err := r.newAttacker(sc, text, r.plan.Warmup)
+		if err != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			atk.Run(ctx, func(*results.Result) { mu.Lock(); n++; mu.Unlock() })
+		}()
+	}
+	wg.Wait()
+	return n
+}
+
+// attackAll runs the step's scenarios concurrently, each into its results
+// stream, metrics and the step's charts.
+func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, st *plan.Step, dir string, res *StepResult) {
+	win := &window{buckets: map[int64][2]uint64{}}
+	var collMu sync.Mutex
+	var wg sync.WaitGroup
+	for _, sc := range st.Scenarios {
+		sr := &ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Duration: sc.Duration.String(), m: metrics.New(),
+			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
+			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}
+		res.Scenarios = append(res.Scenarios, sr)
+		text, err := r.targetText(sc)
+		if err != nil {
+			sr.RunError = err.Error()
+			continue
+		}
+		sr.Target = firstTarget(text)
+		atk, err := r.newAttacker(sc, text, sc.Duration)
+		if err != nil {
+			sr.RunError = err.Error()
+			continue
+		}
+		f, err := os.Create(filepath.Join(r.out, sr.Results))
+		if err != nil {
+			sr.RunError = err.Error()
+			continue
+		}
+		bw := bufio.NewWriterSize(f, 64<<10)
+		w, err := results.NewWriter(bw, results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
+			Rate: sc.Rate.Text, Command: []string{"loadlab", "run", r.plan.File},
+			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}})
+		if err != nil {
+			f.Close()
+			sr.RunError = err.Error()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer f.Close()
+			if sc.StartAfter > 0 {
+				select {
+				case <-time.After(sc.StartAfter):
+				case <-ctx.Done():
+					return
+				}
+			}
+			last := time.Now()
+			err := atk.Run(ctx, func(rs *results.Result) {
+				w.Encode(rs)
+				sr.m.Add(rs)
+				win.add(time.Now(), rs.Success())
+				collMu.Lock()
+				res.coll.Add(rs)
+				collMu.Unlock()
+				if now := time.Now(); now.Sub(last) > time.Second {
+					// Flush a block a second so a crash loses little.
+					w.Flush()
+					bw.Flush()
+					last = now
+				}
+			})
+			if err != nil {
+				sr.RunError = err.Error()
+			}
+			w.Close()
+			bw.Flush()
+		}()
+	}
+	if r.plan.Stop.ErrorRatio > 0 {
+		done := make(chan struct{})
+		go func() {
+			t := time.NewTicker(250 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-ctx.Done():
+					return
+				case now := <-t.C:
+					n, ratio := win.ratio(now, r.plan.Stop.Window)
+					if n >= uint64(r.plan.Stop.MinRequests) && ratio > r.plan.Stop.ErrorRatio {
+						cancel(&errorRatioError{ratio: ratio, limit: r.plan.Stop.ErrorRatio, window: r.plan.Stop.Window})
+						return
+					}
+				}
+			}
+		}()
+		defer close(done)
+	}
+	wg.Wait()
+	for _, sr := range res.Scenarios {
+		r.finishScenario(sr)
+	}
+}
+
+// finishScenario computes the figures and writes the text report.
+func (r *runner) finishScenario(sr *ScenarioResult) {
+	m := sr.m
+	m.Close()
+	sr.Requests, sr.RateActual, sr.Throughput, sr.Success = m.Requests, m.Rate, m.Throughput, m.Success
+	sr.Latency, sr.SendLatency = latencySummary(&m.Latencies), latencySummary(&m.SendLatencies)
+	sr.StatusCodes = map[string]uint64{}
+	for code, n := range m.StatusCodes {
+		sr.StatusCodes[fmt.Sprint(code)] = n
+	}
+	for _, e := range m.Errors {
+		sr.Errors = append(sr.Errors, e.Text)
+	}
+	sort.Strings(sr.Errors)
+	sr.Dropped, sr.Late, sr.MaxLag = m.Dropped, m.Lag.Late, m.Lag.Max.Seconds()
+	sr.text = textReport(m)
+	if sr.RunError != "" {
+		sr.text += "Run error: " + sr.RunError + "\n"
+	}
+	os.WriteFile(filepath.Join(r.out, sr.Report), []byte(sr.text), 0o644)
+}
