@@ -252,8 +252,8 @@ func TestBuckets(t *testing.T) {
 }
 
 // TestMemoryBounded feeds results with ever new errors, URLs, steps and
-// attack names: the heap after 400k results must not exceed the heap after
-// 40k by more than a few hundred kB (no per-result storage).
+// attack names: the heap after 150k results must not exceed the heap after
+// 20k by more than a few hundred kB (no per-result storage).
 func TestMemoryBounded(t *testing.T) {
 	m := New()
 	heap := func() uint64 {
@@ -271,12 +271,12 @@ func TestMemoryBounded(t *testing.T) {
 			m.Add(&r)
 		}
 	}
-	feed(0, 40_000)
+	feed(0, 20_000)
 	h1 := heap()
-	feed(40_000, 400_000)
+	feed(20_000, 150_000)
 	h2 := heap()
 	m.Close()
-	t.Logf("heap after 40k: %d kB, after 400k: %d kB (histogram %d kB)", h1>>10, h2>>10, HistogramBytes()>>10)
+	t.Logf("heap after 20k: %d kB, after 150k: %d kB (histogram %d kB)", h1>>10, h2>>10, HistogramBytes()>>10)
 	if h2 > h1+512<<10 {
 		t.Fatalf("heap grew from %d kB to %d kB", h1>>10, h2>>10)
 	}
