@@ -147,7 +147,7 @@ func (p *Proxy) Reload(cfg *Config) error {
 		usePool(n, cfg.Pools[n])
 	}
 	for _, rc := range cfg.Routes {
-		name, pc := cfg.poolFor(rc)
+		name, pc := cfg.PoolFor(rc)
 		rte, err := newRoute(rc, usePool(name, pc))
 		if err != nil {
 			return err

@@ -62,3 +62,15 @@ func TestFreshStaleExpiredEvicted(t *testing.T) {
 		t.Fatalf("LRU did not evict the oldest: len %d", c.Len())
 	}
 }
+
+func FuzzMaxAge(f *testing.F) {
+	f.Add("public, max-age=30")
+	f.Add(`private, max-age="5"`)
+	f.Fuzz(func(t *testing.T, cc string) {
+		h := http.Header{"Cache-Control": {cc}}
+		d, ok := MaxAge("GET", 200, h)
+		if ok && d <= 0 {
+			t.Fatalf("%q: stored with max-age %v", cc, d)
+		}
+	})
+}

@@ -1,4 +1,8 @@
-package proxy
+// Package config reads and validates the proxy's YAML configuration: pools
+// (size, overflow, checkout timeout), routes (path pattern, upstream,
+// request timeout, cache, fallback, breaker) and the cache bounds. Errors
+// are *badinput.Error values naming the file, line and field.
+package config
 
 import (
 	"bytes"
@@ -141,13 +145,13 @@ func checkKeys(n *yaml.Node, allowed ...string) error {
 	return nil
 }
 
-// LoadConfig reads and validates a YAML config file.
-func LoadConfig(path string) (*Config, error) {
+// Load reads and validates a YAML config file.
+func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &badinput.Error{File: path, Msg: "cannot read config", Err: unwrapPathErr(err)}
 	}
-	return ParseConfig(data, path)
+	return Parse(data, path)
 }
 
 func unwrapPathErr(err error) error {
@@ -169,9 +173,9 @@ const (
 
 var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 
-// ParseConfig parses and validates a YAML config; source names it in errors.
+// Parse parses and validates a YAML config; source names it in errors.
 // Problems come back as *badinput.Error naming the file, line and field.
-func ParseConfig(data []byte, source string) (*Config, error) {
+func Parse(data []byte, source string) (*Config, error) {
 	cfg := &Config{Source: source}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -360,8 +364,8 @@ func (v *validator) pool(pc *PoolConfig, hasSize bool, path ...any) error {
 		return v.errAt("must be >= 0", at("overflow")...)
 	case pc.Size+pc.Overflow < 1:
 		return v.errAt("size + overflow must be at least 1", at("overflow")...)
-	case pc.Size+pc.Overflow > 1_000_000:
-		return v.errAt("size + overflow above 1,000,000", at("size")...)
+	case pc.Size+pc.Overflow > 100_000:
+		return v.errAt("size + overflow above 100,000", at("size")...)
 	case pc.TimeoutStatus != 0 && (pc.TimeoutStatus < 100 || pc.TimeoutStatus > 599):
 		return v.errAt("not an HTTP status (100-599)", at("timeout_status")...)
 	}
@@ -469,8 +473,8 @@ func (v *validator) breaker(b *BreakerConfig, path []any) error {
 	return nil
 }
 
-// poolFor returns the resolved pool name and config of route r.
-func (c *Config) poolFor(r *RouteConfig) (string, *PoolConfig) {
+// PoolFor returns the pool name and config route r draws from.
+func (c *Config) PoolFor(r *RouteConfig) (string, *PoolConfig) {
 	if r.Pool.Inline != nil {
 		return "route:" + r.Name, r.Pool.Inline
 	}
