@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// vegetaVector is a real vegeta file kept by the report package's tests.
+func vegetaVector(name string) string {
+	return filepath.Join("..", "..", "internal", "report", "testdata", "vegeta", name)
+}
+
+func runCLI(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = runMain(args, bytes.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestReportCommand(t *testing.T) {
+	want, err := os.ReadFile(vegetaVector("basic.hist.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gob, err := os.ReadFile(vegetaVector("withbody.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		stdin    []byte
+		args     []string
+		code     int
+		stdout   string // prefix, or exact when exact is set
+		exact    bool
+		stderrIn string
+	}{
+		{"text", nil, []string{"report", vegetaVector("basic.bin")}, 0,
+			"Requests      [total, rate, throughput]         1000, 200.20, 189.78\n", false, ""},
+		{"hist exact", nil, []string{"report", "-type", "hist[0,5ms,10ms,25ms,50ms,100ms,1s]", vegetaVector("basic.csv")}, 0,
+			string(want), true, ""},
+		{"stdin gob", gob, []string{"report", "-type=json"}, 0, `{"latencies":{"total":164454945,"mean":1644549,`, false, ""},
+		{"merged", nil, []string{"report", vegetaVector("basic.bin"), vegetaVector("withbody.json")}, 0,
+			"Requests      [total, rate, throughput]         1100, ", false, ""},
+		{"every", nil, []string{"report", "-every", "2s", vegetaVector("withbody.bin")}, 0, "Interval  ", false, ""},
+		{"bad type", nil, []string{"report", "-type", "pie", vegetaVector("basic.bin")}, 2, "", true, "-type: unknown report type \"pie\""},
+		{"every with hdrplot", nil, []string{"report", "-every", "1s", "-type", "hdrplot", vegetaVector("basic.bin")}, 2, "", true, "-every: works with -type text or json"},
+		{"missing file", nil, []string{"report", filepath.Join(dir, "nope.bin")}, 2, "", true, "nope.bin"},
+		{"not results", []byte("hello\n"), []string{"report"}, 2, "", true, "stdin: not a results file"},
+		{"torn tail", gob[:len(gob)-9], []string{"report"}, 0, "Requests      [total, rate, throughput]         99, ", false, "warning: stdin: torn tail at byte offset"},
+		{"help", nil, []string{"report", "-help"}, 0, "", true, "Examples:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tc.code, errs)
+			}
+			if tc.exact && out != tc.stdout || !tc.exact && !strings.HasPrefix(out, tc.stdout) {
+				t.Fatalf("stdout:\n%s\nwant (prefix):\n%s", out, tc.stdout)
+			}
+			if !strings.Contains(errs, tc.stderrIn) {
+				t.Fatalf("stderr %q, want it to contain %q", errs, tc.stderrIn)
+			}
+			if tc.code == 2 && strings.Count(strings.TrimSpace(errs), "\n") > 0 && !strings.Contains(errs, "Usage") {
+				t.Fatalf("bad input must be one line, got %q", errs)
+			}
+		})
+	}
+}
+
+func TestEncodeCommandRoundTrips(t *testing.T) {
+	dir := t.TempDir()
+	ll := filepath.Join(dir, "basic.ll")
+	csv := filepath.Join(dir, "basic.csv")
+	if code, _, errs := runCLI(t, nil, "encode", "-to", "loadlab", "-output", ll, vegetaVector("basic.bin")); code != 0 {
+		t.Fatalf("encode to loadlab: %d %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, nil, "encode", "-to", "csv", "-output", csv, ll); code != 0 {
+		t.Fatalf("encode to csv: %d %s", code, errs)
+	}
+	got, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(vegetaVector("basic.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// vegeta -> loadlab -> CSV keeps every vegeta column but the headers
+	// and bodies the loadlab stream keeps too, so the CSV is vegeta's own
+	if !bytes.Equal(got, want) {
+		t.Fatalf("CSV after a loadlab round trip differs from vegeta's (%d vs %d bytes)", len(got), len(want))
+	}
+	_, jsonOut, _ := runCLI(t, nil, "encode", ll)
+	if !strings.HasPrefix(jsonOut, `{"attack":"","seq":1,"code":200,"timestamp":"2026-11-21T21:22:54.418999696Z"`) {
+		t.Fatalf("json: %.200s", jsonOut)
+	}
+	if code, _, errs := runCLI(t, nil, "encode", "-to", "xml", ll); code != 2 || !strings.Contains(errs, "-to") {
+		t.Fatalf("bad -to: %d %q", code, errs)
+	}
+	st, _ := os.Stat(ll)
+	t.Logf("basic: vegeta gob %d bytes, loadlab %d bytes", 193041, st.Size())
+}
