@@ -31,7 +31,6 @@ const pageJS = `(function () {
   function make(spec, el) {
     var xs = { time: false };
     if (spec.xpct) { xs.distr = 3; xs.log = 10; }
-    if (spec.xmin != null && spec.xmax != null) xs.range = [spec.xmin, spec.xmax];
     var xaxis = { label: spec.xlabel };
     if (spec.xpct) { xaxis.splits = decadeSplits; xaxis.values = function (u, vs) { return vs.map(pctLabel); }; }
     var xseries = { label: spec.xlabel };
@@ -49,6 +48,10 @@ const pageJS = `(function () {
       cursor: { drag: { x: true, y: false } },
       legend: { live: true }
     };
+    if (spec.xmin != null && spec.xmax != null) {
+      // Start on the shared time axis; zooming and double-click work as usual.
+      opts.hooks = { ready: [function (u) { u.setScale("x", { min: spec.xmin, max: spec.xmax }); }] };
+    }
     return new uPlot(opts, spec.data, el);
   }
   var plots = [];

@@ -1,0 +1,125 @@
+// Opens the HTML page `loadlab plot` writes for a vegeta results file in real
+// headless Chromium (the system's /usr/bin/chromium, never a downloaded
+// browser) and checks that it loads with no network and no console errors,
+// that every uPlot chart is drawn, that its legend is there and that
+// clicking a legend entry hides and shows the series, and that dragging
+// zooms.
+//
+// Run: cd test/browser && npm ci && node --test
+// It skips, saying why, only when Chromium is missing and CI is not set.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
+const flags = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--no-first-run",
+];
+
+const missing = !existsSync(chromium);
+if (missing && process.env.CI) {
+  throw new Error(`${chromium} is missing and CI is set: install it (apt-get install -y chromium)`);
+}
+const skip = missing ? `${chromium} not found: install it with apt-get install -y chromium (this test never downloads a browser)` : false;
+
+// makePage builds loadlab (or uses $LOADLAB) and plots testdata/mixed.bin:
+// 400 results of a vegeta attack with 200s, 503s, refused connections and
+// timeouts.
+function makePage() {
+  const out = join(here, "out");
+  mkdirSync(out, { recursive: true });
+  let bin = process.env.LOADLAB;
+  if (!bin) {
+    bin = join(out, "loadlab");
+    execFileSync("go", ["build", "-o", bin, "./cmd/loadlab"], { cwd: root, stdio: "inherit" });
+  }
+  const html = join(out, "plot.html");
+  execFileSync(bin, ["plot", "-title", "mixed.bin", "-output", html, join(here, "testdata", "mixed.bin")], { stdio: "inherit" });
+  return html;
+}
+
+test("loadlab plot page draws its charts in Chromium", { skip, timeout: 180_000 }, async () => {
+  const html = makePage();
+  const { chromium: pw } = await import("playwright-core");
+  const browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const problems = [];
+    const requests = [];
+    page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    await page.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url.startsWith("file:")) return route.continue();
+      requests.push(url);
+      return route.abort();
+    });
+
+    await page.goto(pathToFileURL(html).href, { waitUntil: "load" });
+    await page.waitForFunction(() => (window.LOADLAB_PLOTS || []).length === 4, null, { timeout: 20_000 });
+
+    // Four charts, each with a legend and a canvas that has been drawn on.
+    const charts = await page.evaluate(() => Array.from(document.querySelectorAll(".uplot")).map((el) => {
+      const c = el.querySelector("canvas");
+      const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      let inked = 0;
+      for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) inked++;
+      return {
+        title: el.querySelector(".u-title")?.textContent,
+        legend: Array.from(el.querySelectorAll(".u-legend .u-series .u-label")).map((l) => l.textContent),
+        width: c.width, height: c.height, inked,
+      };
+    }));
+    assert.equal(charts.length, 4, "four charts");
+    assert.deepEqual(charts.map((c) => c.title), ["mixed.bin", "Requests and throughput per second", "Status codes per second", "Latency by percentile"]);
+    for (const c of charts) {
+      assert.ok(c.width > 300 && c.height > 100, `${c.title}: canvas ${c.width}x${c.height}`);
+      assert.ok(c.inked > 1000, `${c.title}: only ${c.inked} pixels drawn`);
+      assert.ok(c.legend.length >= 2, `${c.title}: legend ${c.legend}`);
+    }
+    assert.deepEqual(charts[0].legend, ["time (s)", "2xx", "5xx", "error"]);
+
+    // Clicking a legend entry hides its series; clicking again shows it.
+    const entry = page.locator(".uplot").first().locator(".u-legend .u-series").nth(3); // "error"
+    const shown = () => page.evaluate(() => window.LOADLAB_PLOTS[0].series[3].show);
+    const ymax = () => page.evaluate(() => window.LOADLAB_PLOTS[0].scales.y.max);
+    const before = await ymax();
+    assert.equal(await shown(), true);
+    await entry.click();
+    assert.equal(await shown(), false, "series hidden after a click on its legend entry");
+    assert.match(await entry.getAttribute("class"), /u-off/);
+    // The 500ms timeouts are errors: without them the y axis rescales.
+    const after = await ymax();
+    assert.ok(before > 500 && after < 100, `y axis from ${before} to ${after} after hiding the errors`);
+    await entry.click();
+    assert.equal(await shown(), true, "series shown again after a second click");
+
+    // Dragging across the plot zooms the x axis; double-click resets it.
+    const over = page.locator(".uplot").first().locator(".u-over");
+    const box = await over.boundingBox();
+    const x0 = await page.evaluate(() => [window.LOADLAB_PLOTS[0].scales.x.min, window.LOADLAB_PLOTS[0].scales.x.max]);
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const x1 = await page.evaluate(() => [window.LOADLAB_PLOTS[0].scales.x.min, window.LOADLAB_PLOTS[0].scales.x.max]);
+    assert.ok(x1[1] - x1[0] < (x0[1] - x0[0]) / 2, `zoomed from ${x0} to ${x1}`);
+
+    // Hovering fills the legend with the values under the cursor.
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
+    const hovered = await page.locator(".uplot").first().locator(".u-legend .u-series").first().locator(".u-value").textContent();
+    assert.notEqual(hovered.trim(), "--", "hover shows the time under the cursor");
+
+    await page.screenshot({ path: join(here, "out", "plot.png"), fullPage: true });
+    assert.deepEqual(requests, [], "the page fetched nothing from the network");
+    assert.deepEqual(problems, [], "no console errors");
+  } finally {
+    await browser.close();
+  }
+});
