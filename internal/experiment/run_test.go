@@ -1,0 +1,249 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+)
+
+// The test binary doubles as the system under test: with
+// LOADLAB_EXPERIMENT_HELPER set it serves HTTP on loopback.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("LOADLAB_EXPERIMENT_HELPER"); mode != "" {
+		helper(mode)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func helper(mode string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.Exit(1)
+	}
+	fmt.Printf("build listening on http://%s\n", l.Addr())
+	if mode == "die" {
+		go func() {
+			time.Sleep(800 * time.Millisecond)
+			fmt.Fprintln(os.Stderr, "fatal error: pool supervisor crashed")
+			os.Exit(2)
+		}()
+	}
+	go func() { time.Sleep(30 * time.Second); os.Exit(0) }() // bounded
+	http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if mode == "errors" && r.URL.Path != "/" {
+			http.Error(w, "busy", http.StatusInternalServerError)
+			return
+		}
+		if r.URL.Path == "/metrics" {
+			fmt.Fprintln(w, "# TYPE pool_in_use gauge\npool_in_use 3")
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+		fmt.Fprintln(w, "hello")
+	}))
+}
+
+// testPlan writes a plan running the helper in mode, with the given extra
+// YAML, and parses it.
+func testPlan(t *testing.T, mode, duration, extra string) *plan.Plan {
+	t.Helper()
+	src := fmt.Sprintf(`name: test
+components:
+  build:
+    kind: command
+    command: [%q, "-test.run=^$"]
+    env: {LOADLAB_EXPERIMENT_HELPER: %s}
+scenarios:
+  - name: search
+    target: "GET ${build.url}/search?q={{rand.letters 8}}"
+    rate: 40/s
+    duration: %s
+    timeout: 2s
+  - name: news
+    target: GET ${build.url}/news
+    rate: 4/s
+    duration: %s
+    timeout: 2s
+%s`, os.Args[0], mode, duration, duration, extra)
+	p, err := plan.Parse("plan.yaml", t.TempDir(), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func run(t *testing.T, ctx context.Context, p *plan.Plan) (*Outcome, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	res, err := Run(ctx, Options{Plan: p, Out: out, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"summary.json", "samples.csv", "samples.json", "report.html", "plan.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	var sum Summary
+	js, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(js, &sum); err != nil {
+		t.Errorf("summary.json: %v", err)
+	}
+	return res, string(md)
+}
+
+func TestRunTwoStepsWithThresholds(t *testing.T) {
+	p := testPlan(t, "ok", "1s", `matrix:
+  rate: [20, 30]
+step_name: "${rate} rps"
+samplers:
+  metrics:
+    - {from: build, path: /metrics, series: [pool_in_use]}
+thresholds: ["success > 99%", "search: p99 < 1ns"]
+`)
+	// The matrix variable is not used by the scenarios here; two steps run.
+	res, md := run(t, context.Background(), p)
+	s := res.Summary
+	if len(s.Steps) != 2 || s.Steps[0].Name != "20 rps" {
+		t.Fatalf("steps %+v", s.Steps)
+	}
+	for _, st := range s.Steps {
+		if len(st.Scenarios) != 2 || st.Scenarios[0].Requests < 30 || st.Scenarios[1].Requests < 3 || st.Scenarios[0].Success != 1 {
+			t.Errorf("step %s: %+v %+v", st.Name, st.Scenarios[0], st.Scenarios[1])
+		}
+		if st.Peaks["build pool_in_use"] != 3 {
+			t.Errorf("sampled peaks %v", st.Peaks)
+		}
+	}
+	if res.ExitCode != ExitThresholds {
+		t.Errorf("exit %d, want %d (p99 < 1ns must fail)", res.ExitCode, ExitThresholds)
+	}
+	for _, want := range []string{"## Comparison", "| Configuration | RPS | Latencies [mean, 50, 95, 99, max] | Success ratio |",
+		"Requests      [total, rate, throughput]", "Status Codes  [code:count]", "charts/step01-latency.svg",
+		"charts/percentiles-search.svg", "`search: p99 < 1ns`", "**FAIL**", "build pool_in_use"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	for _, f := range []string{"charts/step02-latency.svg", "steps/01-20-rps/search.lll", "steps/02-30-rps/news.txt"} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(res.Report), f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+}
+
+func TestComponentDiesMidStep(t *testing.T) {
+	p := testPlan(t, "die", "4s", "steps: [{name: first}, {name: second}]\n")
+	start := time.Now()
+	res, md := run(t, context.Background(), p)
+	if time.Since(start) > 4*time.Second {
+		t.Errorf("the step ran on after the component died (%s)", time.Since(start))
+	}
+	s := res.Summary
+	if res.ExitCode != ExitAborted || len(s.Steps) != 1 || !strings.Contains(s.Aborted, "component build died") {
+		t.Fatalf("exit %d, %d steps, aborted %q", res.ExitCode, len(s.Steps), s.Aborted)
+	}
+	st := s.Steps[0]
+	if len(st.Deaths) != 1 || !strings.Contains(strings.Join(st.Deaths[0].LastOutput, "\n"), "pool supervisor crashed") {
+		t.Errorf("deaths %+v", st.Deaths)
+	}
+	if st.Scenarios[0].Requests == 0 {
+		t.Error("results before the death were not kept")
+	}
+	for _, want := range []string{"pool supervisor crashed", "Stopped early", "Component build failed"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+func TestErrorRatioStopsStep(t *testing.T) {
+	p := testPlan(t, "errors", "5s", "stop: {error_ratio: 50%, window: 1s, min_requests: 10}\nsteps: [{name: a}, {name: b}]\n")
+	start := time.Now()
+	res, md := run(t, context.Background(), p)
+	if time.Since(start) > 6*time.Second {
+		t.Errorf("took %s: the steps were not stopped", time.Since(start))
+	}
+	s := res.Summary
+	if len(s.Steps) != 2 || !strings.Contains(s.Steps[0].Aborted, "error ratio") || !strings.Contains(s.Steps[1].Aborted, "error ratio") {
+		t.Fatalf("steps %+v", s.Steps)
+	}
+	if !strings.Contains(md, "exceeded the stop condition") {
+		t.Error("report.md does not say why the step stopped")
+	}
+}
+
+func TestInterruptWritesReport(t *testing.T) {
+	p := testPlan(t, "ok", "10s", "steps: [{name: only}, {name: never}]\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel)
+	start := time.Now()
+	res, md := run(t, ctx, p)
+	if time.Since(start) > 6*time.Second {
+		t.Errorf("took %s after Ctrl-C", time.Since(start))
+	}
+	if res.ExitCode != ExitInterrupted || !res.Summary.Interrupted || len(res.Summary.Steps) != 1 {
+		t.Fatalf("exit %d interrupted %v steps %d", res.ExitCode, res.Summary.Interrupted, len(res.Summary.Steps))
+	}
+	if n := res.Summary.Steps[0].Scenarios[0].Requests; n == 0 || n > 200 {
+		t.Errorf("%d requests", n)
+	}
+	if !strings.Contains(md, "Interrupted") || !strings.Contains(md, "Requests      [total, rate, throughput]") {
+		t.Error("report.md does not cover the interrupted step")
+	}
+}
+
+func TestOutputFolderMustBeEmpty(t *testing.T) {
+	p := testPlan(t, "ok", "1s", "")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "x"), nil, 0o644)
+	if _, err := Run(context.Background(), Options{Plan: p, Out: dir}); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRenderConfig(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "proxy.yaml")
+	os.WriteFile(f, []byte("pools:\n  default: {size: 4, overflow: 32}\nroutes:\n  - path: /*\n    upstream: ${origin.url}\n    pool: default\n"), 0o644)
+	out, err := renderConfig(f, []plan.Setting{{Path: "pools.default.size", Value: 36}, {Path: "pools.default.overflow", Value: 0}, {Path: "cache.max_entries", Value: 5}},
+		map[string]string{"origin": "http://127.0.0.1:9"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, want := range []string{"size: 36", "overflow: 0", "upstream: http://127.0.0.1:9", "max_entries: 5"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("rendered config lacks %q:\n%s", want, s)
+		}
+	}
+	if _, err := renderConfig(f, nil, nil, ""); err == nil || !strings.Contains(err.Error(), "before component \"origin\"") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestRateSpec(t *testing.T) {
+	for in, want := range map[string]string{"50/s": "50/s", "1": "1/s", "30/m": "30/m", "0.25": "15/m", "10/s..100/s": "10/s..100/s", "1/h": "1/h"} {
+		r, err := plan.ParseRate(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rateSpec(r); got != want {
+			t.Errorf("%s -> %s, want %s", in, got, want)
+		}
+	}
+}
