@@ -51,10 +51,15 @@ func (l *leanClient) abortAll() {
 	}
 }
 
+// deadlineSlack is how much later than Timeout a lean request may time
+// out: min(Timeout/8, 1s).
+func deadlineSlack(timeout time.Duration) time.Duration { return min(timeout/8, time.Second) }
+
 type leanConn struct {
-	c    net.Conn
-	br   *bufio.Reader
-	used bool // has served a request: a failure before any response byte may be a stale keep-alive
+	c        net.Conn
+	br       *bufio.Reader
+	deadline time.Time // current read/write deadline
+	used     bool      // has served a request: a failure before any response byte may be a stale keep-alive
 }
 
 // leanWorker is one worker's lean-client state.
@@ -296,8 +301,12 @@ func (lw *leanWorker) roundTrip(w *worker, t *targets.Target, addr string, req [
 		if err != nil {
 			break
 		}
-		if o.Timeout > 0 {
-			_ = c.c.SetDeadline(r.Sent.Add(o.Timeout))
+		if o.Timeout > 0 && c.deadline.Before(r.Sent.Add(o.Timeout)) {
+			// Re-arm the deadline only when it is too close: a request may
+			// time out up to deadlineSlack late, but the timer is not
+			// touched on every request.
+			c.deadline = r.Sent.Add(o.Timeout + deadlineSlack(o.Timeout))
+			_ = c.c.SetDeadline(c.deadline)
 		}
 		var loc []byte
 		loc, err = lw.exchange(w, c, t, req, r)
