@@ -69,7 +69,7 @@ var Palette = []string{
 
 // Colors returns the colour of every series, filling in palette colours
 // for those without one.
-func (c *Chart) Colors() []string {
+func (c Chart) Colors() []string {
 	out := make([]string, len(c.Series))
 	next := 0
 	for i, s := range c.Series {
@@ -84,7 +84,7 @@ func (c *Chart) Colors() []string {
 }
 
 // Size returns the chart's width and height with defaults applied.
-func (c *Chart) Size() (w, h int) {
+func (c Chart) Size() (w, h int) {
 	w, h = c.Width, c.Height
 	if w <= 0 {
 		w = DefaultWidth
@@ -96,7 +96,7 @@ func (c *Chart) Size() (w, h int) {
 }
 
 // NumPoints is the number of points over all series.
-func (c *Chart) NumPoints() int {
+func (c Chart) NumPoints() int {
 	n := 0
 	for _, s := range c.Series {
 		n += len(s.Points)
@@ -105,7 +105,7 @@ func (c *Chart) NumPoints() int {
 }
 
 // dataRange returns the finite extent of the data along x (or y).
-func (c *Chart) dataRange(xAxis bool) (lo, hi float64, ok bool) {
+func (c Chart) dataRange(xAxis bool) (lo, hi float64, ok bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for _, p := range s.Points {

@@ -8,28 +8,36 @@ import (
 	"github.com/loadlab/loadlab/internal/results"
 )
 
-// BucketsPerDoubling is the latency resolution of LatencyPoints cells: 64
-// cells per doubling of latency, so a kept point is within 1.1% of every
-// point it stands for.
-const BucketsPerDoubling = 64
+// BucketsPerDoubling is the latency resolution LatencyPoints keeps while
+// collecting: 32 cells per doubling of latency (2.2% apart).
+const BucketsPerDoubling = 32
 
 // LatencyPoints collects the points of a latency-over-time scatter, one
 // series per attack and status class, downsampled so that the chart looks
 // the same as if every result were drawn while the number of points stays
 // bounded whatever the number of results.
 //
-// Time is cut into columns (at least Columns and fewer than 2*Columns over
-// the whole run; the column width doubles as the run grows) and latency into
-// cells of 1/BucketsPerDoubling of a doubling. Every occupied (column, cell)
-// of every series keeps exactly one point: its slowest result (ties go to
-// the earliest). So each column's maximum latency is exact, every error
-// and every status class present in a column shows up, and the output does
-// not depend on the order results are added in. A series keeps at most
-// 2*Columns*(occupied cells per column) points; in practice a few per column.
+// Time is cut into columns (at least columns and fewer than 2*columns over
+// the whole run; the column width doubles as the run grows) and latency
+// into cells of 1/BucketsPerDoubling of a doubling. Every occupied (column,
+// cell) of every series keeps exactly one point: its slowest result (ties go
+// to the earliest). Series then merges the cells of a column that fall in
+// the same row of a linear grid of Rows rows from 0 to the slowest latency,
+// the resolution of a chart's y axis, again keeping the slowest point.
+//
+// So each column's slowest result is kept exactly, every error and every
+// status class present in a column shows up (each class is its own series),
+// a lone error is never hidden by the successes around it, and the output
+// does not depend on the order results are added in. A series yields at
+// most 2*columns*Rows points whatever the number of results; a steady
+// latency gives one or two per column.
 type LatencyPoints struct {
 	// UseDue plots DueLatency (from the scheduled time, without coordinated
 	// omission) instead of Latency. Set it before the first Add.
 	UseDue bool
+	// Rows is the latency resolution of Series: the y axis from 0 to the
+	// slowest result is cut into Rows rows (DefaultRows when 0).
+	Rows int
 
 	columns int
 	width   int64 // nanoseconds per column, a power of two times 1ms
@@ -53,8 +61,12 @@ type cellKey struct {
 
 type cell struct{ t, lat int64 }
 
-// DefaultColumns is the time resolution used when NewLatencyPoints is given 0.
-const DefaultColumns = 800
+// Default resolutions of LatencyPoints, fit for a DefaultWidth SVG chart
+// whose dots are 3.5 pixels wide: a column or a row is 1 to 3 pixels.
+const (
+	DefaultColumns = 300
+	DefaultRows    = 120
+)
 
 // NewLatencyPoints returns an empty collector that keeps between columns
 // and 2*columns time columns (DefaultColumns when columns <= 0).
@@ -149,8 +161,9 @@ func floorDiv(a, b int64) int64 {
 // Count is the number of points added.
 func (lp *LatencyPoints) Count() int64 { return lp.n }
 
-// Kept is the number of points kept after downsampling.
-func (lp *LatencyPoints) Kept() int {
+// Cells is the number of cells held while collecting, before Series
+// merges them into rows; memory use is proportional to it.
+func (lp *LatencyPoints) Cells() int {
 	k := 0
 	for _, cells := range lp.series {
 		k += len(cells)
@@ -194,12 +207,28 @@ func (lp *LatencyPoints) Series(origin time.Time) []Series {
 		return keys[i].class < keys[j].class
 	})
 	o := origin.UnixNano()
+	rows := lp.Rows
+	if rows <= 0 {
+		rows = DefaultRows
+	}
+	var slowest int64 = 1
+	for _, cells := range lp.series {
+		for _, c := range cells {
+			slowest = max(slowest, c.lat)
+		}
+	}
 	out := make([]Series, 0, len(keys))
 	attackIdx := map[string]int{}
 	for _, k := range keys {
-		cells := lp.series[k]
-		pts := make([]cell, 0, len(cells))
-		for _, c := range cells {
+		grid := map[cellKey]cell{}
+		for ck, c := range lp.series[k] {
+			gk := cellKey{ck.col, int32(min(c.lat*int64(rows)/slowest, int64(rows-1)))}
+			if old, ok := grid[gk]; !ok || better(c, old) {
+				grid[gk] = c
+			}
+		}
+		pts := make([]cell, 0, len(grid))
+		for _, c := range grid {
 			pts = append(pts, c)
 		}
 		sort.Slice(pts, func(i, j int) bool {

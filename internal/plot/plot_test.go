@@ -105,7 +105,7 @@ func TestChartsFromStaircase(t *testing.T) {
 		wantLabels []string
 		maxDots    int
 	}{
-		{"latency", lat, []string{"2xx", "5xx", "error"}, 3, []string{"latency (ms)", "time (s)", "0", "60"}, c.Latency.Kept()},
+		{"latency", lat, []string{"2xx", "5xx", "error"}, 3, []string{"latency (ms)", "time (s)", "0", "60"}, lat.NumPoints()},
 		{"throughput", thr, []string{"sent/s", "success/s (throughput)"}, 2, []string{"per second"}, 0},
 		{"codes", codes, []string{"0 (no response)", "200", "500"}, 3, []string{"responses per second"}, 0},
 	}
