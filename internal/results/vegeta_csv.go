@@ -54,8 +54,9 @@ func (d *CSVDecoder) Decode(r *Result) error {
 		d.err = io.EOF
 		return err
 	}
-	line, _ := d.r.FieldPos(0)
+	line := 0
 	if err == nil {
+		line, _ = d.r.FieldPos(0)
 		err = parseCSVRecord(rec, r)
 	}
 	if err != nil {
