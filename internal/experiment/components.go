@@ -158,6 +158,9 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 			argv = v.Command
 		}
 		argv = append(append([]string(nil), argv...), args...)
+		for i, a := range argv {
+			argv[i] = strings.ReplaceAll(a, "${loadlab}", f.exe)
+		}
 		needAddr := false
 		for _, a := range argv {
 			needAddr = needAddr || strings.Contains(a, "${addr}") || strings.Contains(a, "${port}")

@@ -27,7 +27,7 @@ const (
 // Options configure Run.
 type Options struct {
 	Plan    *plan.Plan
-	Out     string    // output folder; created, must not hold a previous run
+	Out     string    // output folder; created if needed, must not hold a previous run
 	Exe     string    // the loadlab binary that runs origin and proxy components
 	Version string    // loadlab version, for the report
 	Log     io.Writer // progress lines (nil: none)
@@ -105,8 +105,10 @@ func prepareOut(dir string) error {
 	if dir == "" {
 		return errors.New("no output folder")
 	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("output folder %s is not empty; choose another with -out", dir)
+	for _, f := range []string{"summary.json", "report.md", "steps"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return fmt.Errorf("output folder %s already holds a run (%s); choose another with -out", dir, f)
+		}
 	}
 	for _, d := range []string{"", "steps", "components", "charts"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {

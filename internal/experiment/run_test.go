@@ -210,8 +210,8 @@ func TestInterruptWritesReport(t *testing.T) {
 func TestOutputFolderMustBeEmpty(t *testing.T) {
 	p := testPlan(t, "ok", "1s", "")
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "x"), nil, 0o644)
-	if _, err := Run(context.Background(), Options{Plan: p, Out: dir}); err == nil || !strings.Contains(err.Error(), "not empty") {
+	os.WriteFile(filepath.Join(dir, "summary.json"), nil, 0o644)
+	if _, err := Run(context.Background(), Options{Plan: p, Out: dir}); err == nil || !strings.Contains(err.Error(), "already holds a run") {
 		t.Fatalf("got %v", err)
 	}
 }
