@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// plotVector is a real vegeta file kept by the compare package's tests.
+func plotVector(name string) string {
+	return filepath.Join("..", "..", "internal", "compare", "testdata", name)
+}
+
+func loadlabCLI(stdin []byte, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = runMain(args, bytes.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestPlotAndCompareCommands(t *testing.T) {
+	dir := t.TempDir()
+	mixed, err := os.ReadFile(plotVector("mixed.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		stdin    []byte
+		args     []string
+		code     int
+		stdout   []string // substrings
+		stderr   string
+		files    []string // written, relative to dir
+		fileHave string   // substring of the first file
+	}{
+		{"plot html", nil, []string{"plot", "-title", "two runs", "-output", filepath.Join(dir, "p.html"), plotVector("basic.bin"), plotVector("mixed.bin")}, 0,
+			nil, "", []string{"p.html"}, "<title>two runs</title>"},
+		{"plot svg by extension", nil, []string{"plot", "-output", filepath.Join(dir, "p.svg"), plotVector("mixed.bin")}, 0,
+			nil, "", []string{"p.svg"}, "<svg xmlns"},
+		{"plot svg to stdout from stdin", mixed, []string{"plot", "-format", "svg"}, 0,
+			[]string{"<svg xmlns", ">error</text>"}, "", nil, ""},
+		{"plot torn stdin", mixed[:len(mixed)-7], []string{"plot", "-format", "svg"}, 0,
+			[]string{"<svg xmlns"}, "warning: stdin: torn tail", nil, ""},
+		{"plot bad format", nil, []string{"plot", "-format", "png", plotVector("mixed.bin")}, 2, nil, `-format: unknown format "png"`, nil, ""},
+		{"plot missing file", nil, []string{"plot", filepath.Join(dir, "nope.bin")}, 2, nil, "nope.bin", nil, ""},
+		{"plot not results", []byte("hello\n"), []string{"plot"}, 2, nil, "stdin: not a results file", nil, ""},
+		{"plot help", nil, []string{"plot", "-help"}, 0, nil, "Examples:", nil, ""},
+		{"compare", nil, []string{"compare", "-resamples", "200", "-output", filepath.Join(dir, "cmp"), plotVector("basic.bin"), plotVector("mixed.bin"), plotVector("basic.json")}, 0,
+			[]string{"Baseline: basic.bin", "mixed.bin", "slower", "worse", "basic.json", "no significant difference", "Method: Poisson bootstrap"},
+			"wrote", []string{"cmp/percentiles.svg", "cmp/compare.html", "cmp/compare.md"}, "<svg"},
+		{"compare markdown, baseline by name", nil, []string{"compare", "-resamples", "100", "-format", "markdown", "-baseline", "mixed.bin", plotVector("basic.bin"), plotVector("mixed.bin")}, 0,
+			[]string{"| Run | Stat |", "| basic.bin | p99 |", "faster", "Baseline: mixed.bin"}, "", nil, ""},
+		{"compare one run", nil, []string{"compare", plotVector("basic.bin")}, 2, nil, "need at least two runs", nil, ""},
+		{"compare bad baseline", nil, []string{"compare", "-baseline", "3", plotVector("basic.bin"), plotVector("mixed.bin")}, 2, nil, "-baseline: position 3 is out of range", nil, ""},
+		{"compare bad resamples", nil, []string{"compare", "-resamples", "5", plotVector("basic.bin"), plotVector("mixed.bin")}, 2, nil, "-resamples: must be between", nil, ""},
+		{"compare not results", nil, []string{"compare", plotVector("basic.bin"), "plot_test.go"}, 2, nil, "plot_test.go: not a results file", nil, ""},
+		{"compare help", nil, []string{"compare", "-help"}, 0, nil, "Examples:", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := loadlabCLI(tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, errs)
+			}
+			for _, s := range tc.stdout {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%.2000s", s, out)
+				}
+			}
+			if !strings.Contains(errs, tc.stderr) {
+				t.Errorf("stderr %q lacks %q", errs, tc.stderr)
+			}
+			if tc.code == 2 && strings.Count(strings.TrimSpace(errs), "\n") > 0 && !strings.Contains(errs, "Usage") {
+				t.Errorf("bad input should print one line, got:\n%s", errs)
+			}
+			for i, f := range tc.files {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 && !strings.Contains(string(b), tc.fileHave) {
+					t.Errorf("%s lacks %q", f, tc.fileHave)
+				}
+			}
+		})
+	}
+}
