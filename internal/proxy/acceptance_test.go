@@ -36,7 +36,7 @@ func TestStaircase(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := newTimerOrigin(t, tc.latency, "private, max-age=0")
+			o := newSimOrigin(t, tc.latency, "private, max-age=0")
 			yaml := fmt.Sprintf(`
 pools:
   p: {size: %d, overflow: %d, checkout_timeout: %s, timeout_status: 503}
@@ -135,7 +135,7 @@ func TestEnoughWorkers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := newTimerOrigin(t, tc.latency, "private")
+			o := newSimOrigin(t, tc.latency, "private")
 			yaml := fmt.Sprintf(`
 pools:
   default: {size: %d, overflow: %d, checkout_timeout: 100ms}
@@ -181,7 +181,7 @@ func TestBreakerFallbackRecovery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := newTimerOrigin(t, 5*time.Millisecond, "public, max-age=1")
+			o := newSimOrigin(t, 5*time.Millisecond, "public, max-age=1")
 			bc := "{window: 300ms, threshold: 3, recovery: ramp}"
 			if tc.name != "ramp" {
 				bc = "{window: 300ms, threshold: 3, recovery: half_open, open_for: 300ms, probes: 2}"
@@ -257,7 +257,7 @@ func TestNoLeaks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("paced run")
 	}
-	o := newTimerOrigin(t, 100*time.Millisecond, "private")
+	o := newSimOrigin(t, 100*time.Millisecond, "private")
 	base := runtime.NumGoroutine()
 	func() {
 		cfg, err := ParseConfig([]byte(`

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/origin"
 )
 
 // result is one request of a paced run.
@@ -179,4 +181,43 @@ func newLocalServer(t *testing.T, h http.Handler) *httptest.Server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// simOrigin is loadlab's origin simulator on loopback, driven by recipes as
+// in the seed reports; set swaps the recipe.
+type simOrigin struct {
+	t     *testing.T
+	sim   *origin.Simulator
+	srv   *httptest.Server
+	conns atomic.Int64
+}
+
+func newSimOrigin(t *testing.T, latency time.Duration, cc string) *simOrigin {
+	o := &simOrigin{t: t, sim: origin.New(origin.Options{Seed: 1, NoOverrides: true})}
+	o.set(latency, 200, cc)
+	o.srv = httptest.NewUnstartedServer(o.sim)
+	o.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			o.conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			o.conns.Add(-1)
+		}
+	}
+	o.srv.Start()
+	t.Cleanup(func() {
+		o.srv.Close()
+		o.sim.Close()
+	})
+	return o
+}
+
+// set loads a one-stage recipe: every path answers status after latency
+// with the given Cache-Control.
+func (o *simOrigin) set(latency time.Duration, status int, cc string) {
+	recipe := fmt.Sprintf(`[{"route": "/*", "stages": [{"at": 0, "status": %d, "latency": %q}],
+  "headers": {"cache-control": %q}, "body": "hello from the origin simulator\n"}]`, status, latency.String(), cc)
+	if err := o.sim.LoadRecipe([]byte(recipe), "test-recipe.json"); err != nil {
+		o.t.Fatal(err)
+	}
 }
