@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# bench/attack/run.sh: loadlab attack side by side with wrk (Debian), hey
+# and k6 (Go modules built into a scratch GOBIN), in one run so the ratios
+# hold on a shared, noisy machine.
+#
+# Target: nginx with one worker serving a 1 kB file (and loadlab origin with
+# a 100 ms recipe for the latency scenario), pinned to CPU $TGT_CPU; every
+# generator pinned to CPU $GEN_CPU. CPU-seconds per 100k requests come from
+# /usr/bin/time (user + sys of the generator process).
+#
+# Scenarios (issue 2's performance goals):
+#   max    as fast as possible, 64 connections
+#   paced  5,000 requests/s (achieved rate, drops)
+#   slow   2,000 requests/s against a 100 ms target (p99 from the due time)
+#
+# Usage: bench/attack/run.sh            (D=10s per run; SKIP_K6=1 to skip k6's long build)
+#        D=5s SCENARIOS="max paced" bench/attack/run.sh
+# Prints a Markdown table on stdout; progress on stderr.
+set -euo pipefail
+
+D=${D:-10s}
+GEN_CPU=${GEN_CPU:-0}
+TGT_CPU=${TGT_CPU:-1}
+SCENARIOS=${SCENARIOS:-"max paced slow"}
+HEY_VERSION=${HEY_VERSION:-v0.1.4}
+K6_VERSION=${K6_VERSION:-latest}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=$(mktemp -d /tmp/loadlab-bench-attack.XXXXXX)
+PIDS=()
+
+log() { echo "bench/attack: $*" >&2; }
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+secs() { # 10s -> 10
+	local d=$1
+	case $d in *ms) echo "scale=3; ${d%ms}/1000" | bc ;; *s) echo "${d%s}" ;; *m) echo $((${d%m} * 60)) ;; *) echo "$d" ;; esac
+}
+DSEC=$(secs "$D")
+
+for tool in nginx wrk taskset bc python3; do
+	if ! command -v "$tool" >/dev/null && [ ! -x /usr/sbin/$tool ]; then
+		log "installing $tool"
+		apt-get install -y "$(case $tool in taskset) echo util-linux ;; python3) echo python3 ;; *) echo "$tool" ;; esac)" >/dev/null
+	fi
+done
+[ -x /usr/bin/time ] || apt-get install -y time >/dev/null
+
+log "building loadlab and the Go tools in $WORK"
+(cd "$ROOT" && go build -o "$WORK/loadlab" ./cmd/loadlab)
+export GOBIN=$WORK/bin
+go install "github.com/rakyll/hey@$HEY_VERSION" 2>/dev/null || log "hey build failed; skipping hey"
+if [ -z "${SKIP_K6:-}" ]; then
+	log "building k6 (takes a few minutes; SKIP_K6=1 skips it)"
+	timeout 1200 go install "go.k6.io/k6@$K6_VERSION" 2>/dev/null || log "k6 build failed; skipping k6"
+fi
+HEY=$GOBIN/hey
+K6=$GOBIN/k6
+LL=$WORK/loadlab
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# nginx, one worker, 1 kB body
+NPORT=$(free_port)
+mkdir -p "$WORK/nginx/www"
+head -c 1024 /dev/zero | tr '\0' 'a' >"$WORK/nginx/www/1k"
+cat >"$WORK/nginx/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  client_body_temp_path $WORK/nginx; proxy_temp_path $WORK/nginx; fastcgi_temp_path $WORK/nginx;
+  uwsgi_temp_path $WORK/nginx; scgi_temp_path $WORK/nginx;
+  server { listen 127.0.0.1:$NPORT; root $WORK/nginx/www; location / { } }
+}
+EOF
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+taskset -c "$TGT_CPU" "$NGINX" -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
+PIDS+=($!)
+URL=http://127.0.0.1:$NPORT/1k
+
+# loadlab origin with a 100 ms recipe
+OPORT=$(free_port)
+printf '{"origin":"http://localhost","stages":[{"at":0,"status":200,"latency":"100ms"}]}' >"$WORK/slow.json"
+taskset -c "$TGT_CPU" "$LL" origin -quiet -seed 1 -recipe "$WORK/slow.json" -listen "127.0.0.1:$OPORT" &
+PIDS+=($!)
+SLOW_URL=http://127.0.0.1:$OPORT/slow
+for _ in $(seq 50); do
+	curl -sf -o /dev/null "$URL" && curl -sf -o /dev/null "$SLOW_URL" && break
+	sleep 0.1
+done
+echo "GET $URL" >"$WORK/t.txt"
+echo "GET $SLOW_URL" >"$WORK/slow.txt"
+
+# timed NAME CMD...: runs CMD pinned to GEN_CPU, keeping its output and times.
+timed() {
+	local name=$1
+	shift
+	log "$name"
+	/usr/bin/time -o "$WORK/$name.time" -f "%e %U %S %M" taskset -c "$GEN_CPU" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || true
+}
+cpu() { awk '{printf "%.3f", $2 + $3}' "$WORK/$1.time"; }
+rss() { awk '{printf "%.0f", $4 / 1024}' "$WORK/$1.time"; }
+llstat() { # field of loadlab report -type json
+	"$LL" report -type json "$WORK/$1.bin" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"
+}
+per100k() { echo "scale=2; $1 * 100000 / $2" | bc; }
+
+ROWS=()
+row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 | $7 |"); }
+WRK_MAX=""
+
+k6script() { # k6script FILE EXECUTOR-JSON
+	cat >"$1" <<EOF
+import http from 'k6/http';
+export const options = { discardResponseBodies: true, summaryTrendStats: ['p(50)','p(99)','max'], scenarios: { s: $2 } };
+export default function () { http.get('$3'); }
+EOF
+}
+k6reqs() { grep -E '^ *http_reqs' "$WORK/$1.out" | awk '{print $2}' | head -1; }
+k6dropped() { (grep -E '^ *dropped_iterations' "$WORK/$1.out" | awk '{print $2}' | head -1) || true; }
+
+for sc in $SCENARIOS; do
+	case $sc in
+	max)
+		timed ll-max "$LL" attack -targets="$WORK/t.txt" -rate=0 -max-workers=64 -duration="$D" -output="$WORK/ll-max.bin"
+		n=$(llstat ll-max 'd["requests"]')
+		c=$(cpu ll-max)
+		LL_MAX=$(per100k "$c" "$n")
+		row "max, 64 conns" "loadlab" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$LL_MAX" "$(rss ll-max)" "results $(($(stat -c %s "$WORK/ll-max.bin") / n)) B/req"
+		timed wrk-max wrk -t1 -c64 -d"$D" "$URL"
+		n=$(awk '/requests in/ {print $1}' "$WORK/wrk-max.out")
+		WRK_MAX=$(per100k "$(cpu wrk-max)" "$n")
+		row "max, 64 conns" "wrk" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$WRK_MAX" "$(rss wrk-max)" ""
+		if [ -x "$HEY" ]; then
+			timed hey-max "$HEY" -z "$D" -c 64 -cpus 1 "$URL"
+			n=$(awk '/responses/ {s += $2} END {print s + 0}' "$WORK/hey-max.out")
+			row "max, 64 conns" "hey" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$(per100k "$(cpu hey-max)" "$n")" "$(rss hey-max)" ""
+		fi
+		if [ -x "$K6" ]; then
+			k6script "$WORK/k6max.js" "{ executor: 'constant-vus', vus: 64, duration: '$D' }" "$URL"
+			timed k6-max "$K6" run --quiet --no-color "$WORK/k6max.js"
+			n=$(k6reqs k6-max)
+			row "max, 64 conns" "k6" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$(per100k "$(cpu k6-max)" "$n")" "$(rss k6-max)" ""
+		fi
+		;;
+	paced)
+		want=$(echo "5000 * $DSEC" | bc | cut -d. -f1)
+		timed ll-paced "$LL" attack -targets="$WORK/t.txt" -rate=5000 -duration="$D" -output="$WORK/ll-paced.bin"
+		n=$(llstat ll-paced 'd["requests"] - d.get("dropped", 0)')
+		dr=$(llstat ll-paced 'd.get("dropped", 0)')
+		p99=$(llstat ll-paced '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
+		row "paced 5000/s" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced)" "$n")" "$(rss ll-paced)" "dropped $dr, p99 (due) $p99"
+		if [ -x "$HEY" ]; then
+			timed hey-paced "$HEY" -z "$D" -c 50 -q 100 -cpus 1 "$URL"
+			n=$(awk '/responses/ {s += $2} END {print s + 0}' "$WORK/hey-paced.out")
+			row "paced 5000/s" "hey (-c 50 -q 100)" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu hey-paced)" "$n")" "$(rss hey-paced)" ""
+		fi
+		if [ -x "$K6" ]; then
+			k6script "$WORK/k6paced.js" "{ executor: 'constant-arrival-rate', rate: 5000, timeUnit: '1s', duration: '$D', preAllocatedVUs: 200, maxVUs: 1000 }" "$URL"
+			timed k6-paced "$K6" run --quiet --no-color "$WORK/k6paced.js"
+			n=$(k6reqs k6-paced)
+			row "paced 5000/s" "k6" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu k6-paced)" "$n")" "$(rss k6-paced)" "dropped iterations $(k6dropped k6-paced)"
+		fi
+		;;
+	slow)
+		want=$(echo "2000 * $DSEC" | bc | cut -d. -f1)
+		timed ll-slow "$LL" attack -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -output="$WORK/ll-slow.bin"
+		n=$(llstat ll-slow 'd["requests"] - d.get("dropped", 0)')
+		p99=$(llstat ll-slow '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
+		p50=$(llstat ll-slow '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
+		row "2000/s, 100 ms target" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow)" "$n")" "$(rss ll-slow)" "p50 $p50, p99 $p99 (from due time)"
+		;;
+	esac
+done
+
+echo "Machine: $(nproc) cores, $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); $D per run; generator on CPU $GEN_CPU, target on CPU $TGT_CPU"
+echo
+echo "| scenario | tool | requests | rate | CPU-s/100k | RSS MB | notes |"
+echo "|---|---|---|---|---|---|---|"
+printf '%s\n' "${ROWS[@]}"
+if [ -n "$WRK_MAX" ] && [ -n "${LL_MAX:-}" ]; then
+	echo
+	echo "loadlab / wrk CPU per request (max): $(echo "scale=2; $LL_MAX / $WRK_MAX" | bc)x"
+fi
