@@ -118,7 +118,7 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.Var(&f.headers, "header", "request header \"Name: value\" added to every target (repeatable; values may be templated)")
 	fs.StringVar(&f.body, "body", "", "request body `file` for targets without an @body (may be templated)")
 	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it)")
-	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream; flushed every 250 ms so 'loadlab report -follow' sees it)")
+	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream, flushed every 250 ms so readers following the file see fresh data)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line on stderr (it is only drawn when stderr is a terminal)")
 	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
 	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates (0 = random)")

@@ -36,7 +36,7 @@ func newLeanClient(o *Options) *leanClient {
 	}
 }
 
-// usable reports whether the lean client may serve the attack's plain
+// leanUsable reports whether the lean client may serve the attack's plain
 // http:// requests with these options.
 func (o *Options) leanUsable() bool {
 	return o.Client != "std" && !o.H2C && o.MaxConnections == 0

@@ -69,8 +69,8 @@ func (w *worker) urlString(t *targets.Target, seq uint64) string {
 	return string(w.url)
 }
 
-// keepBody reads the body through read into r: everything is counted in
-// BytesIn, up to MaxBody bytes are kept.
+// keepLimit is how many body bytes results keep: 0 none, -1 all
+// (bodies are always read to the end and counted in BytesIn).
 func (w *worker) keepLimit() int64 { return w.a.opts.MaxBody }
 
 // sentNow stamps the send time and updates the live counters.
