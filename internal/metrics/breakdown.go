@@ -17,20 +17,22 @@ type Group struct {
 	Key     string // attack name, "METHOD URL", or step number
 	Step    uint32 // for step groups
 	Metrics *Metrics
+	key     any // the dimension's lookup key
 }
 
-// dimension holds the groups of one breakdown, capped in number.
-type dimension struct {
+// dimension holds the groups of one breakdown, capped in number. K is
+// the lookup key, so that finding a result's group allocates nothing.
+type dimension[K comparable] struct {
 	max    int
 	opts   Options
 	groups []*Group
-	idx    map[string]*Group
+	idx    map[K]*Group
 	other  *Group
 }
 
-func newDimension(o Options) *dimension {
+func newDimension[K comparable](o Options) *dimension[K] {
 	o.NoBreakdown = true
-	return &dimension{max: o.MaxGroups, opts: o, idx: make(map[string]*Group)}
+	return &dimension[K]{max: o.MaxGroups, opts: o, idx: make(map[K]*Group)}
 }
 
 func newChild(o Options) *Metrics {
@@ -39,8 +41,9 @@ func newChild(o Options) *Metrics {
 	return m
 }
 
-func (d *dimension) group(key string, step uint32) *Group {
-	if g, ok := d.idx[key]; ok {
+// group returns k's group, creating it (named by label) if there is room.
+func (d *dimension[K]) group(k K, label func() string, step uint32) *Group {
+	if g, ok := d.idx[k]; ok {
 		return g
 	}
 	if len(d.groups) >= d.max {
@@ -49,58 +52,91 @@ func (d *dimension) group(key string, step uint32) *Group {
 		}
 		return d.other
 	}
-	g := &Group{Key: key, Step: step, Metrics: newChild(d.opts)}
-	d.idx[key] = g
+	g := &Group{Key: label(), Step: step, Metrics: newChild(d.opts), key: k}
+	d.idx[k] = g
 	d.groups = append(d.groups, g)
 	return g
 }
 
 // all returns the groups in first-seen order, the overflow group last.
-func (d *dimension) all() []*Group {
+func (d *dimension[K]) all() []*Group {
 	if d.other == nil {
 		return d.groups
 	}
 	return append(d.groups[:len(d.groups):len(d.groups)], d.other)
 }
 
+func (d *dimension[K]) close() {
+	for _, g := range d.all() {
+		g.Metrics.Close()
+	}
+}
+
+// mergeFrom adds o's groups to the groups with the same keys.
+func (d *dimension[K]) mergeFrom(o *dimension[K]) {
+	for _, g := range o.all() {
+		var dst *Group
+		if g.Key == OtherGroup {
+			if d.other == nil {
+				d.other = &Group{Key: OtherGroup, Metrics: newChild(d.opts)}
+			}
+			dst = d.other
+		} else {
+			dst = d.group(g.key.(K), func() string { return g.Key }, g.Step)
+		}
+		dst.Metrics.mergeOwn(g.Metrics)
+	}
+}
+
+type targetID struct{ method, url string }
+
 // Breakdown splits results by attack name, by target (method and URL) and
 // by schedule step.
 type Breakdown struct {
-	attack, target, step *dimension
+	attack *dimension[string]
+	target *dimension[targetID]
+	step   *dimension[uint32]
+	// last target looked up, to skip the map for runs of one target
+	lastTarget targetID
+	lastGroup  *Group
 }
 
 func newBreakdown(o Options) *Breakdown {
-	return &Breakdown{attack: newDimension(o), target: newDimension(o), step: newDimension(o)}
-}
-
-func targetKey(method, url string) string {
-	if method == "" {
-		return url
+	return &Breakdown{
+		attack: newDimension[string](o),
+		target: newDimension[targetID](o),
+		step:   newDimension[uint32](o),
 	}
-	return method + " " + url
 }
 
-func (b *Breakdown) add(r *results.Result) {
-	b.attack.group(r.Attack, 0).Metrics.addOwn(r)
-	b.target.group(targetKey(r.Method, r.URL), 0).Metrics.addOwn(r)
-	b.step.group(strconv.FormatUint(uint64(r.Step), 10), r.Step).Metrics.addOwn(r)
+func (t targetID) label() string {
+	if t.method == "" {
+		return t.url
+	}
+	return t.method + " " + t.url
+}
+
+func (b *Breakdown) add(r *results.Result, s *sample) {
+	b.attack.group(r.Attack, func() string { return r.Attack }, 0).Metrics.addOwn(r, s)
+	t := targetID{r.Method, r.URL}
+	if b.lastGroup == nil || t != b.lastTarget {
+		b.lastTarget, b.lastGroup = t, b.target.group(t, t.label, 0)
+	}
+	b.lastGroup.Metrics.addOwn(r, s)
+	b.step.group(r.Step, func() string { return strconv.FormatUint(uint64(r.Step), 10) }, r.Step).Metrics.addOwn(r, s)
 }
 
 func (b *Breakdown) close() {
-	for _, d := range []*dimension{b.attack, b.target, b.step} {
-		for _, g := range d.all() {
-			g.Metrics.Close()
-		}
-	}
+	b.attack.close()
+	b.target.close()
+	b.step.close()
 }
 
 func (b *Breakdown) merge(o *Breakdown) {
-	for i, d := range []*dimension{b.attack, b.target, b.step} {
-		od := []*dimension{o.attack, o.target, o.step}[i]
-		for _, g := range od.all() {
-			d.group(g.Key, g.Step).Metrics.mergeOwn(g.Metrics)
-		}
-	}
+	b.attack.mergeFrom(o.attack)
+	b.target.mergeFrom(o.target)
+	b.step.mergeFrom(o.step)
+	b.lastGroup = nil
 }
 
 // ByAttack returns one group per attack name, in first-seen order.

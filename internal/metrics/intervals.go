@@ -73,7 +73,8 @@ func (iv *Intervals) Add(r *results.Result) error {
 		in = &Interval{Start: start, End: start.Add(iv.every), Metrics: m}
 		iv.open[n] = in
 	}
-	in.addOwn(r)
+	s := sampleOf(r)
+	in.addOwn(r, &s)
 	return iv.flush(iv.last - MaxOpenIntervals + 1)
 }
 

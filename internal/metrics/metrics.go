@@ -123,15 +123,30 @@ func NewWith(o Options) *Metrics {
 	return m
 }
 
+// sample is what Add derives from a result once, for every Metrics the
+// result is added to (the whole run and its breakdown groups).
+type sample struct {
+	end     time.Time
+	lag     time.Duration
+	due     time.Duration // latency from the due time
+	success bool
+	dropped bool
+}
+
+func sampleOf(r *results.Result) sample {
+	return sample{end: r.End(), lag: r.Lag(), due: r.DueLatency(), success: r.Success(), dropped: r.Dropped()}
+}
+
 // Add accounts for one result. r is not retained.
 func (m *Metrics) Add(r *results.Result) {
-	m.addOwn(r)
+	s := sampleOf(r)
+	m.addOwn(r, &s)
 	if m.breakdown != nil {
-		m.breakdown.add(r)
+		m.breakdown.add(r, &s)
 	}
 }
 
-func (m *Metrics) addOwn(r *results.Result) {
+func (m *Metrics) addOwn(r *results.Result, s *sample) {
 	m.Requests++
 	m.StatusCodes[r.Code]++
 	m.BytesIn.Total += r.BytesIn
@@ -142,32 +157,31 @@ func (m *Metrics) addOwn(r *results.Result) {
 	if r.Sent.After(m.Latest) {
 		m.Latest = r.Sent
 	}
-	if end := r.End(); end.After(m.End) {
-		m.End = end
+	if s.end.After(m.End) {
+		m.End = s.end
 	}
-	if r.Success() {
+	if s.success {
 		m.Successes++
 	}
 	if r.Error != "" {
 		m.addError(r.Error, 1)
 	}
-	if r.Dropped() {
+	if s.dropped {
 		m.Dropped++
 		return
 	}
-	lag := r.Lag()
-	if lag > 0 {
+	if s.lag > 0 {
 		m.Lagged++
-		m.Lag.Total += lag
-		m.Lag.Max = max(m.Lag.Max, lag)
-		if lag > m.opts.LateAfter {
+		m.Lag.Total += s.lag
+		m.Lag.Max = max(m.Lag.Max, s.lag)
+		if s.lag > m.opts.LateAfter {
 			m.Lag.Late++
 		}
 	}
 	if !m.dueOnly {
 		m.SendLatencies.add(r.Latency)
 	}
-	m.Latencies.add(r.DueLatency())
+	m.Latencies.add(s.due)
 }
 
 func (m *Metrics) addError(e string, n uint64) {

@@ -196,6 +196,26 @@ func TestMergeEqualsOnePass(t *testing.T) {
 		fmt.Sprint(one.Requests, one.Rate, one.Throughput, one.Latencies.P99, one.Latencies.Mean, one.StatusCodes, len(one.Errors)) {
 		t.Fatalf("merged %+v\none pass %+v", a, one)
 	}
+	ga, g1 := a.Breakdown().ByTarget(), one.Breakdown().ByTarget()
+	if len(ga) != len(g1) || ga[0].Metrics.Requests != g1[0].Metrics.Requests {
+		t.Fatalf("merged target groups %d, one pass %d", len(ga), len(g1))
+	}
+}
+
+func BenchmarkAdd(b *testing.B) {
+	rs := make([]results.Result, 1024)
+	for i := range rs {
+		rs[i] = res(i, time.Duration(i*7919%20000)*time.Microsecond, 200, "")
+		rs[i].Due = rs[i].Sent.Add(-time.Duration(i%50) * time.Microsecond)
+		if i%20 == 0 {
+			rs[i].Code, rs[i].Error = 500, "500 Internal Server Error"
+		}
+	}
+	m := New()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Add(&rs[i%len(rs)])
+	}
 }
 
 func TestIntervalsNonCumulative(t *testing.T) {
