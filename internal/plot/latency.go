@@ -1,7 +1,7 @@
 package plot
 
 import (
-	"math"
+	"math/bits"
 	"sort"
 	"time"
 
@@ -9,7 +9,7 @@ import (
 )
 
 // BucketsPerDoubling is the latency resolution LatencyPoints keeps while
-// collecting: 32 cells per doubling of latency (2.2% apart).
+// collecting: 32 cells per doubling of latency (at most 3.1% apart).
 const BucketsPerDoubling = 32
 
 // LatencyPoints collects the points of a latency-over-time scatter, one
@@ -46,17 +46,35 @@ type LatencyPoints struct {
 	start   int64 // earliest Sent, unix ns
 	end     int64 // latest Sent, unix ns
 	n       int64
-	series  map[seriesKey]map[cellKey]cell
+	series  map[seriesKey]*seriesCells
+	last    *seriesCells // cache: the series of the previous point
+	lastKey seriesKey
+}
+
+// seriesCells holds a series' cells by column, remembering the column of
+// the previous point since consecutive results mostly share one.
+type seriesCells struct {
+	cols    map[int64]map[int32]cell
+	lastCol int64
+	last    map[int32]cell
+}
+
+func (sc *seriesCells) column(col int64) map[int32]cell {
+	if sc.last != nil && sc.lastCol == col {
+		return sc.last
+	}
+	c := sc.cols[col]
+	if c == nil {
+		c = make(map[int32]cell, 4)
+		sc.cols[col] = c
+	}
+	sc.lastCol, sc.last = col, c
+	return c
 }
 
 type seriesKey struct {
 	attack string
 	class  Class
-}
-
-type cellKey struct {
-	col    int64
-	bucket int32
 }
 
 type cell struct{ t, lat int64 }
@@ -74,7 +92,7 @@ func NewLatencyPoints(columns int) *LatencyPoints {
 	if columns <= 0 {
 		columns = DefaultColumns
 	}
-	return &LatencyPoints{columns: columns, width: int64(time.Millisecond), series: map[seriesKey]map[cellKey]cell{}}
+	return &LatencyPoints{columns: columns, width: int64(time.Millisecond), series: map[seriesKey]*seriesCells{}}
 }
 
 // Add records one result. Results without a send time are ignored.
@@ -107,14 +125,19 @@ func (lp *LatencyPoints) AddPoint(attack string, class Class, t time.Time, laten
 	}
 	lat := max(int64(latency), 0)
 	key := seriesKey{attack, class}
-	cells := lp.series[key]
-	if cells == nil {
-		cells = map[cellKey]cell{}
-		lp.series[key] = cells
+	sc := lp.last
+	if sc == nil || key != lp.lastKey {
+		sc = lp.series[key]
+		if sc == nil {
+			sc = &seriesCells{cols: map[int64]map[int32]cell{}}
+			lp.series[key] = sc
+		}
+		lp.last, lp.lastKey = sc, key
 	}
-	ck := cellKey{col, bucketOf(lat)}
-	if old, ok := cells[ck]; !ok || better(cell{ns, lat}, old) {
-		cells[ck] = cell{ns, lat}
+	cells := sc.column(col)
+	b := bucketOf(lat)
+	if old, ok := cells[b]; !ok || better(cell{ns, lat}, old) {
+		cells[b] = cell{ns, lat}
 	}
 }
 
@@ -131,23 +154,34 @@ func better(a, b cell) bool {
 func (lp *LatencyPoints) coarsen() {
 	lp.width *= 2
 	lp.minCol, lp.maxCol = lp.minCol>>1, lp.maxCol>>1
-	for key, cells := range lp.series {
-		merged := make(map[cellKey]cell, len(cells)/2+1)
-		for ck, c := range cells {
-			nk := cellKey{ck.col >> 1, ck.bucket}
-			if old, ok := merged[nk]; !ok || better(c, old) {
-				merged[nk] = c
+	for _, sc := range lp.series {
+		merged := make(map[int64]map[int32]cell, len(sc.cols)/2+1)
+		for col, cells := range sc.cols {
+			into := merged[col>>1]
+			if into == nil {
+				merged[col>>1] = cells
+				continue
+			}
+			for b, c := range cells {
+				if old, ok := into[b]; !ok || better(c, old) {
+					into[b] = c
+				}
 			}
 		}
-		lp.series[key] = merged
+		sc.cols, sc.last = merged, nil
 	}
 }
 
+// bucketOf maps a latency in ns to its cell: exact below 32ns, then 32
+// linear cells per doubling, like an HdrHistogram with 5 bits of
+// sub-buckets (at most 3.1% apart).
 func bucketOf(lat int64) int32 {
-	if lat <= 1 {
-		return 0
+	if lat < BucketsPerDoubling {
+		return int32(max(lat, 0))
 	}
-	return int32(math.Log2(float64(lat)) * BucketsPerDoubling)
+	shift := bits.Len64(uint64(lat)) - 6
+	sub := (lat >> shift) & (BucketsPerDoubling - 1)
+	return int32((shift+1)*BucketsPerDoubling) + int32(sub)
 }
 
 func floorDiv(a, b int64) int64 {
@@ -165,8 +199,10 @@ func (lp *LatencyPoints) Count() int64 { return lp.n }
 // merges them into rows; memory use is proportional to it.
 func (lp *LatencyPoints) Cells() int {
 	k := 0
-	for _, cells := range lp.series {
-		k += len(cells)
+	for _, sc := range lp.series {
+		for _, cells := range sc.cols {
+			k += len(cells)
+		}
 	}
 	return k
 }
@@ -212,19 +248,27 @@ func (lp *LatencyPoints) Series(origin time.Time) []Series {
 		rows = DefaultRows
 	}
 	var slowest int64 = 1
-	for _, cells := range lp.series {
-		for _, c := range cells {
-			slowest = max(slowest, c.lat)
+	for _, sc := range lp.series {
+		for _, cells := range sc.cols {
+			for _, c := range cells {
+				slowest = max(slowest, c.lat)
+			}
 		}
 	}
 	out := make([]Series, 0, len(keys))
 	attackIdx := map[string]int{}
 	for _, k := range keys {
-		grid := map[cellKey]cell{}
-		for ck, c := range lp.series[k] {
-			gk := cellKey{ck.col, int32(min(c.lat*int64(rows)/slowest, int64(rows-1)))}
-			if old, ok := grid[gk]; !ok || better(c, old) {
-				grid[gk] = c
+		type gridKey struct {
+			col int64
+			row int64
+		}
+		grid := map[gridKey]cell{}
+		for col, cells := range lp.series[k].cols {
+			for _, c := range cells {
+				gk := gridKey{col, min(c.lat*int64(rows)/slowest, int64(rows-1))}
+				if old, ok := grid[gk]; !ok || better(c, old) {
+					grid[gk] = c
+				}
 			}
 		}
 		pts := make([]cell, 0, len(grid))

@@ -21,6 +21,9 @@ type Timeline struct {
 	first int64
 	last  int64
 	n     int64
+	// cache of the most recently used bin
+	cacheIdx int64
+	cacheBin *tbin
 }
 
 type tbin struct {
@@ -66,11 +69,15 @@ func (t *Timeline) Add(r *results.Result) {
 }
 
 func (t *Timeline) get(i int64) *tbin {
+	if t.cacheBin != nil && t.cacheIdx == i {
+		return t.cacheBin
+	}
 	b := t.bins[i]
 	if b == nil {
 		b = &tbin{}
 		t.bins[i] = b
 	}
+	t.cacheIdx, t.cacheBin = i, b
 	return b
 }
 
