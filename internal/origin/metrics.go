@@ -1,6 +1,8 @@
 package origin
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -15,6 +17,7 @@ type metrics struct {
 	served   *prometheus.HistogramVec // route
 	inFlight prometheus.Gauge
 	stage    *prometheus.GaugeVec // route
+	routes   sync.Map             // route label -> *routeMetrics
 }
 
 func newMetrics() *metrics {
@@ -49,4 +52,34 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.requests, m.faults, m.bytes, m.served, m.inFlight, m.stage,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// routeMetrics caches one route's metric children, so that a request does
+// not hash label values.
+type routeMetrics struct {
+	bytes    prometheus.Counter
+	served   prometheus.Observer
+	byStatus sync.Map // int -> prometheus.Counter
+}
+
+// forRoute returns the cached children of route label.
+func (m *metrics) forRoute(label string) *routeMetrics {
+	if rm, ok := m.routes.Load(label); ok {
+		return rm.(*routeMetrics)
+	}
+	rm, _ := m.routes.LoadOrStore(label, &routeMetrics{
+		bytes:  m.bytes.WithLabelValues(label),
+		served: m.served.WithLabelValues(label),
+	})
+	return rm.(*routeMetrics)
+}
+
+// request counts one request of route label with status (0: aborted).
+func (m *metrics) request(label string, rm *routeMetrics, status int) {
+	if c, ok := rm.byStatus.Load(status); ok {
+		c.(prometheus.Counter).Inc()
+		return
+	}
+	c, _ := rm.byStatus.LoadOrStore(status, m.requests.WithLabelValues(label, statusLabel(status)))
+	c.(prometheus.Counter).Inc()
 }

@@ -46,13 +46,13 @@ func overrideValue(r *http.Request, i int) (string, string, bool) {
 }
 
 // applyOverrides changes d as the request asks; errors name the parameter.
-func applyOverrides(r *http.Request, rng *rand.Rand, d *draw) error {
+func applyOverrides(r *http.Request, rng func() *rand.Rand, d *draw) error {
 	if v, name, ok := overrideValue(r, 0); ok {
 		lo, hi, err := recipe.ParseDurationRange(v)
 		if err != nil {
 			return badinput.Field(name, "bad delay %q: %v (turn overrides off with -no-overrides)", v, err)
 		}
-		d.latency = recipe.Uniform{Min: lo, Max: hi}.Sample(rng)
+		d.latency = recipe.Uniform{Min: lo, Max: hi}.Sample(rng())
 	}
 	if v, name, ok := overrideValue(r, 1); ok {
 		c, err := strconv.Atoi(v)

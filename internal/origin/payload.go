@@ -21,6 +21,7 @@ const defaultCacheControl = "max-age=0, private, must-revalidate"
 // payload holds everything a route answers with, built at load time.
 type payload struct {
 	variants [][]byte    // bodies of 2xx answers, gzip-compressed if gzip
+	lengths  [][]string  // Content-Length of each variant (shared, read-only)
 	okHeader http.Header // headers of 2xx answers (shared, read-only)
 	erHeader http.Header // headers of other answers (shared, read-only)
 	gzip     bool
@@ -77,6 +78,7 @@ func buildPayload(rec *recipe.Recipe, rng *rand.Rand, f *fetched) *payload {
 			b = gzipBytes(b)
 		}
 		p.variants = append(p.variants, b)
+		p.lengths = append(p.lengths, []string{strconv.Itoa(len(b))})
 	}
 	base := http.Header{"Cache-Control": {defaultCacheControl}}
 	p.okHeader = base.Clone()
@@ -148,15 +150,17 @@ func (p *payload) encode(b []byte) []byte {
 	return b
 }
 
-// body returns the body for status; variant picks a random_content body.
-func (p *payload) body(status, variant int, path string) ([]byte, http.Header) {
+// body returns the body for status, its headers and, when precomputed,
+// its Content-Length; variant picks a random_content body.
+func (p *payload) body(status, variant int, path string) ([]byte, http.Header, []string) {
 	if isSuccess(status) {
-		return p.variants[variant%len(p.variants)], p.okHeader
+		v := variant % len(p.variants)
+		return p.variants[v], p.okHeader, p.lengths[v]
 	}
 	if b, ok := p.errBody[status]; ok && status != 406 {
-		return b, p.erHeader
+		return b, p.erHeader, nil
 	}
-	return p.encode(errorText(status, path)), p.erHeader
+	return p.encode(errorText(status, path)), p.erHeader, nil
 }
 
 // sniffType is origin_simulator's content-type rule: JSON when the body

@@ -34,17 +34,29 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := st.seq.Add(1)
-	rng := rand.New(rand.NewPCG(splitmix(s.seed^rt.hash), splitmix(uint64(st.idx+1)<<40+n)))
-	d := draw{
-		status:  st.stage.Status.Pick(rng),
-		latency: st.stage.Latency.Sample(rng),
-		fault:   st.stage.Faults.Pick(rng),
+	var rng *rand.Rand
+	newRng := func() *rand.Rand {
+		if rng == nil {
+			rng = rand.New(rand.NewPCG(splitmix(s.seed^rt.hash), splitmix(uint64(st.idx+1)<<40+n)))
+		}
+		return rng
 	}
-	if len(rt.pay.variants) > 1 {
-		d.variant = rng.IntN(len(rt.pay.variants))
+	var d draw
+	if st.fixed && len(rt.pay.variants) <= 1 {
+		// Nothing to draw: skip the generator (the common, fast case).
+		d.status, _ = st.stage.Status.Single()
+		d.latency = time.Duration(st.stage.Latency.(recipe.Fixed))
+	} else {
+		g := newRng()
+		d.status = st.stage.Status.Pick(g)
+		d.latency = st.stage.Latency.Sample(g)
+		d.fault = st.stage.Faults.Pick(g)
+		if len(rt.pay.variants) > 1 {
+			d.variant = g.IntN(len(rt.pay.variants))
+		}
 	}
 	if !s.opts.NoOverrides && hasOverrides(r) {
-		if err := applyOverrides(r, rng, &d); err != nil {
+		if err := applyOverrides(r, newRng, &d); err != nil {
 			writeJSONError(w, http.StatusBadRequest, err)
 			return
 		}
@@ -76,20 +88,25 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d draw, start time.Time, label string) {
 	var body []byte
 	var hdr http.Header
+	var clen []string
 	if rt == nil {
 		body, hdr = errorText(d.status, r.URL.Path), notSetHeader
 	} else {
-		body, hdr = rt.pay.body(d.status, d.variant, r.URL.Path)
+		body, hdr, clen = rt.pay.body(d.status, d.variant, r.URL.Path)
 	}
 	h := w.Header()
 	for k, v := range hdr {
 		h[k] = v
 	}
 	if d.status != http.StatusNoContent && d.status != http.StatusNotModified {
-		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+		if clen == nil {
+			clen = []string{strconv.Itoa(len(body))}
+		}
+		h["Content-Length"] = clen
 	}
 	s.counts.add(d.status)
-	s.m.requests.WithLabelValues(label, statusLabel(d.status)).Inc()
+	rm := s.m.forRoute(label)
+	s.m.request(label, rm, d.status)
 	w.WriteHeader(d.status)
 	if r.Method == http.MethodHead {
 		s.finish(label, 0, start)
@@ -131,14 +148,16 @@ func (r *route) curFaults() *recipe.Faults {
 }
 
 func (s *Simulator) finish(label string, n int, start time.Time) {
-	s.m.bytes.WithLabelValues(label).Add(float64(n))
-	s.m.served.WithLabelValues(label).Observe(time.Since(start).Seconds())
+	rm := s.m.forRoute(label)
+	rm.bytes.Add(float64(n))
+	rm.served.Observe(time.Since(start).Seconds())
 }
 
 func (s *Simulator) aborted(label string, start time.Time) {
 	s.counts.add(0)
-	s.m.requests.WithLabelValues(label, "aborted").Inc()
-	s.m.served.WithLabelValues(label).Observe(time.Since(start).Seconds())
+	rm := s.m.forRoute(label)
+	s.m.request(label, rm, 0)
+	rm.served.Observe(time.Since(start).Seconds())
 }
 
 // wait sleeps d on a timer. It returns false when the client went away;

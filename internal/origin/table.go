@@ -29,7 +29,14 @@ type route struct {
 type stageState struct {
 	idx   int
 	stage *recipe.Stage
+	fixed bool          // one status, fixed latency, no faults: nothing to draw
 	seq   atomic.Uint64 // requests served in this stage
+}
+
+func newStageState(idx int, st *recipe.Stage) *stageState {
+	_, single := st.Status.Single()
+	_, fixedLatency := st.Latency.(recipe.Fixed)
+	return &stageState{idx: idx, stage: st, fixed: single && fixedLatency && !st.Faults.Any()}
 }
 
 func newRoute(rec *recipe.Recipe, pay *payload) *route {
@@ -48,7 +55,7 @@ func (r *route) start(onSwitch func(r *route, idx int)) {
 	for i := range r.rec.Stages {
 		st := &r.rec.Stages[i]
 		if st.At <= 0 {
-			r.cur.Store(&stageState{idx: i, stage: st})
+			r.cur.Store(newStageState(i, st))
 			continue
 		}
 		i := i
@@ -57,7 +64,7 @@ func (r *route) start(onSwitch func(r *route, idx int)) {
 			switched := false
 			// Equal "at" times may fire in any order: the later stage wins.
 			if !r.stopped && r.cur.Load().idx < i {
-				r.cur.Store(&stageState{idx: i, stage: st})
+				r.cur.Store(newStageState(i, st))
 				switched = true
 			}
 			r.mu.Unlock()
