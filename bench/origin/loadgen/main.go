@@ -139,7 +139,7 @@ func warm(client *http.Client, target string, n int) {
 			if err != nil {
 				return
 			}
-			<-release // keep the connection busy until all are open
+			<-release                             // keep the connection busy until all are open
 			_, _ = io.Copy(io.Discard, resp.Body) // then hand it back to the pool
 			resp.Body.Close()
 		}()
