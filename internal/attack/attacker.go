@@ -243,6 +243,7 @@ func (a *Attacker) startWorker(first *tick) {
 	tk := *first
 	go func() {
 		defer a.wg.Done()
+		defer w.close()
 		w.fire(tk.seq, tk.due, tk.step)
 		for tk := range a.ticks {
 			w.fire(tk.seq, tk.due, tk.step)
@@ -263,6 +264,7 @@ func (a *Attacker) runUnpaced(start time.Time) {
 		w := a.newWorker()
 		go func() {
 			defer a.wg.Done()
+			defer w.close()
 			for !a.stopped() {
 				now := time.Now()
 				if !end.IsZero() && !now.Before(end) {
