@@ -109,7 +109,13 @@ func newBreakdown(o Options) *Breakdown {
 	}
 }
 
+// NoTarget labels the group of results without a target (dropped requests).
+const NoTarget = "(not sent)"
+
 func (t targetID) label() string {
+	if t.method == "" && t.url == "" {
+		return NoTarget
+	}
 	if t.method == "" {
 		return t.url
 	}

@@ -119,7 +119,7 @@ func TestDueLatencyLagAndDropped(t *testing.T) {
 		}
 		rs = append(rs, r)
 	}
-	drop := res(95, 0, 0, results.ErrDropped)
+	drop := res(95, 0, 0, results.DroppedPrefix+"max-workers reached")
 	drop.Due = drop.Sent
 	rs = append(rs, drop)
 	m := New()
@@ -133,7 +133,7 @@ func TestDueLatencyLagAndDropped(t *testing.T) {
 	if m.Latencies.Max != 52*time.Millisecond || m.SendLatencies.Max != 2*time.Millisecond {
 		t.Fatalf("due max %v send max %v", m.Latencies.Max, m.SendLatencies.Max)
 	}
-	if m.StatusCodes[0] != 1 || m.Errors[0].Text != results.ErrDropped {
+	if m.StatusCodes[0] != 1 || m.Errors[0].Text != results.DroppedPrefix+"max-workers reached" {
 		t.Fatalf("a drop is a failed request: codes %v errors %v", m.StatusCodes, m.Errors)
 	}
 }

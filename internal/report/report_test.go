@@ -28,7 +28,7 @@ func loadlabRun(n int) []results.Result {
 			r.Sent = due.Add(50 * time.Millisecond)
 		}
 		if i == 60 || i == 61 {
-			r.Sent, r.Latency, r.Code, r.BytesIn, r.Error = due, 0, 0, 0, results.ErrDropped
+			r.Sent, r.Latency, r.Code, r.BytesIn, r.Error = due, 0, 0, 0, results.DroppedPrefix+"max-workers reached"
 		}
 		if i == 70 {
 			r.Code, r.Error = 503, "503 Service Unavailable"

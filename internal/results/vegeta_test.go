@@ -276,7 +276,7 @@ func TestOpenMissingFileIsBadInput(t *testing.T) {
 }
 
 func TestDroppedMarker(t *testing.T) {
-	r := Result{Due: time.Unix(1, 0), Sent: time.Unix(1, 0), Error: ErrDropped}
+	r := Result{Due: time.Unix(1, 0), Sent: time.Unix(1, 0), Error: DroppedPrefix + "max-workers reached"}
 	if !r.Dropped() {
 		t.Fatal("dropped result not recognised")
 	}
