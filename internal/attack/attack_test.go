@@ -413,3 +413,43 @@ func TestExplainPortExhaustion(t *testing.T) {
 		t.Errorf("explain = %q", s)
 	}
 }
+
+func TestLazyTargetsEndTheAttack(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	cases := []struct {
+		name, in string
+		want     int
+		err      string
+	}{
+		{"ends with the stream", fmt.Sprintf("GET %[1]s/1\n\nGET %[1]s/2\n\nGET %[1]s/3\n", srv.URL), 3, ""},
+		{"bad line stops it", fmt.Sprintf("GET %[1]s/1\n\nGET %[1]s/2\n\nFETCH %[1]s/3\n", srv.URL), 2, "stdin:5: unknown method"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := targets.NewDecoder(strings.NewReader(c.in), targets.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := DefaultOptions()
+			o.Schedule = sched(t, "100/s", 10*time.Second)
+			a, err := New(targets.NewLazy(d), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			t0 := time.Now()
+			err = a.Run(context.Background(), func(r *results.Result) {
+				if r.Code == 200 {
+					n++
+				}
+			})
+			if n != c.want || time.Since(t0) > 2*time.Second {
+				t.Errorf("%d results in %v, want %d promptly", n, time.Since(t0), c.want)
+			}
+			if (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
+				t.Errorf("Run error %v, want %q", err, c.err)
+			}
+		})
+	}
+}
