@@ -453,3 +453,36 @@ func TestLazyTargetsEndTheAttack(t *testing.T) {
 		})
 	}
 }
+
+func TestTLS(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, r.Proto)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	cases := []struct {
+		name      string
+		insecure  bool
+		http2     bool
+		wantProto string
+		wantErr   string
+	}{
+		{"http2", true, true, "HTTP/2.0", ""},
+		{"http1", true, false, "HTTP/1.1", ""},
+		{"untrusted certificate", false, true, "", "certificate"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.Insecure, o.HTTP2, o.MaxBody = c.insecure, c.http2, -1
+			o.Schedule = sched(t, "100/s", 20*time.Millisecond)
+			rs, _ := run(t, context.Background(), static(t, "GET", srv.URL), o)
+			for _, r := range rs {
+				if string(r.Body) != c.wantProto || !strings.Contains(r.Error, c.wantErr) {
+					t.Fatalf("got %q %q, want %q %q", r.Body, r.Error, c.wantProto, c.wantErr)
+				}
+			}
+		})
+	}
+}

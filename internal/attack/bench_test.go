@@ -48,3 +48,29 @@ func BenchmarkUnpaced(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPaced runs 5000 requests/s for 2 s per iteration (use
+// -benchtime=1x with LOADLAB_BENCH_URL and -cpuprofile to see what pacing
+// costs).
+func BenchmarkPaced(b *testing.B) {
+	url := os.Getenv("LOADLAB_BENCH_URL")
+	if url == "" {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 1024)) }))
+		defer srv.Close()
+		url = srv.URL
+	}
+	tr, err := targets.Static("GET", url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		o := DefaultOptions()
+		o.Schedule, _ = schedule.Parse("5000/s", 2*time.Second)
+		a, _ := New(tr, o)
+		a.Run(context.Background(), func(r *results.Result) {})
+		st := a.Stats()
+		b.ReportMetric(float64(st.Dropped), "dropped")
+		b.ReportMetric(float64(st.Late), "late")
+		b.ReportMetric(float64(st.Workers), "workers")
+	}
+}
