@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -66,16 +65,17 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "loadlab demo: writing the report: %v\n", err)
 	}
 	s := res.Summary
-	fmt.Fprintf(stdout, "\nloadlab demo (%s): seed report 000's search incident at laptop scale.\n", time.Since(start).Round(time.Second))
-	fmt.Fprintln(stdout, "Tested: a /search flood plus /news at 1/s through a proxy to a 1 s origin; pool 16+48 overflow vs 64 fixed.")
-	fmt.Fprint(stdout, experiment.Brief(s, []string{"search"}, []string{"search", "news"}))
-	if len(s.Findings) > 0 {
-		fmt.Fprintln(stdout, "Finding: "+s.Findings[0])
-	}
-	for _, f := range s.Findings[min(1, len(s.Findings)):] {
-		if strings.HasPrefix(f, "Why:") {
-			fmt.Fprintln(stdout, f)
+	fmt.Fprintf(stdout, "\nloadlab demo (%s): seed report 000 at laptop scale. /search was flooded while /news was polled\n", time.Since(start).Round(time.Second))
+	fmt.Fprintln(stdout, "at 1/s, through a proxy to an origin answering in 1 s, with an overflow pool and with a fixed pool:")
+	fmt.Fprint(stdout, experiment.Brief(p, s))
+	for i, f := range s.Findings {
+		if i == 3 {
+			break
 		}
+		if i == 0 {
+			f = "Finding: " + f
+		}
+		fmt.Fprintln(stdout, f)
 	}
 	abs, _ := filepath.Abs(res.Report)
 	fmt.Fprintf(stdout, "Report: %s (charts: report.html)\n", abs)

@@ -89,11 +89,11 @@ func groupSamples(ss []sampler.Sample) []metricGroup {
 			m.Name = strings.TrimSuffix(name, " "+sampler.SeriesRSS)
 		default:
 			comp, metric, _ := strings.Cut(name, " ")
-			base, labels, _ := strings.Cut(metric, "{")
 			suffix := ""
 			if i := strings.LastIndex(metric, " "); i >= 0 {
-				suffix = metric[i:]
+				metric, suffix = metric[:i], metric[i:]
 			}
+			base, labels, _ := strings.Cut(metric, "{")
 			title = comp + " " + strings.TrimSpace(base+suffix)
 			if labels != "" {
 				l, _, _ := strings.Cut(labels, "}")

@@ -81,7 +81,9 @@ func scenarioOf(st *StepResult, name string) *ScenarioResult {
 }
 
 // compareConfigs finds the load at which the configurations differ most and
-// says which held.
+// says which held, or that they behaved alike and where their common
+// ceiling is; then how the other scenarios fared and what the pool metrics
+// show.
 func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 	byKey := map[string][]*StepResult{}
 	var keys []string
@@ -105,12 +107,12 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 				lo, hi = min(lo, sc.Success), max(hi, sc.Success)
 			}
 		}
-		if hi-lo > bestGap {
+		if hi-lo >= bestGap { // ties go to the later (usually heavier) load
 			bestGap, bestKey = hi-lo, k
 		}
 	}
-	if bestKey == "" {
-		return nil
+	if bestGap < 0 {
+		return sweep(sum, main)
 	}
 	sts := append([]*StepResult(nil), byKey[bestKey]...)
 	sort.SliceStable(sts, func(i, j int) bool {
@@ -128,31 +130,123 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 	if bs == nil || ws == nil {
 		return nil
 	}
-	at := ""
-	if bestKey != "" {
-		at = "At " + bestKey + (map[bool]string{true: " req/s", false: ""}[isNumber(bestKey)]) + ", "
-	}
+	at := "At " + loadText(bestKey) + ", "
 	if bestGap < 0.01 && ws.Latency.P99 < 1.5*bs.Latency.P99 {
-		out = append(out, fmt.Sprintf("%sall configurations performed alike on %s (success %.2f%%–%.2f%%, p99 %s–%s): the difference between them is within noise at these loads.",
-			at, main, 100*ws.Success, 100*bs.Success, fmtSeconds(bs.Latency.P99), fmtSeconds(ws.Latency.P99)))
-		return out
+		out = append(out, alike(main, keys, byKey))
+	} else {
+		out = append(out, fmt.Sprintf("%s%s held: %s kept %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
+			at, best.Configuration, main, 100*bs.Success, fmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, fmtSeconds(ws.Latency.P99)))
 	}
-	out = append(out, fmt.Sprintf("%s%s held: %s kept %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
-		at, best.Configuration, main, 100*bs.Success, fmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, fmtSeconds(ws.Latency.P99)))
-	// Other scenarios in the same steps (seed 000's /news poll).
-	for _, sc := range best.Scenarios {
+	// The other scenarios at the heaviest load (seed 000's /news poll).
+	last := byKey[keys[len(keys)-1]]
+	for _, sc := range last[0].Scenarios {
 		if sc.Name == main {
 			continue
 		}
-		if o := scenarioOf(worst, sc.Name); o != nil && sc.Requests > 0 && o.Requests > 0 {
-			out = append(out, fmt.Sprintf("Meanwhile %s, sharing the proxy, had %.2f%% success (p99 %s) with %s and %.2f%% (p99 %s) with %s: the flood on %s degraded it too.",
-				sc.Name, 100*sc.Success, fmtSeconds(sc.Latency.P99), best.Configuration, 100*o.Success, fmtSeconds(o.Latency.P99), worst.Configuration, main))
+		worstOther, worstMain := sc, scenarioOf(last[0], main)
+		for _, st := range last[1:] {
+			if o := scenarioOf(st, sc.Name); o != nil && o.Requests > 0 && o.Success < worstOther.Success {
+				worstOther, worstMain = o, scenarioOf(st, main)
+			}
+		}
+		if worstOther.Requests > 0 && worstOther.Success < healthy && worstMain != nil {
+			out = append(out, fmt.Sprintf("%s, requested at only %s through the same proxy, fell to %.2f%% success at %s (%s: %.2f%%): once the shared pool runs out, every route queues for the same workers.",
+				sc.Name, sc.Rate, 100*worstOther.Success, loadText(keys[len(keys)-1]), main, 100*worstMain.Success))
 		}
 	}
-	if why := poolWhy(best, worst); why != "" {
-		out = append(out, why)
+	if bestGap >= 0.01 {
+		if why := poolWhy(best, worst); why != "" {
+			out = append(out, why)
+		}
+	}
+	if churn := churn(keys, byKey); churn != "" {
+		out = append(out, churn)
 	}
 	return out
+}
+
+// loadText writes a rate key for a sentence: "64 req/s" or "rate=64".
+func loadText(k string) string {
+	if isNumber(k) {
+		return k + " req/s"
+	}
+	return k
+}
+
+// alike says that the configurations performed alike, with the load at
+// which they all stopped coping, if any.
+func alike(main string, keys []string, byKey map[string][]*StepResult) string {
+	lastGood, firstBad := "", ""
+	for _, k := range keys {
+		worst := 2.0
+		for _, st := range byKey[k] {
+			if sc := scenarioOf(st, main); sc != nil && sc.Requests > 0 {
+				worst = min(worst, sc.Success)
+			}
+		}
+		if worst >= healthy && firstBad == "" {
+			lastGood = k
+		} else if firstBad == "" {
+			firstBad = k
+		}
+	}
+	s := "The configurations performed alike at every load (success within 1 point, similar p99)"
+	if firstBad != "" {
+		var sc *ScenarioResult
+		for _, st := range byKey[firstBad] {
+			if o := scenarioOf(st, main); o != nil && (sc == nil || o.Success < sc.Success) {
+				sc = o
+			}
+		}
+		if lastGood != "" {
+			s += fmt.Sprintf(": %s held at %s for all of them and fell alike at %s (%.2f%% success, p99 %s)", main, loadText(lastGood), loadText(firstBad), 100*sc.Success, fmtSeconds(sc.Latency.P99))
+		} else {
+			s += fmt.Sprintf(": already at %s %s fell to %.2f%% success (p99 %s) for all of them", loadText(firstBad), main, 100*sc.Success, fmtSeconds(sc.Latency.P99))
+		}
+		s += ", so the ceiling is the number of workers, not whether they are persistent or overflow"
+	}
+	return s + "."
+}
+
+// churn compares how many upstream connections the configurations opened
+// per second, where the difference is largest (overflow workers open one
+// per request and close it after).
+func churn(keys []string, byKey map[string][]*StepResult) string {
+	mean := func(st *StepResult, metric string) (float64, bool) {
+		for k, v := range st.Means {
+			if strings.Contains(k, metric) {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	bestDiff, line := 2.0, ""
+	for _, k := range keys {
+		sts := byKey[k]
+		var hi, lo *StepResult
+		var hv, lv float64
+		for _, st := range sts {
+			v, ok := mean(st, "upstream_connections_opened_total")
+			if !ok {
+				continue
+			}
+			if hi == nil || v > hv {
+				hi, hv = st, v
+			}
+			if lo == nil || v < lv {
+				lo, lv = st, v
+			}
+		}
+		if hi == nil || hi == lo || hv-lv <= bestDiff {
+			continue
+		}
+		bestDiff = hv - lv
+		hc, _ := mean(hi, "proxy cpu %")
+		lc, _ := mean(lo, "proxy cpu %")
+		line = fmt.Sprintf("Cost: at %s, %s opened %.0f upstream connections/s against %.0f/s for %s (proxy CPU %.1f%% vs %.1f%% of a core).",
+			loadText(k), hi.Configuration, hv, lv, lo.Configuration, hc, lc)
+	}
+	return line
 }
 
 func isNumber(s string) bool {

@@ -4,45 +4,70 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/loadlab/loadlab/internal/experiment/plan"
 )
 
-// Brief is a short terminal summary of a run: what was tested, one line per
-// step with each scenario's success and p99, and the main finding.
-func Brief(sum *Summary, p99Of, successOf []string) string {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	hdr := []string{"Configuration", "RPS"}
-	for _, n := range successOf {
-		hdr = append(hdr, n+" success")
+// Brief is a compact table of a run for the terminal: one row per load and
+// one column per configuration, each cell the main scenario's success and
+// p99 (or one row per step when the plan has no configurations to compare).
+func Brief(p *plan.Plan, sum *Summary) string {
+	if len(sum.Steps) == 0 || len(sum.Steps[0].Scenarios) == 0 {
+		return "no step ran\n"
 	}
-	for _, n := range p99Of {
-		hdr = append(hdr, n+" p99")
-	}
-	fmt.Fprintln(tw, strings.Join(hdr, "\t"))
+	main := sum.Steps[0].Scenarios[0].Name
+	var configs, keys []string
+	cell := map[[2]string]string{}
 	for _, st := range sum.Steps {
-		row := []string{st.Configuration, ""}
-		if len(st.Scenarios) > 0 {
-			row[1] = st.Scenarios[0].Rate
+		k := rateKey(p, st)
+		if k == "" {
+			k = st.Name
 		}
-		for _, n := range successOf {
-			if sc := scenarioOf(st, n); sc != nil && sc.Requests > 0 {
-				row = append(row, fmt.Sprintf("%.2f%%", 100*sc.Success))
-			} else {
-				row = append(row, "-")
-			}
+		if !contains(configs, st.Configuration) {
+			configs = append(configs, st.Configuration)
 		}
-		for _, n := range p99Of {
-			if sc := scenarioOf(st, n); sc != nil && sc.Requests > 0 {
-				row = append(row, fmtSeconds(sc.Latency.P99))
-			} else {
-				row = append(row, "-")
-			}
+		if !contains(keys, k) {
+			keys = append(keys, k)
+		}
+		c := "-"
+		if sc := scenarioOf(st, main); sc != nil && sc.Requests > 0 {
+			c = fmt.Sprintf("%.2f%% ok, p99 %s", 100*sc.Success, fmtSeconds(sc.Latency.P99))
 		}
 		if st.Aborted != "" {
-			row[len(row)-1] += " (stopped)"
+			c += " (stopped)"
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		cell[[2]string{k, st.Configuration}] = c
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 3, ' ', 0)
+	if len(configs) > 1 && len(keys) < len(sum.Steps) {
+		fmt.Fprintln(tw, main+"\t"+strings.Join(configs, "\t"))
+		for _, k := range keys {
+			row := []string{"  " + loadText(k)}
+			for _, c := range configs {
+				row = append(row, orText(cell[[2]string{k, c}], "-"))
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+	} else {
+		fmt.Fprintln(tw, main+"\t")
+		for _, st := range sum.Steps {
+			k := rateKey(p, st)
+			if k == "" {
+				k = st.Name
+			}
+			fmt.Fprintln(tw, "  "+st.Name+"\t"+cell[[2]string{k, st.Configuration}])
+		}
 	}
 	tw.Flush()
 	return b.String()
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

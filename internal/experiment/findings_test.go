@@ -1,0 +1,86 @@
+package experiment
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/loadlab/loadlab/internal/experiment/demo"
+)
+
+// testdata/demo-summary.json is the summary.json of a real `loadlab demo`
+// run on a 2-core machine: both pools hold at 40 and 64 req/s and run out
+// of workers alike at 80 req/s.
+func TestFindingsOfDemoRun(t *testing.T) {
+	p, err := demo.Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("testdata/demo-summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(findings(p, &sum), "\n")
+	for _, want := range []string{
+		"performed alike at every load",
+		"search held at 64 req/s for all of them and fell alike at 80 req/s (87.50% success",
+		"news, requested at only 1/s through the same proxy, fell to 40.00% success at 80 req/s",
+		"Cost: at 40 req/s, 16 workers + 48 overflow opened 24 upstream connections/s",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings lack %q:\n%s", want, got)
+		}
+	}
+
+	// Make the fixed pool hold at 80 req/s: the findings must say it held
+	// and why, from the pool metrics.
+	for _, st := range sum.Steps {
+		if strings.HasPrefix(st.Name, "80 rps, 64") {
+			st.Scenarios[0].Success, st.Scenarios[0].Latency.P99 = 1, 1.01
+		}
+	}
+	got = strings.Join(findings(p, &sum), "\n")
+	for _, want := range []string{
+		"At 80 req/s, 64 workers, no overflow held: search kept 100.00% success with p99 1.01s, while 16 workers + 48 overflow fell to 87.50%",
+		"Why: with 16 workers + 48 overflow the pool peaked at 64 workers in use",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings lack %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestFindingsOfSweep(t *testing.T) {
+	mk := func(name string, success, p99 float64) *StepResult {
+		return &StepResult{Name: name, Configuration: name, Scenarios: []*ScenarioResult{{Name: "info", Requests: 100, Success: success, Latency: LatencySummary{P99: p99}}}}
+	}
+	sum := &Summary{Steps: []*StepResult{mk("8 rps", 1, 0.01), mk("16 rps", 0.995, 0.02), mk("32 rps", 0.3, 13)}}
+	sum.Steps[1].Deaths = nil
+	got := strings.Join(sweep(sum, "info"), "\n")
+	if !strings.Contains(got, `info held up to step "16 rps" (99.50% success, p99 20ms); at step "32 rps" success fell to 30.00% and p99 rose to 13s`) {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestBrief(t *testing.T) {
+	p, err := demo.Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile("testdata/demo-summary.json")
+	var sum Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := Brief(p, &sum)
+	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "16 workers + 48 overflow") || !strings.Contains(lines[0], "64 workers, no overflow") ||
+		!strings.Contains(lines[3], "80 req/s") || !strings.Contains(lines[3], "87.50% ok, p99 1.999s") {
+		t.Errorf("brief:\n%s", got)
+	}
+}
