@@ -301,3 +301,29 @@ func TestMemoryBounded(t *testing.T) {
 		t.Fatalf("heap grew from %d kB to %d kB", h1>>10, h2>>10)
 	}
 }
+
+func FuzzParseBuckets(f *testing.F) {
+	for _, s := range []string{"[0,5ms,10ms,25ms,50ms,100ms,1s]", "[]", "[1h]", "[0, 1ms]", "[5ms,1ms]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		bs, err := ParseBuckets(s)
+		if err != nil {
+			return
+		}
+		for i := 1; i < len(bs); i++ {
+			if bs[i] <= bs[i-1] {
+				t.Fatalf("%q: buckets not ascending: %v", s, bs)
+			}
+		}
+		h := NewHist(bs)
+		h.Add(time.Millisecond)
+		var sum uint64
+		for _, c := range h.Counts {
+			sum += c
+		}
+		if sum+h.Below != h.Total {
+			t.Fatalf("%q: counts %v below %d total %d", s, h.Counts, h.Below, h.Total)
+		}
+	})
+}
