@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// With LOADLAB_TEST_AS_BINARY set, the test binary is loadlab itself, so
+// that `loadlab run` can start it as the origin and proxy components.
+func TestMain(m *testing.M) {
+	if os.Getenv("LOADLAB_TEST_AS_BINARY") == "1" {
+		os.Exit(runMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+const e2ePlan = `name: e2e
+components:
+  origin:
+    kind: origin
+    recipe: origin.json
+  proxy:
+    kind: proxy
+    config: proxy.yaml
+    variants:
+      small: {label: 2 workers + 2 overflow}
+      big:
+        label: 16 workers
+        set: {pools.default.size: 16, pools.default.overflow: 0}
+matrix:
+  proxy: [small, big]
+step_name: "${proxy.label}"
+scenarios:
+  - name: search
+    target: "GET ${proxy.url}/search?q={{rand.letters 50}}"
+    rate: 40/s
+    duration: 2s
+    timeout: 3s
+  - name: news
+    target: GET ${proxy.url}/news
+    rate: 2/s
+    duration: 2s
+    timeout: 3s
+thresholds: ["search: success > 99%"]
+`
+
+const e2eProxy = `pools:
+  default: {size: 2, overflow: 2, checkout_timeout: 100ms}
+routes:
+  - {name: search, path: /search*, upstream: "${origin.url}", pool: default, request_timeout: 2s}
+  - {name: news, path: /news*, upstream: "${origin.url}", pool: default, request_timeout: 2s}
+`
+
+// TestRunEndToEnd runs origin + proxy (this binary) with two concurrent
+// scenarios for 2 s per step: the 4-worker pool cannot serve 42 req/s of a
+// 200 ms origin, the 16-worker one can.
+func TestRunEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and runs 4 s of load")
+	}
+	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("plan.yaml", e2ePlan)
+	write("proxy.yaml", e2eProxy)
+	write("origin.json", `{"stages": [{"at": 0, "status": 200, "latency": "200ms"}]}`)
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	code := runMain([]string{"run", "-quiet", "-out", out, filepath.Join(dir, "plan.yaml")}, nil, &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the small pool fails the threshold)\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "threshold checks failed") || !strings.Contains(stdout.String(), "report: ") {
+		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+	var sum struct {
+		Steps []struct {
+			Name       string
+			Components []struct {
+				Name        string
+				CommandLine string `json:"command_line"`
+			}
+			Scenarios []struct {
+				Name     string
+				Requests uint64
+				Success  float64
+			}
+		}
+		Findings []string
+	}
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Steps) != 2 {
+		t.Fatalf("%d steps", len(sum.Steps))
+	}
+	small, big := sum.Steps[0], sum.Steps[1]
+	if small.Scenarios[0].Requests != 80 || small.Scenarios[1].Requests != 4 || big.Scenarios[0].Requests != 80 {
+		t.Errorf("requests: %+v %+v", small.Scenarios, big.Scenarios)
+	}
+	if small.Scenarios[0].Success > 0.75 || big.Scenarios[0].Success < 0.99 {
+		t.Errorf("success: small pool %.2f, big pool %.2f", small.Scenarios[0].Success, big.Scenarios[0].Success)
+	}
+	if len(small.Components) != 2 || !strings.HasPrefix(small.Components[1].CommandLine, "loadlab proxy -config ") {
+		t.Errorf("components %+v", small.Components)
+	}
+	if len(sum.Findings) == 0 || !strings.Contains(sum.Findings[0], "16 workers held") {
+		t.Errorf("findings %q", sum.Findings)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"## Comparison", "| 2 workers + 2 overflow | 40/s |", "#### Loadlab hitting news", "proxy loadlab_proxy_pool_workers_in_use", "size: 16"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+func TestRunBadPlan(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(plan, []byte("target: http://127.0.0.1:9\nscenarios:\n  - target: GET ${target}/\n    rate: 5/s\n    duration: 2 seconds\n"), 0o644)
+	for _, args := range [][]string{{"run", plan}, {"run", filepath.Join(dir, "missing.yaml")}, {"run"}} {
+		var stdout, stderr bytes.Buffer
+		code := runMain(args, nil, &stdout, &stderr)
+		if code != 2 || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	runMain([]string{"run", plan}, nil, &stdout, &stderr)
+	if want := "plan.yaml:5: duration: bad duration \"2 seconds\""; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", stderr.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Error("an output folder was created for a bad plan")
+	}
+}
