@@ -59,9 +59,9 @@ J
 start_origin "$WORK/lat.json"
 echo "## 1 s latency at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out"
 echo
-echo "| sent | rate/s | ok | errors | max in flight | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | origin peak RSS MB |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-ROW=$("$WORK/loadgen" -url "$ORIGIN_URL/lat" -rate "$LAT_RATE" -duration "${LAT_DUR}s" -conns $((LAT_RATE + LAT_RATE / 10)))
+echo "| sent | rate/s | conns | ok | errors | max in flight | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | origin peak RSS MB |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+ROW=$("$WORK/loadgen" -url "$ORIGIN_URL/lat" -rate "$LAT_RATE" -duration "${LAT_DUR}s")
 RSS_KB=$(awk '/VmHWM/ {print $2}' "/proc/$ORIGIN_PID/status")
 stop_origin
 echo "$ROW $((RSS_KB / 1024)) |"
