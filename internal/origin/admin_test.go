@@ -151,3 +151,14 @@ func TestMetrics(t *testing.T) {
 		fmt.Println(text)
 	}
 }
+
+func TestCurrentRecipeRoundTrip(t *testing.T) {
+	_, srv := newTestServer(t, Options{})
+	mustLoad(t, srv, `[{"route": "/a", "body": "x<<1kb>>", "headers": {"x-a": "1"}, "stages": [{"at": 0, "status": {"200": 1, "503": 1}, "latency": "1ms..2ms"}]},
+	  {"route": "/b*", "random_content": "1kb", "stages": [{"status": 404}]}]`)
+	first := get(t, srv.URL+"/_admin/current_recipe")
+	mustLoad(t, srv, string(first.body))
+	if again := get(t, srv.URL+"/_admin/current_recipe"); string(again.body) != string(first.body) {
+		t.Errorf("current_recipe changed after reloading it:\n%s\n%s", first.body, again.body)
+	}
+}
