@@ -17,7 +17,10 @@ func WriteHist(w io.Writer, h *metrics.Hist) error {
 		return err
 	}
 	for i, count := range h.Counts {
-		ratio := float64(count) / float64(h.Total)
+		ratio := 0.0
+		if h.Total > 0 {
+			ratio = float64(count) / float64(h.Total)
+		}
 		lo, hi := h.Buckets.Nth(i)
 		pad := strings.Repeat("#", int(ratio*75))
 		if _, err := fmt.Fprintf(tw, "[%s,\t%s]\t%d\t%.2f%%\t%s\n", lo, hi, count, ratio*100, pad); err != nil {

@@ -209,3 +209,20 @@ func TestParseTypeErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestEmptyInputEveryType(t *testing.T) {
+	for _, typ := range []string{"text", "json", "hdrplot", "hist[0,1ms]"} {
+		kind, bs, err := ParseType(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := report(t, nil, Options{Kind: kind, Buckets: bs})
+		if strings.Contains(out, "NaN") || len(out) == 0 {
+			t.Errorf("%s of nothing:\n%s", typ, out)
+		}
+	}
+	out, _ := report(t, nil, Options{Kind: KindText})
+	if !strings.HasPrefix(out, "Requests      [total, rate, throughput]         0, 0.00, 0.00\n") {
+		t.Errorf("text of nothing:\n%s", out)
+	}
+}
