@@ -13,7 +13,9 @@ import (
 // a worker is held (min(L, request_timeout)), past which requests fail with
 // the pool's timeout status after checkout_timeout.
 func TestStaircase(t *testing.T) {
-	const slack = 10 * time.Millisecond // scheduling noise on a shared 2-core machine
+	// Scheduling noise on a shared 2-core machine, on top of ±5%. The time
+	// scale (W/R = 200 ms steps) keeps it small next to the steps.
+	const slack = 10 * time.Millisecond
 	if testing.Short() {
 		t.Skip("paced run")
 	}
@@ -29,10 +31,10 @@ func TestStaircase(t *testing.T) {
 	}{
 		// Origin faster than the request timeout: staircase then cap at
 		// checkout + L.
-		{"origin under request timeout", 4, 4, 200 * time.Millisecond, time.Second, 300 * time.Millisecond, 80, 96, 200},
+		{"origin under request timeout", 4, 4, 400 * time.Millisecond, 2 * time.Second, 600 * time.Millisecond, 40, 64, 200},
 		// Origin slower than the request timeout, as in report 003 (5 s
 		// origin, 5 s timeout): cap at checkout + request timeout.
-		{"origin past request timeout", 8, 0, 400 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 80, 96, 504},
+		{"origin past request timeout", 8, 0, 800 * time.Millisecond, 400 * time.Millisecond, 600 * time.Millisecond, 40, 64, 504},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,7 +152,7 @@ routes:
 					t.Fatalf("request %d: %d %q %v", r.i, r.status, r.origin, r.err)
 				}
 				lat = append(lat, r.latency)
-				if r.latency > tc.latency*5/4 {
+				if r.latency > tc.latency*3/2 {
 					t.Errorf("request %d took %v, origin takes %v", r.i, r.latency, tc.latency)
 				}
 			}

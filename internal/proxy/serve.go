@@ -102,7 +102,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		}
 		rte.record(true)
 		status := http.StatusBadGateway
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			status = http.StatusGatewayTimeout
 		}
 		if rc.ErrorStatus != 0 {
@@ -142,7 +142,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	elapsed := time.Since(start)
 	rte.pool.p.Checkin(wk)
 	rte.stats.upstream.Observe(elapsed)
-	if copyErr != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if copyErr != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(copyErr)) {
 		failed = true // the body outlived the request timeout
 	}
 	rte.record(failed)
@@ -288,4 +288,9 @@ func (t *limitedTee) Write(b []byte) (int, error) {
 		}
 	}
 	return t.w.Write(b)
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/http"
 	"sync"
 	"time"
 )
@@ -249,13 +248,5 @@ func (p *Pool) Snapshot() Snapshot {
 }
 
 func (p *Pool) newWorker(overflow bool) *Worker {
-	return &Worker{overflow: overflow, tr: &http.Transport{
-		Proxy:               nil, // never through an environment proxy
-		DialContext:         p.dial,
-		MaxIdleConnsPerHost: 1,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-		ForceAttemptHTTP2:   false,
-		TLSHandshakeTimeout: 5 * time.Second,
-	}}
+	return &Worker{overflow: overflow, dial: p.dial}
 }

@@ -1,22 +1,197 @@
 package pool
 
-import "net/http"
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
 
-// Worker is one upstream connection slot: an HTTP/1.1 transport that keeps
-// at most one idle keep-alive connection per upstream host. A caller holds
-// it from checkout until the response body is read and closed.
+// Worker is one upstream connection, as a poolboy worker in Belfrage owns
+// one: HTTP/1.1 requests are written to it and responses read from it on the
+// caller's goroutine, one at a time, and it stays open between requests
+// (keep-alive) unless the upstream or a timeout closes it. A caller holds
+// the worker from checkout until the response body is read and closed.
 type Worker struct {
 	overflow bool
-	tr       *http.Transport
+	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	conn     net.Conn
+	br       *bufio.Reader
+	bw       *bufio.Writer
+	target   string // scheme://host:port the connection goes to
+	lastUsed time.Time
 }
 
-// RoundTrip sends req over the worker's connection, dialling if it has none.
-func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
-	return w.tr.RoundTrip(req)
-}
+// maxIdle is how long an idle connection is trusted; older ones are
+// replaced before use rather than found closed by the upstream.
+const maxIdle = 50 * time.Second
+
+// aLongTimeAgo is a deadline that interrupts blocked reads and writes.
+var aLongTimeAgo = time.Unix(1, 0)
 
 // Overflow reports whether w is an overflow worker (dismissed after use).
 func (w *Worker) Overflow() bool { return w.overflow }
 
-// close drops the worker's idle connections.
-func (w *Worker) close() { w.tr.CloseIdleConnections() }
+// Connected reports whether the worker holds an open connection.
+func (w *Worker) Connected() bool { return w.conn != nil }
+
+// RoundTrip sends req over the worker's connection, connecting first if it
+// has none (or one to another host), and reads the response head. The
+// request's context bounds the whole exchange, body included: its deadline
+// becomes the connection's. A request without a body that fails on a
+// reused connection before any response byte (the upstream closed it while
+// idle) is retried once on a fresh connection.
+func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	target := req.URL.Scheme + "://" + canonicalAddr(req.URL.Scheme, req.URL.Host)
+	for attempt := 0; ; attempt++ {
+		reused := w.conn != nil && w.target == target && time.Since(w.lastUsed) < maxIdle
+		if !reused {
+			w.closeConn()
+			if err := w.connect(ctx, req.URL.Scheme, target, req.URL.Host); err != nil {
+				return nil, timeoutErr(ctx, err)
+			}
+		}
+		resp, retryable, err := w.exchange(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		w.closeConn()
+		if reused && retryable && attempt == 0 && ctx.Err() == nil && req.Body == nil {
+			continue
+		}
+		return nil, timeoutErr(ctx, err)
+	}
+}
+
+// exchange writes req and reads the response head. retryable says the
+// failure came before any response byte.
+func (w *Worker) exchange(ctx context.Context, req *http.Request) (*http.Response, bool, error) {
+	conn := w.conn
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	} else {
+		_ = conn.SetDeadline(time.Time{})
+	}
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(aLongTimeAgo) })
+	if err := req.Write(w.bw); err != nil {
+		stop()
+		return nil, true, err
+	}
+	if err := w.bw.Flush(); err != nil {
+		stop()
+		return nil, true, err
+	}
+	resp, err := http.ReadResponse(w.br, req)
+	if err != nil {
+		stop()
+		return nil, errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isReset(err), err
+	}
+	resp.Body = &body{rc: resp.Body, w: w, stop: stop, mustClose: resp.Close}
+	return resp, false, nil
+}
+
+func (w *Worker) connect(ctx context.Context, scheme, target, host string) error {
+	addr := canonicalAddr(scheme, host)
+	conn, err := w.dial(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	if scheme == "https" {
+		name, _, _ := net.SplitHostPort(addr)
+		tc := tls.Client(conn, &tls.Config{ServerName: name, NextProtos: []string{"http/1.1"}})
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return err
+		}
+		conn = tc
+	}
+	w.conn = conn
+	w.target = target
+	if w.br == nil {
+		w.br = bufio.NewReaderSize(conn, 16<<10)
+		w.bw = bufio.NewWriterSize(conn, 8<<10)
+	} else {
+		w.br.Reset(conn)
+		w.bw.Reset(conn)
+	}
+	return nil
+}
+
+// closeConn drops the connection, if any.
+func (w *Worker) closeConn() {
+	if w.conn != nil {
+		w.conn.Close()
+		w.conn = nil
+	}
+}
+
+// close is called when the worker leaves the pool.
+func (w *Worker) close() { w.closeConn() }
+
+// body is a response body that hands the connection back for keep-alive
+// once fully read, or closes it.
+type body struct {
+	rc        io.ReadCloser
+	w         *Worker
+	stop      func() bool
+	mustClose bool // the upstream said Connection: close
+	done      bool
+}
+
+func (b *body) Read(p []byte) (int, error) { return b.rc.Read(p) }
+
+// Close drains what is left of the body (bounded by the request deadline)
+// and keeps the connection if the exchange ended cleanly.
+func (b *body) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	err := b.rc.Close() // net/http drains a client-side body on Close
+	intact := b.stop()  // false: the context ended and broke the deadline
+	if err != nil || !intact || b.mustClose {
+		b.w.closeConn()
+		return nil
+	}
+	_ = b.w.conn.SetDeadline(time.Time{})
+	b.w.lastUsed = time.Now()
+	return nil
+}
+
+// canonicalAddr adds the scheme's default port to host if it has none.
+func canonicalAddr(scheme, host string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	if scheme == "https" {
+		return net.JoinHostPort(host, "443")
+	}
+	return net.JoinHostPort(host, "80")
+}
+
+// timeoutErr reports a failure past the context's deadline as
+// context.DeadlineExceeded (the connection's deadline can fire first).
+func timeoutErr(ctx context.Context, err error) error {
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() || ctx.Err() != nil {
+			return fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
+		}
+	}
+	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("%w: %v", ctx.Err(), err)
+	}
+	return err
+}
+
+func isReset(err error) bool {
+	var ne *net.OpError
+	return errors.As(err, &ne) && !ne.Timeout()
+}

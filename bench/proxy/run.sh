@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Benchmarks for loadlab proxy (issue 4), loopback only, ~90 s in all:
+#   1. overhead: a 0 ms origin at 2,000 req/s over keep-alive, reached
+#      directly, through loadlab proxy and through nginx (reverse proxy with
+#      upstream keep-alive), same generator (loadlab attack, open loop),
+#      alternated ROUNDS times; overhead = p50/p99 minus the direct figures;
+#   2. fixed vs overflow pool of the same total W at the knee R = W/L
+#      (L = 100 ms origin, W = 64): success ratio, latency, upstream
+#      connections opened and proxy CPU per request, at 0.9x and 1.1x the
+#      knee (report 000's comparison, scaled down).
+# Needs: go, nginx, curl, python3 (Debian: apt-get install -y nginx curl python3).
+# Usage: bench/proxy/run.sh [overhead-seconds-per-run] [knee-seconds-per-run]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+OVH_DUR=${1:-6}
+KNEE_DUR=${2:-8}
+ROUNDS=${ROUNDS:-2}
+RATE=${RATE:-2000}
+for t in nginx curl python3 go; do
+  command -v "$t" >/dev/null || { echo "bench/proxy: $t not found (apt-get install -y nginx curl python3)" >&2; exit 2; }
+done
+ulimit -n 20000 2>/dev/null || true
+
+WORK=$(mktemp -d)
+chmod 755 "$WORK"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+go build -o "$WORK/loadlab" ./cmd/loadlab
+L="$WORK/loadlab"
+
+# wait_url FILE: waits for "listening on http://..." in FILE, prints the URL.
+wait_url() {
+  for _ in $(seq 100); do
+    if grep -q 'listening on' "$1" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  grep -o 'http://[0-9.:]*' "$1" | head -1
+}
+
+# start_origin LATENCY: sets ORIGIN_URL.
+start_origin() {
+  cat >"$WORK/recipe.json" <<J
+{"body": "$(head -c 600 /dev/zero | tr '\0' x)", "headers": {"cache-control": "private, max-age=0"}, "stages": [{"at": 0, "status": 200, "latency": "$1"}]}
+J
+  "$L" origin -quiet -seed 1 -recipe "$WORK/recipe.json" -listen 127.0.0.1:0 >"$WORK/origin.out" 2>"$WORK/origin.err" &
+  ORIGIN_PID=$!
+  PIDS+=("$ORIGIN_PID")
+  ORIGIN_URL=$(wait_url "$WORK/origin.out")
+  [ -n "$ORIGIN_URL" ] || { cat "$WORK/origin.err" >&2; exit 1; }
+}
+
+# start_proxy CONFIG: sets PROXY_PID and PROXY_URL.
+start_proxy() {
+  "$L" proxy -config "$1" -listen 127.0.0.1:0 >"$WORK/proxy.out" 2>"$WORK/proxy.err" &
+  PROXY_PID=$!
+  PIDS+=("$PROXY_PID")
+  PROXY_URL=$(wait_url "$WORK/proxy.out")
+  [ -n "$PROXY_URL" ] || { cat "$WORK/proxy.err" >&2; exit 1; }
+}
+
+# cpu_ticks PID: user+system clock ticks of a process.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# attack URL RATE DUR NAME: writes $WORK/NAME.json (loadlab report -type json).
+attack() {
+  echo "GET $1" | "$L" attack -rate "$2/s" -duration "$3s" -timeout 10s -quiet -max-body 0 >"$WORK/$4.bin"
+  "$L" report -type json "$WORK/$4.bin" >"$WORK/$4.json"
+}
+
+echo "# loadlab proxy benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(nginx -v 2>&1)"
+echo
+
+# --- 1. overhead at 2,000 req/s ---------------------------------------
+if [ "${ONLY:-}" != knee ]; then
+start_origin 0s
+cat >"$WORK/proxy.yaml" <<Y
+pools:
+  default: {size: 64, overflow: 0, checkout_timeout: 6s}
+routes:
+  - {name: all, path: "/*", upstream: "$ORIGIN_URL", request_timeout: 5s}
+Y
+start_proxy "$WORK/proxy.yaml"
+NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mkdir -p "$WORK/nginx"
+cat >"$WORK/nginx.conf" <<N
+worker_processes 2;
+daemon off;
+user root;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx/body;
+  proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/fastcgi;
+  uwsgi_temp_path $WORK/nginx/uwsgi;
+  scgi_temp_path $WORK/nginx/scgi;
+  upstream origin { server ${ORIGIN_URL#http://}; keepalive 64; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    keepalive_requests 100000;
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering on;
+    }
+  }
+}
+N
+nginx -c "$WORK/nginx.conf" -p "$WORK/nginx" &
+PIDS+=($!)
+for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
+curl -fs -o /dev/null "$PROXY_URL/" || { echo "proxy not answering" >&2; exit 1; }
+
+echo "## Overhead at $RATE req/s, keep-alive, ${OVH_DUR}s per run, $ROUNDS rounds alternated (0 ms origin: loadlab origin, 600 B body)"
+for r in $(seq "$ROUNDS"); do
+  attack "$ORIGIN_URL/x" "$RATE" "$OVH_DUR" "direct-$r"
+  attack "$PROXY_URL/x" "$RATE" "$OVH_DUR" "loadlab-$r"
+  attack "http://127.0.0.1:$NGINX_PORT/x" "$RATE" "$OVH_DUR" "nginx-$r"
+done
+python3 - "$WORK" "$ROUNDS" <<'P'
+import json, sys, statistics as st
+work, rounds = sys.argv[1], int(sys.argv[2])
+def load(name):
+    return [json.load(open(f"{work}/{name}-{r}.json")) for r in range(1, rounds + 1)]
+d = load("direct")
+print(f"| path | round | p50 | p99 | max | success | overhead p50 | overhead p99 |")
+print(f"|---|---|---|---|---|---|---|---|")
+for name in ("direct", "loadlab", "nginx"):
+    runs = load(name)
+    for i, x in enumerate(runs):
+        lat = x["latencies"]; base = d[i]["latencies"]
+        ms = lambda ns: f"{ns/1e6:.3f} ms"
+        print(f"| {name} | {i+1} | {ms(lat['50th'])} | {ms(lat['99th'])} | {ms(lat['max'])} | {x['success']*100:.2f}% "
+              f"| {ms(lat['50th']-base['50th']) if name != 'direct' else '-'} | {ms(lat['99th']-base['99th']) if name != 'direct' else '-'} |")
+P
+kill "$PROXY_PID" "$ORIGIN_PID"; wait "$PROXY_PID" "$ORIGIN_PID" 2>/dev/null || true
+nginx -c "$WORK/nginx.conf" -p "$WORK/nginx" -s quit 2>/dev/null || true
+echo
+fi
+
+# --- 2. fixed vs overflow at the knee ----------------------------------
+if [ "${ONLY:-}" != overhead ]; then
+W=64
+LAT_MS=100
+KNEE=$((W * 1000 / LAT_MS))
+start_origin "${LAT_MS}ms"
+echo "## Fixed vs overflow pool, W = $W workers, ${LAT_MS} ms origin, knee $KNEE req/s, ${KNEE_DUR}s per run (checkout_timeout 1s, request_timeout 5s)"
+echo "| pool | rate | success | p50 | p99 | upstream conns opened | proxy CPU | CPU per request |"
+echo "|---|---|---|---|---|---|---|---|"
+TCK=$(getconf CLK_TCK)
+for factor in 90 110; do
+  RATE_K=$((KNEE * factor / 100))
+  for kind in fixed overflow; do
+    if [ "$kind" = fixed ]; then POOL="{size: $W, overflow: 0, checkout_timeout: 1s}"; else POOL="{size: $((W / 8)), overflow: $((W - W / 8)), checkout_timeout: 1s}"; fi
+    cat >"$WORK/knee.yaml" <<Y
+pools:
+  default: $POOL
+routes:
+  - {name: all, path: "/*", upstream: "$ORIGIN_URL", request_timeout: 5s}
+Y
+    start_proxy "$WORK/knee.yaml"
+    c0=$(cpu_ticks "$PROXY_PID")
+    attack "$PROXY_URL/search" "$RATE_K" "$KNEE_DUR" "knee-$kind-$factor"
+    c1=$(cpu_ticks "$PROXY_PID")
+    curl -fs "$PROXY_URL/status" >"$WORK/knee-$kind-$factor.status"
+    kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
+    python3 - "$WORK/knee-$kind-$factor" "$kind" "$RATE_K" "$c0" "$c1" "$TCK" "$POOL" <<'P'
+import json, sys
+base, kind, rate, c0, c1, tck, pool = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
+r = json.load(open(base + ".json")); s = json.load(open(base + ".status"))
+cpu = (c1 - c0) / tck
+n = r["requests"]
+print(f"| {kind} {pool} | {rate}/s | {r['success']*100:.2f}% | {r['latencies']['50th']/1e6:.1f} ms | {r['latencies']['99th']/1e6:.1f} ms "
+      f"| {s['upstream_connections']['opened']} | {cpu:.2f} s | {cpu/n*1e6:.0f} µs |")
+P
+  done
+done
+fi
