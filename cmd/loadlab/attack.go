@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -134,6 +135,11 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 }
 
 func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if path := os.Getenv("LOADLAB_CPUPROFILE"); path != "" { // for bench/attack: where the generator's CPU goes
+		if pf, err := os.Create(path); err == nil && pprof.StartCPUProfile(pf) == nil {
+			defer func() { pprof.StopCPUProfile(); pf.Close() }()
+		}
+	}
 	var sched *schedule.Schedule
 	var err error
 	if f.steps != "" {

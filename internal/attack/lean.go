@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -268,7 +269,7 @@ func (lw *leanWorker) conn(ctx context.Context, addr string) (*leanConn, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &leanConn{c: nc, br: bufio.NewReaderSize(nc, 16<<10)}
+	c := &leanConn{c: nc, br: bufio.NewReaderSize(nc, 8<<10)}
 	lw.conns[addr] = c
 	lw.l.mu.Lock()
 	lw.l.conns[c] = struct{}{}
@@ -345,6 +346,10 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 		}
 		return nil, err
 	}
+	// Let the other workers write their requests before reading: the
+	// response has then often arrived and the first read succeeds instead
+	// of costing a system call that returns EAGAIN.
+	runtime.Gosched()
 	var code int
 	var line []byte
 	var err error
