@@ -47,7 +47,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	listen := fs.String("listen", "127.0.0.1:8080", "`address` to listen on; port 0 picks a free port")
 	seed := fs.Int64("seed", 0, "seed for random bodies and per-request draws; 0 picks one from the clock (printed)")
 	noOverrides := fs.Bool("no-overrides", false, "ignore per-request overrides (?delay=, ?status=, ?fault=, X-Origin-* headers)")
-	token := fs.String("admin-token", os.Getenv("LOADLAB_ORIGIN_TOKEN"), "bearer `token` required on /_admin/* (default $LOADLAB_ORIGIN_TOKEN)")
+	token := fs.String("admin-token", "", "bearer `token` required on /_admin/* (default $LOADLAB_ORIGIN_TOKEN)")
 	maxRecipe := fs.String("max-recipe-size", "10mb", "largest recipe accepted, as `size` (b, kb, mb)")
 	h2c := fs.Bool("h2c", false, "also accept HTTP/2 without TLS (prior knowledge)")
 	useTLS := fs.Bool("tls", false, "serve HTTPS (HTTP/2 and HTTP/1.1) with a self-signed certificate made at start")
@@ -61,6 +61,9 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	if fs.NArg() > 0 {
 		return badinput.Field("", "unexpected argument %q (the recipe goes in -recipe)", fs.Arg(0))
+	}
+	if *token == "" {
+		*token = os.Getenv("LOADLAB_ORIGIN_TOKEN") // read here so -help never prints it
 	}
 	maxBytes, err := recipe.ParseSize(*maxRecipe)
 	if err != nil {
