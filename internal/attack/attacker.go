@@ -23,7 +23,7 @@ import (
 // failures. A dropped result has Code 0, Latency 0, its Due time, and Sent
 // set to when it was dropped.
 const (
-	DroppedPrefix = "dropped: "
+	DroppedPrefix = results.DroppedPrefix
 	// ErrDropped: due while MaxWorkers requests were in flight.
 	ErrDropped = DroppedPrefix + "max-workers reached"
 	// ErrBehind: the generator itself stalled (CPU starved, paused) and the
