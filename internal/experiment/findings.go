@@ -51,7 +51,45 @@ func findings(p *plan.Plan, sum *Summary) []string {
 	} else {
 		out = append(out, sweep(sum, main)...)
 	}
-	return out
+	return append(out, breakerStory(sum)...)
+}
+
+// breakerStory tells report 002's sequence when the proxy's metrics show it:
+// the pool drained, the breaker opened, fallbacks were served.
+func breakerStory(sum *Summary) []string {
+	for _, st := range sum.Steps {
+		open, ok := seriesValue(st.Peaks, "breaker_state", "state=open")
+		if !ok || open < 1 {
+			continue
+		}
+		share, _ := seriesValue(st.Means, "breaker_state", "state=open")
+		waiting, _ := seriesValue(st.Peaks, "pool_waiting", "")
+		timeouts, _ := seriesValue(st.Peaks, "origin=pool_timeout", "/s")
+		fb, _ := seriesValue(st.Peaks, "origin=fallback", "/s")
+		fbMean, _ := seriesValue(st.Means, "origin=fallback", "/s")
+		rejected, _ := seriesValue(st.Peaks, "origin=breaker", "/s")
+		s := fmt.Sprintf("In step %q the pool drained (up to %.0f requests waiting for a worker, %.0f checkout timeouts/s), then the circuit breaker opened (open in %.0f%% of the samples)",
+			st.Name, waiting, timeouts, 100*share)
+		if fb > 0 {
+			s += fmt.Sprintf(" and stale copies were served as fallbacks (up to %.0f/s, %.1f/s on average)", fb, fbMean)
+		}
+		if rejected > 0 {
+			s += fmt.Sprintf("; requests with no copy to fall back on were refused at once (up to %.0f/s)", rejected)
+		}
+		return []string{s + "."}
+	}
+	return nil
+}
+
+// seriesValue sums the values of the series whose name contains both parts.
+func seriesValue(m map[string]float64, part, part2 string) (float64, bool) {
+	v, ok := 0.0, false
+	for k, x := range m {
+		if strings.Contains(k, part) && strings.Contains(k, part2) {
+			v, ok = v+x, true
+		}
+	}
+	return v, ok
 }
 
 func orText(a, b string) string {
@@ -61,14 +99,15 @@ func orText(a, b string) string {
 	return b
 }
 
+// hasComponentAxis reports whether the steps compare configurations: a
+// component with several variants.
 func hasComponentAxis(p *plan.Plan) bool {
-	for _, ax := range p.Axes {
-		if ax.Component {
+	for _, c := range p.Components {
+		if len(c.Variants) > 1 {
 			return true
 		}
 	}
-	// A step list choosing variants counts too.
-	return len(p.Axes) == 0
+	return false
 }
 
 func scenarioOf(st *StepResult, name string) *ScenarioResult {
@@ -130,9 +169,16 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 	if bs == nil || ws == nil {
 		return nil
 	}
-	at := "At " + loadText(bestKey) + ", "
-	if bestGap < 0.01 && ws.Latency.P99 < 1.5*bs.Latency.P99 {
-		out = append(out, alike(main, keys, byKey))
+	at := ""
+	if bestKey != "" {
+		at = "At " + loadText(bestKey) + ", "
+	}
+	if bestGap < 0.01 {
+		if l := latencyDiffers(main, keys, byKey); l != "" {
+			out = append(out, l)
+		} else {
+			out = append(out, alike(main, keys, byKey))
+		}
 	} else {
 		out = append(out, fmt.Sprintf("%s%s held: %s kept %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
 			at, best.Configuration, main, 100*bs.Success, fmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, fmtSeconds(ws.Latency.P99)))
@@ -163,6 +209,55 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 		out = append(out, churn)
 	}
 	return out
+}
+
+// latencyDiffers describes configurations whose success is alike but whose
+// latency is not (report 004's regression hunt): the p99 of each, in run
+// order, at the load where they differ most, and the first that regressed.
+func latencyDiffers(main string, keys []string, byKey map[string][]*StepResult) string {
+	bestRatio, bestKey, found := 1.5, "", false
+	for _, k := range keys {
+		lo, hi := 0.0, 0.0
+		for _, st := range byKey[k] {
+			if sc := scenarioOf(st, main); sc != nil && sc.Requests > 0 {
+				if lo == 0 || sc.Latency.P99 < lo {
+					lo = sc.Latency.P99
+				}
+				hi = max(hi, sc.Latency.P99)
+			}
+		}
+		if lo > 0 && hi/lo >= bestRatio {
+			bestRatio, bestKey, found = hi/lo, k, true
+		}
+	}
+	sts := byKey[bestKey]
+	if !found || len(sts) < 2 {
+		return ""
+	}
+	best := 0.0
+	for _, st := range sts {
+		if sc := scenarioOf(st, main); sc != nil && sc.Requests > 0 && (best == 0 || sc.Latency.P99 < best) {
+			best = sc.Latency.P99
+		}
+	}
+	var parts []string
+	first := ""
+	for _, st := range sts {
+		sc := scenarioOf(st, main)
+		if sc == nil || sc.Requests == 0 {
+			continue
+		}
+		parts = append(parts, st.Configuration+" "+fmtSeconds(sc.Latency.P99))
+		if first == "" && sc.Latency.P99 >= 1.5*best {
+			first = st.Configuration
+		}
+	}
+	at := ""
+	if bestKey != "" {
+		at = " at " + loadText(bestKey)
+	}
+	return fmt.Sprintf("Success was alike%s, latency was not: p99 of %s by configuration, in run order: %s. The first to regress (p99 at least 1.5× the best) is %s, %.1f× slower than the best at its worst.",
+		at, main, strings.Join(parts, ", "), first, bestRatio)
 }
 
 // loadText writes a rate key for a sentence: "64 req/s" or "rate=64".

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loadlab/loadlab/internal/experiment/demo"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
 )
 
 // testdata/demo-summary.json is the summary.json of a real `loadlab demo`
@@ -82,5 +83,35 @@ func TestBrief(t *testing.T) {
 	if len(lines) != 4 || !strings.Contains(lines[0], "16 workers + 48 overflow") || !strings.Contains(lines[0], "64 workers, no overflow") ||
 		!strings.Contains(lines[3], "80 req/s") || !strings.Contains(lines[3], "87.50% ok, p99 1.999s") {
 		t.Errorf("brief:\n%s", got)
+	}
+}
+
+func TestFindingsOfRegressionHunt(t *testing.T) {
+	mk := func(build string, p99 float64) *StepResult {
+		return &StepResult{Name: "build " + build, Configuration: "build " + build, Vars: map[string]string{"build": build},
+			Scenarios: []*ScenarioResult{{Name: "page", Requests: 800, Success: 1, Latency: LatencySummary{P99: p99}}}}
+	}
+	sum := &Summary{Steps: []*StepResult{mk("02-03", 0.015), mk("02-04", 1.98), mk("02-05", 1.59), mk("02-17", 0.016)}}
+	p := &plan.Plan{Axes: []plan.Axis{{Key: "build", Component: true, Values: []string{"02-03", "02-04", "02-05", "02-17"}}},
+		Components: []*plan.Component{{Name: "build", Variants: []*plan.Variant{{Name: "02-03"}, {Name: "02-04"}, {Name: "02-05"}, {Name: "02-17"}}}}}
+	got := strings.Join(findings(p, sum), "\n")
+	want := "Success was alike, latency was not: p99 of page by configuration, in run order: build 02-03 15ms, build 02-04 1.98s, build 02-05 1.59s, build 02-17 16ms. The first to regress (p99 at least 1.5× the best) is build 02-04, 132.0× slower"
+	if !strings.Contains(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// testdata/breaker-summary.json is a real run of examples/002.
+func TestFindingsOfBreakerRun(t *testing.T) {
+	data, _ := os.ReadFile("testdata/breaker-summary.json")
+	var sum Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(findings(&plan.Plan{}, &sum), "\n")
+	for _, want := range []string{`foobar held up to step "warm the cache at 4 rps"`, `In step "flood at 40 rps" the pool drained (up to 20 requests waiting`, "then the circuit breaker opened", "stale copies were served as fallbacks (up to 35/s"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings lack %q:\n%s", want, got)
+		}
 	}
 }

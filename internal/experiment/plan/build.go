@@ -28,7 +28,8 @@ type builder struct {
 }
 
 var (
-	nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	nameRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	variantRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	// DefaultListenPattern finds the URL a component prints when listening.
 	DefaultListenPattern = regexp.MustCompile(`listening on (https?://\S+)`)
 )
@@ -221,8 +222,8 @@ func (b *builder) components() error {
 }
 
 func (b *builder) variant(c *Component, field string, key Str, rv rawVariant) (*Variant, error) {
-	if !nameRE.MatchString(key.Value) {
-		return nil, at(key.Line, "%s: bad variant name (letters, digits, - and _)", field)
+	if !variantRE.MatchString(key.Value) {
+		return nil, at(key.Line, "%s: bad variant name (letters, digits, ., - and _)", field)
 	}
 	v := &Variant{Name: key.Value, Label: rv.Label.Value, Line: key.Line,
 		Command: strs(rv.Command), Args: strs(rv.Args), Env: env(rv.Env)}
