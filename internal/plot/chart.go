@@ -22,6 +22,7 @@ type Series struct {
 	Name   string
 	Kind   Kind
 	Color  string // CSS colour; "" picks the next palette colour
+	Dots   bool   // also mark every point of a Line or Step with a dot
 	Points []Point
 }
 

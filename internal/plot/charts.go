@@ -98,6 +98,11 @@ type Metric struct {
 	Samples []Sample
 }
 
+// MaxDots is the number of samples up to which MetricChart marks every
+// sample with a dot, so that a short step's one or two samples show and
+// readings can be counted.
+const MaxDots = 120
+
 // MetricChart draws metrics on the same time axis as the latency chart.
 // Metrics sharing a chart should share a unit; the first one's labels the
 // y axis.
@@ -108,7 +113,7 @@ func MetricChart(title string, ta TimeAxis, metrics ...Metric) Chart {
 	}
 	o := ta.Origin.UnixNano()
 	for _, m := range metrics {
-		s := Series{Name: m.Name, Kind: Line, Points: make([]Point, len(m.Samples))}
+		s := Series{Name: m.Name, Kind: Line, Points: make([]Point, len(m.Samples)), Dots: len(m.Samples) <= MaxDots}
 		for i, smp := range m.Samples {
 			s.Points[i] = Point{X: float64(smp.Time.UnixNano()-o) / 1e9, Y: smp.Value}
 		}

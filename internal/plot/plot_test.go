@@ -178,8 +178,8 @@ func TestMetricChartSharesTimeAxis(t *testing.T) {
 		t.Fatalf("x axis %+v, want 0..30", c.X)
 	}
 	st := render(t, c, "metric")
-	if !has(st.texts, "30") || !has(st.texts, "workers") || st.elems["path"] != 2 {
-		t.Errorf("texts %v paths %d", st.texts, st.elems["path"])
+	if !has(st.texts, "30") || !has(st.texts, "workers") || st.elems["path"] != 4 || st.dots != 62 { // 2 lines + their 31 dots each
+		t.Errorf("texts %v paths %d dots %d", st.texts, st.elems["path"], st.dots)
 	}
 }
 

@@ -70,8 +70,11 @@ func WriteSVG(w io.Writer, c Chart) error {
 
 	// Data, clipped to the plot area by a nested svg viewport.
 	colors := c.Colors()
+	// The viewport reaches a few pixels past the frame so that dots on
+	// the edges are drawn whole.
+	const pad = 4
 	fmt.Fprintf(bw, `<svg x="%s" y="%s" width="%s" height="%s" viewBox="%s %s %s %s" overflow="hidden">`+"\n",
-		f1(x0), f1(y0), f1(pw), f1(ph), f1(x0), f1(y0), f1(pw), f1(ph))
+		f1(x0-pad), f1(y0-pad), f1(pw+2*pad), f1(ph+2*pad), f1(x0-pad), f1(y0-pad), f1(pw+2*pad), f1(ph+2*pad))
 	for i, s := range c.Series {
 		writeSeries(bw, s, colors[i], px, py)
 	}
@@ -142,6 +145,19 @@ func writeSeries(bw *bufio.Writer, s Series, color string, px, py func(float64) 
 			pen = true
 		}
 		fmt.Fprintf(bw, `<path fill="none" stroke="%s" stroke-width="1.6" stroke-linejoin="round" d="%s"/>`+"\n", color, d)
+		if s.Dots {
+			d = d[:0]
+			for _, p := range s.Points {
+				if finite(p.X) && finite(p.Y) {
+					d = append(d, 'M')
+					d = appendF1(d, px(p.X))
+					d = append(d, ' ')
+					d = appendF1(d, py(p.Y))
+					d = append(d, 'h', '0')
+				}
+			}
+			fmt.Fprintf(bw, `<path fill="none" stroke="%s" stroke-width="4.5" stroke-linecap="round" d="%s"/>`+"\n", color, d)
+		}
 	}
 }
 

@@ -1,16 +1,19 @@
-// Opens the HTML page `loadlab plot` writes for a vegeta results file in real
-// headless Chromium (the system's /usr/bin/chromium, never a downloaded
-// browser) and checks that it loads with no network and no console errors,
-// that every uPlot chart is drawn, that its legend is there and that
-// clicking a legend entry hides and shows the series, and that dragging
-// zooms.
+// Opens loadlab's HTML pages in real headless Chromium (the system's
+// /usr/bin/chromium, never a downloaded browser):
+//   - the page `loadlab plot` writes for a vegeta results file: it loads with
+//     no network and no console errors, every uPlot chart is drawn with its
+//     legend, clicking a legend entry hides and shows the series, dragging
+//     zooms and hovering fills the legend;
+//   - the report.html `loadlab run` writes for a two-step plan against a
+//     flaky origin: it loads with no network and no console errors and every
+//     chart is drawn.
 //
 // Run: cd test/browser && npm ci && node --test
 // It skips, saying why, only when Chromium is missing and CI is not set.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -28,24 +31,31 @@ if (missing && process.env.CI) {
 }
 const skip = missing ? `${chromium} not found: install it with apt-get install -y chromium (this test never downloads a browser)` : false;
 
-// makePage builds loadlab (or uses $LOADLAB) and plots testdata/mixed.bin:
-// 400 results of a vegeta attack with 200s, 503s, refused connections and
-// timeouts.
-function makePage() {
-  const out = join(here, "out");
-  mkdirSync(out, { recursive: true });
-  let bin = process.env.LOADLAB;
-  if (!bin) {
-    bin = join(out, "loadlab");
-    execFileSync("go", ["build", "-o", bin, "./cmd/loadlab"], { cwd: root, stdio: "inherit" });
+const out = join(here, "out");
+let built;
+
+// loadlab returns $LOADLAB, or builds the binary once.
+function loadlab() {
+  if (process.env.LOADLAB) return process.env.LOADLAB;
+  if (!built) {
+    mkdirSync(out, { recursive: true });
+    built = join(out, "loadlab");
+    execFileSync("go", ["build", "-o", built, "./cmd/loadlab"], { cwd: root, stdio: "inherit" });
   }
+  return built;
+}
+
+// makePage plots testdata/mixed.bin: 400 results of a vegeta attack with
+// 200s, 503s, refused connections and timeouts.
+function makePage() {
   const html = join(out, "plot.html");
-  execFileSync(bin, ["plot", "-title", "mixed.bin", "-output", html, join(here, "testdata", "mixed.bin")], { stdio: "inherit" });
+  execFileSync(loadlab(), ["plot", "-title", "mixed.bin", "-output", html, join(here, "testdata", "mixed.bin")], { stdio: "inherit" });
   return html;
 }
 
-test("loadlab plot page draws its charts in Chromium", { skip, timeout: 180_000 }, async () => {
-  const html = makePage();
+// open launches Chromium on a file with the network cut off, collecting
+// console errors and attempted requests; fn gets the page.
+async function open(file, fn) {
   const { chromium: pw } = await import("playwright-core");
   const browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
   try {
@@ -60,22 +70,38 @@ test("loadlab plot page draws its charts in Chromium", { skip, timeout: 180_000 
       requests.push(url);
       return route.abort();
     });
+    await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+    await fn(page);
+    assert.deepEqual(requests, [], "the page fetched nothing from the network");
+    assert.deepEqual(problems, [], "no console errors");
+  } finally {
+    await browser.close();
+  }
+}
 
-    await page.goto(pathToFileURL(html).href, { waitUntil: "load" });
+// drawn describes every uPlot chart of the page: title, legend labels,
+// canvas size and how many of its pixels are not transparent.
+function drawn(page) {
+  return page.evaluate(() => Array.from(document.querySelectorAll(".uplot")).map((el) => {
+    const c = el.querySelector("canvas");
+    const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let inked = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) inked++;
+    return {
+      title: el.querySelector(".u-title")?.textContent,
+      legend: Array.from(el.querySelectorAll(".u-legend .u-series .u-label")).map((l) => l.textContent),
+      width: c.width, height: c.height, inked,
+    };
+  }));
+}
+
+test("loadlab plot page draws its charts in Chromium", { skip, timeout: 180_000 }, async () => {
+  const html = makePage();
+  await open(html, async (page) => {
     await page.waitForFunction(() => (window.LOADLAB_PLOTS || []).length === 4, null, { timeout: 20_000 });
 
     // Four charts, each with a legend and a canvas that has been drawn on.
-    const charts = await page.evaluate(() => Array.from(document.querySelectorAll(".uplot")).map((el) => {
-      const c = el.querySelector("canvas");
-      const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-      let inked = 0;
-      for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) inked++;
-      return {
-        title: el.querySelector(".u-title")?.textContent,
-        legend: Array.from(el.querySelectorAll(".u-legend .u-series .u-label")).map((l) => l.textContent),
-        width: c.width, height: c.height, inked,
-      };
-    }));
+    const charts = await drawn(page);
     assert.equal(charts.length, 4, "four charts");
     assert.deepEqual(charts.map((c) => c.title), ["mixed.bin", "Requests and throughput per second", "Status codes per second", "Latency by percentile"]);
     for (const c of charts) {
@@ -110,16 +136,37 @@ test("loadlab plot page draws its charts in Chromium", { skip, timeout: 180_000 
     await page.mouse.up();
     const x1 = await page.evaluate(() => [window.LOADLAB_PLOTS[0].scales.x.min, window.LOADLAB_PLOTS[0].scales.x.max]);
     assert.ok(x1[1] - x1[0] < (x0[1] - x0[0]) / 2, `zoomed from ${x0} to ${x1}`);
+    await page.mouse.dblclick(box.x + box.width * 0.5, box.y + box.height / 2);
+    const x2 = await page.evaluate(() => [window.LOADLAB_PLOTS[0].scales.x.min, window.LOADLAB_PLOTS[0].scales.x.max]);
+    assert.ok(x2[1] - x2[0] > 0.7 * (x0[1] - x0[0]), `double-click reset ${x1} to ${x2}`);
 
     // Hovering fills the legend with the values under the cursor.
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
     const hovered = await page.locator(".uplot").first().locator(".u-legend .u-series").first().locator(".u-value").textContent();
     assert.notEqual(hovered.trim(), "--", "hover shows the time under the cursor");
 
-    await page.screenshot({ path: join(here, "out", "plot.png"), fullPage: true });
-    assert.deepEqual(requests, [], "the page fetched nothing from the network");
-    assert.deepEqual(problems, [], "no console errors");
-  } finally {
-    await browser.close();
-  }
+    await page.screenshot({ path: join(out, "plot.png"), fullPage: true });
+  });
+});
+
+test("loadlab run's report.html draws every chart in Chromium", { skip, timeout: 240_000 }, async () => {
+  const dir = join(out, "run");
+  rmSync(dir, { recursive: true, force: true });
+  // Two 2-second steps against a loopback origin whose /search turns to 503s.
+  execFileSync(loadlab(), ["run", "-quiet", "-out", dir, join(here, "testdata", "plan.yaml")], { stdio: ["ignore", "ignore", "inherit"] });
+  await open(join(dir, "report.html"), async (page) => {
+    await page.waitForFunction(() => (window.LOADLAB_PLOTS || []).length > 0, null, { timeout: 20_000 });
+    const slots = await page.evaluate(() => document.querySelectorAll("div.chart").length);
+    const charts = await drawn(page);
+    assert.ok(charts.length >= 6, `only ${charts.length} charts`);
+    assert.equal(charts.length, slots, "every chart slot holds a drawn chart");
+    for (const c of charts) {
+      assert.ok(c.inked > 500, `${c.title}: only ${c.inked} pixels drawn`);
+      assert.ok(c.legend.length >= 2, `${c.title}: legend ${c.legend}`);
+    }
+    const titles = charts.map((c) => c.title).join(" | ");
+    assert.match(titles, /Latency over time/);
+    assert.match(titles, /percentile/i);
+    await page.screenshot({ path: join(out, "report.png"), fullPage: true });
+  });
 });

@@ -26,6 +26,7 @@ type seriesSpec struct {
 	Name  string `json:"name"`
 	Color string `json:"color"`
 	Kind  string `json:"kind"` // "line", "scatter" or "step"
+	Dots  bool   `json:"dots,omitempty"`
 }
 
 var kindNames = map[plot.Kind]string{plot.Line: "line", plot.Scatter: "scatter", plot.Step: "step"}
@@ -53,7 +54,7 @@ func spec(c plot.Chart) chartSpec {
 	var xs []key
 	per := make([][]key, len(c.Series))
 	for i, sr := range c.Series {
-		s.Series = append(s.Series, seriesSpec{Name: sr.Name, Color: colors[i], Kind: kindNames[sr.Kind]})
+		s.Series = append(s.Series, seriesSpec{Name: sr.Name, Color: colors[i], Kind: kindNames[sr.Kind], Dots: sr.Dots})
 		seen := map[float64]int{}
 		for _, p := range sr.Points {
 			if !finite(p.X) {

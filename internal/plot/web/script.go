@@ -19,7 +19,7 @@ const pageJS = `(function () {
     return out;
   }
   function series(s) {
-    var o = { label: s.name, stroke: s.color, width: 1.5, spanGaps: true, points: { show: false } };
+    var o = { label: s.name, stroke: s.color, width: 1.5, spanGaps: true, points: { show: !!s.dots, size: 5, fill: s.color } };
     if (s.kind === "scatter") {
       o.paths = function () { return null; };
       o.points = { show: true, size: 4, space: 0, width: 0, stroke: s.color, fill: s.color };
