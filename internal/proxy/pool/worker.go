@@ -89,6 +89,9 @@ func (w *Worker) exchange(ctx context.Context, req *http.Request) (*http.Respons
 		return nil, true, err
 	}
 	resp, err := http.ReadResponse(w.br, req)
+	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+		resp, err = http.ReadResponse(w.br, req) // skip 100 Continue and other interim responses
+	}
 	if err != nil {
 		stop()
 		return nil, errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isReset(err), err
