@@ -154,14 +154,14 @@ W=64
 LAT_MS=100
 KNEE=$((W * 1000 / LAT_MS))
 start_origin "${LAT_MS}ms"
-echo "## Fixed vs overflow pool, W = $W workers, ${LAT_MS} ms origin, knee $KNEE req/s, ${KNEE_DUR}s per run (checkout_timeout 1s, request_timeout 5s)"
+echo "## Fixed vs overflow pool, W = $W workers, ${LAT_MS} ms origin, knee $KNEE req/s, ${KNEE_DUR}s per run (checkout_timeout 300ms, request_timeout 5s)"
 echo "| pool | rate | success | p50 | p99 | upstream conns opened | proxy CPU | CPU per request |"
 echo "|---|---|---|---|---|---|---|---|"
 TCK=$(getconf CLK_TCK)
 for factor in 90 110; do
   RATE_K=$((KNEE * factor / 100))
   for kind in fixed overflow; do
-    if [ "$kind" = fixed ]; then POOL="{size: $W, overflow: 0, checkout_timeout: 1s}"; else POOL="{size: $((W / 8)), overflow: $((W - W / 8)), checkout_timeout: 1s}"; fi
+    if [ "$kind" = fixed ]; then POOL="{size: $W, overflow: 0, checkout_timeout: 300ms}"; else POOL="{size: $((W / 8)), overflow: $((W - W / 8)), checkout_timeout: 300ms}"; fi
     cat >"$WORK/knee.yaml" <<Y
 pools:
   default: $POOL
