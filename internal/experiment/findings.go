@@ -385,8 +385,11 @@ func poolWhy(best, worst *StepResult) string {
 	if !ok1 || !ok2 {
 		return ""
 	}
-	s := fmt.Sprintf("Why: with %s the pool peaked at %.0f workers in use (%.0f of them overflow workers, opened per request and closed after) and %.0f requests queued for a worker",
-		worst.Configuration, wUse, wOver, wWait)
+	s := fmt.Sprintf("Why: with %s the pool peaked at %.0f workers in use", worst.Configuration, wUse)
+	if wOver > 0 {
+		s += fmt.Sprintf(" (%.0f of them overflow workers, opened per request and closed after)", wOver)
+	}
+	s += fmt.Sprintf(" and %.0f requests queued for a worker", wWait)
 	if to, ok := rate(worst, "checkout_timeouts_total"); ok && to > 0 {
 		s += fmt.Sprintf(", %.1f checkout timeouts/s turning into errors", to)
 	}
