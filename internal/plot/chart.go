@@ -36,6 +36,9 @@ const (
 	// log10(1/(1-p/100)), HdrHistogram's plotter axis: 0%, 90%, 99%, 99.9%
 	// sit one decade apart.
 	PercentileLog
+	// Log maps positive values to log10(v): each power of ten takes the
+	// same length. Values <= 0 are drawn at the axis' low end.
+	Log
 )
 
 // Axis describes one axis. Min and Max fix the range when Max > Min;
@@ -105,8 +108,9 @@ func (c Chart) NumPoints() int {
 	return n
 }
 
-// dataRange returns the finite extent of the data along x (or y).
-func (c Chart) dataRange(xAxis bool) (lo, hi float64, ok bool) {
+// dataRange returns the finite extent of the data along x (or y), of its
+// positive values only when positive is set.
+func (c Chart) dataRange(xAxis, positive bool) (lo, hi float64, ok bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for _, p := range s.Points {
@@ -114,7 +118,7 @@ func (c Chart) dataRange(xAxis bool) (lo, hi float64, ok bool) {
 			if xAxis {
 				v = p.X
 			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if math.IsNaN(v) || math.IsInf(v, 0) || (positive && v <= 0) {
 				continue
 			}
 			lo, hi = math.Min(lo, v), math.Max(hi, v)

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"math"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/results"
@@ -70,10 +71,19 @@ func StatusChart(title string, ta TimeAxis, t *Timeline) Chart {
 	return Chart{Title: title, X: ta.axis(), Y: Axis{Label: "responses per second"}, Series: t.Codes(ta.Origin)}
 }
 
+// LogSpread is the ratio of the slowest p99 to the fastest p50 from which
+// PercentileChart draws latency on a log scale, so that a 2 ms run and a
+// 30 s run (report 004's builds) can both be read.
+const LogSpread = 50
+
 // PercentileChart overlays latency distributions on HdrHistogram's
-// percentile axis, latency in milliseconds.
+// percentile axis, latency in milliseconds: on a linear scale, or a log
+// scale when the runs are more than LogSpread apart.
 func PercentileChart(title string, dists ...Distribution) Chart {
 	c := Chart{Title: title, X: Axis{Label: "percentile", Scale: PercentileLog}, Y: Axis{Label: "latency (ms)"}}
+	if spread(dists) > LogSpread {
+		c.Y = Axis{Label: "latency (ms, log scale)", Scale: Log}
+	}
 	for _, d := range dists {
 		s := Series{Name: d.Name, Kind: Line, Points: make([]Point, len(d.Percentiles))}
 		for i, p := range d.Percentiles {
@@ -120,4 +130,33 @@ func MetricChart(title string, ta TimeAxis, metrics ...Metric) Chart {
 		c.Series = append(c.Series, s)
 	}
 	return c
+}
+
+// spread is the slowest p99 over the fastest p50 of dists (0 when unknown).
+func spread(dists []Distribution) float64 {
+	fast, slow := math.Inf(1), 0.0
+	for _, d := range dists {
+		p50, p99 := at(d, 50), at(d, 99)
+		if p50 > 0 {
+			fast = math.Min(fast, p50)
+		}
+		slow = math.Max(slow, p99)
+	}
+	if math.IsInf(fast, 1) {
+		return 0
+	}
+	return slow / fast
+}
+
+// at is the latency at or just above percent p in d.
+func at(d Distribution, p float64) float64 {
+	for _, q := range d.Percentiles {
+		if q.Percent >= p {
+			return float64(q.Value)
+		}
+	}
+	if n := len(d.Percentiles); n > 0 {
+		return float64(d.Percentiles[n-1].Value)
+	}
+	return 0
 }

@@ -223,3 +223,58 @@ func TestEmptyChartIsWellFormed(t *testing.T) {
 }
 
 var _ = results.Result{}
+
+// Report 004: builds 600 times apart are drawn on a log latency axis.
+func TestPercentileChartLogWhenFarApart(t *testing.T) {
+	mk := func(name string, ms float64) Distribution {
+		h := hdrhistogram.New(1, 3_600_000_000, 3)
+		for v := 1; v <= 5000; v++ {
+			_ = h.RecordValue(int64(ms * 1000 * (0.5 + float64(v)/5000))) // µs
+		}
+		return DistributionFromHistogram(name, h, time.Microsecond)
+	}
+	tests := []struct {
+		name   string
+		dists  []Distribution
+		scale  Scale
+		labels []string
+	}{
+		{"alike", []Distribution{mk("09 Jan", 9), mk("03 Feb", 10)}, Linear, []string{"0", "5", "10", "15"}},
+		{"regression", []Distribution{mk("09 Jan", 9), mk("04 Feb", 9000)}, Log, []string{"1", "10", "100", "1000", "10000"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := PercentileChart("HDR", tc.dists...)
+			if c.Y.Scale != tc.scale {
+				t.Fatalf("y scale %v, want %v", c.Y.Scale, tc.scale)
+			}
+			st := render(t, c, "percentiles-"+tc.name)
+			for _, l := range tc.labels {
+				if !has(st.texts, l) {
+					t.Errorf("tick %q missing from %v", l, st.texts)
+				}
+			}
+		})
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	tests := []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0.3, 40, "0.1 0.2 0.5 1 2 5 10 20 50 100"},
+		{2, 30000, "1 10 100 1000 10000 100000"},
+		{5, 5, "1 2 5 10"},
+	}
+	for _, tc := range tests {
+		r := resolveLog(tc.lo, tc.hi, true)
+		var got []string
+		for _, tk := range r.ticks {
+			got = append(got, tk.Label)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("resolveLog(%v, %v) = %v, want %s", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}

@@ -26,8 +26,8 @@ func WriteSVG(w io.Writer, c Chart) error {
 	x1, y1 := float64(W-legendWidth-16), float64(H-marginBottom)
 	pw, ph := x1-x0, y1-y0
 
-	xlo, xhi, xok := c.dataRange(true)
-	ylo, yhi, yok := c.dataRange(false)
+	xlo, xhi, xok := c.dataRange(true, c.X.Scale == Log)
+	ylo, yhi, yok := c.dataRange(false, c.Y.Scale == Log)
 	xa := resolve(c.X, xlo, xhi, xok, 8)
 	ya := resolve(c.Y, ylo, yhi, yok, 6)
 	px := func(v float64) float64 { return x0 + xa.pos(v)*pw }

@@ -29,14 +29,20 @@ func (r *resolved) pos(v float64) float64 {
 	return (t - r.lo) / (r.hi - r.lo)
 }
 
+// minLog is where a Log axis clamps values <= 0.
+const minLog = 1e-300
+
 // maxPercentile is where PercentileLog clamps 100% (1 in 10^9).
 const maxPercentile = 100 * (1 - 1e-9)
 
 // transform maps an axis value into the space where the scale is linear.
 func transform(s Scale, v float64) float64 {
-	if s == PercentileLog {
+	switch s {
+	case PercentileLog:
 		p := math.Min(math.Max(v, 0), maxPercentile) / 100
 		return math.Log10(1 / (1 - p))
+	case Log:
+		return math.Log10(math.Max(v, minLog))
 	}
 	return v
 }
@@ -46,8 +52,11 @@ func resolve(a Axis, lo, hi float64, ok bool, nticks int) resolved {
 	if a.Max > a.Min {
 		lo, hi, ok = a.Min, a.Max, true
 	}
-	if a.Scale == PercentileLog {
+	switch a.Scale {
+	case PercentileLog:
 		return resolvePercentile(lo, hi, ok)
+	case Log:
+		return resolveLog(lo, hi, ok)
 	}
 	if !ok {
 		lo, hi = 0, 1
@@ -87,6 +96,33 @@ func resolvePercentile(_, hi float64, ok bool) resolved {
 		ticks = append(ticks, Tick{Value: 100 * (1 - math.Pow(10, -d)), Label: PercentileLabel(d)})
 	}
 	return resolved{scale: PercentileLog, lo: 0, hi: top, ticks: ticks}
+}
+
+// resolveLog covers [lo, hi] (positive) with whole decades, ticked at
+// 1, 2 and 5 times each power of ten when there are at most three decades.
+func resolveLog(lo, hi float64, ok bool) resolved {
+	if !ok {
+		lo, hi = 1, 10
+	}
+	dlo, dhi := math.Floor(math.Log10(lo)+1e-9), math.Ceil(math.Log10(hi)-1e-9)
+	if dhi <= dlo {
+		dhi = dlo + 1
+	}
+	mults := []float64{1}
+	if dhi-dlo <= 3 {
+		mults = []float64{1, 2, 5}
+	}
+	var ticks []Tick
+	for d := dlo; d <= dhi; d++ {
+		for _, m := range mults {
+			v := m * math.Pow(10, d)
+			if math.Log10(v) > dhi+1e-9 {
+				break
+			}
+			ticks = append(ticks, Tick{Value: v, Label: formatTick(v, max(0, int(-d)))})
+		}
+	}
+	return resolved{scale: Log, lo: dlo, hi: dhi, ticks: ticks}
 }
 
 // PercentileLabel names the percentile d decades along a PercentileLog

@@ -15,6 +15,7 @@ type chartSpec struct {
 	XLabel string          `json:"xlabel"`
 	YLabel string          `json:"ylabel"`
 	XPct   bool            `json:"xpct"` // x is 1/(1-p), drawn on a log axis labelled in percent
+	YLog   bool            `json:"ylog,omitempty"`
 	XMin   *float64        `json:"xmin,omitempty"`
 	XMax   *float64        `json:"xmax,omitempty"`
 	Height int             `json:"height"`
@@ -40,7 +41,8 @@ const xDigits = 4
 func spec(c plot.Chart) chartSpec {
 	pct := c.X.Scale == plot.PercentileLog
 	_, h := c.Size()
-	s := chartSpec{Title: c.Title, XLabel: c.X.Label, YLabel: c.Y.Label, XPct: pct, Height: h}
+	ylog := c.Y.Scale == plot.Log
+	s := chartSpec{Title: c.Title, XLabel: c.X.Label, YLabel: c.Y.Label, XPct: pct, YLog: ylog, Height: h}
 	if c.X.Max > c.X.Min {
 		lo, hi := xval(c.X.Min, pct), xval(c.X.Max, pct)
 		s.XMin, s.XMax = &lo, &hi
@@ -91,7 +93,7 @@ func spec(c plot.Chart) chartSpec {
 			}
 			col := cols[per[i][j]]
 			j++
-			if finite(p.Y) {
+			if finite(p.Y) && (!ylog || p.Y > 0) { // a log axis cannot show 0
 				ys[col], has[col] = p.Y, true
 			}
 		}

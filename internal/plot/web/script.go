@@ -41,7 +41,8 @@ const pageJS = `(function () {
       height: spec.height,
       scales: {
         x: xs,
-        y: { range: function (u, lo, hi) { if (hi == null || !isFinite(hi)) return [0, 1]; return [Math.min(0, lo), hi > 0 ? hi * 1.05 : 1]; } }
+        y: spec.ylog ? { distr: 3, log: 10 } :
+          { range: function (u, lo, hi) { if (hi == null || !isFinite(hi)) return [0, 1]; return [Math.min(0, lo), hi > 0 ? hi * 1.05 : 1]; } }
       },
       axes: [xaxis, { label: spec.ylabel, size: 60 }],
       series: [xseries].concat(spec.series.map(series)),
