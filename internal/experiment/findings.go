@@ -51,7 +51,108 @@ func findings(p *plan.Plan, sum *Summary) []string {
 	} else {
 		out = append(out, sweep(sum, main)...)
 	}
+	if l := limits(p, sum, main); l != "" {
+		if len(out) > 0 {
+			out = append(out[:1], append([]string{l}, out[1:]...)...)
+		} else {
+			out = append(out, l)
+		}
+	}
 	return append(out, breakerStory(sum)...)
+}
+
+// rateAxis is the matrix variable that sets the first scenario's rate, or "".
+func rateAxis(p *plan.Plan, sum *Summary) string {
+	for _, ax := range p.Axes {
+		if ax.Component {
+			continue
+		}
+		all := len(sum.Steps) > 0
+		for _, st := range sum.Steps {
+			v := st.Vars[ax.Key]
+			if v == "" || len(st.Scenarios) == 0 || !strings.Contains(st.Scenarios[0].Rate, v) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return ax.Key
+		}
+	}
+	return ""
+}
+
+// group names a step without its rate: its configuration and the other
+// matrix variables (e.g. "ruby (2 workers), info").
+func group(p *plan.Plan, st *StepResult, rate string) string {
+	var parts []string
+	if hasComponentAxis(p) {
+		parts = append(parts, st.Configuration)
+	}
+	for _, ax := range p.Axes {
+		if v := st.Vars[ax.Key]; !ax.Component && ax.Key != rate && !strings.Contains(st.Configuration, v) {
+			parts = append(parts, v)
+		}
+	}
+	if len(parts) == 0 {
+		return "all"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// limits gives, for each configuration (and other variable) swept over
+// rates, the last rate with at least 99% success and the first below it:
+// seed 001's table of limits. It says nothing when every group has the same.
+func limits(p *plan.Plan, sum *Summary, main string) string {
+	rate := rateAxis(p, sum)
+	if rate == "" {
+		return ""
+	}
+	type lim struct{ good, bad string }
+	var order []string
+	got := map[string]*lim{}
+	for _, st := range sum.Steps {
+		sc := scenarioOf(st, main)
+		if sc == nil || sc.Requests == 0 {
+			continue
+		}
+		g := group(p, st, rate)
+		l := got[g]
+		if l == nil {
+			l = &lim{}
+			got[g] = l
+			order = append(order, g)
+		}
+		if l.bad != "" {
+			continue
+		}
+		if sc.Success >= healthy && st.Aborted == "" {
+			l.good = sc.Rate
+		} else {
+			l.bad = fmt.Sprintf("%s (%.2f%%)", sc.Rate, 100*sc.Success)
+		}
+	}
+	if len(order) < 2 {
+		return ""
+	}
+	var parts []string
+	same := true
+	for _, g := range order {
+		l := got[g]
+		same = same && *l == *got[order[0]]
+		switch {
+		case l.bad == "":
+			parts = append(parts, fmt.Sprintf("%s held at every rate, up to %s", g, l.good))
+		case l.good == "":
+			parts = append(parts, fmt.Sprintf("%s failed from the first rate, %s", g, l.bad))
+		default:
+			parts = append(parts, fmt.Sprintf("%s held up to %s and fell at %s", g, l.good, l.bad))
+		}
+	}
+	if same {
+		return ""
+	}
+	return "Limits (last rate with at least 99% success): " + strings.Join(parts, "; ") + "."
 }
 
 // breakerStory tells report 002's sequence when the proxy's metrics show it:
@@ -180,8 +281,12 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 			out = append(out, alike(main, keys, byKey))
 		}
 	} else {
-		out = append(out, fmt.Sprintf("%s%s held: %s kept %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
-			at, best.Configuration, main, 100*bs.Success, fmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, fmtSeconds(ws.Latency.P99)))
+		verb, keep := "held", "kept"
+		if bs.Success < healthy {
+			verb, keep = "did better", "had"
+		}
+		out = append(out, fmt.Sprintf("%s%s %s: %s %s %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
+			at, best.Configuration, verb, main, keep, 100*bs.Success, fmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, fmtSeconds(ws.Latency.P99)))
 	}
 	// The other scenarios at the heaviest load (seed 000's /news poll).
 	last := byKey[keys[len(keys)-1]]

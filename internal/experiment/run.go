@@ -143,7 +143,7 @@ func (r *runner) evaluate(sum *Summary) {
 		all = append(all, st.samples...)
 		for _, sc := range st.Scenarios {
 			if sc.Dropped > 0 {
-				sum.Warnings = append(sum.Warnings, fmt.Sprintf("step %q, scenario %s: %d requests were dropped (the in-flight bound was reached): raise max_workers or lower the rate", st.Name, sc.Name, sc.Dropped))
+				sum.Warnings = append(sum.Warnings, fmt.Sprintf("step %q, scenario %s: %d requests were not sent (the generator fell behind schedule or reached max_workers): their latency is unknown, and a busy machine or a too low max_workers is the cause", st.Name, sc.Name, sc.Dropped))
 			}
 		}
 	}

@@ -94,7 +94,9 @@ func slug(s string) string {
 	return strings.TrimRight(b.String(), "-")
 }
 
-// configuration names what a step tests: its variants' labels, else its name.
+// configuration names what a step tests: its variants' labels, plus the
+// matrix variables that do not set the first scenario's rate (the RPS
+// column shows that one); else the step's name.
 func (r *runner) configuration(st *plan.Step) string {
 	var parts []string
 	for _, c := range r.plan.Components {
@@ -103,6 +105,13 @@ func (r *runner) configuration(st *plan.Step) string {
 				parts = append(parts, v.Label)
 			} else {
 				parts = append(parts, c.Name+" "+v.Name)
+			}
+		}
+	}
+	if len(parts) > 0 && len(st.Scenarios) > 0 {
+		for _, ax := range r.plan.Axes {
+			if v := st.Vars[ax.Key]; !ax.Component && !strings.Contains(st.Scenarios[0].Rate.Text, v) {
+				parts = append(parts, v)
 			}
 		}
 	}
