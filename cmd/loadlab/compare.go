@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/compare"
@@ -25,8 +24,12 @@ const compareExamples = `  # Report 004: the same test against several builds, t
   # Write the percentile overlay (SVG, self-contained HTML, Markdown) too
   loadlab compare -output cmp/ old.bin new.bin
 
-  # Experiment output folders: every results stream inside is a run
-  loadlab compare -baseline 2 out/before out/after
+  # One experiment's folder: each scenario's steps against its first step
+  loadlab compare out/
+
+  # Two experiment folders, compared step by step and scenario by scenario;
+  # the second folder is the baseline
+  loadlab compare -baseline 2 out-before/ out-after/
 
   # More resamples, another seed, a Markdown table
   loadlab compare -resamples 5000 -seed 7 -format markdown a.bin b.bin`
@@ -35,7 +38,7 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := newFlagSet("compare", "[flags] runA runB [run...]", compareExamples, stderr)
 	output := fs.String("output", "", "`dir` to write percentiles.svg, compare.html and compare.md into; none when empty")
 	title := fs.String("title", "Latency by percentile", "chart and page `title`")
-	baseline := fs.String("baseline", "1", "baseline run: its 1-based `position` among the runs, or its name")
+	baseline := fs.String("baseline", "1", "baseline run: its 1-based `position` among the runs (within each group), or its name")
 	resamples := fs.Int("resamples", 1000, "bootstrap resamples per run (`n`); more gives steadier intervals, slower")
 	seed := fs.Uint64("seed", 1, "random `seed` of the bootstrap; the same seed prints the same table")
 	format := fs.String("format", "text", "table `format`: text or markdown")
@@ -52,26 +55,28 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	if len(runs) < 2 {
-		return badinput.Errorf("need at least two runs to compare, got %d (a run is a results file or an experiment output folder)", len(runs))
-	}
-	bi, err := pickBaseline(*baseline, runs)
+	comps, alone, err := compare.CompareGroups(runs, *baseline, compare.Options{Resamples: *resamples, Seed: *seed})
 	if err != nil {
 		return err
 	}
-	others := append(append([]*compare.Run(nil), runs[:bi]...), runs[bi+1:]...)
-	rep := compare.Compare(runs[bi], others, compare.Options{Resamples: *resamples, Seed: *seed})
-	if *format == "markdown" {
-		err = rep.WriteMarkdown(stdout)
-	} else {
-		err = rep.WriteText(stdout)
+	for i, c := range comps {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if *format == "markdown" {
+			err = c.Report.WriteMarkdown(stdout)
+		} else {
+			err = c.Report.WriteText(stdout)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return err
+	for _, r := range alone {
+		fmt.Fprintf(stderr, "loadlab compare: %s has nothing to compare with (no other run of %q)\n", r.Name, r.Group)
 	}
 	if *output != "" {
-		ordered := append([]*compare.Run{runs[bi]}, others...)
-		paths, err := compare.WriteDir(*output, *title, rep, ordered)
+		paths, err := compare.WriteDir(*output, *title, comps)
 		if err != nil {
 			return badinput.Wrap(*output, err)
 		}
@@ -80,19 +85,4 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 	}
 	return nil
-}
-
-func pickBaseline(s string, runs []*compare.Run) (int, error) {
-	if n, err := strconv.Atoi(s); err == nil {
-		if n < 1 || n > len(runs) {
-			return 0, badinput.Field("-baseline", "position %d is out of range: there are %d runs", n, len(runs))
-		}
-		return n - 1, nil
-	}
-	for i, r := range runs {
-		if r.Name == s {
-			return i, nil
-		}
-	}
-	return 0, badinput.Field("-baseline", "no run is named %q", s)
 }

@@ -52,11 +52,26 @@ func TestPlotAndCompareCommands(t *testing.T) {
 			"wrote", []string{"cmp/percentiles.svg", "cmp/compare.html", "cmp/compare.md"}, "<svg"},
 		{"compare markdown, baseline by name", nil, []string{"compare", "-resamples", "100", "-format", "markdown", "-baseline", "mixed.bin", plotVector("basic.bin"), plotVector("mixed.bin")}, 0,
 			[]string{"| Run | Stat |", "| basic.bin | p99 |", "faster", "Baseline: mixed.bin"}, "", nil, ""},
+		{"compare folders step by step", nil, []string{"compare", "-resamples", "50", "-output", filepath.Join(dir, "cmp2"), filepath.Join(dir, "before"), filepath.Join(dir, "after")}, 0,
+			[]string{"== steps/01/search.bin ==", "Baseline: before", "after", "== steps/02/search.bin =="}, "wrote", []string{"cmp2/percentiles-01-steps-01-search-bin.svg", "cmp2/percentiles-02-steps-02-search-bin.svg", "cmp2/compare.html"}, "<svg"},
 		{"compare one run", nil, []string{"compare", plotVector("basic.bin")}, 2, nil, "need at least two runs", nil, ""},
 		{"compare bad baseline", nil, []string{"compare", "-baseline", "3", plotVector("basic.bin"), plotVector("mixed.bin")}, 2, nil, "-baseline: position 3 is out of range", nil, ""},
 		{"compare bad resamples", nil, []string{"compare", "-resamples", "5", plotVector("basic.bin"), plotVector("mixed.bin")}, 2, nil, "-resamples: must be between", nil, ""},
 		{"compare not results", nil, []string{"compare", plotVector("basic.bin"), "plot_test.go"}, 2, nil, "plot_test.go: not a results file", nil, ""},
 		{"compare help", nil, []string{"compare", "-help"}, 0, nil, "Examples:", nil, ""},
+	}
+	basic, err := os.ReadFile(plotVector("basic.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"before/steps/01/search.bin", "before/steps/02/search.bin", "after/steps/01/search.bin", "after/steps/02/search.bin"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, map[bool][]byte{true: basic, false: mixed}[strings.HasPrefix(f, "before")], 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

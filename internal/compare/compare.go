@@ -48,6 +48,7 @@ type Row struct {
 
 // Report is the outcome of a comparison.
 type Report struct {
+	Group    string // the runs' Group
 	Baseline string
 	Runs     []string // every run, baseline first
 	Options  Options
@@ -64,7 +65,7 @@ func (r Report) Method() string {
 // Compare compares every run with base.
 func Compare(base *Run, runs []*Run, opt Options) Report {
 	opt = opt.withDefaults()
-	rep := Report{Baseline: base.Name, Runs: []string{base.Name}, Options: opt}
+	rep := Report{Group: base.Group, Baseline: base.Name, Runs: []string{base.Name}, Options: opt}
 	bb := flatten(base)
 	bpoint := bb.point()
 	bres := bb.resample(rand.New(rand.NewPCG(opt.Seed, 0)), opt.Resamples)

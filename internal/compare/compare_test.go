@@ -246,3 +246,101 @@ func TestLoadMatchesVegetaReport(t *testing.T) {
 		t.Errorf("p50 %v, p99 %v: not the sample's", v[P50], v[P99])
 	}
 }
+
+// expFolder lays out an experiment-like folder: steps/<step>/<scenario>.bin.
+func expFolder(t *testing.T, root string, steps []string, scenarios map[string]string) string {
+	t.Helper()
+	for _, st := range steps {
+		for scen, vector := range scenarios {
+			b, err := os.ReadFile(filepath.Join("testdata", vector))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, "steps", st, scen+".bin")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_ = os.WriteFile(filepath.Join(root, "summary.json"), []byte(`{}`), 0o644)
+	return root
+}
+
+func TestCompareGroups(t *testing.T) {
+	dir := t.TempDir()
+	one := expFolder(t, filepath.Join(dir, "one"), []string{"01", "02"}, map[string]string{"search": "mixed.bin", "news": "basic.bin"})
+	before := expFolder(t, filepath.Join(dir, "before"), []string{"01"}, map[string]string{"search": "basic.bin"})
+	after := expFolder(t, filepath.Join(dir, "after"), []string{"01"}, map[string]string{"search": "mixed.bin"})
+	tests := []struct {
+		name      string
+		args      []string
+		baseline  string
+		want      []string // per comparison: group: baseline vs others
+		alone     int
+		wantError string
+	}{
+		{"one folder: scenarios apart", []string{one}, "",
+			[]string{"news: 01/news.bin vs 02/news.bin", "search: 01/search.bin vs 02/search.bin"}, 0, ""},
+		{"one folder, second step as baseline", []string{one}, "2",
+			[]string{"news: 02/news.bin vs 01/news.bin", "search: 02/search.bin vs 01/search.bin"}, 0, ""},
+		{"two folders: step by step", []string{before, after}, "",
+			[]string{"steps/01/search.bin: before vs after"}, 0, ""},
+		{"two folders, baseline by name", []string{before, after}, "after",
+			[]string{"steps/01/search.bin: after vs before"}, 0, ""},
+		{"files together", []string{"testdata/basic.bin", "testdata/mixed.bin", "testdata/basic.json"}, "",
+			[]string{": basic.bin vs mixed.bin basic.json"}, 0, ""},
+		{"a lonely run", []string{"testdata/basic.bin", "testdata/mixed.bin", one}, "",
+			[]string{": testdata/basic.bin vs testdata/mixed.bin", "news: " + filepath.Join(dir, "one/steps/01/news.bin") + " vs " + filepath.Join(dir, "one/steps/02/news.bin"), "search: " + filepath.Join(dir, "one/steps/01/search.bin") + " vs " + filepath.Join(dir, "one/steps/02/search.bin")}, 0, ""},
+		{"a run alone in its group", []string{"testdata/basic.bin", "testdata/mixed.bin", before}, "",
+			[]string{": testdata/basic.bin vs testdata/mixed.bin"}, 1, ""},
+		{"bad position", []string{before, after}, "3", nil, 0, "-baseline: position 3 is out of range: there are 2 runs of steps/01/search.bin"},
+		{"unknown name", []string{before, after}, "sometime", nil, 0, `-baseline: no run is named "sometime"`},
+		{"nothing to compare", []string{before}, "", nil, 0, "need at least two runs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			runs, err := Load(tc.args, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			comps, alone, err := CompareGroups(runs, tc.baseline, Options{Resamples: 20, Seed: 1})
+			if tc.wantError != "" {
+				if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), tc.wantError) {
+					t.Fatalf("err = %v, want %q", err, tc.wantError)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range comps {
+				var names []string
+				for _, r := range c.Runs[1:] {
+					names = append(names, r.Name)
+				}
+				got = append(got, c.Report.Group+": "+c.Runs[0].Name+" vs "+strings.Join(names, " "))
+				if c.Report.Baseline != c.Runs[0].Name {
+					t.Errorf("report baseline %q, runs start with %q", c.Report.Baseline, c.Runs[0].Name)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("comparisons:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			if len(alone) != tc.alone {
+				t.Errorf("%d runs alone, want %d", len(alone), tc.alone)
+			}
+			out := t.TempDir()
+			paths, err := WriteDir(out, "cmp", comps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(paths) != len(comps)+2 {
+				t.Errorf("wrote %v", paths)
+			}
+		})
+	}
+}

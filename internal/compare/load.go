@@ -21,11 +21,24 @@ import (
 // order), named by the folder and the file's path inside it; a folder with
 // a single such file is one run named by the folder.
 //
+// Runs are compared like with like, so each gets a Group: files named
+// directly share the group "". Within a single folder the group is the
+// file's name without extension, the scenario (steps/01/search.lll and
+// steps/02/search.lll are compared, not search with news). With several
+// folders it is the file's path inside its folder, so that before/ and
+// after/ are compared step by step.
+//
 // A stream that ends in a torn or corrupt block keeps the results before it
 // and warn is told. Unreadable or unrecognised files are *badinput.Error.
 func Load(args []string, warn func(string)) ([]*Run, error) {
 	if warn == nil {
 		warn = func(string) {}
+	}
+	folders := 0
+	for _, arg := range args {
+		if st, err := os.Stat(arg); err == nil && st.IsDir() {
+			folders++
+		}
 	}
 	var runs []*Run
 	for _, arg := range args {
@@ -50,19 +63,40 @@ func Load(args []string, warn func(string)) ([]*Run, error) {
 		}
 		for _, f := range files {
 			name := filepath.Clean(arg)
+			rel, _ := filepath.Rel(arg, f)
 			if len(files) > 1 {
-				rel, _ := filepath.Rel(arg, f)
 				name = filepath.Join(name, rel)
 			}
 			r, err := loadFile(f, name, warn)
 			if err != nil {
 				return nil, err
 			}
+			r.Group = filepath.ToSlash(rel)
+			if folders == 1 {
+				r.Group = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+			}
 			runs = append(runs, r)
 		}
 	}
 	trimCommonDir(runs)
 	return runs, nil
+}
+
+// Groups splits runs by Group, in order of first appearance, keeping the
+// order of runs within each group.
+func Groups(runs []*Run) [][]*Run {
+	idx := map[string]int{}
+	var out [][]*Run
+	for _, r := range runs {
+		i, ok := idx[r.Group]
+		if !ok {
+			i = len(out)
+			idx[r.Group] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], r)
+	}
+	return out
 }
 
 // trimCommonDir drops the folders every run name starts with, so runs read

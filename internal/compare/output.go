@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/plot/web"
@@ -21,45 +22,64 @@ func Distributions(runs []*Run) []plot.Distribution {
 
 // Files written by WriteDir.
 const (
-	SVGFile      = "percentiles.svg"
+	SVGFile      = "percentiles.svg" // percentiles-<group>.svg when there are several groups
 	HTMLFile     = "compare.html"
 	MarkdownFile = "compare.md"
 )
 
-// WriteDir writes the comparison into dir (created if needed): the
-// percentile overlay as SVG, a self-contained interactive HTML page with the
-// overlay and the table, and a Markdown page embedding the SVG above the
-// table. It returns the paths written.
-func WriteDir(dir, title string, rep Report, runs []*Run) ([]string, error) {
+// WriteDir writes the comparisons into dir (created if needed): each
+// group's percentile overlay as SVG, a self-contained interactive HTML page
+// with the overlays and the tables, and a Markdown page embedding the SVGs
+// above the tables. It returns the paths written.
+func WriteDir(dir, title string, comps []Comparison) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	chart := plot.PercentileChart(title, Distributions(runs)...)
-	var svg, html, md bytes.Buffer
-	if err := plot.WriteSVG(&svg, chart); err != nil {
-		return nil, err
+	type file struct {
+		name string
+		b    []byte
 	}
-	header, rows := rep.Table()
-	page := web.Page{
-		Title: title,
-		Intro: fmt.Sprintf("Each run against the baseline %q. %s", rep.Baseline, rep.Method()),
-		Sections: []web.Section{
-			{Title: "Latency by percentile", Charts: []plot.Chart{chart}},
-			{Title: "Differences", Tables: []web.Table{{Header: header, Rows: rows}}},
-		},
+	var files []file
+	var md bytes.Buffer
+	page := web.Page{Title: title}
+	fmt.Fprintf(&md, "# %s\n\n", title)
+	for i, c := range comps {
+		ctitle, svgName := title, SVGFile
+		if c.Report.Group != "" {
+			ctitle = title + ": " + c.Report.Group
+		}
+		if len(comps) > 1 {
+			svgName = fmt.Sprintf("percentiles-%02d-%s.svg", i+1, slug(c.Report.Group))
+		}
+		chart := plot.PercentileChart(ctitle, Distributions(c.Runs)...)
+		var svg bytes.Buffer
+		if err := plot.WriteSVG(&svg, chart); err != nil {
+			return nil, err
+		}
+		files = append(files, file{svgName, svg.Bytes()})
+		header, rows := c.Report.Table()
+		page.Sections = append(page.Sections, web.Section{
+			Title:  ctitle,
+			Text:   fmt.Sprintf("Baseline: %s", c.Report.Baseline),
+			Charts: []plot.Chart{chart},
+			Tables: []web.Table{{Header: header, Rows: rows}},
+		})
+		fmt.Fprintf(&md, "![%s](%s)\n\n", ctitle, svgName)
+		if err := c.Report.WriteMarkdown(&md); err != nil {
+			return nil, err
+		}
+		md.WriteString("\n")
 	}
+	if len(comps) > 0 {
+		page.Intro = comps[0].Report.Method()
+	}
+	var html bytes.Buffer
 	if err := web.Write(&html, page); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(&md, "# %s\n\n![Latency by percentile](%s)\n\n", title, SVGFile)
-	if err := rep.WriteMarkdown(&md); err != nil {
-		return nil, err
-	}
+	files = append(files, file{HTMLFile, html.Bytes()}, file{MarkdownFile, md.Bytes()})
 	var paths []string
-	for _, f := range []struct {
-		name string
-		b    []byte
-	}{{SVGFile, svg.Bytes()}, {HTMLFile, html.Bytes()}, {MarkdownFile, md.Bytes()}} {
+	for _, f := range files {
 		p := filepath.Join(dir, f.name)
 		if err := os.WriteFile(p, f.b, 0o644); err != nil {
 			return paths, err
@@ -67,4 +87,24 @@ func WriteDir(dir, title string, rep Report, runs []*Run) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// slug makes a group name safe for a file name.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+				b.WriteByte('-')
+			}
+		}
+	}
+	out := strings.TrimSuffix(b.String(), "-")
+	if out == "" {
+		return "runs"
+	}
+	return out
 }

@@ -20,10 +20,11 @@ const (
 // Run is one side of a comparison: a name, the latency histogram of all its
 // requests (in Unit) and how many succeeded.
 type Run struct {
-	Name string
-	Hist *hdrhistogram.Histogram
-	OK   int64 // successful requests (2xx/3xx)
-	N    int64 // all requests
+	Name  string
+	Group string // runs are compared within their group (see Load)
+	Hist  *hdrhistogram.Histogram
+	OK    int64 // successful requests (2xx/3xx)
+	N     int64 // all requests
 }
 
 // NewRun returns an empty run.

@@ -47,6 +47,9 @@ func (r Report) Table() (header []string, rows [][]string) {
 
 // WriteText prints the baseline, the table and the method.
 func (r Report) WriteText(w io.Writer) error {
+	if r.Group != "" {
+		fmt.Fprintf(w, "== %s ==\n", r.Group)
+	}
 	fmt.Fprintf(w, "Baseline: %s\n\n", r.Baseline)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	h, rows := r.Table()
@@ -69,6 +72,9 @@ func (r Report) WriteText(w io.Writer) error {
 
 // WriteMarkdown prints the table as Markdown, with the method below it.
 func (r Report) WriteMarkdown(w io.Writer) error {
+	if r.Group != "" {
+		fmt.Fprintf(w, "### %s\n\n", r.Group)
+	}
 	h, rows := r.Table()
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(h, " | "), strings.Repeat(" --- |", len(h)))
 	for _, c := range rows {
