@@ -221,3 +221,32 @@ func (o *simOrigin) set(latency time.Duration, status int, cc string) {
 		o.t.Fatal(err)
 	}
 }
+
+// checker collects the failures of one attempt of a timing test.
+type checker struct{ errs []string }
+
+func (c *checker) errorf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+// retryTiming runs a paced scenario and, if its timing checks fail, runs it
+// once more: on a shared 2-core machine a process can be kept off the CPU
+// for 100 ms, which shifts a whole run. The mechanism has to pass a run
+// whole; the failures of the first attempt are logged.
+func retryTiming(t *testing.T, run func(c *checker)) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		c := &checker{}
+		run(c)
+		if len(c.errs) == 0 {
+			return
+		}
+		if attempt == 2 {
+			for _, e := range c.errs {
+				t.Error(e)
+			}
+			return
+		}
+		t.Logf("attempt 1 failed, retrying once (machine noise?): %s", strings.Join(c.errs, "; "))
+	}
+}
