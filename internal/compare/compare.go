@@ -32,7 +32,22 @@ const (
 	Better = "better" // higher success ratio
 	NoDiff = "no significant difference"
 	NoData = "no data"
+	TooFew = "too few requests"
 )
+
+// MinTail is how many requests a run needs beyond a percentile (and on each
+// side of the success ratio's count) for its bootstrap interval to mean
+// something: p99 needs 500 requests, p90 50, p50 and the mean 10.
+const MinTail = 5
+
+// enough reports whether n requests are enough to compare statistic s.
+func enough(s Stat, n int64) bool {
+	switch s {
+	case P50, P90, P99:
+		return float64(n)*(1-quantileOf[s]) >= MinTail
+	}
+	return n >= 2*MinTail
+}
 
 // Row is one statistic of one run against the baseline.
 type Row struct {
@@ -91,6 +106,11 @@ func Compare(base *Run, runs []*Run, opt Options) Report {
 			}
 			if len(diffs) == 0 || math.IsNaN(row.Diff) {
 				row.Lo, row.Hi, row.Verdict = math.NaN(), math.NaN(), NoData
+				rep.Rows = append(rep.Rows, row)
+				continue
+			}
+			if !enough(s, base.N) || !enough(s, run.N) {
+				row.Lo, row.Hi, row.Verdict = math.NaN(), math.NaN(), TooFew
 				rep.Rows = append(rep.Rows, row)
 				continue
 			}

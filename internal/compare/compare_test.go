@@ -54,7 +54,9 @@ func TestCompareVerdicts(t *testing.T) {
 		{"more failures", synth("failing", 5, 5000, 10*time.Millisecond, 1, 0.05),
 			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: NoDiff, Success: Worse}},
 		{"1% shift on 200 requests is noise", synth("tiny", 6, 200, 10*time.Millisecond, 1.01, 0.01),
-			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: NoDiff, Success: NoDiff}},
+			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: TooFew, Success: NoDiff}},
+		{"8 requests are too few to say anything", synth("eight", 7, 8, 10*time.Millisecond, 3, 0),
+			map[Stat]string{Mean: TooFew, P50: TooFew, P90: TooFew, P99: TooFew, Success: TooFew}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,7 +68,7 @@ func TestCompareVerdicts(t *testing.T) {
 				t.Errorf("verdicts %v, want %v\n%s", got, tc.want, b.String())
 			}
 			for _, row := range rep.Rows {
-				if !(row.Lo <= row.Hi) {
+				if row.Verdict != TooFew && !(row.Lo <= row.Hi) {
 					t.Errorf("%v: interval [%v, %v] inverted", row.Stat, row.Lo, row.Hi)
 				}
 			}

@@ -14,5 +14,7 @@
 // of the B differences; a difference whose interval excludes zero is
 // reported as real ("slower"/"faster", "worse"/"better"), otherwise as "no
 // significant difference". Each interval is at 95%: among many rows with no
-// real difference, about one in twenty will still be flagged.
+// real difference, about one in twenty will still be flagged. A statistic
+// is not judged ("too few requests") unless both runs have at least MinTail
+// requests beyond it: 500 requests for p99, 50 for p90, 10 otherwise.
 package compare
