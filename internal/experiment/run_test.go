@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,5 +246,48 @@ func TestRateSpec(t *testing.T) {
 		if got := rateSpec(r); got != want {
 			t.Errorf("%s -> %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestExternalTarget runs a plan that starts nothing: the target is a URL.
+func TestExternalTarget(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Run") != "external" {
+			http.Error(w, "missing header", http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	}))
+	defer srv.Close()
+	src := fmt.Sprintf(`target: %s
+warmup: 300ms
+steps:
+  - {name: slow, vars: {r: 10}}
+  - {name: ramp, vars: {r: "10/s..30"}}
+scenarios:
+  - name: home
+    target: GET ${target}/home
+    headers: {X-Run: external}
+    rate: ${r}
+    duration: 1s
+thresholds: ["success == 100%%", "home: requests >= 10"]
+`, srv.URL)
+	p, err := plan.Parse("plan.yaml", t.TempDir(), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, md := run(t, context.Background(), p)
+	s := res.Summary
+	if res.ExitCode != 0 || len(s.Steps) != 2 {
+		t.Fatalf("exit %d, %+v", res.ExitCode, s.Thresholds)
+	}
+	if s.Steps[0].WarmupResults == 0 || s.Steps[0].Scenarios[0].Requests != 10 || s.Steps[0].Scenarios[0].Success != 1 {
+		t.Errorf("step 1: warm-up %d, %+v", s.Steps[0].WarmupResults, s.Steps[0].Scenarios[0])
+	}
+	if n := s.Steps[1].Scenarios[0].Requests; n < 15 || n > 25 {
+		t.Errorf("ramp 10..30 over 1 s sent %d requests, want about 20", n)
+	}
+	if len(s.Steps[0].Components) != 0 || !strings.Contains(md, "| slow | 10 |") {
+		t.Errorf("report.md comparison rows wrong")
 	}
 }
