@@ -101,9 +101,7 @@ func groupSamples(ss []sampler.Sample) []metricGroup {
 			} else {
 				m.Name = base
 			}
-			if m.Unit == "" {
-				m.Unit = "value"
-			}
+			m.Unit = unitOf(base, suffix, m.Unit)
 		}
 		g := groups[title]
 		if g == nil {
@@ -121,11 +119,41 @@ func groupSamples(ss []sampler.Sample) []metricGroup {
 	return out
 }
 
-// rank orders charts: pool and breaker first, CPU and memory last.
+// unitOf labels a Prometheus series' y axis from its name.
+func unitOf(name, suffix, unit string) string {
+	switch {
+	case strings.TrimSpace(suffix) == "/s":
+		return "per second"
+	case strings.TrimSpace(suffix) == "mean" || strings.HasSuffix(name, "_seconds"):
+		return "seconds"
+	case strings.Contains(name, "workers"):
+		return "workers"
+	case strings.Contains(name, "waiting") || strings.Contains(name, "in_flight"):
+		return "requests"
+	case strings.Contains(name, "percent"):
+		return "%"
+	case strings.HasSuffix(name, "_bytes"):
+		return "bytes"
+	case unit != "":
+		return unit
+	}
+	return "value"
+}
+
+// rank orders charts as the seed reports show them: pool workers, waiting,
+// other pool series, breaker, the rest, then CPU and memory.
 func rank(title string) int {
 	switch {
-	case strings.Contains(title, "pool"):
+	case strings.Contains(title, "pool_workers_in_use"):
 		return 0
+	case strings.Contains(title, "overflow_workers"):
+		return 1
+	case strings.Contains(title, "pool_waiting"):
+		return 2
+	case strings.Contains(title, "pool"):
+		return 3
+	case strings.Contains(title, "breaker"):
+		return 4
 	case title == "CPU usage":
 		return 8
 	case title == "Memory (RSS)":

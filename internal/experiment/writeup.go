@@ -243,8 +243,11 @@ func (r *runner) markdown(sum *Summary, perStep [][]chartFile, pct []chartFile) 
 		}
 		b.WriteString(": the matrix " + strings.Join(ax, " × "))
 	}
-	if p.Warmup > 0 || p.Cooldown > 0 {
-		fmt.Fprintf(&b, "; warm-up %s (not counted), cool-down %s", p.Warmup, p.Cooldown)
+	if p.Warmup > 0 {
+		fmt.Fprintf(&b, "; each step starts with a %s warm-up whose results are not counted", p.Warmup)
+	}
+	if p.Cooldown > 0 {
+		fmt.Fprintf(&b, "; %s of cool-down (still sampled) between steps", p.Cooldown)
 	}
 	b.WriteString(".\n\n")
 
