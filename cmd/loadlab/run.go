@@ -36,7 +36,7 @@ still writes the report for the steps that ran.`
 
 func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", "[flags] plan.yaml", runExamples, stderr)
-	out := fs.String("out", "", "output `folder` (default ./loadlab-run-<plan name>-<timestamp>); must be empty or absent")
+	out := fs.String("out", "", "output `folder` (default ./loadlab-run-<plan name>-<timestamp>); must not hold a previous run")
 	check := fs.Bool("check", false, "validate the plan and list its steps, start nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines, only the final summary")
 	if err := parseFlags(fs, args); err != nil {

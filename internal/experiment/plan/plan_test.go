@@ -139,6 +139,8 @@ func TestParseErrors(t *testing.T) {
 		{"error ratio", base + "stop: {error_ratio: 150%}\n" + scen, 5, "between 0% and 100%"},
 		{"selector", base + "samplers:\n  metrics:\n    - {from: origin, series: ['x{a=b}']}\n" + scen, 7, "bad series"},
 		{"empty", "", 1, "empty plan"},
+		{"bad variant name", "components:\n  b:\n    kind: command\n    command: [x]\n    variants: {\"-x\": {args: [y]}}\n" + strings.ReplaceAll(scen, "origin.url", "b.url"), 5, "bad variant name"},
+		{"set on origin", strings.Replace(base, "recipe: origin.json", "recipe: origin.json\n    variants: {a: {set: {x: 1}}}", 1) + scen, 5, "config and set are for proxy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("plan.yaml", "testdata", []byte(tc.src))
