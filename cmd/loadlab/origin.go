@@ -114,6 +114,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		NoKeepAlive:     *noKeepAlive,
 		MaxConnRequests: *maxConnReq,
 		IdleTimeout:     *idle,
+		ConnContext:     origin.ConnContext,
 	}, sim, func(url string) {
 		fmt.Fprintf(stdout, "origin listening on %s\n", url)
 		if f, ok := stdout.(interface{ Sync() error }); ok {

@@ -22,6 +22,7 @@ const defaultCacheControl = "max-age=0, private, must-revalidate"
 type payload struct {
 	variants [][]byte    // bodies of 2xx answers, gzip-compressed if gzip
 	lengths  [][]string  // Content-Length of each variant (shared, read-only)
+	files    []*bodyFile // each variant in a file for sendfile, or nil entries
 	okHeader http.Header // headers of 2xx answers (shared, read-only)
 	erHeader http.Header // headers of other answers (shared, read-only)
 	gzip     bool
@@ -79,6 +80,7 @@ func buildPayload(rec *recipe.Recipe, rng *rand.Rand, f *fetched) *payload {
 		}
 		p.variants = append(p.variants, b)
 		p.lengths = append(p.lengths, []string{strconv.Itoa(len(b))})
+		p.files = append(p.files, newBodyFile(b))
 	}
 	base := http.Header{"Cache-Control": {defaultCacheControl}}
 	p.okHeader = base.Clone()
@@ -194,4 +196,11 @@ func gzipBytes(b []byte) []byte {
 	_, _ = zw.Write(b)
 	_ = zw.Close()
 	return buf.Bytes()
+}
+
+// release closes the body files; answers still using them finish.
+func (p *payload) release() {
+	for _, f := range p.files {
+		f.close()
+	}
 }

@@ -128,6 +128,17 @@ func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d 
 		s.finish(label, n, start)
 		panic(http.ErrAbortHandler)
 	default:
+		if rt != nil && r.ProtoMajor == 1 && r.TLS == nil && isSuccess(d.status) {
+			if bf := rt.pay.files[d.variant%len(rt.pay.files)]; bf != nil {
+				c := corkFor(r)
+				n, ok := bf.send(w)
+				c.uncork()
+				if ok {
+					s.finish(label, n, start)
+					return
+				}
+			}
+		}
 		n, _ := w.Write(body)
 		s.finish(label, n, start)
 	}

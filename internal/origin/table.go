@@ -87,6 +87,7 @@ func (r *route) stop() {
 		t.Stop()
 	}
 	r.timers = nil
+	r.pay.release()
 }
 
 // table is the set of loaded routes; it is replaced, never mutated.

@@ -39,6 +39,9 @@ type Config struct {
 	ReadHeaderTimeout time.Duration
 	// ShutdownTimeout bounds the graceful shutdown (0: 5 s).
 	ShutdownTimeout time.Duration
+	// ConnContext, when set, adds per-connection values to request
+	// contexts (see origin.ConnContext).
+	ConnContext func(ctx context.Context, c net.Conn) context.Context
 }
 
 type connCount struct{}
@@ -61,10 +64,14 @@ func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string)
 		ReadHeaderTimeout: or(cfg.ReadHeaderTimeout, 30*time.Second),
 		ErrorLog:          nil,
 	}
-	if cfg.MaxConnRequests > 0 {
-		srv.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
-			return context.WithValue(ctx, connCount{}, new(atomic.Int64))
+	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		if cfg.MaxConnRequests > 0 {
+			ctx = context.WithValue(ctx, connCount{}, new(atomic.Int64))
 		}
+		if cfg.ConnContext != nil {
+			ctx = cfg.ConnContext(ctx, c)
+		}
+		return ctx
 	}
 	srv.SetKeepAlivesEnabled(!cfg.NoKeepAlive)
 	scheme := "http"

@@ -1,0 +1,122 @@
+package origin
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+// sendfileMin is the body size from which HTTP/1 answers are sent from a
+// file with sendfile(2), as nginx does, instead of being copied from
+// memory: it saves copying the body through user space on every answer.
+const sendfileMin = 32 << 10
+
+// maxIdleHandles caps the open handles a body file keeps for reuse.
+const maxIdleHandles = 512
+
+// bodyFile is a body kept in an unlinked temporary file. Each answer uses a
+// handle of its own (its own file offset, so concurrent answers do not
+// race), opened through /proc/self/fd and kept for reuse, and lets
+// net/http sendfile it.
+type bodyFile struct {
+	f    *os.File
+	path string
+
+	mu     sync.Mutex
+	idle   []*os.File
+	closed bool
+}
+
+// newBodyFile stores b, or returns nil when that is not possible or not
+// worth it; the caller then serves b from memory.
+func newBodyFile(b []byte) *bodyFile {
+	if len(b) < sendfileMin || runtime.GOOS != "linux" {
+		return nil
+	}
+	dir := "/dev/shm"
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		dir = ""
+	}
+	f, err := os.CreateTemp(dir, "loadlab-origin-body-")
+	if err != nil {
+		return nil
+	}
+	_ = os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil
+	}
+	bf := &bodyFile{f: f, path: "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))}
+	g, err := bf.get()
+	if err != nil {
+		f.Close()
+		return nil
+	}
+	bf.put(g)
+	return bf
+}
+
+func (bf *bodyFile) get() (*os.File, error) {
+	bf.mu.Lock()
+	if bf.closed {
+		bf.mu.Unlock()
+		return nil, os.ErrClosed
+	}
+	if n := len(bf.idle); n > 0 {
+		g := bf.idle[n-1]
+		bf.idle = bf.idle[:n-1]
+		bf.mu.Unlock()
+		return g, nil
+	}
+	bf.mu.Unlock()
+	return os.Open(bf.path)
+}
+
+func (bf *bodyFile) put(g *os.File) {
+	if _, err := g.Seek(0, io.SeekStart); err == nil {
+		bf.mu.Lock()
+		if !bf.closed && len(bf.idle) < maxIdleHandles {
+			bf.idle = append(bf.idle, g)
+			bf.mu.Unlock()
+			return
+		}
+		bf.mu.Unlock()
+	}
+	_ = g.Close()
+}
+
+// send writes the body to w from the file; ok is false when no handle
+// could be had (e.g. the recipe was just replaced) and nothing was written.
+func (bf *bodyFile) send(w http.ResponseWriter) (n int, ok bool) {
+	g, err := bf.get()
+	if err != nil {
+		return 0, false
+	}
+	m, err := io.Copy(w, g)
+	if err != nil {
+		_ = g.Close() // offset unknown: do not reuse
+	} else {
+		bf.put(g)
+	}
+	return int(m), true
+}
+
+// close releases the file and the idle handles; handles in use are closed
+// when their answers end.
+func (bf *bodyFile) close() {
+	if bf == nil {
+		return
+	}
+	bf.mu.Lock()
+	bf.closed = true
+	idle := bf.idle
+	bf.idle = nil
+	bf.mu.Unlock()
+	for _, g := range idle {
+		_ = g.Close()
+	}
+	_ = bf.f.Close()
+}
