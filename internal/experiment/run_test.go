@@ -264,6 +264,9 @@ warmup: 300ms
 steps:
   - {name: slow, vars: {r: 10}}
   - {name: ramp, vars: {r: "10/s..30"}}
+  - name: stairs
+    scenarios:
+      - {name: home, target: "GET ${target}/home", headers: {X-Run: external}, steps: [10, 30], step_duration: 500ms}
 scenarios:
   - name: home
     target: GET ${target}/home
@@ -278,7 +281,7 @@ thresholds: ["success == 100%%", "home: requests >= 10"]
 	}
 	res, md := run(t, context.Background(), p)
 	s := res.Summary
-	if res.ExitCode != 0 || len(s.Steps) != 2 {
+	if res.ExitCode != 0 || len(s.Steps) != 3 {
 		t.Fatalf("exit %d, %+v", res.ExitCode, s.Thresholds)
 	}
 	if s.Steps[0].WarmupResults == 0 || s.Steps[0].Scenarios[0].Requests != 10 || s.Steps[0].Scenarios[0].Success != 1 {
@@ -286,6 +289,9 @@ thresholds: ["success == 100%%", "home: requests >= 10"]
 	}
 	if n := s.Steps[1].Scenarios[0].Requests; n < 15 || n > 25 {
 		t.Errorf("ramp 10..30 over 1 s sent %d requests, want about 20", n)
+	}
+	if n := s.Steps[2].Scenarios[0].Requests; n < 17 || n > 23 || s.Steps[2].Scenarios[0].Rate != "10,30 every 500ms" {
+		t.Errorf("stairs 10,30 every 500ms sent %d requests (want about 20), rate %q", n, s.Steps[2].Scenarios[0].Rate)
 	}
 	if len(s.Steps[0].Components) != 0 || !strings.Contains(md, "| slow | 10 |") {
 		t.Errorf("report.md comparison rows wrong")

@@ -27,6 +27,13 @@ func rateSpec(r plan.Rate) string {
 		}
 		return strconv.FormatFloat(math.Round(f*3600), 'f', 0, 64) + "/h"
 	}
+	if len(r.Steps) > 0 {
+		parts := make([]string, len(r.Steps))
+		for i, f := range r.Steps {
+			parts[i] = one(f)
+		}
+		return strings.Join(parts, ",")
+	}
 	if r.Ramp() {
 		return one(r.From) + ".." + one(r.To)
 	}
@@ -84,7 +91,12 @@ func (r *runner) newAttacker(sc *plan.Scenario, text string, dur time.Duration) 
 	if sc.MaxWorkers > 0 {
 		o.MaxWorkers = sc.MaxWorkers
 	}
-	if o.Schedule, err = schedule.Parse(rateSpec(sc.Rate), dur); err != nil {
+	if len(sc.Rate.Steps) > 0 {
+		o.Schedule, err = schedule.ParseSteps(rateSpec(sc.Rate), sc.Rate.StepDuration, dur)
+	} else {
+		o.Schedule, err = schedule.Parse(rateSpec(sc.Rate), dur)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	return attack.New(tr, o)

@@ -111,15 +111,18 @@ type Scenario struct {
 	Line        int
 }
 
-// Rate is a constant rate (From == To) or a linear ramp from From to To over
-// the scenario's duration, in requests per second.
+// Rate is a constant rate (From == To), a linear ramp from From to To over
+// the scenario's duration, or a staircase of Steps each held StepDuration
+// (vegeta's -steps), in requests per second.
 type Rate struct {
-	From, To float64
-	Text     string
+	From, To     float64
+	Steps        []float64
+	StepDuration time.Duration
+	Text         string
 }
 
-// Ramp reports whether the rate changes over time.
-func (r Rate) Ramp() bool { return r.From != r.To }
+// Ramp reports whether the rate changes linearly over time.
+func (r Rate) Ramp() bool { return r.From != r.To && len(r.Steps) == 0 }
 
 // Stop holds the stop conditions.
 type Stop struct {

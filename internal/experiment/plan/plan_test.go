@@ -139,6 +139,9 @@ func TestParseErrors(t *testing.T) {
 		{"error ratio", base + "stop: {error_ratio: 150%}\n" + scen, 5, "between 0% and 100%"},
 		{"selector", base + "samplers:\n  metrics:\n    - {from: origin, series: ['x{a=b}']}\n" + scen, 7, "bad series"},
 		{"empty", "", 1, "empty plan"},
+		{"steps without duration", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", steps: [8, 16]}\n", 6, "missing step_duration"},
+		{"steps and rate", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", rate: 1, steps: [8, 16], step_duration: 1s}\n", 6, "rate or steps, not both"},
+		{"bad step rate", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", steps: [\"8,x\"], step_duration: 1s}\n", 6, "bad rate \"x\""},
 		{"bad variant name", "components:\n  b:\n    kind: command\n    command: [x]\n    variants: {\"-x\": {args: [y]}}\n" + strings.ReplaceAll(scen, "origin.url", "b.url"), 5, "bad variant name"},
 		{"set on origin", strings.Replace(base, "recipe: origin.json", "recipe: origin.json\n    variants: {a: {set: {x: 1}}}", 1) + scen, 5, "config and set are for proxy"},
 	} {

@@ -61,6 +61,8 @@ type rawScenario struct {
 	Targets     Str          `yaml:"targets"`
 	TargetsFile Str          `yaml:"targets_file"`
 	Rate        Str          `yaml:"rate"`
+	Steps       Strs         `yaml:"steps"`
+	StepDur     Str          `yaml:"step_duration"`
 	Duration    Str          `yaml:"duration"`
 	Headers     Ordered[Str] `yaml:"headers"`
 	Timeout     Str          `yaml:"timeout"`

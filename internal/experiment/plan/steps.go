@@ -294,24 +294,39 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 	if err != nil {
 		return nil, err
 	}
-	if rate == "" {
+	switch {
+	case len(rs.Steps) > 0 && rate != "":
+		return nil, at(rs.Steps[0].Line, "scenario %q: give rate or steps, not both", sc.Name)
+	case len(rs.Steps) > 0:
+		if sc.Rate, err = b.stairs(rs, sub); err != nil {
+			return nil, err
+		}
+	case rate == "":
 		return nil, at(line, "scenario %q: missing rate (e.g. rate: 50/s)", sc.Name)
-	}
-	if sc.Rate, err = ParseRate(rate); err != nil {
-		return nil, at(rs.Rate.Line, "rate: %v", err)
+	default:
+		if sc.Rate, err = ParseRate(rate); err != nil {
+			return nil, at(rs.Rate.Line, "rate: %v", err)
+		}
+		if rs.StepDur.Set {
+			return nil, at(rs.StepDur.Line, "step_duration: only with steps")
+		}
 	}
 	dur, err := sub(rs.Duration, "duration")
 	if err != nil {
 		return nil, err
 	}
-	if dur == "" {
+	switch {
+	case dur == "" && len(sc.Rate.Steps) > 0:
+		sc.Duration = sc.Rate.StepDuration * time.Duration(len(sc.Rate.Steps))
+	case dur == "":
 		return nil, at(line, "scenario %q: missing duration (e.g. duration: 10s)", sc.Name)
-	}
-	if sc.Duration, err = parseDuration(dur); err != nil {
-		return nil, at(rs.Duration.Line, "duration: %v", err)
-	}
-	if sc.Duration <= 0 {
-		return nil, at(rs.Duration.Line, "duration: must be positive")
+	default:
+		if sc.Duration, err = parseDuration(dur); err != nil {
+			return nil, at(rs.Duration.Line, "duration: %v", err)
+		}
+		if sc.Duration <= 0 {
+			return nil, at(rs.Duration.Line, "duration: must be positive")
+		}
 	}
 	for _, d := range []struct {
 		s   Str
@@ -365,6 +380,42 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 		sc.Headers = append(sc.Headers, [2]string{k.Value, v})
 	}
 	return sc, nil
+}
+
+// stairs reads steps: [8, 16, 32] with step_duration: 5s.
+func (b *builder) stairs(rs rawScenario, sub func(Str, string) (string, error)) (Rate, error) {
+	r := Rate{}
+	var texts []string
+	for _, st := range rs.Steps {
+		v, err := sub(st, "steps")
+		if err != nil {
+			return r, err
+		}
+		for _, part := range strings.Split(v, ",") {
+			f, err := parseOneRate(part)
+			if err != nil {
+				return r, at(st.Line, "steps: %v", err)
+			}
+			r.Steps = append(r.Steps, f)
+			texts = append(texts, strings.TrimSpace(part))
+		}
+	}
+	if len(r.Steps) > 1000 {
+		return r, at(rs.Steps[0].Line, "steps: more than 1000 rates")
+	}
+	if !rs.StepDur.Set {
+		return r, at(rs.Steps[0].Line, "steps: missing step_duration (how long each rate is held, e.g. 5s)")
+	}
+	d, err := sub(rs.StepDur, "step_duration")
+	if err != nil {
+		return r, err
+	}
+	if r.StepDuration, err = parseDuration(d); err != nil || r.StepDuration <= 0 {
+		return r, at(rs.StepDur.Line, "step_duration: want a positive duration like 5s, got %q", d)
+	}
+	r.From, r.To = r.Steps[0], r.Steps[len(r.Steps)-1]
+	r.Text = strings.Join(texts, ",") + " every " + r.StepDuration.String()
+	return r, nil
 }
 
 // defaultName names a scenario after the last path segment of its first
