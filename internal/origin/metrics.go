@@ -10,14 +10,15 @@ import (
 // metrics are the simulator's Prometheus metrics, in a registry of its own
 // served at /_admin/metrics.
 type metrics struct {
-	reg      *prometheus.Registry
-	requests *prometheus.CounterVec   // route, status
-	faults   *prometheus.CounterVec   // route, fault
-	bytes    *prometheus.CounterVec   // route
-	served   *prometheus.HistogramVec // route
-	inFlight prometheus.Gauge
-	stage    *prometheus.GaugeVec // route
-	routes   sync.Map             // route label -> *routeMetrics
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec   // route, status
+	faults    *prometheus.CounterVec   // route, fault
+	bytes     *prometheus.CounterVec   // route
+	served    *prometheus.HistogramVec // route
+	overshoot prometheus.Histogram
+	inFlight  prometheus.Gauge
+	stage     *prometheus.GaugeVec // route
+	routes    sync.Map             // route label -> *routeMetrics
 }
 
 func newMetrics() *metrics {
@@ -40,6 +41,11 @@ func newMetrics() *metrics {
 			Help:    "Time from request to the end of the answer (simulated latency included), by route.",
 			Buckets: []float64{.001, .005, .01, .025, .05, .1, .2, .3, .5, .75, 1, 1.5, 2, 3, 5, 10, 30, 60},
 		}, []string{"route"}),
+		overshoot: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "loadlab_origin_overshoot_seconds",
+			Help:    "How much later than its drawn latency an answer started: near 0 unless the simulator (or its machine) is saturated.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1},
+		}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "loadlab_origin_in_flight_requests",
 			Help: "Simulated requests being served now.",
@@ -49,7 +55,7 @@ func newMetrics() *metrics {
 			Help: "Index of the stage each route is in.",
 		}, []string{"route"}),
 	}
-	m.reg.MustRegister(m.requests, m.faults, m.bytes, m.served, m.inFlight, m.stage,
+	m.reg.MustRegister(m.requests, m.faults, m.bytes, m.served, m.overshoot, m.inFlight, m.stage,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -81,6 +81,7 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 		s.aborted(rt.name, start)
 		return
 	}
+	s.m.overshoot.Observe(max(0, time.Since(start)-d.latency).Seconds())
 	s.answer(w, r, rt, d, start, rt.name)
 }
 
