@@ -48,7 +48,7 @@ func TestPlotAndCompareCommands(t *testing.T) {
 		{"plot not results", []byte("hello\n"), []string{"plot"}, 2, nil, "stdin: not a results file", nil, ""},
 		{"plot help", nil, []string{"plot", "-help"}, 0, nil, "Examples:", nil, ""},
 		{"compare", nil, []string{"compare", "-resamples", "200", "-output", filepath.Join(dir, "cmp"), plotVector("basic.bin"), plotVector("mixed.bin"), plotVector("basic.json")}, 0,
-			[]string{"Baseline: basic.bin", "mixed.bin", "slower", "worse", "basic.json", "no significant difference", "Method: Poisson bootstrap"},
+			[]string{"Baseline: basic.bin", "mixed.bin", "slower", "worse", "basic.json", "no significant difference", "Method: latencies: Poisson bootstrap"},
 			"wrote", []string{"cmp/percentiles.svg", "cmp/compare.html", "cmp/compare.md"}, "<svg"},
 		{"compare markdown, baseline by name", nil, []string{"compare", "-resamples", "100", "-format", "markdown", "-baseline", "mixed.bin", plotVector("basic.bin"), plotVector("mixed.bin")}, 0,
 			[]string{"| Run | Stat |", "| basic.bin | p99 |", "faster", "Baseline: mixed.bin"}, "", nil, ""},

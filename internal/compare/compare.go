@@ -72,8 +72,9 @@ type Report struct {
 
 // Method states how the verdicts were reached, for the report.
 func (r Report) Method() string {
-	return fmt.Sprintf("Poisson bootstrap over HDR histogram buckets, %d resamples per run, seed %d; "+
-		"%.0f%% percentile interval of (run - baseline); a difference is real when its interval excludes 0.",
+	return fmt.Sprintf("latencies: Poisson bootstrap over HDR histogram buckets, %d resamples per run, seed %d, "+
+		"%.0f%% percentile interval of (run - baseline); success: Newcombe's score interval. "+
+		"A difference is real when its interval excludes 0.",
 		r.Options.Resamples, r.Options.Seed, 100*r.Options.Confidence)
 }
 
@@ -116,6 +117,9 @@ func Compare(base *Run, runs []*Run, opt Options) Report {
 			}
 			sort.Float64s(diffs)
 			row.Lo, row.Hi = quantile(diffs, alpha), quantile(diffs, 1-alpha)
+			if s == Success {
+				row.Lo, row.Hi = newcombe(run.OK, run.N, base.OK, base.N, opt.Confidence)
+			}
 			row.Verdict = verdict(s, row.Lo, row.Hi)
 			rep.Rows = append(rep.Rows, row)
 		}
@@ -147,3 +151,30 @@ func quantile(xs []float64, q float64) float64 {
 	f := pos - float64(i)
 	return xs[i]*(1-f) + xs[i+1]*f
 }
+
+// newcombe is the confidence interval, in percentage points, of the
+// difference of two proportions x1/n1 - x2/n2 by Newcombe's hybrid score
+// method (1998, method 10) from Wilson intervals. Unlike a bootstrap it
+// stays honest when failures are rare or absent.
+func newcombe(x1, n1, x2, n2 int64, confidence float64) (lo, hi float64) {
+	z := normalQuantile(1 - (1-confidence)/2)
+	p1, l1, u1 := wilson(x1, n1, z)
+	p2, l2, u2 := wilson(x2, n2, z)
+	d := p1 - p2
+	lo = d - math.Sqrt((p1-l1)*(p1-l1)+(u2-p2)*(u2-p2))
+	hi = d + math.Sqrt((u1-p1)*(u1-p1)+(p2-l2)*(p2-l2))
+	return 100 * lo, 100 * hi
+}
+
+// wilson is the Wilson score interval of the proportion x/n.
+func wilson(x, n int64, z float64) (p, lo, hi float64) {
+	fn := float64(n)
+	p = float64(x) / fn
+	z2 := z * z
+	center := (p + z2/(2*fn)) / (1 + z2/fn)
+	half := z / (1 + z2/fn) * math.Sqrt(p*(1-p)/fn+z2/(4*fn*fn))
+	return p, math.Max(0, center-half), math.Min(1, center+half)
+}
+
+// normalQuantile is the standard normal quantile (inverse CDF) of p.
+func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }

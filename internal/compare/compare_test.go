@@ -53,14 +53,14 @@ func TestCompareVerdicts(t *testing.T) {
 			map[Stat]string{Mean: Faster, P50: Faster, P90: Faster, P99: Faster, Success: NoDiff}},
 		{"more failures", synth("failing", 5, 5000, 10*time.Millisecond, 1, 0.05),
 			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: NoDiff, Success: Worse}},
-		{"1% shift on 200 requests is noise", synth("tiny", 6, 200, 10*time.Millisecond, 1.01, 0.01),
+		{"1% shift on 300 requests is noise", synth("tiny", 6, 300, 10*time.Millisecond, 1.01, 0.01),
 			map[Stat]string{Mean: NoDiff, P50: NoDiff, P90: NoDiff, P99: TooFew, Success: NoDiff}},
 		{"8 requests are too few to say anything", synth("eight", 7, 8, 10*time.Millisecond, 3, 0),
 			map[Stat]string{Mean: TooFew, P50: TooFew, P90: TooFew, P99: TooFew, Success: TooFew}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := Compare(base, []*Run{tc.run}, Options{Resamples: 400, Seed: 1})
+			rep := Compare(base, []*Run{tc.run}, Options{Resamples: 200, Seed: 1})
 			got := verdicts(rep, tc.run.Name)
 			if !reflect.DeepEqual(got, tc.want) {
 				var b bytes.Buffer
@@ -77,9 +77,9 @@ func TestCompareVerdicts(t *testing.T) {
 }
 
 func TestShiftIsEstimated(t *testing.T) {
-	base := synth("base", 1, 20000, 10*time.Millisecond, 1, 0)
-	run := synth("run", 2, 20000, 10*time.Millisecond, 1.2, 0)
-	rep := Compare(base, []*Run{run}, Options{Resamples: 300, Seed: 9})
+	base := synth("base", 1, 10000, 10*time.Millisecond, 1, 0)
+	run := synth("run", 2, 10000, 10*time.Millisecond, 1.2, 0)
+	rep := Compare(base, []*Run{run}, Options{Resamples: 200, Seed: 9})
 	for _, row := range rep.Rows[:4] {
 		if row.Rel < 0.15 || row.Rel > 0.25 {
 			t.Errorf("%v: relative difference %.3f, want about 0.20", row.Stat, row.Rel)
@@ -93,8 +93,8 @@ func TestShiftIsEstimated(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	base := synth("base", 1, 3000, 5*time.Millisecond, 1, 0.02)
 	run := synth("run", 2, 3000, 5*time.Millisecond, 1.05, 0.02)
-	a := Compare(base, []*Run{run}, Options{Resamples: 200, Seed: 42})
-	b := Compare(base, []*Run{run}, Options{Resamples: 200, Seed: 42})
+	a := Compare(base, []*Run{run}, Options{Resamples: 100, Seed: 42})
+	b := Compare(base, []*Run{run}, Options{Resamples: 100, Seed: 42})
 	if !reflect.DeepEqual(a.Rows, b.Rows) {
 		t.Fatal("same seed gave different tables")
 	}
@@ -123,7 +123,7 @@ func TestTableText(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"Baseline: 09 Jan", "04 Feb", "p99", "slower", "worse", "Method: Poisson bootstrap", "95% CI", "pp"} {
+	for _, want := range []string{"Baseline: 09 Jan", "04 Feb", "p99", "slower", "worse", "Method: latencies: Poisson bootstrap", "95% CI", "pp"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
@@ -344,5 +344,28 @@ func TestCompareGroups(t *testing.T) {
 				t.Errorf("wrote %v", paths)
 			}
 		})
+	}
+}
+
+func TestNewcombe(t *testing.T) {
+	tests := []struct {
+		x1, n1, x2, n2 int64
+		lo, hi         float64 // percentage points, to 0.1
+		real           bool
+	}{
+		{56, 70, 48, 80, 5.2, 33.4, true},              // Newcombe (1998), table II, method 10: 0.0524 to 0.3339
+		{200, 200, 5000, 5000, -1.9, 0.1, false},       // no failures anywhere: no difference
+		{198, 200, 4950, 5000, -2.6, 0.8, false},       // 1% failures both sides
+		{180, 200, 4950, 5000, -13.9, -5.6, true},      // 10% against 1%
+		{20289, 21000, 20980, 21000, -3.5, -3.0, true}, // report 004: 96.61% vs 99.90%
+	}
+	for _, tc := range tests {
+		lo, hi := newcombe(tc.x1, tc.n1, tc.x2, tc.n2, 0.95)
+		if math.Abs(lo-tc.lo) > 0.1 || math.Abs(hi-tc.hi) > 0.1 {
+			t.Errorf("newcombe(%d/%d - %d/%d) = [%.2f, %.2f], want [%.1f, %.1f]", tc.x1, tc.n1, tc.x2, tc.n2, lo, hi, tc.lo, tc.hi)
+		}
+		if real := lo > 0 || hi < 0; real != tc.real {
+			t.Errorf("newcombe(%d/%d - %d/%d): significant %v, want %v", tc.x1, tc.n1, tc.x2, tc.n2, real, tc.real)
+		}
 	}
 }
