@@ -74,7 +74,7 @@ attack() {
   "$L" report -type json "$WORK/$4.bin" >"$WORK/$4.json"
 }
 
-echo "# loadlab proxy benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(nginx -v 2>&1)"
+echo "# loadlab proxy benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(nginx -v 2>&1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
 # --- 1. overhead at 2,000 req/s ---------------------------------------
@@ -142,6 +142,14 @@ for name in ("direct", "loadlab", "nginx"):
         ms = lambda ns: f"{ns/1e6:.3f} ms"
         print(f"| {name} | {i+1} | {ms(lat['50th'])} | {ms(lat['99th'])} | {ms(lat['max'])} | {x['success']*100:.2f}% "
               f"| {ms(lat['50th']-base['50th']) if name != 'direct' else '-'} | {ms(lat['99th']-base['99th']) if name != 'direct' else '-'} |")
+print()
+print("| path | median over rounds: overhead p50 | overhead p99 |")
+print("|---|---|---|")
+for name in ("loadlab", "nginx"):
+    runs = load(name)
+    o50 = st.median(x["latencies"]["50th"] - d[i]["latencies"]["50th"] for i, x in enumerate(runs)) / 1e6
+    o99 = st.median(x["latencies"]["99th"] - d[i]["latencies"]["99th"] for i, x in enumerate(runs)) / 1e6
+    print(f"| {name} | {o50:.3f} ms | {o99:.3f} ms |")
 P
 kill "$PROXY_PID" "$ORIGIN_PID"; wait "$PROXY_PID" "$ORIGIN_PID" 2>/dev/null || true
 nginx -c "$WORK/nginx.conf" -p "$WORK/nginx" -s quit 2>/dev/null || true
