@@ -379,6 +379,9 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 		}
 		sc.Headers = append(sc.Headers, [2]string{k.Value, v})
 	}
+	if err := b.checkTargets(sc, firstLine(rs.Target, rs.Targets, rs.TargetsFile)); err != nil {
+		return nil, err
+	}
 	return sc, nil
 }
 
