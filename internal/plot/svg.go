@@ -2,11 +2,12 @@ package plot
 
 import (
 	"bufio"
+	"encoding/xml"
 	"fmt"
-	"html"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Layout of an SVG chart, in pixels.
@@ -169,7 +170,13 @@ func appendF1(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, math.Round(v*10)/10, 'f', -1, 64)
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc escapes s for XML text and attributes, replacing invalid UTF-8 and
+// characters XML forbids with U+FFFD.
+func esc(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
 
 func cut(s string, n int) string {
 	r := []rune(s)

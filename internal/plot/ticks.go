@@ -162,7 +162,7 @@ func NiceTicks(lo, hi float64, n int) (ticks []Tick, nlo, nhi float64) {
 	nlo = math.Floor(lo/step) * step
 	nhi = math.Ceil(hi/step) * step
 	decimals := decimalsFor(step)
-	for i := 0; ; i++ {
+	for i := 0; i <= 4*n; i++ { // bounded even when the range overflows
 		v := nlo + float64(i)*step
 		if v > nhi+step/2 {
 			break
@@ -202,6 +202,9 @@ func decimalsFor(step float64) int {
 
 // formatTick prints v with at most decimals decimals and no trailing zeros.
 func formatTick(v float64, decimals int) string {
+	if a := math.Abs(v); a >= 1e9 || (a > 0 && a < 1e-6) || decimals > 9 {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
 	p := math.Pow(10, float64(decimals))
 	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
 }
