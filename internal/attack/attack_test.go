@@ -92,8 +92,8 @@ func TestPacing(t *testing.T) {
 			if st := a.Stats(); st.Sent != 200 || st.Done != 200 || st.InFlight != 0 || st.Dropped != 0 {
 				t.Errorf("stats %+v", st)
 			}
-			if a.lean != nil && len(a.lean.conns) != 0 {
-				t.Errorf("%d lean connections left open", len(a.lean.conns))
+			if a.lean != nil && len(a.lean.live) != 0 {
+				t.Errorf("%d lean connections left open", len(a.lean.live))
 			}
 		})
 	}

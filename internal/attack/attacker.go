@@ -243,7 +243,6 @@ func (a *Attacker) startWorker(first *tick) {
 	tk := *first
 	go func() {
 		defer a.wg.Done()
-		defer w.close()
 		w.fire(tk.seq, tk.due, tk.step)
 		for tk := range a.ticks {
 			w.fire(tk.seq, tk.due, tk.step)
@@ -264,7 +263,6 @@ func (a *Attacker) runUnpaced(start time.Time) {
 		w := a.newWorker()
 		go func() {
 			defer a.wg.Done()
-			defer w.close()
 			for !a.stopped() {
 				now := time.Now()
 				if !end.IsZero() && !now.Before(end) {
@@ -314,5 +312,8 @@ func (a *Attacker) noteSent(due, sent time.Time) {
 func (a *Attacker) closeIdle() {
 	if a.std != nil {
 		a.std.closeIdle()
+	}
+	if a.lean != nil {
+		a.lean.closeIdle()
 	}
 }

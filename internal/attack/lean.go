@@ -19,21 +19,85 @@ import (
 )
 
 // leanClient is a minimal HTTP/1.1 keep-alive client for plain http://
-// targets. Each worker owns its connections (one per host), so a request
-// costs one write and the reads of its response, with no goroutine,
-// channel or allocation on the way. net/http serves everything else.
+// targets. A worker takes an idle connection from a per-host LIFO pool (or
+// dials one), writes the request in one system call, parses the response in
+// place and puts the connection back: no goroutine, channel or allocation
+// per request. net/http serves everything else.
 type leanClient struct {
-	opts   *Options
-	dialer net.Dialer
-	mu     sync.Mutex
-	conns  map[*leanConn]struct{} // live connections, to abort them on hard stop
+	opts    *Options
+	dialer  net.Dialer
+	maxIdle int // idle connections kept per host
+	mu      sync.Mutex
+	idle    map[string][]*leanConn // by host:port, most recently used last
+	live    map[*leanConn]struct{} // every open connection, to abort them on hard stop
 }
 
 func newLeanClient(o *Options) *leanClient {
+	maxIdle := o.Connections
+	if maxIdle <= 0 {
+		maxIdle = 10000
+	}
 	return &leanClient{
-		opts:   o,
-		dialer: net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}, // no LocalAddr: no bind() before connect()
-		conns:  map[*leanConn]struct{}{},
+		opts:    o,
+		dialer:  net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}, // no LocalAddr: no bind() before connect()
+		maxIdle: maxIdle,
+		idle:    map[string][]*leanConn{},
+		live:    map[*leanConn]struct{}{},
+	}
+}
+
+// get returns an idle connection to addr, or dials a new one.
+func (l *leanClient) get(ctx context.Context, addr string) (*leanConn, error) {
+	l.mu.Lock()
+	if cs := l.idle[addr]; len(cs) > 0 {
+		c := cs[len(cs)-1]
+		cs[len(cs)-1] = nil
+		l.idle[addr] = cs[:len(cs)-1]
+		l.mu.Unlock()
+		return c, nil
+	}
+	l.mu.Unlock()
+	nc, err := l.dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &leanConn{c: nc, br: bufio.NewReaderSize(nc, 8<<10)}
+	l.mu.Lock()
+	l.live[c] = struct{}{}
+	l.mu.Unlock()
+	return c, nil
+}
+
+// put returns a healthy connection to the idle pool.
+func (l *leanClient) put(addr string, c *leanConn) {
+	l.mu.Lock()
+	if cs := l.idle[addr]; len(cs) < l.maxIdle {
+		l.idle[addr] = append(cs, c)
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+	l.discard(c)
+}
+
+// discard closes a connection.
+func (l *leanClient) discard(c *leanConn) {
+	_ = c.c.Close()
+	l.mu.Lock()
+	delete(l.live, c)
+	l.mu.Unlock()
+}
+
+// closeIdle closes every idle connection (at the end of an attack).
+func (l *leanClient) closeIdle() {
+	l.mu.Lock()
+	idle := l.idle
+	l.idle = map[string][]*leanConn{}
+	l.mu.Unlock()
+	for _, cs := range idle {
+		for _, c := range cs {
+			l.discard(c)
+		}
 	}
 }
 
@@ -47,7 +111,7 @@ func (o *Options) leanUsable() bool {
 func (l *leanClient) abortAll() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for c := range l.conns {
+	for c := range l.live {
 		_ = c.c.SetDeadline(time.Unix(1, 0))
 	}
 }
@@ -66,10 +130,10 @@ type leanConn struct {
 // leanWorker is one worker's lean-client state.
 type leanWorker struct {
 	l      *leanClient
-	conns  map[string]*leanConn // by host:port
 	wbuf   []byte
 	static map[*targets.Target]*leanTarget
 	status map[string]string // interned status lines
+	yield  bool              // yield between write and read (unpaced attacks)
 }
 
 // leanTarget is the precomputed request of a target without templates.
@@ -81,7 +145,7 @@ type leanTarget struct {
 }
 
 func (l *leanClient) newWorker() *leanWorker {
-	return &leanWorker{l: l, conns: map[string]*leanConn{}, static: map[*targets.Target]*leanTarget{}, status: map[string]string{}}
+	return &leanWorker{l: l, static: map[*targets.Target]*leanTarget{}, status: map[string]string{}}
 }
 
 // maxStaticCache bounds the per-worker cache of precomputed requests (lazy
@@ -260,31 +324,6 @@ func hostAddr(host []byte) string {
 	return net.JoinHostPort(h, "80")
 }
 
-// conn returns the worker's connection to addr, dialing if needed.
-func (lw *leanWorker) conn(ctx context.Context, addr string) (*leanConn, error) {
-	if c := lw.conns[addr]; c != nil {
-		return c, nil
-	}
-	nc, err := lw.l.dialer.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	c := &leanConn{c: nc, br: bufio.NewReaderSize(nc, 8<<10)}
-	lw.conns[addr] = c
-	lw.l.mu.Lock()
-	lw.l.conns[c] = struct{}{}
-	lw.l.mu.Unlock()
-	return c, nil
-}
-
-func (lw *leanWorker) closeConn(addr string, c *leanConn) {
-	_ = c.c.Close()
-	delete(lw.conns, addr)
-	lw.l.mu.Lock()
-	delete(lw.l.conns, c)
-	lw.l.mu.Unlock()
-}
-
 // errStale marks a failure on a reused connection before any response byte.
 var errStale = errors.New("stale keep-alive connection")
 
@@ -296,9 +335,9 @@ func (lw *leanWorker) roundTrip(w *worker, t *targets.Target, addr string, req [
 		w.sentNow(r)
 	}
 	var err error
-	for attempt := 0; attempt < 2; attempt++ {
+	for {
 		var c *leanConn
-		c, err = lw.conn(w.a.reqCtx, addr)
+		c, err = lw.l.get(w.a.reqCtx, addr)
 		if err != nil {
 			break
 		}
@@ -312,11 +351,15 @@ func (lw *leanWorker) roundTrip(w *worker, t *targets.Target, addr string, req [
 		var loc []byte
 		loc, err = lw.exchange(w, c, t, req, r)
 		if errors.Is(err, errStale) {
-			lw.closeConn(addr, c)
-			continue // retry once on a fresh connection
+			// The server closed this idle connection: retry on the next
+			// idle one, at last on a fresh one (whose failures are not stale).
+			lw.l.discard(c)
+			continue
 		}
 		if err != nil || !o.KeepAlive {
-			lw.closeConn(addr, c)
+			lw.l.discard(c)
+		} else {
+			lw.l.put(addr, c)
 		}
 		if err == errCloseAfter {
 			err = nil
@@ -346,10 +389,14 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 		}
 		return nil, err
 	}
-	// Let the other workers write their requests before reading: the
-	// response has then often arrived and the first read succeeds instead
-	// of costing a system call that returns EAGAIN.
-	runtime.Gosched()
+	if lw.yield {
+		// Unpaced: let the other workers write their requests before
+		// reading; the response has then often arrived and the first read
+		// succeeds instead of costing a system call that returns EAGAIN.
+		// (Not when paced: yielded goroutines go to the global run queue
+		// and would wait behind the pacer's hand-offs.)
+		runtime.Gosched()
+	}
 	var code int
 	var line []byte
 	var err error

@@ -78,13 +78,3 @@ func (w *worker) sentNow(r *results.Result) {
 	r.Sent = time.Now()
 	w.a.noteSent(r.Due, r.Sent)
 }
-
-// close releases the worker's connections.
-func (w *worker) close() {
-	if w.lean == nil {
-		return
-	}
-	for addr, c := range w.lean.conns {
-		w.lean.closeConn(addr, c)
-	}
-}
