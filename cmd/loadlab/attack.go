@@ -108,7 +108,7 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request `timeout` (0 = none); also how long an interrupted attack waits for requests in flight")
 	fs.IntVar(&f.maxWorkers, "max-workers", attack.DefaultMaxWorkers, "bound on requests in flight; a request due while the bound is reached is recorded as dropped (error \"dropped: max-workers reached\"). With -rate=0 it is the concurrency (required)")
 	fs.IntVar(&f.workers, "workers", 0, "accepted for vegeta compatibility and ignored: workers start on demand up to -max-workers")
-	fs.IntVar(&f.connections, "connections", 10000, "idle keep-alive connections kept per host (net/http client; the lean client keeps one per worker)")
+	fs.IntVar(&f.connections, "connections", 10000, "idle keep-alive connections kept per host")
 	fs.IntVar(&f.maxConnections, "max-connections", 0, "connections per host, 0 = unlimited (uses the net/http client)")
 	fs.BoolVar(&f.keepalive, "keepalive", true, "reuse connections (-keepalive=false opens one per request)")
 	fs.BoolVar(&f.http2, "http2", true, "use HTTP/2 for https:// targets when the server offers it")
