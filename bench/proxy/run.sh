@@ -13,9 +13,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-OVH_DUR=${1:-6}
+OVH_DUR=${1:-2}
 KNEE_DUR=${2:-8}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-6}
 RATE=${RATE:-2000}
 for t in nginx curl python3 go; do
   command -v "$t" >/dev/null || { echo "bench/proxy: $t not found (apt-get install -y nginx curl python3)" >&2; exit 2; }
