@@ -42,6 +42,26 @@ func findings(p *plan.Plan, sum *Summary) []string {
 		return out
 	}
 	main := sum.Steps[0].Scenarios[0].Name
+	// Steps during which the generator itself stalled measure the machine,
+	// not the system under test: they are named and left out.
+	var kept []*StepResult
+	var bad []string
+	for _, st := range sum.Steps {
+		if why := disturbed(st); why != "" {
+			bad = append(bad, fmt.Sprintf("%q (%s)", st.Name, why))
+			continue
+		}
+		kept = append(kept, st)
+	}
+	if len(bad) > 0 {
+		out = append(out, fmt.Sprintf("Left out of the comparisons, because the load generator could not keep its schedule (a busy machine; re-run them): %s.", strings.Join(bad, "; ")))
+		clean := *sum
+		clean.Steps = kept
+		sum = &clean
+		if len(kept) == 0 {
+			return out
+		}
+	}
 	configs := map[string]bool{}
 	for _, st := range sum.Steps {
 		configs[st.Configuration] = true
@@ -59,6 +79,20 @@ func findings(p *plan.Plan, sum *Summary) []string {
 		}
 	}
 	return append(out, breakerStory(sum)...)
+}
+
+// disturbed says why a step's figures are not trustworthy: requests the
+// generator could not send, or sent more than half a second late.
+func disturbed(st *StepResult) string {
+	for _, sc := range st.Scenarios {
+		if sc.Dropped > 0 && float64(sc.Dropped) > 0.005*float64(sc.Requests) {
+			return fmt.Sprintf("%d %s requests not sent", sc.Dropped, sc.Name)
+		}
+		if sc.MaxLag > 0.5 {
+			return fmt.Sprintf("%s requests up to %s late", sc.Name, fmtSeconds(sc.MaxLag))
+		}
+	}
+	return ""
 }
 
 // rateAxis is the matrix variable that sets the first scenario's rate, or "".
@@ -144,7 +178,7 @@ func limits(p *plan.Plan, sum *Summary, main string) string {
 		case l.bad == "":
 			parts = append(parts, fmt.Sprintf("%s held at every rate, up to %s", g, l.good))
 		case l.good == "":
-			parts = append(parts, fmt.Sprintf("%s failed from the first rate, %s", g, l.bad))
+			parts = append(parts, fmt.Sprintf("%s fell already at %s, the lowest rate measured", g, l.bad))
 		default:
 			parts = append(parts, fmt.Sprintf("%s held up to %s and fell at %s", g, l.good, l.bad))
 		}
@@ -377,7 +411,14 @@ func loadText(k string) string {
 // which they all stopped coping, if any.
 func alike(main string, keys []string, byKey map[string][]*StepResult) string {
 	lastGood, firstBad := "", ""
+	n := 0
 	for _, k := range keys {
+		n = max(n, len(byKey[k]))
+	}
+	for _, k := range keys {
+		if len(byKey[k]) < n {
+			continue // not every configuration was measured at this load
+		}
 		worst := 2.0
 		for _, st := range byKey[k] {
 			if sc := scenarioOf(st, main); sc != nil && sc.Requests > 0 {

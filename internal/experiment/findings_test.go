@@ -133,3 +133,24 @@ func TestFindingsOfSweepPerEndpoint(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// testdata/disturbed-summary.json is a run of examples/000 during which the
+// shared machine stalled the generator in step 4.
+func TestFindingsLeaveOutDisturbedSteps(t *testing.T) {
+	p, err := plan.Load("../../examples/000-incident-replay/plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile("testdata/disturbed-summary.json")
+	var sum Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(findings(p, &sum), "\n")
+	if !strings.Contains(got, `Left out of the comparisons, because the load generator could not keep its schedule (a busy machine; re-run them): "48 rps, 64 workers, no overflow" (131 search requests not sent)`) {
+		t.Errorf("disturbed step not named:\n%s", got)
+	}
+	if strings.Contains(got, "86.35") || strings.Contains(got, "4.815s") {
+		t.Errorf("the disturbed step's figures were used:\n%s", got)
+	}
+}
