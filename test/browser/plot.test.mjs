@@ -13,7 +13,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -168,5 +168,18 @@ test("loadlab run's report.html draws every chart in Chromium", { skip, timeout:
     assert.match(titles, /Latency over time/);
     assert.match(titles, /percentile/i);
     await page.screenshot({ path: join(out, "report.png"), fullPage: true });
+  });
+});
+
+test("loadlab plot of an empty results file shows empty charts without errors", { skip, timeout: 120_000 }, async () => {
+  mkdirSync(out, { recursive: true });
+  const empty = join(out, "empty.bin");
+  writeFileSync(empty, "");
+  const html = join(out, "empty.html");
+  execFileSync(loadlab(), ["plot", "-output", html, empty], { stdio: "inherit" });
+  await open(html, async (page) => {
+    await page.waitForFunction(() => (window.LOADLAB_PLOTS || []).length === 4, null, { timeout: 20_000 });
+    const charts = await drawn(page);
+    assert.equal(charts.length, 4);
   });
 });

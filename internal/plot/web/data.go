@@ -42,7 +42,7 @@ func spec(c plot.Chart) chartSpec {
 	pct := c.X.Scale == plot.PercentileLog
 	_, h := c.Size()
 	ylog := c.Y.Scale == plot.Log
-	s := chartSpec{Title: c.Title, XLabel: c.X.Label, YLabel: c.Y.Label, XPct: pct, YLog: ylog, Height: h}
+	s := chartSpec{Title: c.Title, XLabel: c.X.Label, YLabel: c.Y.Label, XPct: pct, YLog: ylog, Height: h, Series: []seriesSpec{}}
 	if c.X.Max > c.X.Min {
 		lo, hi := xval(c.X.Min, pct), xval(c.X.Max, pct)
 		s.XMin, s.XMax = &lo, &hi

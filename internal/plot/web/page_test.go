@@ -52,6 +52,7 @@ func TestWriteSelfContained(t *testing.T) {
 	p := Page{Title: "Plot <test>", Sections: []Section{
 		{Title: "Run", Text: "Requests [total] 3000", Tables: []Table{{Header: []string{"a", "b"}, Rows: [][]string{{"1", "2"}}}}, Charts: charts[:3]},
 		{Title: "Compare", Charts: charts[3:]},
+		{Title: "Empty", Charts: []plot.Chart{{Title: "no data"}}},
 	}}
 	if err := Write(&buf, p); err != nil {
 		t.Fatal(err)
@@ -78,9 +79,10 @@ func TestWriteSelfContained(t *testing.T) {
 	if err := json.Unmarshal([]byte(html[i+len("window.LOADLAB_CHARTS = "):i+j]), &specs); err != nil {
 		t.Fatalf("chart data: %v", err)
 	}
-	if len(specs) != len(charts) {
-		t.Fatalf("%d charts, want %d", len(specs), len(charts))
+	if len(specs) != len(charts)+1 || specs[len(charts)].Series == nil {
+		t.Fatalf("%d charts, want %d, the last one empty but with a series list", len(specs), len(charts)+1)
 	}
+	specs = specs[:len(charts)]
 	for k, s := range specs {
 		var data [][]*float64
 		if err := json.Unmarshal(s.Data, &data); err != nil {
