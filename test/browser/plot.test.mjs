@@ -34,9 +34,10 @@ const skip = missing ? `${chromium} not found: install it with apt-get install -
 const out = join(here, "out");
 let built;
 
-// loadlab returns $LOADLAB, or builds the binary once.
+// loadlab returns $LOADLAB_BIN (or $LOADLAB), or builds the binary once.
 function loadlab() {
-  if (process.env.LOADLAB) return process.env.LOADLAB;
+  const given = process.env.LOADLAB_BIN || process.env.LOADLAB;
+  if (given) return given;
   if (!built) {
     mkdirSync(out, { recursive: true });
     built = join(out, "loadlab");
