@@ -78,7 +78,18 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 			sum.Interrupted = true
 			break
 		}
+		var reruns []string
 		res, fatal := r.runStep(ctx, st)
+		for len(reruns) < p.Retries && fatal == nil {
+			why := disturbed(res)
+			if why == "" {
+				break
+			}
+			reruns = append(reruns, why)
+			r.progress("  the generator could not keep its schedule (%s): running the step again", why)
+			res, fatal = r.runStep(ctx, st)
+		}
+		res.Reruns = reruns
 		sum.Steps = append(sum.Steps, res)
 		r.progressStep(res)
 		if errors.Is(fatal, errInterrupted) {

@@ -41,6 +41,7 @@ type StepResult struct {
 	Components    []ComponentRun     `json:"components,omitempty"`
 	Deaths        []ComponentRun     `json:"deaths,omitempty"`
 	Aborted       string             `json:"aborted,omitempty"`
+	Reruns        []string           `json:"reruns,omitempty"` // why earlier attempts were discarded
 	WarmupResults uint64             `json:"warmup_results,omitempty"`
 	Scenarios     []*ScenarioResult  `json:"scenarios"`
 	Peaks         map[string]float64 `json:"peaks,omitempty"` // highest value of each sampled series

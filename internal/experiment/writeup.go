@@ -287,6 +287,9 @@ func (r *runner) markdown(sum *Summary, perStep [][]chartFile, pct []chartFile) 
 		if st.Aborted != "" {
 			b.WriteString("> **Step stopped**: " + st.Aborted + "\n\n")
 		}
+		for _, why := range st.Reruns {
+			b.WriteString("> **Re-run**: an earlier attempt was discarded because the load generator could not keep its schedule (" + why + ").\n\n")
+		}
 		for _, d := range st.Deaths {
 			fmt.Fprintf(&b, "Component **%s** failed (%s). Its last output:\n", d.Name, orText(d.Exit, d.StartError))
 			fence(&b, strings.Join(d.LastOutput, "\n"))

@@ -38,15 +38,12 @@ func helper(mode string) {
 		os.Exit(1)
 	}
 	fmt.Printf("helper listening on http://%s\n", l.Addr())
-	if mode == "die-soon" {
-		go func() {
-			time.Sleep(300 * time.Millisecond)
-			fmt.Fprintln(os.Stderr, "panic: out of workers")
-			os.Exit(2)
-		}()
-	}
 	go func() { time.Sleep(20 * time.Second); os.Exit(0) }() // bounded
 	http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/die" {
+			fmt.Fprintln(os.Stderr, "panic: out of workers")
+			os.Exit(2)
+		}
 		fmt.Fprintln(w, "ok")
 	}))
 }
@@ -80,11 +77,15 @@ func TestStartStop(t *testing.T) {
 }
 
 func TestDiesMidRun(t *testing.T) {
-	p, err := Start(context.Background(), spec("die-soon"))
+	p, err := Start(context.Background(), spec("serve"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Stop(time.Second)
+	if p.Died() {
+		t.Fatal("died before being told to")
+	}
+	http.Get(p.URL + "/die") // the helper exits while answering
 	select {
 	case <-p.Done():
 	case <-time.After(5 * time.Second):

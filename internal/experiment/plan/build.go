@@ -63,6 +63,13 @@ func (b *builder) build(p *Plan) error {
 		b.vars[k.Value] = r.Vars.Vals[i].Value
 	}
 	p.Warmup, p.Cooldown = r.Warmup.Value, r.Cooldown.Value
+	if r.Retries.Set {
+		n, err := strconv.Atoi(r.Retries.Value)
+		if err != nil || n < 0 || n > 5 {
+			return at(r.Retries.Line, "retries: want a whole number from 0 to 5, got %q", r.Retries.Value)
+		}
+		p.Retries = n
+	}
 	if err := b.stop(); err != nil {
 		return err
 	}

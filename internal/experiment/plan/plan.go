@@ -32,6 +32,7 @@ type Plan struct {
 	Steps       []*Step
 	Warmup      time.Duration
 	Cooldown    time.Duration
+	Retries     int // times a step is run again when the generator fell behind
 	Stop        Stop
 	Samplers    Samplers
 	Thresholds  []threshold.Threshold

@@ -17,6 +17,7 @@ type rawPlan struct {
 	Scenarios   []rawScenario         `yaml:"scenarios"`
 	Warmup      Dur                   `yaml:"warmup"`
 	Cooldown    Dur                   `yaml:"cooldown"`
+	Retries     Str                   `yaml:"retries"`
 	Stop        rawStop               `yaml:"stop"`
 	Samplers    rawSamplers           `yaml:"samplers"`
 	Thresholds  Strs                  `yaml:"thresholds"`
