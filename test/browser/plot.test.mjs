@@ -143,8 +143,9 @@ test("loadlab plot page draws its charts in Chromium", { skip, timeout: 180_000 
 
     // Hovering fills the legend with the values under the cursor.
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
-    const hovered = await page.locator(".uplot").first().locator(".u-legend .u-series").first().locator(".u-value").textContent();
-    assert.notEqual(hovered.trim(), "--", "hover shows the time under the cursor");
+    const values = await page.locator(".uplot").first().locator(".u-legend .u-series .u-value").allTextContents();
+    assert.notEqual(values[0].trim(), "--", "hover shows the time under the cursor");
+    assert.match(values[1], /^\d/, `hover shows the nearest 2xx latency, got ${values}`);
 
     await page.screenshot({ path: join(out, "plot.png"), fullPage: true });
   });

@@ -18,6 +18,17 @@ const pageJS = `(function () {
     for (var v = 1; v <= max * 1.0001; v *= 10) if (v >= min / 1.0001) out.push(v);
     return out;
   }
+  // nearest makes hovering read the closest point of each series: with
+  // aligned data a scatter series is null at most x values.
+  function nearest(u, si, hi) {
+    var ys = u.data[si];
+    if (si === 0 || ys[hi] != null) return hi;
+    for (var d = 1; d < 500; d++) {
+      if (hi - d >= 0 && ys[hi - d] != null) return hi - d;
+      if (hi + d < ys.length && ys[hi + d] != null) return hi + d;
+    }
+    return hi;
+  }
   function series(s) {
     var o = { label: s.name, stroke: s.color, width: 1.5, spanGaps: true, points: { show: !!s.dots, size: 5, fill: s.color } };
     if (s.kind === "scatter") {
@@ -46,7 +57,7 @@ const pageJS = `(function () {
       },
       axes: [xaxis, { label: spec.ylabel, size: 60 }],
       series: [xseries].concat(spec.series.map(series)),
-      cursor: { drag: { x: true, y: false } },
+      cursor: { drag: { x: true, y: false }, dataIdx: nearest },
       legend: { live: true }
     };
     if (spec.xmin != null && spec.xmax != null) {
