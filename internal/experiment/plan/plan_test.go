@@ -139,6 +139,7 @@ func TestParseErrors(t *testing.T) {
 		{"error ratio", base + "stop: {error_ratio: 150%}\n" + scen, 5, "between 0% and 100%"},
 		{"selector", base + "samplers:\n  metrics:\n    - {from: origin, series: ['x{a=b}']}\n" + scen, 7, "bad series"},
 		{"empty", "", 1, "empty plan"},
+		{"retries", base + "retries: 9\n" + scen, 5, "from 0 to 5"},
 		{"bad template", base + strings.Replace(scen, "${origin.url}/", "${origin.url}/?q={{rand.letterz 5}}", 1), 7, "target: "},
 		{"bad method", base + strings.Replace(scen, "GET ${origin.url}", "FETCH ${origin.url}", 1), 7, "FETCH"},
 		{"bad header", base + scen + "    headers: {x-a: \"{{nope}}\"}\n", 7, "nope"},
