@@ -186,3 +186,22 @@ func TestNon200Bodies(t *testing.T) {
 		}
 	}
 }
+
+func TestOriginRecordedStatusLine(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("X-Up", "1")
+		w.WriteHeader(http.StatusGone)
+		_, _ = w.Write([]byte("gone for good"))
+	}))
+	defer up.Close()
+	_, srv := newTestServer(t, Options{})
+	mustLoad(t, srv, `{"origin": "`+up.URL+`/old", "stages": [{"status": 200}]}`)
+	r := get(t, srv.URL+"/x")
+	if r.status != http.StatusGone || string(r.body) != "gone for good" || r.header.Get("X-Up") != "1" || r.header.Get("Content-Type") != "text/plain" {
+		t.Errorf("recorded answer: %d %q %v", r.status, r.body, r.header)
+	}
+	if r := get(t, srv.URL+"/x?status=503"); r.status != 503 || string(r.body) != "Error 503" {
+		t.Errorf("a stage's failure status still wins: %d %q", r.status, r.body)
+	}
+}

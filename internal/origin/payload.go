@@ -27,6 +27,9 @@ type payload struct {
 	erHeader http.Header // headers of other answers (shared, read-only)
 	gzip     bool
 	errBody  map[int][]byte // bodies of the non-2xx statuses the stages use
+	// recorded is the status line of a fetched origin; a stage's 200
+	// replays it (with the recorded body) when it is not 200.
+	recorded int
 }
 
 // fetched is an origin's answer recorded at load time.
@@ -40,6 +43,9 @@ type fetched struct {
 // origin answer when rec has an origin.
 func buildPayload(rec *recipe.Recipe, rng *rand.Rand, f *fetched) *payload {
 	p := &payload{gzip: rec.Gzip, errBody: map[int][]byte{}}
+	if f != nil && f.status != http.StatusOK {
+		p.recorded = f.status
+	}
 	var plain [][]byte
 	contentType := ""
 	switch {
@@ -155,7 +161,7 @@ func (p *payload) encode(b []byte) []byte {
 // body returns the body for status, its headers and, when precomputed,
 // its Content-Length; variant picks a random_content body.
 func (p *payload) body(status, variant int, path string) ([]byte, http.Header, []string) {
-	if isSuccess(status) {
+	if isSuccess(status) || (p.recorded != 0 && status == p.recorded) {
 		v := variant % len(p.variants)
 		return p.variants[v], p.okHeader, p.lengths[v]
 	}

@@ -93,6 +93,9 @@ func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d 
 	if rt == nil {
 		body, hdr = errorText(d.status, r.URL.Path), notSetHeader
 	} else {
+		if d.status == http.StatusOK && rt.pay.recorded != 0 {
+			d.status = rt.pay.recorded // replay the origin's own status line
+		}
 		body, hdr, clen = rt.pay.body(d.status, d.variant, r.URL.Path)
 	}
 	h := w.Header()
