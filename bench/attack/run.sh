@@ -15,7 +15,8 @@
 #
 # Usage: bench/attack/run.sh            (D=10s per run; SKIP_K6=1 to skip k6's long build)
 #        D=5s SCENARIOS="max paced" bench/attack/run.sh
-# Prints a Markdown table on stdout; progress on stderr.
+# Prints a Markdown table on stdout; progress on stderr. Requests counted
+# are successful (200) responses.
 set -euo pipefail
 
 D=${D:-10s}
@@ -89,7 +90,7 @@ URL=http://127.0.0.1:$NPORT/1k
 
 # loadlab origin with a 100 ms recipe
 OPORT=$(free_port)
-printf '{"origin":"http://localhost","stages":[{"at":0,"status":200,"latency":"100ms"}]}' >"$WORK/slow.json"
+printf '{"body":"ok","stages":[{"at":0,"status":200,"latency":"100ms"}]}' >"$WORK/slow.json"
 taskset -c "$TGT_CPU" "$LL" origin -quiet -seed 1 -recipe "$WORK/slow.json" -listen "127.0.0.1:$OPORT" &
 PIDS+=($!)
 SLOW_URL=http://127.0.0.1:$OPORT/slow
@@ -97,6 +98,8 @@ for _ in $(seq 50); do
 	curl -sf -o /dev/null "$URL" && curl -sf -o /dev/null "$SLOW_URL" && break
 	sleep 0.1
 done
+curl -sf -o /dev/null "$URL" || { log "nginx does not answer on $URL"; exit 1; }
+curl -sf -o /dev/null "$SLOW_URL" || { log "loadlab origin does not answer on $SLOW_URL"; exit 1; }
 echo "GET $URL" >"$WORK/t.txt"
 echo "GET $SLOW_URL" >"$WORK/slow.txt"
 
@@ -132,17 +135,18 @@ for sc in $SCENARIOS; do
 	case $sc in
 	max)
 		timed ll-max "$LL" attack -targets="$WORK/t.txt" -rate=0 -max-workers=64 -duration="$D" -output="$WORK/ll-max.bin"
-		n=$(llstat ll-max 'd["requests"]')
+		n=$(llstat ll-max 'd["status_codes"].get("200", 0)')
 		c=$(cpu ll-max)
 		LL_MAX=$(per100k "$c" "$n")
 		row "max, 64 conns" "loadlab" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$LL_MAX" "$(rss ll-max)" "results $(($(stat -c %s "$WORK/ll-max.bin") / n)) B/req"
 		timed wrk-max wrk -t1 -c64 -d"$D" "$URL"
 		n=$(awk '/requests in/ {print $1}' "$WORK/wrk-max.out")
+		n=$((n - $(awk '/Non-2xx/ {x = $NF} END {print x + 0}' "$WORK/wrk-max.out")))
 		WRK_MAX=$(per100k "$(cpu wrk-max)" "$n")
 		row "max, 64 conns" "wrk" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$WRK_MAX" "$(rss wrk-max)" ""
 		if [ -x "$HEY" ]; then
 			timed hey-max "$HEY" -z "$D" -c 64 -cpus 1 "$URL"
-			n=$(awk '/responses/ {s += $2} END {print s + 0}' "$WORK/hey-max.out")
+			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-max.out")
 			row "max, 64 conns" "hey" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$(per100k "$(cpu hey-max)" "$n")" "$(rss hey-max)" ""
 		fi
 		if [ -x "$K6" ]; then
@@ -155,13 +159,13 @@ for sc in $SCENARIOS; do
 	paced)
 		want=$(echo "5000 * $DSEC" | bc | cut -d. -f1)
 		timed ll-paced "$LL" attack -targets="$WORK/t.txt" -rate=5000 -duration="$D" -output="$WORK/ll-paced.bin"
-		n=$(llstat ll-paced 'd["requests"] - d.get("dropped", 0)')
+		n=$(llstat ll-paced 'd["status_codes"].get("200", 0)')
 		dr=$(llstat ll-paced 'd.get("dropped", 0)')
 		p99=$(llstat ll-paced '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
 		row "paced 5000/s" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced)" "$n")" "$(rss ll-paced)" "dropped $dr, p99 (due) $p99"
 		if [ -x "$HEY" ]; then
 			timed hey-paced "$HEY" -z "$D" -c 50 -q 100 -cpus 1 "$URL"
-			n=$(awk '/responses/ {s += $2} END {print s + 0}' "$WORK/hey-paced.out")
+			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-paced.out")
 			row "paced 5000/s" "hey (-c 50 -q 100)" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu hey-paced)" "$n")" "$(rss hey-paced)" ""
 		fi
 		if [ -x "$K6" ]; then
@@ -174,7 +178,7 @@ for sc in $SCENARIOS; do
 	slow)
 		want=$(echo "2000 * $DSEC" | bc | cut -d. -f1)
 		timed ll-slow "$LL" attack -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -output="$WORK/ll-slow.bin"
-		n=$(llstat ll-slow 'd["requests"] - d.get("dropped", 0)')
+		n=$(llstat ll-slow 'd["status_codes"].get("200", 0)')
 		p99=$(llstat ll-slow '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
 		p50=$(llstat ll-slow '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
 		row "2000/s, 100 ms target" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow)" "$n")" "$(rss ll-slow)" "p50 $p50, p99 $p99 (from due time)"
