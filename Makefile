@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/loadlab
 
-.PHONY: build demo test test-go test-browser lint fuzz bench clean
+.PHONY: build demo test test-go test-browser lint fuzz uplot clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loadlab
@@ -37,6 +37,10 @@ fuzz:
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# Refresh the vendored uPlot files from npm (web/package.json pins the version).
+uplot:
+	scripts/update-uplot.sh
 
 clean:
 	rm -rf bin
