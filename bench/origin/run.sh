@@ -79,6 +79,18 @@ echo "Simulator's own timing (loadlab_origin_overshoot_seconds): $ONTIME of the 
 echo
 echo "Goal: client-seen p99 <= 1005 ms, RSS < 300 MB."
 echo
+if "$WORK/loadlab" attack -help >/dev/null 2>&1; then
+  # Cross-check with loadlab's own generator (connection ramp-up included).
+  start_origin "$WORK/lat.json"
+  echo "GET $ORIGIN_URL/lat" | "${NICE[@]}" "$WORK/loadlab" attack -rate="$LAT_RATE" -duration="${LAT_DUR}s" -quiet >"$WORK/attack.bin"
+  stop_origin
+  echo "Cross-check, \`loadlab attack -rate=$LAT_RATE -duration=${LAT_DUR}s\` then \`loadlab report\`:"
+  echo
+  echo '```'
+  "$WORK/loadlab" report "$WORK/attack.bin" | grep -E '^(Requests|Latencies|Success|Schedule Lag)'
+  echo '```'
+  echo
+fi
 fi
 
 # --- 2. 50 kB, 0 ms: loadlab origin vs nginx ----------------------------
