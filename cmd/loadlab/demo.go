@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -68,14 +69,20 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	fmt.Fprintf(stdout, "\nloadlab demo (%s): seed report 000 at laptop scale. /search was flooded while /news was polled\n", time.Since(start).Round(time.Second))
 	fmt.Fprintln(stdout, "at 1/s, through a proxy to an origin answering in 1 s, with an overflow pool and with a fixed pool:")
 	fmt.Fprint(stdout, experiment.Brief(p, s))
+	shown := 0
 	for i, f := range s.Findings {
-		if i == 3 {
-			break
+		note := strings.HasPrefix(f, "Left out")
+		if shown == 3 && !note {
+			continue
 		}
-		if i == 0 {
+		switch {
+		case note:
+			f = "Note: " + f
+		case i == 0:
 			f = "Finding: " + f
 		}
 		fmt.Fprintln(stdout, f)
+		shown++
 	}
 	abs, _ := filepath.Abs(res.Report)
 	fmt.Fprintf(stdout, "Report: %s (charts: report.html)\n", abs)

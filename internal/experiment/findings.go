@@ -27,8 +27,7 @@ func rateKey(p *plan.Plan, st *StepResult) string {
 // component failures, which configuration held and which collapsed at the
 // same load, where success fell below 99% in a sweep, how the other
 // scenarios fared and what the pool metrics were doing meanwhile.
-func findings(p *plan.Plan, sum *Summary) []string {
-	var out []string
+func findings(p *plan.Plan, sum *Summary) (out []string) {
 	for _, st := range sum.Steps {
 		for _, d := range st.Deaths {
 			last := ""
@@ -53,13 +52,15 @@ func findings(p *plan.Plan, sum *Summary) []string {
 		}
 		kept = append(kept, st)
 	}
+	var note string
 	if len(bad) > 0 {
-		out = append(out, fmt.Sprintf("Left out of the comparisons, because the load generator could not keep its schedule (a busy machine; re-run them): %s.", strings.Join(bad, "; ")))
+		note = fmt.Sprintf("Left out of the comparisons, because the load generator could not keep its schedule (a busy machine; re-run them): %s.", strings.Join(bad, "; "))
+		defer func() { out = append(out, note) }()
 		clean := *sum
 		clean.Steps = kept
 		sum = &clean
 		if len(kept) == 0 {
-			return out
+			return nil // the deferred note is all there is to say
 		}
 	}
 	configs := map[string]bool{}
@@ -176,7 +177,7 @@ func limits(p *plan.Plan, sum *Summary, main string) string {
 		same = same && *l == *got[order[0]]
 		switch {
 		case l.bad == "":
-			parts = append(parts, fmt.Sprintf("%s held at every rate, up to %s", g, l.good))
+			parts = append(parts, fmt.Sprintf("%s held at every rate measured, up to %s", g, l.good))
 		case l.good == "":
 			parts = append(parts, fmt.Sprintf("%s fell already at %s, the lowest rate measured", g, l.bad))
 		default:

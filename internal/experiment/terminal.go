@@ -35,6 +35,8 @@ func Brief(p *plan.Plan, sum *Summary) string {
 		}
 		if st.Aborted != "" {
 			c += " (stopped)"
+		} else if disturbed(st) != "" {
+			c += " (disturbed)"
 		}
 		cell[[2]string{k, st.Configuration}] = c
 	}
