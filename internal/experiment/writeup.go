@@ -302,6 +302,9 @@ func (r *runner) markdown(sum *Summary, perStep [][]chartFile, pct []chartFile) 
 			fence(&b, sc.text)
 			fmt.Fprintf(&b, "Raw results: [%s](%s)\n\n", sc.Results, sc.Results)
 		}
+		if len(perStep[i]) > 0 {
+			b.WriteString("see the interactive graphs [here](report.html)\n\n")
+		}
 		for _, c := range perStep[i] {
 			fmt.Fprintf(&b, "#### %s\n![%s](%s)\n\n", c.Title, c.Title, c.File)
 		}
@@ -334,7 +337,7 @@ func (r *runner) markdown(sum *Summary, perStep [][]chartFile, pct []chartFile) 
 		fmt.Fprintf(&b, "%d of %d checks failed.\n\n", failed, len(sum.Thresholds))
 		mdTable(&b, []string{"Threshold", "Step", "Scenario", "Measured", "Verdict"}, rows)
 	}
-	b.WriteString("## Files\n- `summary.json`: every figure above, for scripts\n- `samples.csv`, `samples.json`: the sampled server metrics\n- `steps/*/*.lll`: raw results (`loadlab report`, `loadlab plot`, `loadlab compare` read them)\n- `report.html`: the same charts, interactive, self-contained\n")
+	b.WriteString("## Files\n- `summary.json`: every figure above, for scripts\n- `samples.csv`, `samples.json`: the sampled server metrics\n- `steps/*/*.lll`: raw results (`loadlab report`, `loadlab plot`, `loadlab compare` read them)\n- `report.html`: the same charts, interactive, self-contained\n- `loadlab compare steps/*` tells which differences between steps are real (bootstrap confidence intervals)\n")
 	return b.String()
 }
 
