@@ -24,6 +24,7 @@ const maxIdleHandles = 512
 type bodyFile struct {
 	f    *os.File
 	path string
+	size int64
 
 	mu     sync.Mutex
 	idle   []*os.File
@@ -49,7 +50,7 @@ func newBodyFile(b []byte) *bodyFile {
 		f.Close()
 		return nil
 	}
-	bf := &bodyFile{f: f, path: "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))}
+	bf := &bodyFile{f: f, path: "/proc/self/fd/" + strconv.Itoa(int(f.Fd())), size: int64(len(b))}
 	g, err := bf.get()
 	if err != nil {
 		f.Close()
@@ -95,7 +96,8 @@ func (bf *bodyFile) send(w http.ResponseWriter) (n int, ok bool) {
 	if err != nil {
 		return 0, false
 	}
-	m, err := io.Copy(w, g)
+	// The limit tells sendfile the size: no last call to find the end.
+	m, err := io.Copy(w, &io.LimitedReader{R: g, N: bf.size})
 	if err != nil {
 		_ = g.Close() // offset unknown: do not reuse
 	} else {
