@@ -12,6 +12,7 @@
 #   max    as fast as possible, 64 connections
 #   paced  5,000 requests/s (achieved rate, drops)
 #   slow   2,000 requests/s against a 100 ms target (p99 from the due time)
+#   rss    2,000 requests/s for D and 2D: memory must stay flat
 #
 # Usage: bench/attack/run.sh            (D=10s per run; SKIP_K6=1 to skip k6's long build)
 #        D=5s SCENARIOS="max paced" bench/attack/run.sh
@@ -22,8 +23,9 @@ set -euo pipefail
 D=${D:-10s}
 GEN_CPU=${GEN_CPU:-0}
 TGT_CPU=${TGT_CPU:-1}
-SCENARIOS=${SCENARIOS:-"max paced slow"}
+SCENARIOS=${SCENARIOS:-"max paced slow rss"}
 HEY_VERSION=${HEY_VERSION:-v0.1.4}
+VEGETA_VERSION=${VEGETA_VERSION:-v12.12.0}
 K6_VERSION=${K6_VERSION:-latest}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d /tmp/loadlab-bench-attack.XXXXXX)
@@ -55,11 +57,13 @@ log "building loadlab and the Go tools in $WORK"
 (cd "$ROOT" && go build -o "$WORK/loadlab" ./cmd/loadlab)
 export GOBIN=$WORK/bin
 go install "github.com/rakyll/hey@$HEY_VERSION" 2>/dev/null || log "hey build failed; skipping hey"
+go install "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" 2>/dev/null || log "vegeta build failed; skipping vegeta"
 if [ -z "${SKIP_K6:-}" ]; then
 	log "building k6 (takes a few minutes; SKIP_K6=1 skips it)"
 	timeout 1200 go install "go.k6.io/k6@$K6_VERSION" 2>/dev/null || log "k6 build failed; skipping k6"
 fi
 HEY=$GOBIN/hey
+VEGETA=$GOBIN/vegeta
 K6=$GOBIN/k6
 LL=$WORK/loadlab
 
@@ -83,6 +87,7 @@ http {
   server { listen 127.0.0.1:$NPORT; root $WORK/nginx/www; location / { } }
 }
 EOF
+chmod 755 "$WORK" && chmod -R a+rX "$WORK/nginx" # nginx's worker runs unprivileged
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 taskset -c "$TGT_CPU" "$NGINX" -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
 PIDS+=($!)
@@ -94,11 +99,11 @@ printf '{"body":"ok","stages":[{"at":0,"status":200,"latency":"100ms"}]}' >"$WOR
 taskset -c "$TGT_CPU" "$LL" origin -quiet -seed 1 -recipe "$WORK/slow.json" -listen "127.0.0.1:$OPORT" &
 PIDS+=($!)
 SLOW_URL=http://127.0.0.1:$OPORT/slow
-for _ in $(seq 50); do
+for _ in $(seq 200); do
 	curl -sf -o /dev/null "$URL" && curl -sf -o /dev/null "$SLOW_URL" && break
 	sleep 0.1
 done
-curl -sf -o /dev/null "$URL" || { log "nginx does not answer on $URL"; exit 1; }
+curl -sf -o /dev/null "$URL" || { log "nginx does not answer on $URL"; cat "$WORK/nginx/error.log" >&2; exit 1; }
 curl -sf -o /dev/null "$SLOW_URL" || { log "loadlab origin does not answer on $SLOW_URL"; exit 1; }
 echo "GET $URL" >"$WORK/t.txt"
 echo "GET $SLOW_URL" >"$WORK/slow.txt"
@@ -114,6 +119,9 @@ cpu() { awk '{printf "%.3f", $2 + $3}' "$WORK/$1.time"; }
 rss() { awk '{printf "%.0f", $4 / 1024}' "$WORK/$1.time"; }
 llstat() { # field of loadlab report -type json
 	"$LL" report -type json "$WORK/$1.bin" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"
+}
+vegstat() { # field of vegeta report -type json
+	"$VEGETA" report -type json "$WORK/$1.bin" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d$2)"
 }
 per100k() { echo "scale=2; $1 * 100000 / $2" | bc; }
 
@@ -138,12 +146,17 @@ for sc in $SCENARIOS; do
 		n=$(llstat ll-max 'd["status_codes"].get("200", 0)')
 		c=$(cpu ll-max)
 		LL_MAX=$(per100k "$c" "$n")
-		row "max, 64 conns" "loadlab" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$LL_MAX" "$(rss ll-max)" "results $(($(stat -c %s "$WORK/ll-max.bin") / n)) B/req"
+		row "max, 64 conns" "loadlab" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$LL_MAX" "$(rss ll-max)" "results $(($(stat -c %s "$WORK/ll-max.bin") * 100 / n)) B/100 req"
 		timed wrk-max wrk -t1 -c64 -d"$D" "$URL"
 		n=$(awk '/requests in/ {print $1}' "$WORK/wrk-max.out")
 		n=$((n - $(awk '/Non-2xx/ {x = $NF} END {print x + 0}' "$WORK/wrk-max.out")))
 		WRK_MAX=$(per100k "$(cpu wrk-max)" "$n")
 		row "max, 64 conns" "wrk" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$WRK_MAX" "$(rss wrk-max)" ""
+		if [ -x "$VEGETA" ]; then
+			timed veg-max "$VEGETA" attack -targets="$WORK/t.txt" -rate=0 -max-workers=64 -workers=64 -duration="$D" -max-body=0 -output="$WORK/veg-max.bin"
+			n=$(vegstat veg-max '["status_codes"]["200"]')
+			row "max, 64 conns" "vegeta" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$(per100k "$(cpu veg-max)" "$n")" "$(rss veg-max)" ""
+		fi
 		if [ -x "$HEY" ]; then
 			timed hey-max "$HEY" -z "$D" -c 64 -cpus 1 "$URL"
 			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-max.out")
@@ -163,6 +176,12 @@ for sc in $SCENARIOS; do
 		dr=$(llstat ll-paced 'd.get("dropped", 0)')
 		p99=$(llstat ll-paced '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
 		row "paced 5000/s" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced)" "$n")" "$(rss ll-paced)" "dropped $dr, p99 (due) $p99"
+		if [ -x "$VEGETA" ]; then
+			timed veg-paced "$VEGETA" attack -targets="$WORK/t.txt" -rate=5000 -duration="$D" -max-body=0 -output="$WORK/veg-paced.bin"
+			n=$(vegstat veg-paced '["status_codes"]["200"]')
+			p99=$(vegstat veg-paced '["latencies"]["99th"]' | awk '{printf "%.2fms", $1 / 1e6}')
+			row "paced 5000/s" "vegeta" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu veg-paced)" "$n")" "$(rss veg-paced)" "p99 (send) $p99"
+		fi
 		if [ -x "$HEY" ]; then
 			timed hey-paced "$HEY" -z "$D" -c 50 -q 100 -cpus 1 "$URL"
 			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-paced.out")
@@ -182,6 +201,21 @@ for sc in $SCENARIOS; do
 		p99=$(llstat ll-slow '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
 		p50=$(llstat ll-slow '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
 		row "2000/s, 100 ms target" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow)" "$n")" "$(rss ll-slow)" "p50 $p50, p99 $p99 (from due time)"
+		if [ -x "$VEGETA" ]; then
+			timed veg-slow "$VEGETA" attack -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -max-body=0 -output="$WORK/veg-slow.bin"
+			n=$(vegstat veg-slow '["status_codes"]["200"]')
+			p99=$(vegstat veg-slow '["latencies"]["99th"]' | awk '{printf "%.2fms", $1 / 1e6}')
+			p50=$(vegstat veg-slow '["latencies"]["50th"]' | awk '{printf "%.2fms", $1 / 1e6}')
+			row "2000/s, 100 ms target" "vegeta" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu veg-slow)" "$n")" "$(rss veg-slow)" "p50 $p50, p99 $p99 (from send time)"
+		fi
+		;;
+	rss)
+		for mult in 1 2; do
+			d=$(echo "$DSEC * $mult" | bc | cut -d. -f1)s
+			timed "ll-rss$mult" "$LL" attack -targets="$WORK/t.txt" -rate=2000 -duration="$d" -output="$WORK/ll-rss$mult.bin"
+			n=$(llstat "ll-rss$mult" 'd["status_codes"].get("200", 0)')
+			row "RSS, 2000/s for $d" "loadlab" "$n" "" "$(per100k "$(cpu "ll-rss$mult")" "$n")" "$(rss "ll-rss$mult")" "results $(($(stat -c %s "$WORK/ll-rss$mult.bin") * 100 / n)) B/100 req"
+		done
 		;;
 	esac
 done
