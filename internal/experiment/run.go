@@ -63,6 +63,13 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	// Components run in the plan's folder, so every path handed to them
+	// (generated configs, recipes) must not depend on our working directory.
+	abs, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	opts.Out = abs
 	if err := prepareOut(opts.Out); err != nil {
 		return nil, err
 	}
