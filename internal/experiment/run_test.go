@@ -296,3 +296,21 @@ thresholds: ["success > 90%%", "home: requests >= 10"]
 		t.Errorf("report.md comparison rows wrong")
 	}
 }
+
+// TestRelativeOutputFolder: components run in the plan's folder, so a
+// relative -out must be resolved before any path is handed to them (make
+// demo, which writes ./loadlab-demo-*, failed when it was not).
+func TestRelativeOutputFolder(t *testing.T) {
+	p := testPlan(t, "ok", "1s", "")
+	t.Chdir(t.TempDir())
+	res, err := Run(context.Background(), Options{Plan: p, Out: "out", Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(res.Report) {
+		t.Fatalf("report path %q is relative", res.Report)
+	}
+	if _, err := os.Stat(filepath.Join("out", "report.md")); err != nil {
+		t.Fatal(err)
+	}
+}
