@@ -1,0 +1,118 @@
+package attack
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"sync"
+	"time"
+)
+
+// leanClient is a minimal HTTP/1.1 keep-alive client for plain http://
+// targets. A worker takes an idle connection from a per-host LIFO pool (or
+// dials one), writes the request in one system call, parses the response in
+// place and puts the connection back: no goroutine, channel or allocation
+// per request. net/http serves everything else.
+type leanClient struct {
+	opts    *Options
+	dialer  net.Dialer
+	maxIdle int // idle connections kept per host
+	mu      sync.Mutex
+	idle    map[string][]*leanConn // by host:port, most recently used last
+	live    map[*leanConn]struct{} // every open connection, to abort them on hard stop
+}
+
+func newLeanClient(o *Options) *leanClient {
+	maxIdle := o.Connections
+	if maxIdle <= 0 {
+		maxIdle = 10000
+	}
+	return &leanClient{
+		opts:    o,
+		dialer:  net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}, // no LocalAddr: no bind() before connect()
+		maxIdle: maxIdle,
+		idle:    map[string][]*leanConn{},
+		live:    map[*leanConn]struct{}{},
+	}
+}
+
+// get returns an idle connection to addr, or dials a new one.
+func (l *leanClient) get(ctx context.Context, addr string) (*leanConn, error) {
+	l.mu.Lock()
+	if cs := l.idle[addr]; len(cs) > 0 {
+		c := cs[len(cs)-1]
+		cs[len(cs)-1] = nil
+		l.idle[addr] = cs[:len(cs)-1]
+		l.mu.Unlock()
+		return c, nil
+	}
+	l.mu.Unlock()
+	nc, err := l.dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &leanConn{c: nc, br: bufio.NewReaderSize(nc, 8<<10)}
+	l.mu.Lock()
+	l.live[c] = struct{}{}
+	l.mu.Unlock()
+	return c, nil
+}
+
+// put returns a healthy connection to the idle pool.
+func (l *leanClient) put(addr string, c *leanConn) {
+	l.mu.Lock()
+	if cs := l.idle[addr]; len(cs) < l.maxIdle {
+		l.idle[addr] = append(cs, c)
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+	l.discard(c)
+}
+
+// discard closes a connection.
+func (l *leanClient) discard(c *leanConn) {
+	_ = c.c.Close()
+	l.mu.Lock()
+	delete(l.live, c)
+	l.mu.Unlock()
+}
+
+// closeIdle closes every idle connection (at the end of an attack).
+func (l *leanClient) closeIdle() {
+	l.mu.Lock()
+	idle := l.idle
+	l.idle = map[string][]*leanConn{}
+	l.mu.Unlock()
+	for _, cs := range idle {
+		for _, c := range cs {
+			l.discard(c)
+		}
+	}
+}
+
+// leanUsable reports whether the lean client may serve the attack's plain
+// http:// requests with these options.
+func (o *Options) leanUsable() bool {
+	return o.Client != "std" && !o.H2C && o.MaxConnections == 0
+}
+
+// abortAll makes every in-flight read or write fail now.
+func (l *leanClient) abortAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.live {
+		_ = c.c.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// deadlineSlack is how much later than Timeout a lean request may time
+// out: min(Timeout/8, 1s).
+func deadlineSlack(timeout time.Duration) time.Duration { return min(timeout/8, time.Second) }
+
+type leanConn struct {
+	c        net.Conn
+	br       *bufio.Reader
+	deadline time.Time // current read/write deadline
+	used     bool      // has served a request: a failure before any response byte may be a stale keep-alive
+}
