@@ -122,7 +122,7 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream, flushed every 250 ms so readers following the file see fresh data)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line on stderr (it is only drawn when stderr is a terminal)")
 	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
-	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates (0 = random)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates: request i renders the same in every run with the same seed (0 = random)")
 	fs.StringVar(&f.client, "client", "lean", "HTTP/1.1 client for http:// targets: lean (loadlab's keep-alive client) or std (net/http); https, -h2c and -max-connections always use net/http")
 	if err := parseFlags(fs, args); err != nil {
 		return err

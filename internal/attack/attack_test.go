@@ -3,6 +3,7 @@ package attack
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -486,5 +487,30 @@ func TestTLS(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSeedReproducesURLs(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.URL.RawQuery] = true
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	runs := make([]map[string]bool, 2)
+	for i := range runs {
+		clear(got)
+		o := DefaultOptions()
+		o.Seed = 42
+		o.Schedule = sched(t, "200/s", 50*time.Millisecond)
+		run(t, context.Background(), static(t, "GET", srv.URL+"/?q={{rand.letters 10}}&n={{rand.int 1 1000000}}"), o)
+		mu.Lock()
+		runs[i] = maps.Clone(got)
+		mu.Unlock()
+	}
+	if len(runs[0]) != 10 || !maps.Equal(runs[0], runs[1]) {
+		t.Errorf("two runs with -seed 42 sent different URLs: %v vs %v", runs[0], runs[1])
 	}
 }

@@ -66,8 +66,6 @@ type Attacker struct {
 	sink                      *sink
 	wg                        sync.WaitGroup
 	ticks                     chan tick
-	seedBase                  uint64
-	workerSeq                 atomic.Uint64
 	running                   atomic.Bool
 }
 
@@ -97,7 +95,6 @@ func New(tr targets.Targeter, opts Options) (*Attacker, error) {
 	if opts.leanUsable() {
 		a.lean = newLeanClient(&a.opts)
 	}
-	a.seedBase = opts.Seed
 	return a, nil
 }
 

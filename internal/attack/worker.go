@@ -23,11 +23,7 @@ type worker struct {
 const readBufSize = 32 << 10
 
 func (a *Attacker) newWorker() *worker {
-	seed := a.seedBase
-	if seed != 0 {
-		seed += a.workerSeq.Add(1) * 0x9e3779b97f4a7c15
-	}
-	w := &worker{a: a, rng: targets.NewRand(seed)}
+	w := &worker{a: a, rng: targets.NewRand(0)}
 	if a.lean != nil {
 		w.lean = a.lean.newWorker()
 	}
@@ -42,6 +38,10 @@ func (w *worker) fire(seq uint64, due time.Time, step uint32) {
 	if err != nil {
 		a.targetsEnded(err)
 		return
+	}
+	if seed := a.opts.Seed; seed != 0 {
+		// With a seed, request seq renders the same whichever worker sends it.
+		w.rng.Seed(seed ^ seq*0x9e3779b97f4a7c15)
 	}
 	r := &w.res
 	*r = results.Result{

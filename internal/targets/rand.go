@@ -21,6 +21,15 @@ func NewRand(seed uint64) *Rand {
 	return &Rand{s: seed}
 }
 
+// Seed restarts r from seed (mixed, so nearby seeds give unrelated
+// streams).
+func (r *Rand) Seed(seed uint64) {
+	seed ^= seed >> 33
+	seed *= 0xff51afd7ed558ccd
+	seed ^= seed >> 33
+	r.s = seed
+}
+
 // Uint64 returns 64 random bits.
 func (r *Rand) Uint64() uint64 {
 	r.s += 0xa0761d6478bd642f
