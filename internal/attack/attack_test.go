@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -512,5 +513,47 @@ func TestSeedReproducesURLs(t *testing.T) {
 	}
 	if len(runs[0]) != 10 || !maps.Equal(runs[0], runs[1]) {
 		t.Errorf("two runs with -seed 42 sent different URLs: %v vs %v", runs[0], runs[1])
+	}
+}
+
+func TestConnections(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { time.Sleep(5 * time.Millisecond) }))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	cases := []struct {
+		name      string
+		client    string
+		keepAlive bool
+		maxConns  int
+		min, max  int64
+	}{
+		{"lean keep-alive", "lean", true, 0, 1, 3},
+		{"std keep-alive", "std", true, 0, 1, 3},
+		{"lean no keep-alive", "lean", false, 0, 20, 20},
+		{"std no keep-alive", "std", false, 0, 20, 20},
+		{"max-connections 1", "lean", true, 1, 1, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			conns.Store(0)
+			o := DefaultOptions()
+			o.Client, o.KeepAlive, o.MaxConnections = c.client, c.keepAlive, c.maxConns
+			o.Schedule = sched(t, "100/s", 200*time.Millisecond)
+			rs, _ := run(t, context.Background(), static(t, "GET", srv.URL), o)
+			for _, r := range rs {
+				if r.Code != 200 {
+					t.Fatalf("result %+v", r)
+				}
+			}
+			if n := conns.Load(); len(rs) != 20 || n < c.min || n > c.max {
+				t.Errorf("%d results over %d connections, want %d..%d connections", len(rs), n, c.min, c.max)
+			}
+		})
 	}
 }
