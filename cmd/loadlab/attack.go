@@ -101,7 +101,7 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.StringVar(&f.targets, "targets", "stdin", "targets `file`, in -format; stdin when not given")
 	fs.StringVar(&f.format, "format", "http", "targets `format`: http (vegeta's: \"METHOD URL\", headers, @bodyfile, blank line) or json (one {\"method\",\"url\",\"header\",\"body\"} per line, body base64)")
 	fs.BoolVar(&f.lazy, "lazy", false, "read targets one per request instead of all at start (huge or endless streams; the attack ends when the stream does)")
-	fs.StringVar(&f.rate, "rate", "50/1s", "requests per time `unit`: N (per second), N/s, N/m, N/250ms; a ramp FROM..TO (e.g. 100/s..2000/s) over -duration; 0 = as fast as possible with -max-workers concurrent requests")
+	fs.StringVar(&f.rate, "rate", "50/1s", "request `rate`: N (per second), N/s, N/m, N/250ms; a ramp FROM..TO (e.g. 100/s..2000/s) over -duration; 0 = as fast as possible with -max-workers concurrent requests")
 	fs.DurationVar(&f.duration, "duration", 0, "attack `duration`; 0 = until interrupted (with -steps: cut the steps short)")
 	fs.StringVar(&f.steps, "steps", "", "step sweep: comma-separated `rates` (e.g. 8,16,32 or 100/m,200/m), each held for -step-duration; overrides -rate")
 	fs.DurationVar(&f.stepDuration, "step-duration", 0, "`duration` of each -steps step, e.g. 50s")
