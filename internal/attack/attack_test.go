@@ -405,6 +405,10 @@ func TestOptionErrors(t *testing.T) {
 		t.Errorf("rate 0 without max-workers: %v", err)
 	}
 	o = DefaultOptions()
+	if _, err := New(tr, o); err == nil {
+		t.Error("no schedule accepted")
+	}
+	o.Schedule = sched(t, "1/s", time.Second)
 	o.Redirects = -2
 	if _, err := New(tr, o); err == nil {
 		t.Error("redirects -2 accepted")

@@ -13,7 +13,7 @@ import (
 // none and fail", as in vegeta).
 type Options struct {
 	Name     string             // attack name recorded in every result (-name)
-	Schedule *schedule.Schedule // when requests are due; nil = as fast as possible
+	Schedule *schedule.Schedule // when requests are due (required)
 	Timeout  time.Duration      // per request, 0 = none (-timeout)
 	// MaxWorkers bounds requests in flight (-max-workers). A request due
 	// while all are busy is dropped and recorded (see ErrDropped). Required
@@ -60,7 +60,7 @@ const DefaultMaxWorkers = 10000
 // validate checks o and fills in what New needs.
 func (o *Options) validate() error {
 	if o.Schedule == nil {
-		o.Schedule = &schedule.Schedule{Kind: schedule.Max}
+		return badinput.Field("-rate", "no schedule: give a rate, ramp or steps")
 	}
 	if o.MaxWorkers <= 0 {
 		if o.Schedule.Unpaced() {
