@@ -117,16 +117,32 @@ http {
 }
 N
 nginx -c "$WORK/nginx.conf" -p "$WORK/nginx" &
-PIDS+=($!)
+NGINX_PID=$!
+PIDS+=("$NGINX_PID")
 for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
 curl -fs -o /dev/null "$PROXY_URL/" || { echo "proxy not answering" >&2; exit 1; }
 
 echo "## Overhead at $RATE req/s, keep-alive, ${OVH_DUR}s per run, $ROUNDS rounds alternated (0 ms origin: loadlab origin, 600 B body)"
+# nginx_ticks: CPU ticks of the nginx master and workers.
+nginx_ticks() {
+  local t=0 p
+  for p in "$NGINX_PID" $(pgrep -P "$NGINX_PID"); do t=$((t + $(cpu_ticks "$p"))); done
+  echo "$t"
+}
+LL_TICKS=0; NG_TICKS=0
 for r in $(seq "$ROUNDS"); do
   attack "$ORIGIN_URL/x" "$RATE" "$OVH_DUR" "direct-$r"
+  c0=$(cpu_ticks "$PROXY_PID")
   attack "$PROXY_URL/x" "$RATE" "$OVH_DUR" "loadlab-$r"
+  LL_TICKS=$((LL_TICKS + $(cpu_ticks "$PROXY_PID") - c0))
+  c0=$(nginx_ticks)
   attack "http://127.0.0.1:$NGINX_PORT/x" "$RATE" "$OVH_DUR" "nginx-$r"
+  NG_TICKS=$((NG_TICKS + $(nginx_ticks) - c0))
 done
+TCK=$(getconf CLK_TCK)
+REQS=$((RATE * OVH_DUR * ROUNDS))
+echo "CPU per request: loadlab proxy $((LL_TICKS * 1000000 / TCK / REQS)) µs, nginx $((NG_TICKS * 1000000 / TCK / REQS)) µs ($REQS requests each)"
+echo
 python3 - "$WORK" "$ROUNDS" <<'P'
 import json, sys, statistics as st
 work, rounds = sys.argv[1], int(sys.argv[2])

@@ -39,3 +39,36 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParallel sends requests through the proxy from several
+// goroutines, for CPU profiles of the proxy path (-cpuprofile).
+func BenchmarkParallel(b *testing.B) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello")
+	}))
+	defer up.Close()
+	cfg, err := ParseConfig([]byte("pools:\n  default: {size: 64}\nroutes:\n  - {path: /*, upstream: "+up.URL+"}\n"), "b.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := New(cfg, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	b.SetParallelism(8)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			resp, err := c.Get(srv.URL + "/x")
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+}

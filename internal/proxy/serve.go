@@ -250,7 +250,7 @@ func removeHopByHop(h http.Header) {
 		}
 	}
 	for _, k := range hopByHop {
-		h.Del(k)
+		delete(h, k) // canonical keys: skip Del's canonicalisation
 	}
 }
 
