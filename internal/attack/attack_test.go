@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -559,5 +560,22 @@ func TestConnections(t *testing.T) {
 				t.Errorf("%d results over %d connections, want %d..%d connections", len(rs), n, c.min, c.max)
 			}
 		})
+	}
+}
+
+func TestRamp(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	o := DefaultOptions()
+	o.Schedule = sched(t, "50/s..350/s", 500*time.Millisecond) // mean 200/s: 100 requests
+	rs, _ := run(t, context.Background(), static(t, "GET", srv.URL), o)
+	if len(rs) < 99 || len(rs) > 101 {
+		t.Fatalf("%d results, want ~100", len(rs))
+	}
+	slices.SortFunc(rs, func(a, b results.Result) int { return int(a.Seq) - int(b.Seq) })
+	first := rs[1].Due.Sub(rs[0].Due)
+	last := rs[len(rs)-1].Due.Sub(rs[len(rs)-2].Due)
+	if first < 10*time.Millisecond || last > 4*time.Millisecond {
+		t.Errorf("gaps %v at the start and %v at the end: the rate did not ramp from 50/s to 350/s", first, last)
 	}
 }
