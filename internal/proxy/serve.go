@@ -80,12 +80,14 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	wk, _, err := rte.pool.p.Checkout(r.Context())
 	switch {
 	case errors.Is(err, pool.ErrClosed):
+		rte.forget()
 		return false
 	case errors.Is(err, pool.ErrTimeout):
 		rte.record(true)
 		p.fail(w, rt, rte, key, rte.pool.cfg.TimeoutStatus, OriginPoolTimeout)
 		return true
 	case err != nil: // the client went away while waiting
+		rte.forget()
 		rte.stats.count(499, OriginClientGone)
 		return true
 	}
@@ -97,6 +99,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		rte.pool.p.Checkin(wk)
 		rte.stats.upstream.Observe(time.Since(start))
 		if r.Context().Err() != nil {
+			rte.forget()
 			rte.stats.count(499, OriginClientGone)
 			return true
 		}
@@ -160,6 +163,13 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 func (rte *route) record(failed bool) {
 	if rte.breaker != nil {
 		rte.breaker.Record(failed)
+	}
+}
+
+// forget releases the breaker admission of a request without outcome.
+func (rte *route) forget() {
+	if rte.breaker != nil {
+		rte.breaker.Forget()
 	}
 }
 

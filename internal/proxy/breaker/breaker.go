@@ -178,7 +178,18 @@ func (b *Breaker) Record(failed bool) {
 	}
 }
 
-// open rejects everything from now on; p.mu held.
+// Forget releases an allowed request that ended without an outcome (the
+// client left, or it was retried elsewhere), so that a half-open probe slot
+// is not held forever.
+func (b *Breaker) Forget() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state == Probing && b.probesOut > b.probesOK {
+		b.probesOut--
+	}
+}
+
+// open rejects everything from now on; b.mu held.
 func (b *Breaker) open() {
 	b.set(Open)
 	b.throughput = 0

@@ -133,3 +133,21 @@ func TestLongIdleIsCheap(t *testing.T) {
 		t.Fatal("rolling a day of idle windows was slow")
 	}
 }
+
+func TestForgetFreesProbe(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	b := New(Config{Window: time.Second, Threshold: 0, Mode: HalfOpen, OpenFor: time.Second, Probes: 1, Now: c.now})
+	trip(t, b, 0)
+	c.add(time.Second)
+	if !b.Allow() || b.Allow() {
+		t.Fatal("want one probe")
+	}
+	b.Forget() // the probe's client left
+	if !b.Allow() {
+		t.Fatal("probe slot not released")
+	}
+	b.Record(false)
+	if s := b.Snapshot().State; s != "closed" {
+		t.Fatalf("state %s, want closed", s)
+	}
+}
