@@ -236,8 +236,10 @@ func fieldName(path []any) string {
 	return b.String()
 }
 
-// lineOf finds the line of the deepest node along path (keys and indexes).
-func lineOf(root *yaml.Node, path []any) int {
+// walk follows path (mapping keys and sequence indexes) from the document
+// root. It returns the node at the end of path (nil if path is not all
+// there) and the line of the deepest key or item found.
+func walk(root *yaml.Node, path []any) (*yaml.Node, int) {
 	n := root
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
@@ -262,41 +264,23 @@ func lineOf(root *yaml.Node, path []any) int {
 			}
 		}
 		if next == nil {
-			return line
+			return nil, line
 		}
 		n = next
 	}
+	return n, line
+}
+
+// lineOf is the line of the deepest node along path.
+func lineOf(root *yaml.Node, path []any) int {
+	_, line := walk(root, path)
 	return line
 }
 
 // has reports whether path exists in the document.
 func has(root *yaml.Node, path ...any) bool {
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	for _, p := range path {
-		var next *yaml.Node
-		switch p := p.(type) {
-		case string:
-			if n.Kind == yaml.MappingNode {
-				for i := 0; i+1 < len(n.Content); i += 2 {
-					if n.Content[i].Value == p {
-						next = n.Content[i+1]
-					}
-				}
-			}
-		case int:
-			if n.Kind == yaml.SequenceNode && p < len(n.Content) {
-				next = n.Content[p]
-			}
-		}
-		if next == nil {
-			return false
-		}
-		n = next
-	}
-	return true
+	n, _ := walk(root, path)
+	return n != nil
 }
 
 func (c *Config) validate(root *yaml.Node) error {
