@@ -130,8 +130,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	h := w.Header()
 	copyHeader(h, resp.Header)
 	h.Set(HeaderOrigin, OriginUpstream)
-	maxAge, store := cache.MaxAge(r.Method, resp.StatusCode, resp.Header)
-	store = store && key != "" && resp.ContentLength <= int64(rt.cfg.Cache.MaxBodyBytes)
+	var maxAge time.Duration
+	store := false
+	if key != "" { // only routes that cache or fall back parse Cache-Control
+		maxAge, store = cache.MaxAge(r.Method, resp.StatusCode, resp.Header)
+		store = store && resp.ContentLength <= int64(rt.cfg.Cache.MaxBodyBytes)
+	}
 	w.WriteHeader(resp.StatusCode)
 	var body bytes.Buffer
 	var dst io.Writer = w
