@@ -43,8 +43,9 @@ func (w *Worker) Connected() bool { return w.conn != nil }
 
 // RoundTrip sends req over the worker's connection, connecting first if it
 // has none (or one to another host), and reads the response head. The
-// request's context bounds the whole exchange, body included: its deadline
-// becomes the connection's. A request without a body that fails on a
+// request's context bounds the whole exchange, body included: when it ends
+// (request timeout, client gone) the connection's reads and writes are
+// broken off and it is closed. A request without a body that fails on a
 // reused connection before any response byte (the upstream closed it while
 // idle) is retried once on a fresh connection.
 func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -74,11 +75,9 @@ func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
 // failure came before any response byte.
 func (w *Worker) exchange(ctx context.Context, req *http.Request) (*http.Response, bool, error) {
 	conn := w.conn
-	if dl, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(dl)
-	} else {
-		_ = conn.SetDeadline(time.Time{})
-	}
+	// The context's end (request timeout, or the client leaving) breaks
+	// any read or write in progress. No deadline is set otherwise: setting
+	// and clearing one per request costs timer work on the hot path.
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(aLongTimeAgo) })
 	if err := req.Write(w.bw); err != nil {
 		stop()
@@ -163,7 +162,6 @@ func (b *body) Close() error {
 		b.w.closeConn()
 		return nil
 	}
-	_ = b.w.conn.SetDeadline(time.Time{})
 	b.w.lastUsed = time.Now()
 	return nil
 }
