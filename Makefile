@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/loadlab
 
-.PHONY: build demo test test-go test-browser lint fuzz uplot clean
+.PHONY: build demo test test-go test-browser lint fuzz uplot bench bench-attack bench-origin bench-proxy bench-report bench-plot clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loadlab
@@ -37,6 +37,21 @@ fuzz:
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# Benchmarks against the peer tools (install nginx, wrk, ... themselves when
+# missing); each records its table in bench/README.md. Minutes each: run on a
+# quiet machine.
+bench: bench-attack bench-origin bench-proxy bench-report bench-plot
+bench-attack:
+	bench/attack/run.sh
+bench-origin:
+	bench/origin/run.sh
+bench-proxy:
+	bench/proxy/run.sh
+bench-report:
+	$(GO) run ./bench/report
+bench-plot:
+	$(GO) run ./bench/plot
 
 # Refresh the vendored uPlot files from npm (web/package.json pins the version).
 uplot:
