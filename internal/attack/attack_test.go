@@ -318,7 +318,9 @@ func TestTemplatedTargets(t *testing.T) {
 	defer srv.Close()
 	for _, client := range clients {
 		t.Run(client, func(t *testing.T) {
+			mu.Lock()
 			clear(seen)
+			mu.Unlock()
 			src := srv.URL + "/search?q={{rand.letters 50}}"
 			o := DefaultOptions()
 			o.Client = client
@@ -329,8 +331,11 @@ func TestTemplatedTargets(t *testing.T) {
 					t.Fatalf("result %+v", r)
 				}
 			}
-			if len(seen) != 50 || len(rs) != 50 {
-				t.Errorf("%d distinct queries for %d results", len(seen), len(rs))
+			mu.Lock() // the server's handler may still be returning
+			distinct := len(seen)
+			mu.Unlock()
+			if distinct != 50 || len(rs) != 50 {
+				t.Errorf("%d distinct queries for %d results", distinct, len(rs))
 			}
 		})
 	}
@@ -507,7 +512,9 @@ func TestSeedReproducesURLs(t *testing.T) {
 	defer srv.Close()
 	runs := make([]map[string]bool, 2)
 	for i := range runs {
+		mu.Lock()
 		clear(got)
+		mu.Unlock()
 		o := DefaultOptions()
 		o.Seed = 42
 		o.Schedule = sched(t, "200/s", 50*time.Millisecond)

@@ -51,7 +51,12 @@ func (l *leanClient) get(ctx context.Context, addr string) (*leanConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &leanConn{c: nc, br: bufio.NewReaderSize(nc, 8<<10)}
+	c := &leanConn{c: nc, raw: newRawIO(nc)}
+	if c.raw != nil {
+		c.br = bufio.NewReaderSize(c.raw, 8<<10)
+	} else {
+		c.br = bufio.NewReaderSize(nc, 8<<10)
+	}
 	l.mu.Lock()
 	l.live[c] = struct{}{}
 	l.mu.Unlock()
@@ -112,7 +117,19 @@ func deadlineSlack(timeout time.Duration) time.Duration { return min(timeout/8, 
 
 type leanConn struct {
 	c        net.Conn
+	raw      *rawIO // raw system calls (Linux), nil: use c
 	br       *bufio.Reader
 	deadline time.Time // current read/write deadline
 	used     bool      // has served a request: a failure before any response byte may be a stale keep-alive
+}
+
+// write writes the whole request.
+func (c *leanConn) write(b []byte) error {
+	var err error
+	if c.raw != nil {
+		_, err = c.raw.Write(b)
+	} else {
+		_, err = c.c.Write(b)
+	}
+	return err
 }

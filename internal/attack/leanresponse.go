@@ -20,7 +20,7 @@ import (
 func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []byte, r *results.Result) ([]byte, error) {
 	reused := c.used
 	c.used = true
-	if _, err := c.c.Write(req); err != nil {
+	if err := c.write(req); err != nil {
 		if reused {
 			return nil, errStale
 		}
