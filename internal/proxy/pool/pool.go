@@ -4,6 +4,14 @@
 // when they are checked in with nobody waiting, and a FIFO queue of callers
 // waiting at most CheckoutTimeout for a worker.
 //
+// Two managers are offered. ManagerSerial is poolboy's: one goroutine takes
+// checkout, checkin and cancel messages from an unbounded mailbox in order,
+// and starts and dismisses overflow workers itself (a real upstream dial
+// plus StartCost, a close plus StopCost), so that when overflow churn
+// outruns it the mailbox grows and checkouts time out while workers sit
+// idle. ManagerConcurrent is a mutex-guarded pool whose overflow workers
+// cost nothing to start or stop.
+//
 // Nothing here computes a latency: the queueing delays a proxy shows when
 // its pool runs dry come from callers really waiting for workers.
 package pool
@@ -14,6 +22,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,7 +39,23 @@ type Config struct {
 	Size            int           // persistent workers (keep-alive connections)
 	Overflow        int           // extra workers opened on demand, dismissed after use
 	CheckoutTimeout time.Duration // longest wait for a worker
+	// Manager is ManagerSerial or ManagerConcurrent ("" is concurrent).
+	Manager string
+	// StartCost is paid by the serial manager for every overflow worker it
+	// starts, after dialling the upstream (process spawn, supervisor work).
+	StartCost time.Duration
+	// StopCost is paid by the serial manager for every worker it dismisses.
+	StopCost time.Duration
+	// Upstream (scheme://host[:port]) is what the serial manager dials when
+	// it starts a worker; "" leaves the dial to the worker's first request.
+	Upstream string
 }
+
+// Pool managers.
+const (
+	ManagerSerial     = "serial"     // one goroutine, a mailbox: poolboy
+	ManagerConcurrent = "concurrent" // a mutex, free overflow workers
+)
 
 // Options are the pool's collaborators.
 type Options struct {
@@ -57,11 +82,20 @@ type Pool struct {
 	overflow int       // overflow workers alive (always checked out)
 	waiters  list.List // of *waiter, FIFO
 	closed   bool
+
+	// serial manager only
+	mb       *mailbox
+	upstream *upstream
+	exited   chan struct{} // closed when the manager goroutine returns
 }
 
 type waiter struct {
 	ch     chan *Worker // buffered 1; receives the handed-over worker
 	queued bool         // still in the queue (guarded by Pool.mu)
+
+	state atomic.Int32  // serial: waiting, delivered or abandoned
+	elem  *list.Element // serial: place in the queue (under Pool.mu)
+	given *Worker       // serial: handed over after the caller gave up
 }
 
 // New builds a pool with Size idle persistent workers. Workers connect
@@ -79,6 +113,12 @@ func New(cfg Config, opts Options) *Pool {
 	for i := 0; i < cfg.Size; i++ {
 		p.idle = append(p.idle, p.newWorker(false))
 	}
+	if cfg.Manager == ManagerSerial {
+		p.mb = newMailbox()
+		p.upstream = parseUpstream(cfg.Upstream)
+		p.exited = make(chan struct{})
+		go p.manage()
+	}
 	return p
 }
 
@@ -91,6 +131,9 @@ func (p *Pool) Config() Config { return p.cfg }
 // time spent waiting in every case. The worker must be given back with
 // Checkin once its response has been read and closed.
 func (p *Pool) Checkout(ctx context.Context) (*Worker, time.Duration, error) {
+	if p.mb != nil {
+		return p.checkoutSerial(ctx)
+	}
 	start := time.Now()
 	w, wt, err := p.tryCheckout()
 	if err != nil {
@@ -188,6 +231,12 @@ func (p *Pool) removeWaiter(wt *waiter) {
 // goes back to the idle list. On a closed pool, workers nobody waits for are
 // closed.
 func (p *Pool) Checkin(w *Worker) {
+	if p.mb != nil {
+		if !p.mb.push(message{kind: msgCheckin, w: w}) {
+			w.close() // the manager is gone: nobody will use it again
+		}
+		return
+	}
 	p.mu.Lock()
 	if e := p.waiters.Front(); e != nil {
 		wt := p.waiters.Remove(e).(*waiter)
@@ -215,8 +264,13 @@ func (p *Pool) Checkin(w *Worker) {
 
 // Close stops new checkouts and closes idle workers. Callers already waiting
 // are still served by workers as they are checked in, so a pool replaced on
-// reload drops no request; busy workers close when checked in.
+// reload drops no request; busy workers close when checked in. A serial
+// manager stops once its pool is closed and every worker is back.
 func (p *Pool) Close() {
+	if p.mb != nil {
+		p.mb.push(message{kind: msgClose})
+		return
+	}
 	p.mu.Lock()
 	p.closed = true
 	idle := p.idle
@@ -232,6 +286,7 @@ func (p *Pool) Snapshot() Snapshot {
 	p.mu.Lock()
 	s := Snapshot{
 		Name:          p.cfg.Name,
+		Manager:       p.manager(),
 		Size:          p.cfg.Size,
 		Overflow:      p.cfg.Overflow,
 		InUse:         p.busy,
@@ -240,12 +295,26 @@ func (p *Pool) Snapshot() Snapshot {
 		Waiting:       p.waiters.Len(),
 	}
 	p.mu.Unlock()
+	if p.mb != nil {
+		s.Mailbox, s.MailboxPeak = p.mb.lengths()
+	}
 	s.Checkouts = p.stats.checkouts.Load()
 	s.Timeouts = p.stats.timeouts.Load()
 	s.OverflowOpened = p.stats.overflowOpened.Load()
 	s.OverflowClosed = p.stats.overflowClosed.Load()
 	return s
 }
+
+func (p *Pool) manager() string {
+	if p.mb != nil {
+		return ManagerSerial
+	}
+	return ManagerConcurrent
+}
+
+// Done is closed once a closed pool's serial manager has stopped (every
+// worker back); for a concurrent pool it is nil.
+func (p *Pool) Done() <-chan struct{} { return p.exited }
 
 func (p *Pool) newWorker(overflow bool) *Worker {
 	return &Worker{overflow: overflow, dial: p.dial}

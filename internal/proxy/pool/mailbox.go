@@ -1,0 +1,98 @@
+package pool
+
+import "sync"
+
+// msgKind is what a message to the serial manager asks for.
+type msgKind uint8
+
+const (
+	msgCheckout msgKind = iota // a caller wants a worker (poolboy's checkout call)
+	msgCheckin                 // a worker comes back (poolboy's checkin cast)
+	msgCancel                  // a caller gave up waiting (poolboy's cancel_waiting cast)
+	msgClose                   // stop taking checkouts, close idle workers
+)
+
+type message struct {
+	kind msgKind
+	wt   *waiter
+	w    *Worker
+}
+
+// mailbox is the serial manager's unbounded FIFO queue, as an Erlang
+// process's mailbox: senders never block, the manager takes one message at
+// a time, and its length is what seed report 000 graphs as "Mailbox".
+type mailbox struct {
+	mu      sync.Mutex
+	q       []message
+	head    int
+	peak    int
+	closing bool // Close was called: no new checkouts
+	exited  bool // the manager has stopped: nothing is read any more
+	signal  chan struct{}
+}
+
+func newMailbox() *mailbox { return &mailbox{signal: make(chan struct{}, 1)} }
+
+// push queues m; it reports false if the manager has exited (or, for a
+// checkout, if the pool is closing).
+func (mb *mailbox) push(m message) bool {
+	mb.mu.Lock()
+	if mb.exited || (m.kind == msgCheckout && mb.closing) {
+		mb.mu.Unlock()
+		return false
+	}
+	if m.kind == msgClose {
+		mb.closing = true
+	}
+	mb.q = append(mb.q, m)
+	if n := len(mb.q) - mb.head; n > mb.peak {
+		mb.peak = n
+	}
+	mb.mu.Unlock()
+	select {
+	case mb.signal <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// pop takes the oldest message, waiting for one.
+func (mb *mailbox) pop() message {
+	for {
+		mb.mu.Lock()
+		if mb.head < len(mb.q) {
+			m := mb.q[mb.head]
+			mb.q[mb.head] = message{}
+			mb.head++
+			if mb.head == len(mb.q) {
+				mb.q, mb.head = mb.q[:0], 0
+			} else if mb.head > 1024 && mb.head*2 > len(mb.q) {
+				n := copy(mb.q, mb.q[mb.head:])
+				mb.q, mb.head = mb.q[:n], 0
+			}
+			mb.mu.Unlock()
+			return m
+		}
+		mb.mu.Unlock()
+		<-mb.signal
+	}
+}
+
+// exitIfIdle marks the manager gone if no message is queued, so later
+// pushes are refused rather than lost.
+func (mb *mailbox) exitIfIdle() bool {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	if mb.head < len(mb.q) {
+		return false
+	}
+	mb.exited = true
+	return true
+}
+
+// lengths returns the messages queued now and the most ever queued.
+func (mb *mailbox) lengths() (now, peak int) {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	return len(mb.q) - mb.head, mb.peak
+}
