@@ -210,6 +210,9 @@ routes:
 		`loadlab_proxy_pool_workers_idle{pool="web"} 2`,
 		`loadlab_proxy_pool_overflow_workers_in_use{pool="web"} 0`,
 		`loadlab_proxy_pool_waiting{pool="web"} 0`,
+		`loadlab_proxy_pool_mailbox{pool="web"} `,
+		`loadlab_proxy_pool_mailbox_peak{pool="web"} `,
+		`loadlab_proxy_pool_overflow_opened_total{pool="web"} 0`,
 		`loadlab_proxy_pool_checkouts_total{pool="web"} 3`,
 		`loadlab_proxy_pool_checkout_wait_seconds_bucket{pool="web",le="1.002"} 3`,
 		`loadlab_proxy_upstream_duration_seconds_count{route="all"} 3`,
@@ -232,7 +235,7 @@ routes:
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if len(st.Pools) != 1 || st.Pools[0].Checkouts != 3 || st.Routes[0].Responses[0].Count != 3 ||
+	if len(st.Pools) != 1 || st.Pools[0].Checkouts != 3 || st.Pools[0].Manager != "serial" || st.Pools[0].MailboxPeak < 1 || st.Routes[0].Responses[0].Count != 3 ||
 		st.Routes[0].UpstreamLatency.Count != 3 || st.Routes[0].Breaker.State != "closed" {
 		t.Errorf("/status %+v", st)
 	}

@@ -67,10 +67,11 @@ type generation struct {
 }
 
 type poolEntry struct {
-	name string
-	cfg  PoolConfig
-	p    *pool.Pool
-	wait *hist.Histogram
+	name     string
+	cfg      PoolConfig
+	upstream string // what its serial manager dials when starting a worker
+	p        *pool.Pool
+	wait     *hist.Histogram
 }
 
 // New builds a proxy for cfg (already validated by LoadConfig/ParseConfig).
@@ -117,12 +118,18 @@ func (p *Proxy) Reload(cfg *Config) error {
 		p.cacheCfg = cfg.Cache
 	}
 	rt := &generation{cfg: cfg, pools: map[string]*poolEntry{}, cache: p.cache}
+	upstreams := map[string]string{} // pool name -> first route's upstream
+	for _, rc := range cfg.Routes {
+		if name, _ := cfg.PoolFor(rc); upstreams[name] == "" {
+			upstreams[name] = rc.Upstream
+		}
+	}
 	usePool := func(name string, pc *PoolConfig) *poolEntry {
 		if e := rt.pools[name]; e != nil {
 			return e
 		}
 		if old != nil {
-			if e := old.pools[name]; e != nil && e.cfg == *pc {
+			if e := old.pools[name]; e != nil && e.cfg == *pc && e.upstream == upstreams[name] {
 				rt.pools[name] = e
 				return e
 			}
@@ -132,8 +139,9 @@ func (p *Proxy) Reload(cfg *Config) error {
 			p.waitHists[name] = hist.New()
 		}
 		wait := p.waitHists[name]
-		e := &poolEntry{name: name, cfg: *pc, wait: wait}
-		e.p = pool.New(pool.Config{Name: name, Size: pc.Size, Overflow: pc.Overflow, CheckoutTimeout: pc.CheckoutTimeout.D()},
+		e := &poolEntry{name: name, cfg: *pc, wait: wait, upstream: upstreams[name]}
+		e.p = pool.New(pool.Config{Name: name, Size: pc.Size, Overflow: pc.Overflow, CheckoutTimeout: pc.CheckoutTimeout.D(),
+			Manager: pc.Manager, StartCost: pc.WorkerStartCost.D(), StopCost: pc.WorkerStopCost.D(), Upstream: upstreams[name]},
 			pool.Options{Dial: p.conns.DialContext, Stats: p.poolStats[name], Observe: wait.Observe})
 		rt.pools[name] = e
 		return e

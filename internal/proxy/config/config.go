@@ -40,7 +40,26 @@ type PoolConfig struct {
 	Overflow        int      `yaml:"overflow"`         // extra workers opened on demand, closed after use
 	CheckoutTimeout Duration `yaml:"checkout_timeout"` // wait for a free worker (default 6s)
 	TimeoutStatus   int      `yaml:"timeout_status"`   // status when the wait times out (default 500)
+	// Manager is "serial" (default: poolboy's single gen_server, which
+	// starts and dismisses overflow workers itself, one message at a time)
+	// or "concurrent" (a mutex; overflow workers cost nothing to start).
+	Manager string `yaml:"manager"`
+	// WorkerStartCost is paid inside the serial manager for every overflow
+	// worker it starts, on top of the real upstream dial (default 0).
+	WorkerStartCost Duration `yaml:"worker_start_cost"`
+	// WorkerStopCost is paid inside the serial manager for every worker it
+	// dismisses (default a quarter of worker_start_cost).
+	WorkerStopCost Duration `yaml:"worker_stop_cost"`
 }
+
+// Pool managers (see PoolConfig.Manager).
+const (
+	ManagerSerial     = "serial"
+	ManagerConcurrent = "concurrent"
+)
+
+// maxWorkerCost bounds worker_start_cost and worker_stop_cost.
+const maxWorkerCost = 10 * time.Second
 
 // RouteConfig maps a path pattern to an upstream.
 type RouteConfig struct {
@@ -109,7 +128,7 @@ func (p *PoolRef) UnmarshalYAML(n *yaml.Node) error {
 		p.Name = n.Value
 		return nil
 	case yaml.MappingNode:
-		if err := checkKeys(n, "size", "overflow", "checkout_timeout", "timeout_status"); err != nil {
+		if err := checkKeys(n, "size", "overflow", "checkout_timeout", "timeout_status", "manager", "worker_start_cost", "worker_stop_cost"); err != nil {
 			return err
 		}
 		pc := &PoolConfig{}
@@ -352,6 +371,22 @@ func (v *validator) pool(pc *PoolConfig, hasSize bool, path ...any) error {
 		return v.errAt("size + overflow above 100,000", at("size")...)
 	case pc.TimeoutStatus != 0 && (pc.TimeoutStatus < 100 || pc.TimeoutStatus > 599):
 		return v.errAt("not an HTTP status (100-599)", at("timeout_status")...)
+	case pc.Manager != "" && pc.Manager != ManagerSerial && pc.Manager != ManagerConcurrent:
+		return v.errAt(fmt.Sprintf("%q: want serial (poolboy's single manager, the default) or concurrent", pc.Manager), at("manager")...)
+	case pc.WorkerStartCost.D() > maxWorkerCost:
+		return v.errAt("above 10s", at("worker_start_cost")...)
+	case pc.WorkerStopCost.D() > maxWorkerCost:
+		return v.errAt("above 10s", at("worker_stop_cost")...)
+	case pc.Manager == ManagerConcurrent && pc.WorkerStartCost > 0:
+		return v.errAt("only the serial manager pays a start cost (set manager: serial or remove it)", at("worker_start_cost")...)
+	case pc.Manager == ManagerConcurrent && pc.WorkerStopCost > 0:
+		return v.errAt("only the serial manager pays a stop cost (set manager: serial or remove it)", at("worker_stop_cost")...)
+	}
+	if pc.Manager == "" {
+		pc.Manager = ManagerSerial
+	}
+	if !has(v.root, at("worker_stop_cost")...) {
+		pc.WorkerStopCost = pc.WorkerStartCost / 4
 	}
 	if pc.CheckoutTimeout == 0 {
 		pc.CheckoutTimeout = Duration(DefaultCheckoutTimeout)

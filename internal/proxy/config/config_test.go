@@ -29,7 +29,7 @@ routes:
     fallback: true
   - path: /own*
     upstream: http://127.0.0.1:9002
-    pool: {size: 2, overflow: 1, checkout_timeout: 100ms, timeout_status: 503}
+    pool: {size: 2, overflow: 1, checkout_timeout: 100ms, timeout_status: 503, worker_start_cost: 20ms}
 `
 
 func TestParseDefaults(t *testing.T) {
@@ -52,8 +52,12 @@ func TestParseDefaults(t *testing.T) {
 	if r1.Name != "/news" || r1.Pool.Name != "default" {
 		t.Errorf("route 1 name %q pool %q", r1.Name, r1.Pool.Name)
 	}
-	if name, pc := cfg.PoolFor(r2); name != "route:/own*" || pc.Size != 2 || pc.TimeoutStatus != 503 {
+	if name, pc := cfg.PoolFor(r2); name != "route:/own*" || pc.Size != 2 || pc.TimeoutStatus != 503 ||
+		pc.Manager != ManagerSerial || pc.WorkerStartCost.D() != 20*time.Millisecond || pc.WorkerStopCost.D() != 5*time.Millisecond {
 		t.Errorf("inline pool %s %+v", name, pc)
+	}
+	if def.Manager != ManagerSerial || def.WorkerStartCost != 0 || def.WorkerStopCost != 0 {
+		t.Errorf("default manager %+v", def)
 	}
 	if cfg.Cache.MaxEntries != 10000 || cfg.Cache.StaleFor.D() != time.Hour {
 		t.Errorf("cache %+v", cfg.Cache)
@@ -86,6 +90,11 @@ func TestParseErrors(t *testing.T) {
 		{"bad ramp", "pools:\n  default: {size: 1}\nroutes:\n  - path: /a\n    upstream: http://h\n    breaker: {threshold: 1, ramp: [50, 20, 100]}\n", 6, "rise strictly"},
 		{"inline pool unknown key", "routes:\n  - path: /a\n    upstream: http://h\n    pool: {size: 1, szie: 2}\n", 4, "szie: unknown field"},
 		{"bad status", "pools:\n  default: {size: 1, timeout_status: 1000}\nroutes:\n  - {path: /a, upstream: http://h}\n", 2, "timeout_status"},
+		{"bad manager", "pools:\n  default:\n    size: 1\n    manager: parallel\nroutes:\n  - {path: /a, upstream: http://h}\n", 4, `pools.default.manager: "parallel": want serial`},
+		{"bad start cost", "pools:\n  default:\n    size: 1\n    worker_start_cost: soon\nroutes:\n  - {path: /a, upstream: http://h}\n", 4, `"soon" is not a duration`},
+		{"start cost too big", "pools:\n  default:\n    size: 1\n    worker_start_cost: 1m\nroutes:\n  - {path: /a, upstream: http://h}\n", 4, "pools.default.worker_start_cost: above 10s"},
+		{"stop cost without serial", "pools:\n  default:\n    size: 1\n    manager: concurrent\n    worker_stop_cost: 5ms\nroutes:\n  - {path: /a, upstream: http://h}\n", 5, "worker_stop_cost: only the serial manager"},
+		{"inline start cost without serial", "routes:\n  - path: /a\n    upstream: http://h\n    pool:\n      size: 1\n      manager: concurrent\n      worker_start_cost: 5ms\n", 7, "routes[0].pool.worker_start_cost: only the serial"},
 		{"wrong type", "pools:\n  default: {size: many}\nroutes:\n  - {path: /a, upstream: http://h}\n", 2, "cannot unmarshal"},
 	}
 	for _, tc := range tests {

@@ -90,7 +90,9 @@ func TestSerialManagerCollapsesUnderOverflowChurn(t *testing.T) {
 				select {
 				case <-done:
 				case <-time.After(10 * time.Second):
-					buf := make([]byte, 1<<20); n := runtime.Stack(buf, true); t.Fatalf("serial manager still running after close: %+v\n%s", p.Snapshot(), buf[:n])
+					buf := make([]byte, 1<<20)
+					n := runtime.Stack(buf, true)
+					t.Fatalf("serial manager still running after close: %+v\n%s", p.Snapshot(), buf[:n])
 				}
 			}
 			t.Logf("ok %d, timeouts %d, mailbox peak %d, started %d, dismissed %d", ok, timeouts, s.MailboxPeak, s.OverflowOpened, s.OverflowClosed)
@@ -172,7 +174,9 @@ func TestSerialManagerBasics(t *testing.T) {
 	select {
 	case <-p.Done():
 	case <-time.After(2 * time.Second):
-		buf := make([]byte, 1<<20); n := runtime.Stack(buf, true); t.Fatalf("manager did not stop: %+v\n%s", p.Snapshot(), buf[:n])
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("manager did not stop: %+v\n%s", p.Snapshot(), buf[:n])
 	}
 	if _, _, err := p.Checkout(context.Background()); err != ErrClosed {
 		t.Fatalf("checkout after close: %v", err)
