@@ -23,8 +23,9 @@ func init() {
 }
 
 const demoExamples = `  # Run it: starts an origin (1 s latency) and a proxy on loopback, floods
-  # /search at 40, 64 and 80 requests/s with /news polled at 1/s, once with an
-  # overflow pool and once with a fixed pool, then prints a summary
+  # /search at 40, 69 and 80 requests/s with /news polled at 1/s, once with an
+  # overflow pool (32 + 256) and once with a fixed pool (64), both managed by
+  # a serial pool manager as poolboy's, then prints a ten-line summary
   loadlab demo
 
   # Keep the output somewhere else; the plan it ran is in <out>/plan/
@@ -66,23 +67,10 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "loadlab demo: writing the report: %v\n", err)
 	}
 	s := res.Summary
-	fmt.Fprintf(stdout, "\nloadlab demo (%s): seed report 000 at laptop scale. /search was flooded while /news was polled\n", time.Since(start).Round(time.Second))
-	fmt.Fprintln(stdout, "at 1/s, through a proxy to an origin answering in 1 s, with an overflow pool and with a fixed pool:")
+	fmt.Fprintf(stdout, "\nloadlab demo (%s): seed report 000 at laptop scale: /search flooded, /news polled at 1/s, origin answering in 1 s:\n", time.Since(start).Round(time.Second))
 	fmt.Fprint(stdout, experiment.Brief(p, s))
-	shown := 0
-	for i, f := range s.Findings {
-		note := strings.HasPrefix(f, "Left out")
-		if shown == 3 && !note {
-			continue
-		}
-		switch {
-		case note:
-			f = "Note: " + f
-		case i == 0:
-			f = "Finding: " + f
-		}
+	for _, f := range demoFindings(s.Findings) {
 		fmt.Fprintln(stdout, f)
-		shown++
 	}
 	abs, _ := filepath.Abs(res.Report)
 	fmt.Fprintf(stdout, "Report: %s (charts: report.html)\n", abs)
@@ -93,4 +81,41 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return exitError{code: experiment.ExitAborted, msg: "stopped early: " + s.Aborted}
 	}
 	return nil // the demo's thresholds illustrate the report; they do not fail it
+}
+
+// demoFindings picks the four findings that tell the story, in this order:
+// what happened (the first finding), why (the pool's figures), what it did
+// to the other route, what the overflow pool cost below its limit; notes
+// about disturbed steps always follow.
+func demoFindings(all []string) []string {
+	var out, notes []string
+	pick := func(match func(string) bool) {
+		for _, f := range all {
+			if match(f) && !contains(out, f) {
+				out = append(out, f)
+				return
+			}
+		}
+	}
+	if len(all) > 0 && !strings.HasPrefix(all[0], "Left out") {
+		out = append(out, "Finding: "+all[0])
+	}
+	pick(func(f string) bool { return strings.HasPrefix(f, "Why:") })
+	pick(func(f string) bool { return strings.Contains(f, "through the same proxy") })
+	pick(func(f string) bool { return strings.HasPrefix(f, "Cost:") })
+	for _, f := range all {
+		if strings.HasPrefix(f, "Left out") {
+			notes = append(notes, "Note: "+f)
+		}
+	}
+	return append(out, notes...)
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

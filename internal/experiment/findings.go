@@ -524,6 +524,9 @@ func poolWhy(best, worst *StepResult) string {
 		}
 		return v, ok
 	}
+	if why := managerWhy(best, worst, pick, rate); why != "" {
+		return why
+	}
 	wUse, ok1 := pick(worst, "pool_workers_in_use")
 	wWait, _ := pick(worst, "pool_waiting")
 	wOver, _ := pick(worst, "pool_overflow_workers_in_use")
@@ -542,6 +545,34 @@ func poolWhy(best, worst *StepResult) string {
 	}
 	s += fmt.Sprintf("; with %s it peaked at %.0f in use and %.0f queued.", best.Configuration, bUse, bWait)
 	return s
+}
+
+// managerWhy explains a collapse by the proxy's serial pool manager (seed
+// 000's "Mailbox" graph): one goroutine, as poolboy is one Erlang process,
+// that starts and dismisses overflow workers itself. When the worst
+// configuration's mailbox grew and the best's did not, it says how many
+// workers the manager could start per second against the requests that
+// arrived, how far the mailbox grew, and what that did to checkouts.
+func managerWhy(best, worst *StepResult, pick, rate func(*StepResult, string) (float64, bool)) string {
+	wBox, ok := pick(worst, "pool_mailbox")
+	if !ok || wBox < 10 {
+		return ""
+	}
+	bBox, _ := pick(best, "pool_mailbox")
+	if bBox*4 > wBox {
+		return ""
+	}
+	starts, _ := rate(worst, "overflow_opened_total")
+	offered := 0.0
+	for _, sc := range worst.Scenarios {
+		offered += sc.RateActual
+	}
+	s := fmt.Sprintf("Why: the pool manager is a single goroutine, as poolboy is a single Erlang process, and with %s it had to start an overflow worker (a new upstream connection) for almost every checkout and dismiss one at almost every checkin. "+
+		"It could start only about %.0f workers/s while %.0f requests/s arrived, so its mailbox grew to %.0f messages and requests waited in it past the checkout timeout", worst.Configuration, starts, offered, wBox)
+	if to, ok := rate(worst, "checkout_timeouts_total"); ok && to > 0 {
+		s += fmt.Sprintf(" (%.0f checkout timeouts/s, each a 500)", to)
+	}
+	return s + fmt.Sprintf("; %s never starts or dismisses a worker, and its mailbox peaked at %.0f.", best.Configuration, bBox)
 }
 
 // sweep describes a one-configuration sweep: where success fell below 99%.
