@@ -173,4 +173,3 @@ func fail(msg string) {
 	fmt.Fprintln(os.Stderr, "loadgen: "+msg)
 	os.Exit(2)
 }
-
