@@ -336,7 +336,7 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 			}
 		}
 		if worstOther.Requests > 0 && worstOther.Success < healthy && worstMain != nil {
-			out = append(out, fmt.Sprintf("%s, requested at only %s through the same proxy, fell to %.2f%% success at %s (%s: %.2f%%): once the shared pool runs out, every route queues for the same workers.",
+			out = append(out, fmt.Sprintf("%s, requested at only %s through the same proxy, fell to %.2f%% success at %s (%s: %.2f%%): every route waits for the same pool, and for its manager.",
 				sc.Name, sc.Rate, 100*worstOther.Success, loadText(keys[len(keys)-1]), main, 100*worstMain.Success))
 		}
 	}
@@ -345,7 +345,7 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 			out = append(out, why)
 		}
 	}
-	if churn := churn(keys, byKey); churn != "" {
+	if churn := churn(main, keys, byKey); churn != "" {
 		out = append(out, churn)
 	}
 	return out
@@ -451,9 +451,12 @@ func alike(main string, keys []string, byKey map[string][]*StepResult) string {
 }
 
 // churn compares how many upstream connections the configurations opened
-// per second, where the difference is largest (overflow workers open one
-// per request and close it after).
-func churn(keys []string, byKey map[string][]*StepResult) string {
+// per second (overflow workers open one per request and close it after),
+// and what that cost in CPU. It prefers a load that every configuration
+// held, where the cost is paid for nothing (seed 000's "overflow uses more
+// CPU even when the system is functioning normally"), and within those the
+// largest difference.
+func churn(main string, keys []string, byKey map[string][]*StepResult) string {
 	mean := func(st *StepResult, metric string) (float64, bool) {
 		for k, v := range st.Means {
 			if strings.Contains(k, metric) {
@@ -462,7 +465,15 @@ func churn(keys []string, byKey map[string][]*StepResult) string {
 		}
 		return 0, false
 	}
-	bestDiff, line := 2.0, ""
+	allHeld := func(sts []*StepResult) bool {
+		for _, st := range sts {
+			if sc := scenarioOf(st, main); sc == nil || sc.Requests == 0 || sc.Success < healthy {
+				return false
+			}
+		}
+		return true
+	}
+	bestDiff, bestHeld, line := 2.0, false, ""
 	for _, k := range keys {
 		sts := byKey[k]
 		var hi, lo *StepResult
@@ -479,14 +490,27 @@ func churn(keys []string, byKey map[string][]*StepResult) string {
 				lo, lv = st, v
 			}
 		}
-		if hi == nil || hi == lo || hv-lv <= bestDiff {
+		held := allHeld(sts)
+		if hi == nil || hi == lo || hv-lv <= 2 || (bestHeld && !held) || (held == bestHeld && hv-lv <= bestDiff) {
 			continue
 		}
-		bestDiff = hv - lv
+		bestDiff, bestHeld = hv-lv, held
 		hc, _ := mean(hi, "proxy cpu %")
 		lc, _ := mean(lo, "proxy cpu %")
-		line = fmt.Sprintf("Cost: at %s, %s opened %.0f upstream connections/s against %.0f/s for %s (proxy CPU %.1f%% vs %.1f%% of a core).",
-			loadText(k), hi.Configuration, hv, lv, lo.Configuration, hc, lc)
+		where := ""
+		if held {
+			where = ", where both held,"
+			if len(sts) > 2 {
+				where = ", where all held,"
+			}
+		}
+		line = fmt.Sprintf("Cost: at %s%s %s opened %.0f upstream connections/s against %.0f/s for %s (proxy CPU %.1f%% vs %.1f%% of a core",
+			loadText(k), where, hi.Configuration, hv, lv, lo.Configuration, hc, lc)
+		if ho, ok := mean(hi, "origin cpu %"); ok {
+			lo2, _ := mean(lo, "origin cpu %")
+			line += fmt.Sprintf(", origin %.1f%% vs %.1f%%", ho, lo2)
+		}
+		line += ")."
 	}
 	return line
 }
