@@ -67,10 +67,17 @@ func sched(t *testing.T, rate string, d time.Duration) *schedule.Schedule {
 func TestPacing(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer srv.Close()
-	for _, client := range clients {
-		t.Run(client, func(t *testing.T) {
+	for _, tc := range []struct {
+		client  string
+		precise bool
+	}{{"lean", false}, {"std", false}, {"lean", true}} {
+		name := tc.client
+		if tc.precise {
+			name += "/precise"
+		}
+		t.Run(name, func(t *testing.T) {
 			o := DefaultOptions()
-			o.Client, o.Name = client, "pace"
+			o.Client, o.Name, o.Precise = tc.client, "pace", tc.precise
 			o.Schedule = sched(t, "200/s", time.Second)
 			rs, a := run(t, context.Background(), static(t, "GET", srv.URL+"/"), o)
 			if len(rs) != 200 {
@@ -97,6 +104,30 @@ func TestPacing(t *testing.T) {
 			}
 			if a.lean != nil && len(a.lean.live) != 0 {
 				t.Errorf("%d lean connections left open", len(a.lean.live))
+			}
+		})
+	}
+}
+
+// TestPreciseStopsOnCancel: the precise pacer's timerfd wait ends at once
+// when the attack is cancelled.
+func TestPreciseStopsOnCancel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	for _, rate := range []string{"1/s", "100/s"} {
+		t.Run(rate, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			o := DefaultOptions()
+			o.Precise = true
+			o.Schedule = sched(t, rate, time.Minute)
+			t0 := time.Now()
+			rs, a := run(t, ctx, static(t, "GET", srv.URL), o)
+			if el := time.Since(t0); el > 5*time.Second {
+				t.Fatalf("Run took %v after cancel", el)
+			}
+			if len(rs) == 0 || uint64(len(rs)) != a.Stats().Sent {
+				t.Fatalf("%d results, %d sent", len(rs), a.Stats().Sent)
 			}
 		})
 	}

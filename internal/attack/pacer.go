@@ -11,8 +11,8 @@ import (
 // request to an idle worker, starts a worker while fewer than MaxWorkers
 // exist, or records the request as dropped.
 func (a *Attacker) pace(start time.Time) {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	sleep, release := a.sleeper()
+	defer release()
 	for i := uint64(0); ; i++ {
 		off, step, ok := a.sched.At(i)
 		if !ok {
@@ -20,10 +20,7 @@ func (a *Attacker) pace(start time.Time) {
 		}
 		due := start.Add(off)
 		if wait := time.Until(due); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-a.stopSending:
+			if !sleep(wait) {
 				return
 			}
 		} else if a.stopped() {
@@ -52,6 +49,36 @@ func (a *Attacker) pace(start time.Time) {
 		}
 		a.drop(i, due, step, ErrDropped)
 	}
+}
+
+// sleeper returns the pacer's sleep, which waits d (> 0) and returns false
+// if the attack was stopped meanwhile, and a release for the end of
+// pacing. It is a Go timer, or with Options.Precise a paceTimer where the
+// system has one.
+func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
+	if a.opts.Precise {
+		if pt := newPaceTimer(); pt != nil {
+			released := make(chan struct{})
+			go func() {
+				select {
+				case <-a.stopSending:
+					pt.interrupt()
+				case <-released:
+				}
+			}()
+			return pt.wait, func() { close(released); pt.close() }
+		}
+	}
+	timer := time.NewTimer(time.Hour)
+	return func(d time.Duration) bool {
+		timer.Reset(d)
+		select {
+		case <-timer.C:
+			return true
+		case <-a.stopSending:
+			return false
+		}
+	}, func() { timer.Stop() }
 }
 
 func (a *Attacker) startWorker(first *tick) {

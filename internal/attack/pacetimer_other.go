@@ -1,0 +1,14 @@
+//go:build !(linux && (amd64 || arm64))
+
+package attack
+
+import "time"
+
+// paceTimer is a Linux timerfd (see pacetimer_linux.go); elsewhere the
+// pacer uses a Go timer.
+type paceTimer struct{}
+
+func newPaceTimer() *paceTimer                 { return nil }
+func (t *paceTimer) wait(d time.Duration) bool { return false }
+func (t *paceTimer) interrupt()                {}
+func (t *paceTimer) close()                    {}
