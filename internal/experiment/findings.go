@@ -341,7 +341,7 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 		}
 	}
 	if bestGap >= 0.01 {
-		if why := poolWhy(best, worst); why != "" {
+		if why := poolWhy(best, worst, sum.Steps); why != "" {
 			out = append(out, why)
 		}
 	}
@@ -529,7 +529,7 @@ func isNumber(s string) bool {
 
 // poolWhy explains a difference with the sampled pool metrics, when the
 // proxy's were sampled.
-func poolWhy(best, worst *StepResult) string {
+func poolWhy(best, worst *StepResult, all []*StepResult) string {
 	pick := func(st *StepResult, metric string) (float64, bool) {
 		v, ok := 0.0, false
 		for k, x := range st.Peaks {
@@ -548,7 +548,7 @@ func poolWhy(best, worst *StepResult) string {
 		}
 		return v, ok
 	}
-	if why := managerWhy(best, worst, pick, rate); why != "" {
+	if why := managerWhy(best, worst, all, pick, rate); why != "" {
 		return why
 	}
 	wUse, ok1 := pick(worst, "pool_workers_in_use")
@@ -577,7 +577,7 @@ func poolWhy(best, worst *StepResult) string {
 // configuration's mailbox grew and the best's did not, it says how many
 // workers the manager could start per second against the requests that
 // arrived, how far the mailbox grew, and what that did to checkouts.
-func managerWhy(best, worst *StepResult, pick, rate func(*StepResult, string) (float64, bool)) string {
+func managerWhy(best, worst *StepResult, all []*StepResult, pick, rate func(*StepResult, string) (float64, bool)) string {
 	wBox, ok := pick(worst, "pool_mailbox")
 	if !ok || wBox < 10 {
 		return ""
@@ -596,7 +596,32 @@ func managerWhy(best, worst *StepResult, pick, rate func(*StepResult, string) (f
 	if to, ok := rate(worst, "checkout_timeouts_total"); ok && to > 0 {
 		s += fmt.Sprintf(" (%.0f checkout timeouts/s, each a 500)", to)
 	}
-	return s + fmt.Sprintf("; %s never starts or dismisses a worker, and its mailbox peaked at %.0f.", best.Configuration, bBox)
+	s += "."
+	// The same configuration at a load it held: the manager kept up.
+	for _, st := range all {
+		sc := scenarioOf(st, scenarioName(worst))
+		if st == worst || st.Configuration != worst.Configuration || sc == nil || sc.Requests == 0 || sc.Success < healthy {
+			continue
+		}
+		if r, ok := rate(st, "overflow_opened_total"); ok && r > 0 {
+			box, _ := pick(st, "pool_mailbox")
+			in := 0.0
+			for _, o := range st.Scenarios {
+				in += o.RateActual
+			}
+			s += fmt.Sprintf(" At %.0f requests/s it had kept up (%.0f starts/s, mailbox peak %.0f).", in, r, box)
+			break
+		}
+	}
+	return s + fmt.Sprintf(" %s never starts or dismisses a worker, and its mailbox peaked at %.0f.", best.Configuration, bBox)
+}
+
+// scenarioName is a step's first scenario, the one the findings follow.
+func scenarioName(st *StepResult) string {
+	if len(st.Scenarios) == 0 {
+		return ""
+	}
+	return st.Scenarios[0].Name
 }
 
 // sweep describes a one-configuration sweep: where success fell below 99%.

@@ -26,7 +26,7 @@ func TestFindingsOfDemoRun(t *testing.T) {
 		"At 69 req/s, 64 workers, no overflow did better: search had 95.29% success with p99 1.499s, while 32 workers + 256 overflow fell to 19.57%",
 		"Why: the pool manager is a single goroutine",
 		"It could start only about 50 workers/s while 70 requests/s arrived, so its mailbox grew to 418 messages",
-		"(52 checkout timeouts/s, each a 500); 64 workers, no overflow never starts or dismisses a worker, and its mailbox peaked at 3.",
+		"past the checkout timeout (52 checkout timeouts/s, each a 500). At 41 requests/s it had kept up (35 starts/s, mailbox peak 3). 64 workers, no overflow never starts or dismisses a worker, and its mailbox peaked at 3.",
 		"news, requested at only 1/s through the same proxy, fell to 16.67% success at 80 req/s",
 		"Cost: at 40 req/s, where both held, 32 workers + 256 overflow opened 38 upstream connections/s against 3/s for 64 workers, no overflow (proxy CPU 6.0% vs 3.8% of a core",
 	} {
