@@ -617,3 +617,60 @@ func TestRamp(t *testing.T) {
 		t.Errorf("gaps %v at the start and %v at the end: the rate did not ramp from 50/s to 350/s", first, last)
 	}
 }
+
+// TestStaleKeepAlive: a server that closes (or resets) each connection
+// after one response without saying so; the lean client must find out on
+// the next request and retry it once on a fresh connection.
+func TestStaleKeepAlive(t *testing.T) {
+	for _, reset := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reset=%v", reset), func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var accepted atomic.Int64
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					accepted.Add(1)
+					go func() {
+						defer c.Close()
+						_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+						buf := make([]byte, 4096)
+						var got []byte
+						for !strings.Contains(string(got), "\r\n\r\n") {
+							n, err := c.Read(buf)
+							if err != nil {
+								return
+							}
+							got = append(got, buf[:n]...)
+						}
+						_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+						if reset {
+							_ = c.(*net.TCPConn).SetLinger(0)
+						}
+						time.Sleep(5 * time.Millisecond) // let the client read it first
+					}()
+				}
+			}()
+			o := DefaultOptions()
+			o.Schedule = sched(t, "50/s", 200*time.Millisecond)
+			rs, _ := run(t, context.Background(), static(t, "GET", "http://"+ln.Addr().String()+"/"), o)
+			if len(rs) != 10 {
+				t.Fatalf("%d results, want 10", len(rs))
+			}
+			for _, r := range rs {
+				if r.Code != 200 || r.Error != "" || r.BytesIn != 2 {
+					t.Fatalf("result %+v", r)
+				}
+			}
+			if n := accepted.Load(); n < 10 {
+				t.Errorf("%d connections for 10 requests, want one each", n)
+			}
+		})
+	}
+}

@@ -123,13 +123,13 @@ type leanConn struct {
 	used     bool      // has served a request: a failure before any response byte may be a stale keep-alive
 }
 
-// write writes the whole request.
+// write writes the whole request; on the raw path it is written by the
+// first read of the response (rawIO.send), which reports its errors.
 func (c *leanConn) write(b []byte) error {
-	var err error
 	if c.raw != nil {
-		_, err = c.raw.Write(b)
-	} else {
-		_, err = c.c.Write(b)
+		c.raw.send(b)
+		return nil
 	}
+	_, err := c.c.Write(b)
 	return err
 }

@@ -16,14 +16,22 @@ import (
 // thread and reset it to 20 µs polling, which at a few thousand paced
 // requests per second cost more CPU than the requests themselves (about
 // two extra thread wake-ups per request).
+//
+// A request is not written at once: sendThenRead writes it inside the
+// first Read, after the poller has been reset for reading, and then waits
+// for the response without first trying a read that could only fail with
+// EAGAIN (one system call less per request).
 type rawIO struct {
-	rc      syscall.RawConn
-	nc      net.Conn
-	p       []byte // buffer of the read or write in progress
-	n       int
-	errno   syscall.Errno
-	readFn  func(fd uintptr) bool
-	writeFn func(fd uintptr) bool
+	rc          syscall.RawConn
+	nc          net.Conn
+	p           []byte // buffer of the read or write in progress
+	pending     []byte // request to write before the next read
+	n           int
+	errno       syscall.Errno
+	writeFailed bool // errno is from writing pending
+	readFn      func(fd uintptr) bool
+	writeFn     func(fd uintptr) bool
+	sendReadFn  func(fd uintptr) bool
 }
 
 // newRawIO returns nil when nc is not a socket the raw path can serve.
@@ -37,7 +45,7 @@ func newRawIO(nc net.Conn) *rawIO {
 		return nil
 	}
 	r := &rawIO{rc: rc, nc: nc}
-	r.readFn, r.writeFn = r.rawRead, r.rawWrite
+	r.readFn, r.writeFn, r.sendReadFn = r.rawRead, r.rawWrite, r.sendThenRead
 	return r
 }
 
@@ -56,6 +64,31 @@ func (r *rawIO) rawRead(fd uintptr) bool {
 		r.errno = e
 		return true
 	}
+}
+
+// sendThenRead writes pending, then reads. The poller was reset for
+// reading before the write (RawConn.Read), so the response's arrival
+// cannot be missed: returning false right after the write waits for it.
+func (r *rawIO) sendThenRead(fd uintptr) bool {
+	if r.pending == nil {
+		return r.rawRead(fd)
+	}
+	for len(r.pending) > 0 {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.pending[0])), uintptr(len(r.pending)))
+		switch e {
+		case 0:
+			r.pending = r.pending[n:]
+			continue
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return true // socket buffer full: Read finishes with Write
+		}
+		r.errno, r.writeFailed, r.pending = e, true, nil
+		return true
+	}
+	r.pending = nil
+	return false // sent: wait for the response
 }
 
 func (r *rawIO) rawWrite(fd uintptr) bool {
@@ -77,19 +110,45 @@ func (r *rawIO) rawWrite(fd uintptr) bool {
 	return true
 }
 
+// send makes the next Read write b first (b must stay untouched until
+// then). Write errors are returned by that Read, worded as Write's.
+func (r *rawIO) send(b []byte) {
+	if len(b) > 0 {
+		r.pending = b
+	}
+}
+
 // Read reads into p as net.Conn's Read does (io.EOF at the end, the same
-// error values).
+// error values), after writing what send left pending.
 func (r *rawIO) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	r.p, r.n, r.errno = p, 0, 0
-	err := r.rc.Read(r.readFn)
+	fn := r.readFn
+	if r.pending != nil {
+		fn = r.sendReadFn
+	}
+	r.p, r.n, r.errno, r.writeFailed = p, 0, 0, false
+	err := r.rc.Read(fn)
 	r.p = nil
+	if len(r.pending) > 0 { // the socket buffer filled up: write the rest
+		rest := r.pending
+		r.pending = nil
+		if err == nil {
+			if _, err := r.Write(rest); err != nil {
+				return 0, err
+			}
+			return r.Read(p)
+		}
+	}
+	r.pending = nil
 	if err != nil {
 		return 0, r.opError("read", err)
 	}
 	if r.errno != 0 {
+		if r.writeFailed {
+			return 0, r.opError("write", os.NewSyscallError("write", r.errno))
+		}
 		return 0, r.opError("read", os.NewSyscallError("read", r.errno))
 	}
 	if r.n == 0 {

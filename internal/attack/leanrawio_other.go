@@ -9,3 +9,5 @@ import "net"
 type rawIO struct{ net.Conn }
 
 func newRawIO(nc net.Conn) *rawIO { return nil }
+
+func (r *rawIO) send(b []byte) {}
