@@ -13,9 +13,15 @@
 #   paced  5,000 requests/s (achieved rate, drops)
 #   slow   2,000 requests/s against a 100 ms target (p99 from the due time)
 #   rss    2,000 requests/s for D and 2D: memory must stay flat
+# loadlab's paced rows split the due-based latency into lag (Sent - Due:
+# the pacer and the generator's scheduling) and send latency (connection,
+# target, reading the response). When loadlab attack has -precise, the
+# paced and slow scenarios run it a second time with it.
 #
 # Usage: bench/attack/run.sh            (D=10s per run; SKIP_K6=1 to skip k6's long build)
 #        D=5s SCENARIOS="max paced" bench/attack/run.sh
+#        HEY=/path/to/hey SKIP_K6=1 D=5s bench/attack/run.sh   (reuse a built hey)
+#        LL=/path/to/loadlab bench/attack/run.sh                (bench that binary)
 # Prints a Markdown table on stdout; progress on stderr. Requests counted
 # are successful (200) responses.
 set -euo pipefail
@@ -54,15 +60,22 @@ done
 [ -x /usr/bin/time ] || apt-get install -y time >/dev/null
 
 log "building loadlab and the Go tools in $WORK"
-(cd "$ROOT" && go build -o "$WORK/loadlab" ./cmd/loadlab)
+if [ -n "${LL:-}" ]; then # a loadlab binary given by the caller
+	cp "$LL" "$WORK/loadlab"
+else
+	(cd "$ROOT" && go build -o "$WORK/loadlab" ./cmd/loadlab)
+fi
 export GOBIN=$WORK/bin
-go install "github.com/rakyll/hey@$HEY_VERSION" 2>/dev/null || log "hey build failed; skipping hey"
+HEY_BIN=${HEY:-}
+if [ -z "$HEY_BIN" ]; then
+	go install "github.com/rakyll/hey@$HEY_VERSION" 2>/dev/null || log "hey build failed; skipping hey"
+fi
 go install "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" 2>/dev/null || log "vegeta build failed; skipping vegeta"
 if [ -z "${SKIP_K6:-}" ]; then
 	log "building k6 (takes a few minutes; SKIP_K6=1 skips it)"
 	timeout 1200 go install "go.k6.io/k6@$K6_VERSION" 2>/dev/null || log "k6 build failed; skipping k6"
 fi
-HEY=$GOBIN/hey
+HEY=${HEY_BIN:-$GOBIN/hey}
 VEGETA=$GOBIN/vegeta
 K6=$GOBIN/k6
 LL=$WORK/loadlab
@@ -124,6 +137,26 @@ vegstat() { # field of vegeta report -type json
 	"$VEGETA" report -type json "$WORK/$1.bin" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d$2)"
 }
 per100k() { echo "scale=2; $1 * 100000 / $2" | bc; }
+lagsplit() { # lag (Sent - Due) p50/p99 and send-latency p99 of a loadlab results file
+	"$LL" encode -to json "$WORK/$1.bin" | python3 -c '
+import json, sys
+from datetime import datetime
+def ns(s):
+    a, b = s.rstrip("Z").split(".")
+    return int(datetime.fromisoformat(a + "+00:00").timestamp()) * 10**9 + int(b.ljust(9, "0"))
+lag, send = [], []
+for line in sys.stdin:
+    d = json.loads(line)
+    if d["code"] == 0 or not d.get("due"):
+        continue
+    lag.append(ns(d["timestamp"]) - ns(d["due"]))
+    send.append(d["latency"])
+lag.sort(); send.sort()
+q = lambda a, p: a[min(len(a) - 1, int(p * len(a)))] / 1e6
+print("lag p50 %.2f, p99 %.2f ms; send p99 %.2f ms" % (q(lag, .5), q(lag, .99), q(send, .99)))'
+}
+PRECISE=""
+"$LL" attack -help 2>&1 | grep -q -- '-precise' && PRECISE=yes
 
 ROWS=()
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 | $7 |"); }
@@ -175,7 +208,14 @@ for sc in $SCENARIOS; do
 		n=$(llstat ll-paced 'd["status_codes"].get("200", 0)')
 		dr=$(llstat ll-paced 'd.get("dropped", 0)')
 		p99=$(llstat ll-paced '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-		row "paced 5000/s" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced)" "$n")" "$(rss ll-paced)" "dropped $dr, p99 (due) $p99"
+		row "paced 5000/s" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced)" "$n")" "$(rss ll-paced)" "dropped $dr, p99 (due) $p99; $(lagsplit ll-paced)"
+		if [ -n "$PRECISE" ]; then
+			timed ll-paced-p "$LL" attack -precise -targets="$WORK/t.txt" -rate=5000 -duration="$D" -output="$WORK/ll-paced-p.bin"
+			n=$(llstat ll-paced-p 'd["status_codes"].get("200", 0)')
+			dr=$(llstat ll-paced-p 'd.get("dropped", 0)')
+			p99=$(llstat ll-paced-p '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
+			row "paced 5000/s" "loadlab -precise" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced-p)" "$n")" "$(rss ll-paced-p)" "dropped $dr, p99 (due) $p99; $(lagsplit ll-paced-p)"
+		fi
 		if [ -x "$VEGETA" ]; then
 			timed veg-paced "$VEGETA" attack -targets="$WORK/t.txt" -rate=5000 -duration="$D" -max-body=0 -output="$WORK/veg-paced.bin"
 			n=$(vegstat veg-paced '["status_codes"]["200"]')
@@ -200,7 +240,21 @@ for sc in $SCENARIOS; do
 		n=$(llstat ll-slow 'd["status_codes"].get("200", 0)')
 		p99=$(llstat ll-slow '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
 		p50=$(llstat ll-slow '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
-		row "2000/s, 100 ms target" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow)" "$n")" "$(rss ll-slow)" "p50 $p50, p99 $p99 (from due time)"
+		row "2000/s, 100 ms target" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow)" "$n")" "$(rss ll-slow)" "p50 $p50, p99 $p99 (from due time); $(lagsplit ll-slow)"
+		if [ -n "$PRECISE" ]; then
+			timed ll-slow-p "$LL" attack -precise -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -output="$WORK/ll-slow-p.bin"
+			n=$(llstat ll-slow-p 'd["status_codes"].get("200", 0)')
+			p99=$(llstat ll-slow-p '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
+			p50=$(llstat ll-slow-p '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
+			row "2000/s, 100 ms target" "loadlab -precise" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow-p)" "$n")" "$(rss ll-slow-p)" "p50 $p50, p99 $p99 (from due time); $(lagsplit ll-slow-p)"
+		fi
+		if [ -x "$HEY" ]; then
+			timed hey-slow "$HEY" -z "$D" -c 200 -q 10 -cpus 1 "$SLOW_URL"
+			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-slow.out")
+			p50=$(awk '/50% in/ {printf "%.2fms", $3 * 1000}' "$WORK/hey-slow.out")
+			p99=$(awk '/99% in/ {printf "%.2fms", $3 * 1000}' "$WORK/hey-slow.out")
+			row "2000/s, 100 ms target" "hey (-c 200 -q 10)" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu hey-slow)" "$n")" "$(rss hey-slow)" "p50 $p50, p99 $p99 (from send time)"
+		fi
 		if [ -x "$VEGETA" ]; then
 			timed veg-slow "$VEGETA" attack -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -max-body=0 -output="$WORK/veg-slow.bin"
 			n=$(vegstat veg-slow '["status_codes"]["200"]')
