@@ -32,6 +32,7 @@ if (missing && process.env.CI) {
 const skip = missing ? `${chromium} not found: install it with apt-get install -y chromium (this test never downloads a browser)` : false;
 
 const out = join(here, "out");
+mkdirSync(out, { recursive: true }); // gitignored: absent on a fresh clone
 let built;
 
 // loadlab returns $LOADLAB_BIN (or $LOADLAB), or builds the binary once.
