@@ -159,28 +159,29 @@ func (p *Pool) Checkout(ctx context.Context) (*Worker, time.Duration, error) {
 		if wt.queued {
 			p.removeWaiter(wt)
 			p.mu.Unlock()
-			wait := time.Since(start)
-			if cause == ErrTimeout {
-				p.stats.timeouts.Add(1)
-			}
-			p.done(wait)
-			return nil, wait, cause
+			return p.finish(start, nil, cause)
 		}
 		p.mu.Unlock()
 		// A worker was handed over while we gave up: as poolboy does on a
 		// cancelled checkout, give it back and fail.
 		p.Checkin(<-wt.ch)
-		wait := time.Since(start)
-		if cause == ErrTimeout {
-			p.stats.timeouts.Add(1)
-		}
-		p.done(wait)
-		return nil, wait, cause
+		return p.finish(start, nil, cause)
 	}
+	return p.finish(start, w, nil)
+}
+
+// finish counts a checkout that waited since start, successful (w, nil) or
+// not (nil, cause), and reports its wait to Observe.
+func (p *Pool) finish(start time.Time, w *Worker, cause error) (*Worker, time.Duration, error) {
 	wait := time.Since(start)
-	p.stats.checkouts.Add(1)
+	switch cause {
+	case nil:
+		p.stats.checkouts.Add(1)
+	case ErrTimeout:
+		p.stats.timeouts.Add(1)
+	}
 	p.done(wait)
-	return w, wait, nil
+	return w, wait, cause
 }
 
 func (p *Pool) done(wait time.Duration) {
@@ -197,11 +198,7 @@ func (p *Pool) tryCheckout() (*Worker, *waiter, error) {
 	if p.closed {
 		return nil, nil, ErrClosed
 	}
-	if n := len(p.idle); n > 0 {
-		w := p.idle[n-1]
-		p.idle[n-1] = nil
-		p.idle = p.idle[:n-1]
-		p.busy++
+	if w := p.popIdle(); w != nil {
 		return w, nil, nil
 	}
 	if p.overflow < p.cfg.Overflow {
@@ -271,6 +268,11 @@ func (p *Pool) Close() {
 		p.mb.push(message{kind: msgClose})
 		return
 	}
+	p.closeIdle()
+}
+
+// closeIdle marks the pool closed and closes its idle workers.
+func (p *Pool) closeIdle() {
 	p.mu.Lock()
 	p.closed = true
 	idle := p.idle
@@ -279,6 +281,20 @@ func (p *Pool) Close() {
 	for _, w := range idle {
 		w.close()
 	}
+}
+
+// popIdle checks out the most recently idled worker (LIFO), or returns nil
+// when none is idle; p.mu must be held.
+func (p *Pool) popIdle() *Worker {
+	n := len(p.idle)
+	if n == 0 {
+		return nil
+	}
+	w := p.idle[n-1]
+	p.idle[n-1] = nil
+	p.idle = p.idle[:n-1]
+	p.busy++
+	return w
 }
 
 // Snapshot reports the pool's gauges and counters.

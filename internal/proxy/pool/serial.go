@@ -55,17 +55,9 @@ func (p *Pool) checkoutSerial(ctx context.Context) (*Worker, time.Duration, erro
 		} else {
 			p.Checkin(<-wt.ch) // handed over as we gave up: give it back
 		}
-		wait := time.Since(start)
-		if cause == ErrTimeout {
-			p.stats.timeouts.Add(1)
-		}
-		p.done(wait)
-		return nil, wait, cause
+		return p.finish(start, nil, cause)
 	}
-	wait := time.Since(start)
-	p.stats.checkouts.Add(1)
-	p.done(wait)
-	return w, wait, nil
+	return p.finish(start, w, nil)
 }
 
 // manage is the serial manager: one goroutine taking messages in order, as
@@ -85,14 +77,7 @@ func (p *Pool) manage() {
 		case msgCancel:
 			p.serialCancel(m.wt)
 		case msgClose:
-			p.mu.Lock()
-			p.closed = true
-			idle := p.idle
-			p.idle = nil
-			p.mu.Unlock()
-			for _, w := range idle {
-				w.close()
-			}
+			p.closeIdle()
 		}
 		p.mu.Lock()
 		done := p.closed && p.busy == 0 && p.waiters.Len() == 0
@@ -108,11 +93,7 @@ func (p *Pool) manage() {
 // caller joins the waiting queue.
 func (p *Pool) serialCheckout(wt *waiter) {
 	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		w := p.idle[n-1]
-		p.idle[n-1] = nil
-		p.idle = p.idle[:n-1]
-		p.busy++
+	if w := p.popIdle(); w != nil {
 		p.mu.Unlock()
 		p.deliver(wt, w)
 		return
