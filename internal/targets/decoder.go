@@ -165,6 +165,23 @@ func (d *Decoder) scan() (string, bool, error) {
 
 func isComment(s string) bool { return strings.HasPrefix(s, "#") || strings.HasPrefix(s, "//") }
 
+// nextLine returns the next line that is neither blank nor a comment,
+// trimmed, or io.EOF at the end of the input.
+func (d *Decoder) nextLine() (string, error) {
+	for {
+		s, ok, err := d.scan()
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", io.EOF
+		}
+		if line := strings.TrimSpace(s); line != "" && !isComment(line) {
+			return line, nil
+		}
+	}
+}
+
 // nextHTTP parses vegeta's http format:
 //
 //	METHOD URL
@@ -174,19 +191,9 @@ func isComment(s string) bool { return strings.HasPrefix(s, "#") || strings.HasP
 // Targets are separated by blank lines (a new "METHOD URL" line also starts
 // a new target); lines starting with # or // are comments.
 func (d *Decoder) nextHTTP() (*Target, error) {
-	var line string
-	for {
-		s, ok, err := d.scan()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, io.EOF
-		}
-		line = strings.TrimSpace(s)
-		if line != "" && !isComment(line) {
-			break
-		}
+	line, err := d.nextLine()
+	if err != nil {
+		return nil, err
 	}
 	at := d.line
 	method, rawURL, ok := strings.Cut(line, " ")

@@ -2,10 +2,8 @@ package targets
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"sort"
-	"strings"
 )
 
 // jsonTarget is vegeta's JSON target: the body is base64 (a JSON []byte).
@@ -19,19 +17,9 @@ type jsonTarget struct {
 // nextJSON parses one JSON object per line (blank lines and # comments
 // are skipped).
 func (d *Decoder) nextJSON() (*Target, error) {
-	var line string
-	for {
-		s, ok, err := d.scan()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, io.EOF
-		}
-		line = strings.TrimSpace(s)
-		if line != "" && !isComment(line) {
-			break
-		}
+	line, err := d.nextLine()
+	if err != nil {
+		return nil, err
 	}
 	at := d.line
 	var jt jsonTarget
