@@ -3,8 +3,9 @@
 # and k6 (Go modules built into a scratch GOBIN), in one run so the ratios
 # hold on a shared, noisy machine.
 #
-# Target: nginx with one worker serving a 1 kB file (and loadlab origin with
-# a 100 ms recipe for the latency scenario), pinned to CPU $TGT_CPU; every
+# Target: nginx with one worker serving a 1 kB file (and, for the latency
+# scenario, 100 ms responses from nginx's echo module, or loadlab origin
+# with a 100 ms recipe without it), pinned to CPU $TGT_CPU; every
 # generator pinned to CPU $GEN_CPU. CPU-seconds per 100k requests come from
 # /usr/bin/time (user + sys of the generator process).
 #
@@ -86,7 +87,18 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 NPORT=$(free_port)
 mkdir -p "$WORK/nginx/www"
 head -c 1024 /dev/zero | tr '\0' 'a' >"$WORK/nginx/www/1k"
+# The 100 ms target: nginx's echo module (echo_sleep) when installed
+# (libnginx-mod-http-echo), else loadlab origin with a 100 ms recipe.
+ECHO_MOD=/usr/lib/nginx/modules/ngx_http_echo_module.so
+[ -f "$ECHO_MOD" ] || apt-get install -y libnginx-mod-http-echo >/dev/null 2>&1 || true
+SLOW_CONF=""
+LOAD_ECHO=""
+if [ -f "$ECHO_MOD" ]; then
+	LOAD_ECHO="load_module $ECHO_MOD;"
+	SLOW_CONF="location /slow { echo_sleep 0.1; echo ok; }"
+fi
 cat >"$WORK/nginx/nginx.conf" <<EOF
+$LOAD_ECHO
 worker_processes 1;
 daemon off;
 pid $WORK/nginx/nginx.pid;
@@ -97,7 +109,7 @@ http {
   keepalive_requests 1000000;
   client_body_temp_path $WORK/nginx; proxy_temp_path $WORK/nginx; fastcgi_temp_path $WORK/nginx;
   uwsgi_temp_path $WORK/nginx; scgi_temp_path $WORK/nginx;
-  server { listen 127.0.0.1:$NPORT; root $WORK/nginx/www; location / { } }
+  server { listen 127.0.0.1:$NPORT; root $WORK/nginx/www; location / { } $SLOW_CONF }
 }
 EOF
 chmod 755 "$WORK" && chmod -R a+rX "$WORK/nginx" # nginx's worker runs unprivileged
@@ -106,18 +118,23 @@ taskset -c "$TGT_CPU" "$NGINX" -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
 PIDS+=($!)
 URL=http://127.0.0.1:$NPORT/1k
 
-# loadlab origin with a 100 ms recipe
-OPORT=$(free_port)
-printf '{"body":"ok","stages":[{"at":0,"status":200,"latency":"100ms"}]}' >"$WORK/slow.json"
-taskset -c "$TGT_CPU" "$LL" origin -quiet -seed 1 -recipe "$WORK/slow.json" -listen "127.0.0.1:$OPORT" &
-PIDS+=($!)
-SLOW_URL=http://127.0.0.1:$OPORT/slow
+if [ -n "$SLOW_CONF" ]; then
+	SLOW_URL=http://127.0.0.1:$NPORT/slow
+	SLOW_TARGET="nginx echo_sleep 0.1"
+else # loadlab origin with a 100 ms recipe
+	OPORT=$(free_port)
+	printf '{"body":"ok","stages":[{"at":0,"status":200,"latency":"100ms"}]}' >"$WORK/slow.json"
+	taskset -c "$TGT_CPU" "$LL" origin -quiet -seed 1 -recipe "$WORK/slow.json" -listen "127.0.0.1:$OPORT" &
+	PIDS+=($!)
+	SLOW_URL=http://127.0.0.1:$OPORT/slow
+	SLOW_TARGET="loadlab origin, 100 ms recipe"
+fi
 for _ in $(seq 200); do
 	curl -sf -o /dev/null "$URL" && curl -sf -o /dev/null "$SLOW_URL" && break
 	sleep 0.1
 done
 curl -sf -o /dev/null "$URL" || { log "nginx does not answer on $URL"; cat "$WORK/nginx/error.log" >&2; exit 1; }
-curl -sf -o /dev/null "$SLOW_URL" || { log "loadlab origin does not answer on $SLOW_URL"; exit 1; }
+curl -sf -o /dev/null "$SLOW_URL" || { log "the 100 ms target ($SLOW_TARGET) does not answer on $SLOW_URL"; exit 1; }
 echo "GET $URL" >"$WORK/t.txt"
 echo "GET $SLOW_URL" >"$WORK/slow.txt"
 
@@ -275,7 +292,7 @@ for sc in $SCENARIOS; do
 done
 
 echo "Machine: $(nproc) cores, $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); $D per run; generator on CPU $GEN_CPU, target on CPU $TGT_CPU"
+echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); $D per run; generator on CPU $GEN_CPU, target on CPU $TGT_CPU; 100 ms target: $SLOW_TARGET"
 echo
 echo "| scenario | tool | requests | rate | CPU-s/100k | RSS MB | notes |"
 echo "|---|---|---|---|---|---|---|"
