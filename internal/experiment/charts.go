@@ -165,18 +165,8 @@ func rank(title string) int {
 // percentileCharts overlays, per scenario, the latency distributions of
 // every step.
 func percentileCharts(sum *Summary) []chartFile {
-	var names []string
-	seen := map[string]bool{}
-	for _, st := range sum.Steps {
-		for _, sc := range st.Scenarios {
-			if !seen[sc.Name] {
-				seen[sc.Name] = true
-				names = append(names, sc.Name)
-			}
-		}
-	}
 	var out []chartFile
-	for _, name := range names {
+	for _, name := range scenarioNames(sum) {
 		var dists []plot.Distribution
 		for _, st := range sum.Steps {
 			for _, sc := range st.Scenarios {
