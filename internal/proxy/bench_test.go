@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,21 +11,7 @@ import (
 // BenchmarkRoundTrip measures one sequential keep-alive request through the
 // proxy to a 0 ms upstream, against the same request sent directly.
 func BenchmarkRoundTrip(b *testing.B) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "hello")
-	}))
-	defer up.Close()
-	cfg, err := ParseConfig([]byte("pools:\n  default: {size: 4}\nroutes:\n  - {path: /*, upstream: "+up.URL+"}\n"), "b.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := New(cfg, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	srv := httptest.NewServer(p)
-	defer srv.Close()
+	up, srv := benchProxy(b, 4)
 	for _, tc := range []struct{ name, url string }{{"direct", up.URL}, {"proxy", srv.URL}} {
 		b.Run(tc.name, func(b *testing.B) {
 			c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
@@ -43,21 +30,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 // BenchmarkParallel sends requests through the proxy from several
 // goroutines, for CPU profiles of the proxy path (-cpuprofile).
 func BenchmarkParallel(b *testing.B) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "hello")
-	}))
-	defer up.Close()
-	cfg, err := ParseConfig([]byte("pools:\n  default: {size: 64}\nroutes:\n  - {path: /*, upstream: "+up.URL+"}\n"), "b.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := New(cfg, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	srv := httptest.NewServer(p)
-	defer srv.Close()
+	_, srv := benchProxy(b, 64)
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
@@ -71,4 +44,26 @@ func BenchmarkParallel(b *testing.B) {
 			resp.Body.Close()
 		}
 	})
+}
+
+// benchProxy starts an upstream answering "hello" and a proxy in front of
+// it with a pool of size workers; both close when b ends.
+func benchProxy(b *testing.B, size int) (up, srv *httptest.Server) {
+	b.Helper()
+	up = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello")
+	}))
+	b.Cleanup(up.Close)
+	cfg, err := ParseConfig([]byte(fmt.Sprintf("pools:\n  default: {size: %d}\nroutes:\n  - {path: /*, upstream: %s}\n", size, up.URL)), "b.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := New(cfg, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	srv = httptest.NewServer(p)
+	b.Cleanup(srv.Close)
+	return up, srv
 }

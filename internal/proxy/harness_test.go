@@ -105,14 +105,7 @@ func newTimerOrigin(t *testing.T, latency time.Duration, cc string) *timerOrigin
 		w.WriteHeader(int(o.status.Load()))
 		fmt.Fprintf(w, "hello from %s\n", r.URL.Path)
 	}))
-	o.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		switch s {
-		case http.StateNew:
-			o.conns.Add(1)
-		case http.StateClosed, http.StateHijacked:
-			o.conns.Add(-1)
-		}
-	}
+	countConns(o.srv, &o.conns)
 	o.srv.Start()
 	t.Cleanup(o.srv.Close)
 	return o
@@ -183,6 +176,18 @@ func newLocalServer(t *testing.T, h http.Handler) *httptest.Server {
 	return srv
 }
 
+// countConns keeps n at the number of srv's open connections.
+func countConns(srv *httptest.Server, n *atomic.Int64) {
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			n.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			n.Add(-1)
+		}
+	}
+}
+
 // simOrigin is loadlab's origin simulator on loopback, driven by recipes as
 // in the seed reports; set swaps the recipe.
 type simOrigin struct {
@@ -196,14 +201,7 @@ func newSimOrigin(t *testing.T, latency time.Duration, cc string) *simOrigin {
 	o := &simOrigin{t: t, sim: origin.New(origin.Options{Seed: 1, NoOverrides: true})}
 	o.set(latency, 200, cc)
 	o.srv = httptest.NewUnstartedServer(o.sim)
-	o.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		switch s {
-		case http.StateNew:
-			o.conns.Add(1)
-		case http.StateClosed, http.StateHijacked:
-			o.conns.Add(-1)
-		}
-	}
+	countConns(o.srv, &o.conns)
 	o.srv.Start()
 	t.Cleanup(func() {
 		o.srv.Close()
