@@ -3,7 +3,6 @@ package results
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -378,32 +377,4 @@ func (c *countingReader) ReadByte() (byte, error) {
 		c.n++
 	}
 	return b, err
-}
-
-// Follow wraps a file that is still being written so reads wait for more
-// data instead of ending: at EOF it polls every interval until ctx is done,
-// then reports io.EOF. Use it as the source of NewReader to tail a live
-// attack.
-func Follow(ctx context.Context, r io.Reader, interval time.Duration) io.Reader {
-	return &follower{ctx: ctx, r: r, every: interval}
-}
-
-type follower struct {
-	ctx   context.Context
-	r     io.Reader
-	every time.Duration
-}
-
-func (f *follower) Read(p []byte) (int, error) {
-	for {
-		n, err := f.r.Read(p)
-		if n > 0 || err != io.EOF {
-			return n, err
-		}
-		select {
-		case <-f.ctx.Done():
-			return 0, io.EOF
-		case <-time.After(f.every):
-		}
-	}
 }
