@@ -155,16 +155,6 @@ func metricUnit(m string) (Unit, string, error) {
 	return 0, "", fmt.Errorf("unknown metric %q (known: pNN such as p99, mean, min, max, success, errors, rps, requests)", m)
 }
 
-// Percentile returns the quantile (0..100) a pNN metric names, or false.
-func Percentile(metric string) (float64, bool) {
-	p, ok := strings.CutPrefix(metric, "p")
-	if !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(p, 64)
-	return f, err == nil
-}
-
 // Applies reports whether the threshold concerns the scenario.
 func (t Threshold) Applies(scenario string) bool {
 	return t.Scenario == "" || t.Scenario == scenario
