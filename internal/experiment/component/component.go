@@ -279,9 +279,6 @@ func (p *Process) Stop(grace time.Duration) {
 	}
 }
 
-// CommandLine is the command as a shell would show it.
-func (p *Process) CommandLine() string { return CommandLine(p.Spec.Argv) }
-
 // CommandLine quotes argv for display.
 func CommandLine(argv []string) string {
 	out := make([]string, len(argv))
