@@ -113,14 +113,14 @@ func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d 
 	s.m.request(label, rm, d.status)
 	w.WriteHeader(d.status)
 	if r.Method == http.MethodHead {
-		s.finish(label, 0, start)
+		finish(rm, 0, start)
 		return
 	}
 	switch d.fault {
 	case recipe.SlowBody:
 		s.m.faults.WithLabelValues(label, d.fault.String()).Inc()
 		n := s.writeSlow(w, r.Context(), body, rt.curFaults().SlowRate)
-		s.finish(label, n, start)
+		finish(rm, n, start)
 		if n < len(body) {
 			panic(http.ErrAbortHandler)
 		}
@@ -129,7 +129,7 @@ func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d 
 		n := int(float64(len(body)) * rt.curFaults().TruncateFraction)
 		_, _ = w.Write(body[:n])
 		_ = http.NewResponseController(w).Flush()
-		s.finish(label, n, start)
+		finish(rm, n, start)
 		panic(http.ErrAbortHandler)
 	default:
 		if rt != nil && r.ProtoMajor == 1 && r.TLS == nil && isSuccess(d.status) {
@@ -138,13 +138,13 @@ func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d 
 				n, ok := bf.send(w)
 				c.uncork()
 				if ok {
-					s.finish(label, n, start)
+					finish(rm, n, start)
 					return
 				}
 			}
 		}
 		n, _ := w.Write(body)
-		s.finish(label, n, start)
+		finish(rm, n, start)
 	}
 }
 
@@ -162,8 +162,8 @@ func (r *route) curFaults() *recipe.Faults {
 	return &recipe.Faults{SlowRate: recipe.DefaultSlowRate, TruncateFraction: recipe.DefaultTruncateFraction}
 }
 
-func (s *Simulator) finish(label string, n int, start time.Time) {
-	rm := s.m.forRoute(label)
+// finish records the bytes and time of an answer on its route's metrics.
+func finish(rm *routeMetrics, n int, start time.Time) {
 	rm.bytes.Add(float64(n))
 	rm.served.Observe(time.Since(start).Seconds())
 }
