@@ -35,6 +35,8 @@ type Writer struct {
 	raw     []byte // current block, uncompressed, records only
 	n       int    // records in raw
 	out     []byte // scratch for the framed block
+	payload []byte // scratch: dictionary entries then records, uncompressed
+	z       []byte // scratch: the compressed payload
 	prevSeq uint64
 	prevDue int64
 	errs    *interner[string]
@@ -146,12 +148,14 @@ func (w *Writer) Flush() error {
 	if w.n == 0 {
 		return nil
 	}
-	payload := w.appendDict(nil)
+	payload := w.appendDict(w.payload[:0])
 	payload = append(payload, w.raw...)
+	w.payload = payload
 	w.out = w.out[:0]
 	w.out = append(w.out, blockMagic...)
 	lenStart := len(w.out)
-	z := w.enc.EncodeAll(payload, nil)
+	z := w.enc.EncodeAll(payload, w.z[:0])
+	w.z = z
 	w.out = binary.AppendUvarint(w.out, uint64(len(z)))
 	w.out = binary.AppendUvarint(w.out, uint64(len(payload)))
 	w.out = binary.AppendUvarint(w.out, uint64(w.n))
