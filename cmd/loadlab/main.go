@@ -77,8 +77,6 @@ func exitCode(stderr io.Writer, name string, err error) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage):
-		return 2 // the flag package already printed the problem
 	case badinput.Is(err):
 		fmt.Fprintf(stderr, "loadlab %s: %v\n", name, err)
 		return 2
@@ -102,9 +100,6 @@ type exitError struct {
 }
 
 func (e exitError) Error() string { return e.msg }
-
-// errUsage is returned when flag parsing failed; the message is already out.
-var errUsage = errors.New("usage error")
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `loadlab: a load-testing lab for HTTP services.
@@ -147,14 +142,22 @@ func newFlagSet(name, synopsis, examples string, stderr io.Writer) *flag.FlagSet
 	return fs
 }
 
-// parseFlags parses args, mapping flag errors to errUsage (exit 2) and -help
-// to flag.ErrHelp (exit 0).
+// parseFlags parses args. A bad flag becomes one bad-input line (exit 2)
+// naming the flag, without the usage text; -help prints the usage and
+// returns flag.ErrHelp (exit 0).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return flag.ErrHelp
-		}
-		return errUsage
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return flag.ErrHelp
 	}
-	return nil
+	return badinput.Errorf("%v (see '%s -help')", err, fs.Name())
 }
