@@ -122,42 +122,74 @@ func Detect(head []byte, complete bool) (Format, error) {
 	text := bytes.TrimLeft(head, " \t\r\n")
 	if len(text) > 0 && text[0] == '{' {
 		var res Result
-		if err := NewJSONDecoder(bytes.NewReader(head)).Decode(&res); err == nil || isTornOnly(err, complete) {
+		err := NewJSONDecoder(bytes.NewReader(head)).Decode(&res)
+		if err == nil || isTornOnly(err, complete) {
 			return FormatJSON, nil
+		}
+		if isTorn(err) {
+			return "", errTruncatedFirst(FormatJSON)
 		}
 	}
 	if len(text) > 0 && text[0] >= '0' && text[0] <= '9' {
 		var res Result
-		if err := NewCSVDecoder(bytes.NewReader(head)).Decode(&res); err == nil || isTornOnly(err, complete) {
+		err := NewCSVDecoder(bytes.NewReader(head)).Decode(&res)
+		if err == nil || isTornOnly(err, complete) {
 			return FormatCSV, nil
 		}
+		if isTorn(err) {
+			return "", errTruncatedFirst(FormatCSV)
+		}
 	}
-	if looksLikeVegetaGob(head, complete) {
+	switch looksLikeVegetaGob(head, complete) {
+	case gobYes:
 		return FormatGob, nil
+	case gobTruncated:
+		return "", errTruncatedFirst(FormatGob)
 	}
 	return "", errors.New("not a results file: neither a loadlab stream nor vegeta's gob, CSV or JSON results")
+}
+
+// errTruncatedFirst says a whole input ends inside its first result.
+func errTruncatedFirst(f Format) error {
+	return fmt.Errorf("not a results file: it ends inside its first result (%s results cut short?)", f)
+}
+
+// isTorn reports whether err says the input ends inside a record.
+func isTorn(err error) bool {
+	var ce *CorruptError
+	return errors.As(err, &ce) && ce.Torn
 }
 
 // isTornOnly reports whether err only says the (partial) head ends inside a
 // record, which is expected when head is a prefix of a longer input.
 func isTornOnly(err error, complete bool) bool {
-	var ce *CorruptError
-	return !complete && errors.As(err, &ce) && ce.Torn
+	return !complete && isTorn(err)
 }
+
+// Answers of looksLikeVegetaGob.
+const (
+	gobNo        = iota
+	gobYes       // a vegeta gob stream
+	gobTruncated // a whole input that ends inside vegeta's first result
+)
 
 // looksLikeVegetaGob decodes the first result of head with encoding/gob. A
 // long first record (a kept body) may not fit in head: then the type
 // definition, which comes first, must name vegeta's fields.
-func looksLikeVegetaGob(head []byte, complete bool) bool {
+func looksLikeVegetaGob(head []byte, complete bool) int {
 	var v vegetaResult
 	err := gob.NewDecoder(bytes.NewReader(head)).Decode(&v)
 	if err == nil {
-		return true
+		return gobYes
 	}
-	if complete || !(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
-		return false
+	if !(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) ||
+		!bytes.Contains(head, []byte("Timestamp")) || !bytes.Contains(head, []byte("Latency")) {
+		return gobNo
 	}
-	return bytes.Contains(head, []byte("Timestamp")) && bytes.Contains(head, []byte("Latency"))
+	if complete {
+		return gobTruncated
+	}
+	return gobYes
 }
 
 type emptyDecoder struct{}

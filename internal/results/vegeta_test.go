@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -283,5 +284,27 @@ func TestDroppedMarker(t *testing.T) {
 	r.Code = 200
 	if r.Dropped() {
 		t.Fatal("a response is never a drop")
+	}
+}
+
+func TestDetectTruncatedFirstResult(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		keep int
+	}{
+		{"mixed.bin", 2000}, // the gob type definition and part of the first result
+		{"mixed.csv", 20},
+		{"mixed.json", 20},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", "vegeta", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = OpenReader(bytes.NewReader(b[:tc.keep]), tc.file)
+			if !badinput.Is(err) || !strings.Contains(err.Error(), tc.file+": not a results file: it ends inside its first result") {
+				t.Fatalf("got %v, want a bad-input error saying the file ends inside its first result", err)
+			}
+		})
 	}
 }
