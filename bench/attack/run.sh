@@ -139,12 +139,36 @@ echo "GET $URL" >"$WORK/t.txt"
 echo "GET $SLOW_URL" >"$WORK/slow.txt"
 
 # timed NAME CMD...: runs CMD pinned to GEN_CPU, keeping its output and times.
+# It also records how long the generator and the target were runnable but
+# waiting for their CPU (run-queue wait, from /proc/PID/task/*/schedstat):
+# on a shared machine that is where latency tails come from.
+rqwait() { # ms the threads of the given PIDs spent waiting for a CPU
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{s += $2} END {printf "%.0f", s / 1e6}'
+}
+TGT_PIDS=$(pgrep -P "${PIDS[0]}" | tr '\n' ' ') # nginx's worker
+[ -n "${PIDS[1]:-}" ] && TGT_PIDS="$TGT_PIDS ${PIDS[1]}"
 timed() {
 	local name=$1
 	shift
 	log "$name"
-	/usr/bin/time -o "$WORK/$name.time" -f "%e %U %S %M" taskset -c "$GEN_CPU" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || true
+	local t0 tp gp="" v last=0
+	# shellcheck disable=SC2086
+	t0=$(rqwait $TGT_PIDS)
+	/usr/bin/time -o "$WORK/$name.time" -f "%e %U %S %M" taskset -c "$GEN_CPU" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	tp=$!
+	while kill -0 "$tp" 2>/dev/null; do
+		[ -n "$gp" ] || gp=$(pgrep -P "$tp" | head -1)
+		if [ -n "$gp" ]; then
+			v=$(rqwait "$gp")
+			if [ -n "$v" ] && [ "$v" -gt "$last" ]; then last=$v; fi
+		fi
+		sleep 0.2
+	done
+	wait "$tp" || true
+	# shellcheck disable=SC2086
+	echo "$last $(($(rqwait $TGT_PIDS) - t0))" >"$WORK/$name.rq"
 }
+rq() { awk '{printf "run-queue wait gen/target %d/%d ms", $1, $2}' "$WORK/$1.rq"; }
 cpu() { awk '{printf "%.3f", $2 + $3}' "$WORK/$1.time"; }
 rss() { awk '{printf "%.0f", $4 / 1024}' "$WORK/$1.time"; }
 llstat() { # field of loadlab report -type json
@@ -173,7 +197,7 @@ q = lambda a, p: a[min(len(a) - 1, int(p * len(a)))] / 1e6
 print("lag p50 %.2f, p99 %.2f ms; send p99 %.2f ms" % (q(lag, .5), q(lag, .99), q(send, .99)))'
 }
 PRECISE=""
-"$LL" attack -help 2>&1 | grep -q -- '-precise' && PRECISE=yes
+case $("$LL" attack -help 2>&1 || true) in *-precise*) PRECISE=yes ;; esac
 
 ROWS=()
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 | $7 |"); }
@@ -225,13 +249,13 @@ for sc in $SCENARIOS; do
 		n=$(llstat ll-paced 'd["status_codes"].get("200", 0)')
 		dr=$(llstat ll-paced 'd.get("dropped", 0)')
 		p99=$(llstat ll-paced '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-		row "paced 5000/s" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced)" "$n")" "$(rss ll-paced)" "dropped $dr, p99 (due) $p99; $(lagsplit ll-paced)"
+		row "paced 5000/s" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced)" "$n")" "$(rss ll-paced)" "dropped $dr, p99 (due) $p99; $(lagsplit ll-paced); $(rq ll-paced)"
 		if [ -n "$PRECISE" ]; then
 			timed ll-paced-p "$LL" attack -precise -targets="$WORK/t.txt" -rate=5000 -duration="$D" -output="$WORK/ll-paced-p.bin"
 			n=$(llstat ll-paced-p 'd["status_codes"].get("200", 0)')
 			dr=$(llstat ll-paced-p 'd.get("dropped", 0)')
 			p99=$(llstat ll-paced-p '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-			row "paced 5000/s" "loadlab -precise" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced-p)" "$n")" "$(rss ll-paced-p)" "dropped $dr, p99 (due) $p99; $(lagsplit ll-paced-p)"
+			row "paced 5000/s" "loadlab -precise" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced-p)" "$n")" "$(rss ll-paced-p)" "dropped $dr, p99 (due) $p99; $(lagsplit ll-paced-p); $(rq ll-paced-p)"
 		fi
 		if [ -x "$VEGETA" ]; then
 			timed veg-paced "$VEGETA" attack -targets="$WORK/t.txt" -rate=5000 -duration="$D" -max-body=0 -output="$WORK/veg-paced.bin"
@@ -242,7 +266,7 @@ for sc in $SCENARIOS; do
 		if [ -x "$HEY" ]; then
 			timed hey-paced "$HEY" -z "$D" -c 50 -q 100 -cpus 1 "$URL"
 			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-paced.out")
-			row "paced 5000/s" "hey (-c 50 -q 100)" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu hey-paced)" "$n")" "$(rss hey-paced)" ""
+			row "paced 5000/s" "hey (-c 50 -q 100)" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu hey-paced)" "$n")" "$(rss hey-paced)" "$(rq hey-paced)"
 		fi
 		if [ -x "$K6" ]; then
 			k6script "$WORK/k6paced.js" "{ executor: 'constant-arrival-rate', rate: 5000, timeUnit: '1s', duration: '$D', preAllocatedVUs: 200, maxVUs: 1000 }" "$URL"
@@ -257,20 +281,20 @@ for sc in $SCENARIOS; do
 		n=$(llstat ll-slow 'd["status_codes"].get("200", 0)')
 		p99=$(llstat ll-slow '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
 		p50=$(llstat ll-slow '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
-		row "2000/s, 100 ms target" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow)" "$n")" "$(rss ll-slow)" "p50 $p50, p99 $p99 (from due time); $(lagsplit ll-slow)"
+		row "2000/s, 100 ms target" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow)" "$n")" "$(rss ll-slow)" "p50 $p50, p99 $p99 (from due time); $(lagsplit ll-slow); $(rq ll-slow)"
 		if [ -n "$PRECISE" ]; then
 			timed ll-slow-p "$LL" attack -precise -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -output="$WORK/ll-slow-p.bin"
 			n=$(llstat ll-slow-p 'd["status_codes"].get("200", 0)')
 			p99=$(llstat ll-slow-p '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
 			p50=$(llstat ll-slow-p '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
-			row "2000/s, 100 ms target" "loadlab -precise" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow-p)" "$n")" "$(rss ll-slow-p)" "p50 $p50, p99 $p99 (from due time); $(lagsplit ll-slow-p)"
+			row "2000/s, 100 ms target" "loadlab -precise" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow-p)" "$n")" "$(rss ll-slow-p)" "p50 $p50, p99 $p99 (from due time); $(lagsplit ll-slow-p); $(rq ll-slow-p)"
 		fi
 		if [ -x "$HEY" ]; then
 			timed hey-slow "$HEY" -z "$D" -c 200 -q 10 -cpus 1 "$SLOW_URL"
 			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-slow.out")
 			p50=$(awk '/50% in/ {printf "%.2fms", $3 * 1000}' "$WORK/hey-slow.out")
 			p99=$(awk '/99% in/ {printf "%.2fms", $3 * 1000}' "$WORK/hey-slow.out")
-			row "2000/s, 100 ms target" "hey (-c 200 -q 10)" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu hey-slow)" "$n")" "$(rss hey-slow)" "p50 $p50, p99 $p99 (from send time)"
+			row "2000/s, 100 ms target" "hey (-c 200 -q 10)" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu hey-slow)" "$n")" "$(rss hey-slow)" "p50 $p50, p99 $p99 (from send time); $(rq hey-slow)"
 		fi
 		if [ -x "$VEGETA" ]; then
 			timed veg-slow "$VEGETA" attack -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -max-body=0 -output="$WORK/veg-slow.bin"
