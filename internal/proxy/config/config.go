@@ -106,14 +106,23 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if n.Kind != yaml.ScalarNode || err != nil {
-		return &badinput.Error{Line: n.Line, Msg: fmt.Sprintf("%q is not a duration (e.g. 250ms, 5s)", n.Value)}
+		return &valueError{line: n.Line, col: n.Column, msg: fmt.Sprintf("%q is not a duration (e.g. 250ms, 5s)", n.Value)}
 	}
 	if v < 0 {
-		return &badinput.Error{Line: n.Line, Msg: fmt.Sprintf("duration %q is negative", n.Value)}
+		return &valueError{line: n.Line, col: n.Column, msg: fmt.Sprintf("duration %q is negative", n.Value)}
 	}
 	*d = Duration(v)
 	return nil
 }
+
+// valueError is a bad value met while decoding, at a node whose key the
+// decoder does not know; Parse names the field from the position.
+type valueError struct {
+	line, col int
+	msg       string
+}
+
+func (e *valueError) Error() string { return e.msg }
 
 // MarshalYAML writes the duration as a string.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
@@ -202,6 +211,15 @@ func Parse(data []byte, source string) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &badinput.Error{File: source, Msg: "config is empty"}
 		}
+		var ve *valueError
+		if errors.As(err, &ve) {
+			var root yaml.Node
+			field := ""
+			if yaml.Unmarshal(data, &root) == nil {
+				field = fieldAt(&root, ve.line, ve.col)
+			}
+			return nil, &badinput.Error{File: source, Line: ve.line, Field: field, Msg: ve.msg}
+		}
 		return nil, yamlError(source, err)
 	}
 	var root yaml.Node
@@ -288,6 +306,42 @@ func walk(root *yaml.Node, path []any) (*yaml.Node, int) {
 		n = next
 	}
 	return n, line
+}
+
+// fieldAt names the field whose scalar value starts at line and col, or
+// returns "" when there is none.
+func fieldAt(root *yaml.Node, line, col int) string {
+	var path []any
+	var find func(n *yaml.Node) bool
+	find = func(n *yaml.Node) bool {
+		switch n.Kind {
+		case yaml.ScalarNode:
+			return n.Line == line && n.Column == col
+		case yaml.DocumentNode:
+			return len(n.Content) > 0 && find(n.Content[0])
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				path = append(path, n.Content[i].Value)
+				if find(n.Content[i+1]) {
+					return true
+				}
+				path = path[:len(path)-1]
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				path = append(path, i)
+				if find(c) {
+					return true
+				}
+				path = path[:len(path)-1]
+			}
+		}
+		return false
+	}
+	if !find(root) {
+		return ""
+	}
+	return fieldName(path)
 }
 
 // lineOf is the line of the deepest node along path.
