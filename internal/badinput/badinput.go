@@ -6,6 +6,7 @@ package badinput
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 )
 
@@ -70,10 +71,14 @@ func Is(err error) bool {
 }
 
 // Wrap marks err as bad input coming from file (no-op for nil). An err that
-// already is a bad-input Error gets the file filled in if it had none.
+// already is a bad-input Error gets the file filled in if it had none; an
+// *fs.PathError about file itself is unwrapped, so the name is said once.
 func Wrap(file string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if pe, ok := err.(*fs.PathError); ok && pe.Path == file {
+		err = pe.Err
 	}
 	var e *Error
 	if errors.As(err, &e) {
