@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -94,7 +92,7 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	charts := set.Charts(*title)
-	return writeOutput(*output, stdout, func(w io.Writer) error {
+	return withOutput(*output, stdout, false, func(w io.Writer) error {
 		if f == "svg" {
 			return plot.WriteSVG(w, charts[0])
 		}
@@ -104,30 +102,4 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 			Sections: []web.Section{{Charts: charts}},
 		})
 	})
-}
-
-// writeOutput writes to path ("-" is stdout) through write, creating the
-// file only once there is something to write.
-func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "-" || path == "" {
-		bw := bufio.NewWriter(stdout)
-		if err := write(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		return badinput.Wrap(path, err)
-	}
-	bw := bufio.NewWriter(out)
-	if err := write(bw); err != nil {
-		out.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
