@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -179,7 +178,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if f.lazy {
 		tr = targets.NewLazy(dec)
 	} else {
-		ts, err := readAllTargets(dec)
+		ts, err := dec.All()
 		if err != nil {
 			return err
 		}
@@ -275,19 +274,4 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		fmt.Fprintf(stderr, "loadlab attack: %d requests dropped (max-workers %d reached or generator behind schedule); they are in the results\n", st.Dropped, f.maxWorkers)
 	}
 	return nil
-}
-
-// readAllTargets reads every target of dec.
-func readAllTargets(dec *targets.Decoder) ([]*targets.Target, error) {
-	var ts []*targets.Target
-	for {
-		t, err := dec.Next()
-		if errors.Is(err, io.EOF) {
-			return ts, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		ts = append(ts, t)
-	}
 }

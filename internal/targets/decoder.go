@@ -122,6 +122,11 @@ func ReadAll(r io.Reader, opts Options) ([]*Target, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.All()
+}
+
+// All reads every remaining target.
+func (d *Decoder) All() ([]*Target, error) {
 	var ts []*Target
 	for {
 		t, err := d.Next()
