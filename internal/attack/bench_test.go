@@ -49,9 +49,9 @@ func BenchmarkUnpaced(b *testing.B) {
 	}
 }
 
-// BenchmarkPaced runs 5000 requests/s for 2 s per iteration (use
-// -benchtime=1x with LOADLAB_BENCH_URL and -cpuprofile to see what pacing
-// costs).
+// BenchmarkPaced runs 5000 requests/s for 2 s per iteration, with the
+// default pacer and with Options.Precise (use -benchtime=1x with
+// LOADLAB_BENCH_URL and -cpuprofile to see what pacing costs).
 func BenchmarkPaced(b *testing.B) {
 	url := os.Getenv("LOADLAB_BENCH_URL")
 	if url == "" {
@@ -63,14 +63,27 @@ func BenchmarkPaced(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		o := DefaultOptions()
-		o.Schedule, _ = schedule.Parse("5000/s", 2*time.Second)
-		a, _ := New(tr, o)
-		a.Run(context.Background(), func(r *results.Result) {})
-		st := a.Stats()
-		b.ReportMetric(float64(st.Dropped), "dropped")
-		b.ReportMetric(float64(st.Late), "late")
-		b.ReportMetric(float64(st.Workers), "workers")
+	for _, precise := range []bool{false, true} {
+		name := "default"
+		if precise {
+			name = "precise"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				o := DefaultOptions()
+				o.Precise = precise
+				o.Schedule, _ = schedule.Parse("5000/s", 2*time.Second)
+				a, _ := New(tr, o)
+				var lag time.Duration
+				a.Run(context.Background(), func(r *results.Result) { lag += r.Sent.Sub(r.Due) })
+				st := a.Stats()
+				b.ReportMetric(float64(st.Dropped), "dropped")
+				b.ReportMetric(float64(st.Late), "late")
+				b.ReportMetric(float64(st.Workers), "workers")
+				if st.Sent > 0 {
+					b.ReportMetric(float64(lag.Microseconds())/float64(st.Sent), "lag-µs/req")
+				}
+			}
+		})
 	}
 }
