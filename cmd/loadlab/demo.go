@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,7 +92,7 @@ func demoFindings(all []string) []string {
 	var out, notes []string
 	pick := func(match func(string) bool) {
 		for _, f := range all {
-			if match(f) && !contains(out, f) {
+			if match(f) && !slices.Contains(out, f) {
 				out = append(out, f)
 				return
 			}
@@ -109,13 +110,4 @@ func demoFindings(all []string) []string {
 		}
 	}
 	return append(out, notes...)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -23,10 +24,10 @@ func Brief(p *plan.Plan, sum *Summary) string {
 		if k == "" {
 			k = st.Name
 		}
-		if !contains(configs, st.Configuration) {
+		if !slices.Contains(configs, st.Configuration) {
 			configs = append(configs, st.Configuration)
 		}
-		if !contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 		c := "-"
@@ -63,13 +64,4 @@ func Brief(p *plan.Plan, sum *Summary) string {
 	}
 	tw.Flush()
 	return b.String()
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -50,15 +50,6 @@ func object(v json.RawMessage, field, msg string) (map[string]json.RawMessage, e
 	return m, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func jsonString(s string) json.RawMessage {

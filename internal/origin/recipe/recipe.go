@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -135,7 +136,7 @@ func parseRecipe(raw json.RawMessage, prefix string) (Recipe, error) {
 		return r, bad(prefix, raw, "want a recipe object")
 	}
 	for k := range m {
-		if !contains(recipeFields, k) {
+		if !slices.Contains(recipeFields, k) {
 			return r, bad(join(prefix, k), m[k], "unknown field (known: %s)", strings.Join(recipeFields, ", "))
 		}
 	}

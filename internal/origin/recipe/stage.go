@@ -3,6 +3,7 @@ package recipe
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ func parseStage(raw json.RawMessage, field string) (Stage, error) {
 		return st, err
 	}
 	for k := range m {
-		if !contains(stageFields, k) {
+		if !slices.Contains(stageFields, k) {
 			return st, bad(field+"."+k, m[k], "unknown field (known: %s)", strings.Join(stageFields, ", "))
 		}
 	}
@@ -158,7 +159,7 @@ func parseDistribution(v json.RawMessage, field string) (Latency, error) {
 		return nil, bad(field+".distribution", dv, "want one of fixed, uniform, normal, lognormal, pareto")
 	}
 	for k := range m {
-		if k != "distribution" && !contains(allowed, k) {
+		if k != "distribution" && !slices.Contains(allowed, k) {
 			return nil, bad(field+"."+k, m[k], "unknown field for %s (known: %s)", name, strings.Join(allowed, ", "))
 		}
 	}
@@ -173,7 +174,7 @@ func parseDistribution(v json.RawMessage, field string) (Latency, error) {
 		return parseMillisOrDuration(x, field+"."+k)
 	}
 	var max time.Duration
-	if contains(allowed, "max") && name != "uniform" {
+	if slices.Contains(allowed, "max") && name != "uniform" {
 		if max, err = dur("max", false); err != nil {
 			return nil, err
 		}
@@ -266,7 +267,7 @@ func parseFaults(v json.RawMessage, field string, f *Faults) error {
 			}
 			params := map[Fault][]string{SlowBody: {"rate"}, Truncate: {"fraction"}}[fault]
 			for pk := range fm {
-				if pk != "probability" && !contains(params, pk) {
+				if pk != "probability" && !slices.Contains(params, pk) {
 					return bad(kf+"."+pk, fm[pk], "unknown field (known: %s)", strings.Join(append([]string{"probability"}, params...), ", "))
 				}
 			}
