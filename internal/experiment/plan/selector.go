@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -64,5 +63,3 @@ func (s Selector) Matches(name string, labels map[string]string) bool {
 	}
 	return true
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

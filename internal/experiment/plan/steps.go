@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func (b *builder) known(vars map[string]string) []string {
 	if b.plan.Target != "" {
 		out = append(out, "${target}")
 	}
-	sortStrings(out)
+	sort.Strings(out)
 	return out
 }
 
