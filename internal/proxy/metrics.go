@@ -50,7 +50,10 @@ func (c *collector) Describe(chan<- *prometheus.Desc) {}
 
 // Collect exports the current figures.
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
-	s := c.p.Status()
+	// One generation for the figures and the histograms, so that a reload
+	// between the two cannot pair a route with another's latencies.
+	rt := c.p.rt.Load()
+	s := c.p.status(rt, false)
 	g := func(d *prometheus.Desc, v float64, l ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
 	}
@@ -61,7 +64,6 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		n, sum, b := h.Cumulative()
 		ch <- prometheus.MustNewConstHistogram(d, n, sum, b, l...)
 	}
-	rt := c.p.rt.Load()
 	for _, ps := range s.Pools {
 		n := ps.Name
 		g(dPoolSize, float64(ps.Size), n)
@@ -76,14 +78,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ctr(dTimeouts, float64(ps.Timeouts), n)
 		ctr(dOverOpened, float64(ps.OverflowOpened), n)
 		ctr(dOverClosed, float64(ps.OverflowClosed), n)
-		if e := rt.pools[n]; e != nil {
-			histo(dWait, e.wait, n)
-		}
+		histo(dWait, rt.pools[n].wait, n)
 	}
 	for i, rs := range s.Routes {
-		if i < len(rt.routes) {
-			histo(dUpstream, rt.routes[i].stats.upstream, rs.Name)
-		}
+		histo(dUpstream, rt.routes[i].stats.upstream, rs.Name)
 		for _, rc := range rs.Responses {
 			ctr(dResponses, float64(rc.Count), rs.Name, strconv.Itoa(rc.Status), rc.Origin)
 		}

@@ -41,20 +41,31 @@ type ConnStatus struct {
 }
 
 // Status reports the proxy's current figures.
-func (p *Proxy) Status() Status {
-	rt := p.rt.Load()
+func (p *Proxy) Status() Status { return p.status(p.rt.Load(), true) }
+
+// status reports the figures of generation rt. Without summaries it leaves
+// out the percentile summaries, which /metrics does not export (it sends
+// the buckets) and which hold each histogram's lock while they are computed.
+func (p *Proxy) status(rt *generation, summaries bool) Status {
 	s := Status{
 		Reloads:       p.reloads.Load(),
 		CacheEntries:  rt.cache.Len(),
 		UpstreamConns: ConnStatus{Open: p.conns.Open(), Opened: p.conns.Opened()},
 	}
 	for _, e := range rt.sortedPools() {
-		s.Pools = append(s.Pools, PoolStatus{Snapshot: e.p.Snapshot(), CheckoutWait: e.wait.Summary()})
+		ps := PoolStatus{Snapshot: e.p.Snapshot()}
+		if summaries {
+			ps.CheckoutWait = e.wait.Summary()
+		}
+		s.Pools = append(s.Pools, ps)
 	}
 	for _, r := range rt.routes {
 		rs := RouteStatus{
 			Name: r.cfg.Name, Path: r.cfg.Path, Upstream: r.cfg.Upstream, Pool: r.pool.name,
-			Responses: r.stats.snapshot(), UpstreamLatency: r.stats.upstream.Summary(),
+			Responses: r.stats.snapshot(),
+		}
+		if summaries {
+			rs.UpstreamLatency = r.stats.upstream.Summary()
 		}
 		if r.breaker != nil {
 			b := r.breaker.Snapshot()
