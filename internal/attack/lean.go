@@ -14,7 +14,6 @@ type leanWorker struct {
 	wbuf   []byte
 	static map[*targets.Target]*leanTarget
 	status map[string]string // interned status lines
-	yield  bool              // yield between write and read (unpaced attacks)
 }
 
 // leanTarget is the precomputed request of a target without templates.

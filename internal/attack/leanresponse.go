@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"runtime"
 	"strconv"
 
 	"github.com/loadlab/loadlab/internal/results"
@@ -25,14 +24,6 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 			return nil, errStale
 		}
 		return nil, err
-	}
-	if lw.yield {
-		// Unpaced: let the other workers write their requests before
-		// reading; the response has then often arrived and the first read
-		// succeeds instead of costing a system call that returns EAGAIN.
-		// (Not when paced: yielded goroutines go to the global run queue
-		// and would wait behind the pacer's hand-offs.)
-		runtime.Gosched()
 	}
 	var code int
 	var line []byte
