@@ -51,14 +51,14 @@ var adminGets = map[string]func(s *Simulator, w http.ResponseWriter, r *http.Req
 	},
 	"routes": func(s *Simulator, w http.ResponseWriter, r *http.Request) {
 		var names []string
-		for _, rt := range s.tab.load().list {
+		for _, rt := range s.tab.Load().list {
 			names = append(names, rt.name)
 		}
 		writeText(w, strings.Join(names, "\n"))
 	},
 	"routes_status": func(s *Simulator, w http.ResponseWriter, r *http.Request) {
 		var lines []string
-		for _, rt := range s.tab.load().list {
+		for _, rt := range s.tab.Load().list {
 			status, latency := "406", "0"
 			if st := rt.cur.Load(); st.stage != nil {
 				status, latency = st.stage.Status.String(), st.stage.Latency.String()
@@ -92,7 +92,7 @@ func (s *Simulator) authorized(r *http.Request) bool {
 
 // currentRecipe lists the loaded recipes as origin_simulator does.
 func (s *Simulator) currentRecipe() []recipe.Echo {
-	list := s.tab.load().list
+	list := s.tab.Load().list
 	out := make([]recipe.Echo, 0, len(list))
 	for _, rt := range list {
 		out = append(out, rt.rec.Echo)

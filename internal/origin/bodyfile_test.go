@@ -20,8 +20,8 @@ func TestLargeBodiesFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := get(t, srv.URL+"/").body
-	if len(want) != 100<<10 || sim.tab.load().list[0].pay.files[0] == nil {
-		t.Fatalf("body %d bytes, file %v", len(want), sim.tab.load().list[0].pay.files)
+	if len(want) != 100<<10 || sim.tab.Load().list[0].pay.files[0] == nil {
+		t.Fatalf("body %d bytes, file %v", len(want), sim.tab.Load().list[0].pay.files)
 	}
 	var wg sync.WaitGroup
 	for i := range 8 {

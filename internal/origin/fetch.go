@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"io"
 	"net/http"
-	"sync/atomic"
 
 	"github.com/loadlab/loadlab/internal/origin/recipe"
 )
@@ -40,9 +39,3 @@ func hashString(s string) uint64 {
 	h.Write([]byte(s))
 	return h.Sum64()
 }
-
-// syncTable holds the current route table.
-type syncTable struct{ p atomic.Pointer[table] }
-
-func (t *syncTable) load() *table   { return t.p.Load() }
-func (t *syncTable) store(x *table) { t.p.Store(x) }

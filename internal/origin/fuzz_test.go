@@ -46,7 +46,7 @@ func FuzzLoadRecipe(f *testing.F) {
 			if !badinput.Is(err) {
 				t.Fatalf("error is not bad input: %v", err)
 			}
-			if tab := sim.tab.load(); !tab.isDefault {
+			if tab := sim.tab.Load(); !tab.isDefault {
 				t.Fatalf("a failed load changed the recipe")
 			}
 			return

@@ -23,7 +23,7 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 	s.m.inFlight.Inc()
 	defer s.m.inFlight.Dec()
 
-	rt := s.tab.load().match(r.URL.Path)
+	rt := s.tab.Load().match(r.URL.Path)
 	if rt == nil {
 		s.answer(w, r, nil, draw{status: http.StatusNotAcceptable}, start, "none")
 		return

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -45,8 +46,8 @@ type Simulator struct {
 	seed   uint64
 	client *http.Client
 
-	loadMu sync.Mutex // serialises loads and restarts
-	tab    syncTable
+	loadMu sync.Mutex            // serialises loads and restarts
+	tab    atomic.Pointer[table] // the current route table
 	counts counter
 	m      *metrics
 
@@ -76,7 +77,7 @@ func New(opts Options) *Simulator {
 	if s.client == nil {
 		s.client = &http.Client{Timeout: 30 * time.Second}
 	}
-	s.tab.store(s.defaultTable())
+	s.tab.Store(s.defaultTable())
 	return s
 }
 
@@ -102,7 +103,7 @@ func (s *Simulator) Close() error {
 		close(s.done)
 		s.loadMu.Lock()
 		defer s.loadMu.Unlock()
-		for _, r := range s.tab.load().list {
+		for _, r := range s.tab.Load().list {
 			r.stop()
 		}
 	})
@@ -150,7 +151,7 @@ func (s *Simulator) loadRecipe(ctx context.Context, data []byte, source string) 
 		return errors.New("origin simulator is closed")
 	default:
 	}
-	old := s.tab.load()
+	old := s.tab.Load()
 	keep := map[string]*route{}
 	if !old.isDefault {
 		for _, r := range old.list {
@@ -172,7 +173,7 @@ func (s *Simulator) loadRecipe(ctx context.Context, data []byte, source string) 
 	for _, r := range keep {
 		all = append(all, r)
 	}
-	s.tab.store(newTable(all, false))
+	s.tab.Store(newTable(all, false))
 	names := make([]string, len(routes))
 	for i, r := range routes {
 		names[i] = r.name
@@ -186,10 +187,10 @@ func (s *Simulator) loadRecipe(ctx context.Context, data []byte, source string) 
 func (s *Simulator) Restart() {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
-	for _, r := range s.tab.load().list {
+	for _, r := range s.tab.Load().list {
 		r.stop()
 	}
-	s.tab.store(s.defaultTable())
+	s.tab.Store(s.defaultTable())
 	s.counts.clear()
 	s.opts.Logf("origin: restarted with the default recipe")
 }
