@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/report"
@@ -35,14 +38,20 @@ const reportExamples = `  # vegeta's text report of an attack (loadlab streams a
   # Per-second figures (each interval on its own, not cumulative)
   loadlab report -every 1s results.bin
 
+  # Follow an attack while it runs: a report per second as the results arrive
+  loadlab attack -rate 500/s -duration 5m -output live.lll < targets.txt &
+  loadlab report -follow -every 1s live.lll
+
   # From a pipe
   loadlab attack -rate 100/s -duration 5s < targets.txt | loadlab report`
 
-func runReport(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", "[flags] [files...]   (no files or -: stdin)", reportExamples, stderr)
 	typ := fs.String("type", "text", "report `type`: text, json, hdrplot or hist[b0,b1,...] (bucket bounds as durations, e.g. hist[0,5ms,10ms,50ms])")
 	every := fs.Duration("every", 0, "write figures per `interval` of send time (e.g. 1s), each interval on its own; text and json only")
 	output := fs.String("output", "-", "output `file`; - writes to stdout")
+	follow := fs.Bool("follow", false, "follow one loadlab results file while an attack is still writing it; stops on Ctrl-C or after -follow-idle without new results")
+	followIdle := fs.Duration("follow-idle", 10*time.Second, "with -follow, stop after this long without new results (0 = only on Ctrl-C)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -56,7 +65,16 @@ func runReport(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	if *every > 0 && kind != report.KindText && kind != report.KindJSON {
 		return badinput.Field("-every", "works with -type text or json, not %s", *typ)
 	}
-	inputs, closeAll, err := openInputs(fs.Args(), stdin)
+	var inputs []report.Input
+	var closeAll func()
+	if *follow {
+		if len(fs.Args()) != 1 || fs.Arg(0) == "-" {
+			return badinput.Field("-follow", "follows exactly one results file (not stdin), got %d arguments", len(fs.Args()))
+		}
+		inputs, closeAll, err = followInput(ctx, fs.Arg(0), *followIdle)
+	} else {
+		inputs, closeAll, err = openInputs(fs.Args(), stdin)
+	}
 	if err != nil {
 		return err
 	}
@@ -104,6 +122,28 @@ func openInputs(files []string, stdin io.Reader) ([]report.Input, func(), error)
 		inputs = append(inputs, report.Input{Name: s.Name, Dec: s})
 	}
 	return inputs, closeAll, nil
+}
+
+// followInput opens a loadlab stream that an attack may still be writing
+// and reads it as it grows (see results.Follow).
+func followInput(ctx context.Context, path string, idle time.Duration) ([]report.Input, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, badinput.Wrap(path, err)
+	}
+	src := results.Follow(ctx, f, 100*time.Millisecond, idle)
+	// Check the magic first, so a vegeta file is refused instead of waited on.
+	head := make([]byte, len("LOADLAB\n"))
+	if _, err := io.ReadFull(src, head); err != nil || !results.IsStream(head) {
+		f.Close()
+		return nil, nil, badinput.At(path, 0, "-follow reads loadlab results streams only (this file is not one, or stayed empty)")
+	}
+	r, err := results.NewReader(io.MultiReader(bytes.NewReader(head), src))
+	if err != nil {
+		f.Close()
+		return nil, nil, badinput.Wrap(path, err)
+	}
+	return []report.Input{{Name: path, Dec: r}}, func() { r.Close(); f.Close() }, nil
 }
 
 // readProblems prints a warning per torn tail (exit 0: a killed attack

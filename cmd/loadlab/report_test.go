@@ -106,3 +106,35 @@ func TestEncodeCommandRoundTrips(t *testing.T) {
 	st, _ := os.Stat(ll)
 	t.Logf("basic: vegeta gob %d bytes, loadlab %d bytes", 193041, st.Size())
 }
+
+// TestReportFollow: -follow reads a loadlab stream as it grows and stops
+// after -follow-idle; it refuses stdin, several files and vegeta files.
+func TestReportFollow(t *testing.T) {
+	dir := t.TempDir()
+	stream := filepath.Join(dir, "r.lll")
+	code, _, stderr := runCLI(t, nil, "encode", "-to", "loadlab", "-output", stream, vegetaVector("basic.bin"))
+	if code != 0 {
+		t.Fatalf("encode: exit %d: %s", code, stderr)
+	}
+	_, plain, _ := runCLI(t, nil, "report", stream)
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   string
+		stderrIn string
+	}{
+		{"finished file, stops when idle", []string{"report", "-follow", "-follow-idle", "200ms", stream}, 0, plain, ""},
+		{"stdin", []string{"report", "-follow"}, 2, "", "follows exactly one results file"},
+		{"two files", []string{"report", "-follow", stream, stream}, 2, "", "follows exactly one results file"},
+		{"vegeta file", []string{"report", "-follow", "-follow-idle", "200ms", vegetaVector("basic.bin")}, 2, "", "loadlab results streams only"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, nil, tc.args...)
+			if code != tc.code || stdout != tc.stdout || !strings.Contains(stderr, tc.stderrIn) {
+				t.Fatalf("exit %d (want %d)\nstdout %q\nstderr %q", code, tc.code, stdout, stderr)
+			}
+		})
+	}
+}
