@@ -53,7 +53,7 @@ start_origin() {
 stop_origin() { kill -INT "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true; }
 
 
-echo "# loadlab origin benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME")"
+echo "# loadlab origin benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
 # --- 1. 1 s latency at ~5,000 req/s -------------------------------------
@@ -94,6 +94,7 @@ fi
 fi
 
 # --- 2. 50 kB, 0 ms: loadlab origin vs nginx ----------------------------
+if [ "${ONLY:-}" != lat ]; then
 cat >"$WORK/tput.json" <<'J'
 {"random_content": "50kb", "stages": [{"at": 0, "status": 200, "latency": 0}]}
 J
@@ -152,3 +153,4 @@ echo "| all | $((SUM_O / 2)) | $((SUM_N / 2)) | $(awk -v a="$SUM_O" -v b="$SUM_N
 echo
 echo "Body bytes: origin $OB, nginx $NB. Goal: ratio >= 0.80."
 stop_origin
+fi
