@@ -135,21 +135,36 @@ NGINX_URL="http://127.0.0.1:$NGINX_PORT"
 OB=$(curl -s -o /dev/null -w '%{size_download}' "$ORIGIN_URL/payload")
 NB=$(curl -s -o /dev/null -w '%{size_download}' "$NGINX_URL/payload")
 
-run_tput() { wrk -t2 -c"$CONNS_TPUT" -d"${TPUT_DUR}s" "$1/payload" 2>&1 | awk '/Requests\/sec/ {printf "%.0f", $2}'; }
+# cpu_ticks PID...: user+system CPU ticks (1/100 s) used so far by PIDs.
+cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+# run_tput URL PID...: sets RPS (req/s) and US (CPU microseconds the
+# server PIDs spent per answer: steadier than req/s on a shared machine).
+run_tput() {
+  local url=$1 t0 out n
+  shift
+  t0=$(cpu_ticks "$@")
+  out=$(wrk -t2 -c"$CONNS_TPUT" -d"${TPUT_DUR}s" "$url/payload" 2>&1)
+  n=$(echo "$out" | awk '/requests in/ {print $1}')
+  RPS=$(echo "$out" | awk '/Requests\/sec/ {printf "%.0f", $2}')
+  US=$(( ($(cpu_ticks "$@") - t0) * 10000 / (n > 0 ? n : 1) ))
+}
+NGINX_WORKERS=$(pgrep -P "$NGINX_PID" | tr '\n' ' ')
 echo "## 50 kB body, 0 ms latency, $CONNS_TPUT connections, ${TPUT_DUR}s per run (wrk -t2 -c$CONNS_TPUT), alternated"
 echo
-echo "| round | loadlab origin req/s | nginx req/s | ratio |"
-echo "|---:|---:|---:|---:|"
+echo "| round | loadlab origin req/s | nginx req/s | ratio | origin CPU µs/answer | nginx CPU µs/answer |"
+echo "|---:|---:|---:|---:|---:|---:|"
 SUM_O=0
 SUM_N=0
 for round in 1 2; do
-  O=$(run_tput "$ORIGIN_URL")
-  N=$(run_tput "$NGINX_URL")
+  # shellcheck disable=SC2086 # one PID per word
+  run_tput "$ORIGIN_URL" "$ORIGIN_PID"; O=$RPS; OU=$US
+  # shellcheck disable=SC2086
+  run_tput "$NGINX_URL" $NGINX_WORKERS; N=$RPS; NU=$US
   SUM_O=$((SUM_O + O))
   SUM_N=$((SUM_N + N))
-  echo "| $round | $O | $N | $(awk -v a="$O" -v b="$N" 'BEGIN {printf "%.2f", a/b}') |"
+  echo "| $round | $O | $N | $(awk -v a="$O" -v b="$N" 'BEGIN {printf "%.2f", a/b}') | $OU | $NU |"
 done
-echo "| all | $((SUM_O / 2)) | $((SUM_N / 2)) | $(awk -v a="$SUM_O" -v b="$SUM_N" 'BEGIN {printf "%.2f", a/b}') |"
+echo "| all | $((SUM_O / 2)) | $((SUM_N / 2)) | $(awk -v a="$SUM_O" -v b="$SUM_N" 'BEGIN {printf "%.2f", a/b}') | | |"
 echo
 echo "Body bytes: origin $OB, nginx $NB. Goal: ratio >= 0.80."
 stop_origin
