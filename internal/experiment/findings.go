@@ -79,7 +79,8 @@ func findings(p *plan.Plan, sum *Summary) (out []string) {
 			out = append(out, l)
 		}
 	}
-	return append(out, breakerStory(sum)...)
+	out = append(out, breakerStory(sum)...)
+	return append(out, staircases(sum)...)
 }
 
 // disturbed says why a step's figures are not trustworthy: requests the

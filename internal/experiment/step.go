@@ -394,6 +394,7 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			err := atk.Run(ctx, func(rs *results.Result) {
 				w.Encode(rs)
 				sr.m.Add(rs)
+				sr.tl.add(rs)
 				win.add(time.Now(), rs.Success())
 				collMu.Lock()
 				res.coll.Add(rs)
@@ -438,6 +439,15 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 	for _, sr := range res.Scenarios {
 		r.finishScenario(sr)
 	}
+	if len(res.Scenarios) > 0 {
+		for _, rn := range r.fleet.running {
+			if rn.c.Kind == plan.KindProxy && rn.config != "" {
+				if res.Pool = poolLimits(rn.config, targetPath(res.Scenarios[0].Target)); res.Pool != nil {
+					break
+				}
+			}
+		}
+	}
 }
 
 // finishScenario computes the figures and writes the text report.
@@ -455,6 +465,8 @@ func (r *runner) finishScenario(sr *ScenarioResult) {
 	}
 	sort.Strings(sr.Errors)
 	sr.Dropped, sr.Late, sr.MaxLag = m.Dropped, m.Lag.Late, m.Lag.Max.Seconds()
+	sr.Staircase = measureStaircase(sr.tl.pts)
+	sr.tl = timeline{}
 	sr.text = textReport(m)
 	if sr.RunError != "" {
 		sr.text += "Run error: " + sr.RunError + "\n"

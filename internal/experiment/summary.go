@@ -46,6 +46,7 @@ type StepResult struct {
 	Scenarios     []*ScenarioResult  `json:"scenarios"`
 	Peaks         map[string]float64 `json:"peaks,omitempty"` // highest value of each sampled series
 	Means         map[string]float64 `json:"means,omitempty"` // mean of each sampled series
+	Pool          *PoolLimits        `json:"pool,omitempty"`  // the proxy pool the first scenario's route draws from
 
 	samples []sampler.Sample
 	axis    plot.TimeAxis
@@ -72,9 +73,11 @@ type ScenarioResult struct {
 	Results     string            `json:"results"` // results stream, relative to the output folder
 	Report      string            `json:"report"`  // text report, relative to the output folder
 	RunError    string            `json:"run_error,omitempty"`
+	Staircase   *Staircase        `json:"staircase,omitempty"` // seed 003's latency staircase, when there was one
 
 	text string
 	m    *metrics.Metrics
+	tl   timeline
 }
 
 // LatencySummary holds latencies in seconds.
