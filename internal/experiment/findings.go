@@ -26,7 +26,8 @@ func rateKey(p *plan.Plan, st *StepResult) string {
 // findings states what the data shows, in sentences a newcomer can read:
 // component failures, which configuration held and which collapsed at the
 // same load, where success fell below 99% in a sweep, how the other
-// scenarios fared and what the pool metrics were doing meanwhile.
+// scenarios fared, what the pool metrics were doing meanwhile, and seed
+// 003's latency staircase wherever latency climbed in plateaus.
 func findings(p *plan.Plan, sum *Summary) (out []string) {
 	for _, st := range sum.Steps {
 		for _, d := range st.Deaths {

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/results"
 )
 
 // pool simulates a pool of w workers, each held for service seconds, fed
@@ -153,5 +156,86 @@ routes:
 	}
 	if poolLimits(filepath.Join(t.TempDir(), "missing.yaml"), "/") != nil {
 		t.Error("a missing config gave limits")
+	}
+}
+
+// testdata/staircase-summary.json is a real run of examples/003 on a
+// 2-core machine: the staircase at 16 and 24 req/s with a 1.2 s checkout
+// timeout and at 16 req/s with 0.6 s; at 24 req/s with 0.6 s the ceiling
+// comes after a single step, and at 8 req/s latency is a flat 1 s.
+func TestFindingsOfStaircaseRun(t *testing.T) {
+	p, err := plan.Load("../../examples/003-pool-staircase/plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := readSummary(t, "testdata/staircase-summary.json")
+	got := strings.Join(findings(p, sum), "\n")
+	for _, want := range []string{
+		`In step "16 rps, checkout timeout 1.2s", search latency climbed in steps of ≈0.26 s every ≈0.75 s (4 steps from 1.01 s); 0.75 s × 16 req/s = 12 ≈ the pool's 12 workers in use at the peak (8 + 4 overflow)`,
+		"It stopped at 2.29 s = checkout timeout 1.2 s + 1.01 s origin; 27 later requests failed with 500 after ≈1.2 s (the checkout timeout).",
+		`In step "24 rps, checkout timeout 1.2s", search latency climbed in steps of ≈0.54 s every ≈0.5 s (2 steps from 1.02 s); 0.5 s × 24 req/s = 12 ≈`,
+		`In step "16 rps, checkout timeout 0.6s", search latency climbed in steps of ≈0.25 s every ≈0.75 s`,
+		"It stopped at 1.6 s = checkout timeout 0.6 s + 1 s origin; 32 later requests failed with 500 after ≈0.6 s (the checkout timeout).",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings lack %q:\n%s", want, got)
+		}
+	}
+	for _, not := range []string{`"8 rps, checkout timeout 1.2s", search latency climbed`, `"24 rps, checkout timeout 0.6s", search latency climbed`} {
+		if strings.Contains(got, not) {
+			t.Errorf("findings state a staircase that is not there (%s):\n%s", not, got)
+		}
+	}
+}
+
+// testdata/staircase/*.lll are the results streams of that run: the
+// staircase is measured from them again, step by step.
+func TestMeasureStaircaseOfRealStreams(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		want      bool
+		step, inc float64
+		maxOK     float64
+	}{
+		{file: "01-8-rps-checkout-timeout-1-2s.lll"},
+		{file: "02-16-rps-checkout-timeout-1-2s.lll", want: true, step: 0.75, inc: 0.25, maxOK: 2.2},
+		{file: "03-24-rps-checkout-timeout-1-2s.lll", want: true, step: 0.5, inc: 0.5, maxOK: 2.2},
+		{file: "04-8-rps-checkout-timeout-0-6s.lll"},
+		{file: "05-16-rps-checkout-timeout-0-6s.lll", want: true, step: 0.75, inc: 0.25, maxOK: 1.6},
+		{file: "06-24-rps-checkout-timeout-0-6s.lll"}, // one step, then the 1.6 s ceiling
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			src, err := results.Open(filepath.Join("testdata/staircase", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			var tl timeline
+			for {
+				var r results.Result
+				if err := src.Decode(&r); err != nil {
+					break
+				}
+				tl.add(&r)
+			}
+			if len(tl.pts) < 80 {
+				t.Fatalf("read only %d results", len(tl.pts))
+			}
+			s := measureStaircase(tl.pts)
+			if s == nil || !tc.want {
+				if (s != nil) != tc.want {
+					t.Fatalf("staircase %+v, want one: %v", s, tc.want)
+				}
+				return
+			}
+			for _, c := range []struct {
+				what      string
+				got, want float64
+			}{{"step length", s.StepLength, tc.step}, {"increment", s.Increment, tc.inc}, {"max ok", s.MaxOK, tc.maxOK}} {
+				if math.Abs(c.got-c.want) > 0.1*c.want {
+					t.Errorf("%s = %.3f, want ≈%.3f (%+v)", c.what, c.got, c.want, *s)
+				}
+			}
+		})
 	}
 }
