@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,7 +155,7 @@ func quote(s string) string {
 	if len(s) > 60 {
 		s = s[:60] + "..."
 	}
-	return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\""
+	return strconv.Quote(s) // escapes newlines too: errors stay on one line
 }
 
 // lineError is a problem found while decoding, at a known line.
