@@ -12,10 +12,15 @@ import (
 // the recipe is being replaced.
 func TestLargeBodiesFromFile(t *testing.T) {
 	sim := New(Options{Seed: 3})
-	srv := httptest.NewUnstartedServer(sim)
-	srv.Config.ConnContext = ConnContext
-	srv.Start()
-	t.Cleanup(func() { _ = sim.Close(); srv.Close() })
+	var srv *httptest.Server
+	if leanTests {
+		srv = newLeanServer(t, sim)
+	} else {
+		srv = httptest.NewUnstartedServer(sim)
+		srv.Config.ConnContext = ConnContext
+		srv.Start()
+		t.Cleanup(func() { _ = sim.Close(); srv.Close() })
+	}
 	if err := sim.LoadRecipe([]byte(`{"random_content": "100kb", "stages": [{"status": 200}]}`), "t"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package origin
 
 import (
+	"context"
 	"bytes"
 	"compress/gzip"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/origin/serve"
 )
 
 // newTestServer runs a Simulator on a loopback httptest server.
@@ -18,12 +21,38 @@ func newTestServer(t *testing.T, opts Options) (*Simulator, *httptest.Server) {
 		opts.Seed = 42
 	}
 	sim := New(opts)
+	if leanTests {
+		return sim, newLeanServer(t, sim)
+	}
 	srv := httptest.NewServer(sim)
 	t.Cleanup(func() {
 		_ = sim.Close()
 		srv.Close()
 	})
 	return sim, srv
+}
+
+// leanTests makes newTestServer use the lean server (see lean_test.go).
+var leanTests bool
+
+// newLeanServer serves sim with serve.ServeLean on the listener of an
+// unstarted httptest.Server (only its URL and Listener are meant to be used).
+func newLeanServer(t *testing.T, sim *Simulator) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(sim)
+	srv.URL = "http://" + srv.Listener.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- serve.ServeLean(ctx, srv.Listener, serve.Config{ConnContext: ConnContext, ShutdownTimeout: 2 * time.Second}, sim, func() { _ = sim.Close() })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("lean server: %v", err)
+		}
+	})
+	return srv
 }
 
 // client never decompresses, so tests see the bytes on the wire.

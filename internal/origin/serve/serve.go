@@ -39,12 +39,21 @@ type Config struct {
 	ReadHeaderTimeout time.Duration
 	// ShutdownTimeout bounds the graceful shutdown (0: 5 s).
 	ShutdownTimeout time.Duration
+	// Lean serves HTTP/1.1 with the lean server (see lean.go) instead of
+	// net/http's; it cannot be combined with H2C or TLS.
+	Lean bool
 	// ConnContext, when set, adds per-connection values to request
 	// contexts (see origin.ConnContext).
 	ConnContext func(ctx context.Context, c net.Conn) context.Context
 }
 
 type connCount struct{}
+
+// ServeLean serves h on ln with the lean HTTP/1.1 server until ctx ends
+// (cfg.Listen, H2C and TLS are not used). It closes ln.
+func ServeLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
+	return serveLean(ctx, ln, cfg, h, beforeShutdown)
+}
 
 // Run serves h until ctx ends, then calls beforeShutdown (if not nil; it
 // should release long-running handlers) and shuts down gracefully. ready is
@@ -54,9 +63,18 @@ func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string)
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
+	if cfg.Lean && (cfg.H2C || cfg.TLS) {
+		return errors.New("the lean server serves HTTP/1.1 only: not with h2c or TLS")
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
+	}
+	if cfg.Lean {
+		if ready != nil {
+			ready("http://" + ln.Addr().String())
+		}
+		return serveLean(ctx, ln, cfg, h, beforeShutdown)
 	}
 	srv := &http.Server{
 		Handler:           limitConn(h, cfg.MaxConnRequests),

@@ -1,0 +1,36 @@
+package origin
+
+import "testing"
+
+// TestLeanServer runs the behaviour tests against the lean HTTP/1.1 server
+// (serve.Config.Lean) instead of net/http's.
+func TestLeanServer(t *testing.T) {
+	leanTests = true
+	t.Cleanup(func() { leanTests = false })
+	for _, tc := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"AdminShapes", TestAdminShapes},
+		{"AdminToken", TestAdminToken},
+		{"BadRecipes", TestBadRecipes},
+		{"Metrics", TestMetrics},
+		{"CurrentRecipeRoundTrip", TestCurrentRecipeRoundTrip},
+		{"StagesSwitch", TestStagesSwitch},
+		{"StageNotYetStarted", TestStageNotYetStarted},
+		{"RouteMatching", TestRouteMatching},
+		{"StatusMixSeeded", TestStatusMixSeeded},
+		{"LatencyDistributionServed", TestLatencyDistributionServed},
+		{"Faults", TestFaults},
+		{"HangUntilClientGivesUp", TestHangUntilClientGivesUp},
+		{"CloseReleasesWaiters", TestCloseReleasesWaiters},
+		{"Overrides", TestOverrides},
+		{"HTTP1ConnReuse", TestHTTP1ConnReuse},
+		{"ContentTypeAndHeaders", TestContentTypeAndHeaders},
+		{"Non200Bodies", TestNon200Bodies},
+		{"OriginRecordedStatusLine", TestOriginRecordedStatusLine},
+		{"LargeBodiesFromFile", TestLargeBodiesFromFile},
+	} {
+		t.Run(tc.name, tc.f)
+	}
+}

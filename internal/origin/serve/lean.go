@@ -1,0 +1,273 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// The lean server (Config.Lean) serves HTTP/1.1 keep-alive without
+// net/http's server: one goroutine per connection, heads parsed from a
+// reused buffer, answers written from one buffer (or header then sendfile
+// through the handler's io.Copy). It calls the same http.Handler, so the
+// simulator's recipes, faults and overrides are unchanged. It does not take
+// chunked request bodies, Expect or HTTP/2 (answered 501/505 and closed).
+// A client going away is noticed only while the handler waits on its
+// request context (latency, hang), by a read started then.
+
+// serveLean accepts on ln until ctx ends, then closes idle connections and
+// waits (up to the shutdown timeout) for answers in progress.
+func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	conns := map[*leanConn]struct{}{}
+	stopped := false
+	go func() {
+		<-ctx.Done()
+		if beforeShutdown != nil {
+			beforeShutdown()
+		}
+		mu.Lock()
+		stopped = true
+		for c := range conns {
+			c.shutdown()
+		}
+		mu.Unlock()
+		_ = ln.Close()
+	}()
+	var err error
+	for {
+		nc, aerr := ln.Accept()
+		if aerr != nil {
+			if ctx.Err() == nil {
+				err = aerr
+			}
+			break
+		}
+		c := newLeanConn(nc, cfg, h)
+		mu.Lock()
+		if stopped {
+			mu.Unlock()
+			_ = nc.Close()
+			continue
+		}
+		conns[c] = struct{}{}
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.serve()
+			mu.Lock()
+			delete(conns, c)
+			mu.Unlock()
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(or(cfg.ShutdownTimeout, 5*time.Second)):
+		mu.Lock()
+		for c := range conns {
+			_ = c.nc.Close()
+		}
+		mu.Unlock()
+		<-done
+	}
+	return err
+}
+
+type leanConn struct {
+	nc       net.Conn
+	cfg      Config
+	h        http.Handler
+	base     context.Context
+	buf      []byte // bytes read, not yet used
+	hbuf     []byte // backing store of buf between requests
+	rbuf     []byte // read space
+	served   int64
+	mu       sync.Mutex
+	idle     bool
+	stopping bool
+	// watchStop is set (under reqCtx.mu) while a request's watcher is
+	// being stopped.
+	watchStop bool
+}
+
+func newLeanConn(nc net.Conn, cfg Config, h http.Handler) *leanConn {
+	base := context.Background()
+	if cfg.ConnContext != nil {
+		base = cfg.ConnContext(base, nc)
+	}
+	return &leanConn{nc: nc, cfg: cfg, h: h, base: base, rbuf: make([]byte, 16<<10), hbuf: make([]byte, 0, 16<<10)}
+}
+
+// shutdown closes the connection if idle, or after the answer in progress.
+func (c *leanConn) shutdown() {
+	c.mu.Lock()
+	c.stopping = true
+	if c.idle {
+		_ = c.nc.SetReadDeadline(time.Now())
+	}
+	c.mu.Unlock()
+}
+
+func (c *leanConn) setIdle(idle bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.idle = idle
+	return !c.stopping
+}
+
+func (c *leanConn) serve() {
+	defer c.nc.Close()
+	c.buf = c.hbuf[:0]
+	idle := or(c.cfg.IdleTimeout, 2*time.Minute)
+	headTimeout := or(c.cfg.ReadHeaderTimeout, 30*time.Second)
+	for {
+		if !c.setIdle(true) {
+			return
+		}
+		_ = c.nc.SetReadDeadline(time.Now().Add(idle))
+		started := len(c.buf) > 0
+		var req *leanReq
+		for {
+			r, n, err := parseHead(c.buf)
+			if err == nil {
+				req = r
+				c.buf = c.buf[n:]
+				break
+			}
+			var he *headError
+			if errors.As(err, &he) {
+				c.fail(he)
+				return
+			}
+			m, rerr := c.nc.Read(c.rbuf)
+			if m > 0 {
+				if !started {
+					started = true
+					c.setIdle(false)
+					_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
+				}
+				c.buf = append(c.buf, c.rbuf[:m]...)
+			}
+			if rerr != nil {
+				return
+			}
+		}
+		c.setIdle(false)
+		_ = c.nc.SetReadDeadline(time.Time{})
+		c.served++
+		keep := c.serveOne(req)
+		if !keep {
+			return
+		}
+		if len(c.buf) == 0 {
+			c.buf = c.hbuf[:0]
+		}
+	}
+}
+
+// fail answers a request the lean server does not take, then the
+// connection closes.
+func (c *leanConn) fail(he *headError) {
+	body := he.msg + "\n"
+	_, _ = io.WriteString(c.nc, "HTTP/1.1 "+statusLine(he.status)+"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body)
+}
+
+// serveOne runs the handler on req; it reports whether the connection can
+// serve another request.
+func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
+	u, err := url.ParseRequestURI(lr.target)
+	if err != nil {
+		c.fail(&headError{http.StatusBadRequest, "bad request target"})
+		return false
+	}
+	body := &leanBody{c: c, left: lr.contentLength}
+	rctx := &reqCtx{Context: c.base, c: c}
+	req := (&http.Request{
+		Method:        lr.method,
+		URL:           u,
+		Proto:         "HTTP/1." + itoa(lr.minor),
+		ProtoMajor:    1,
+		ProtoMinor:    lr.minor,
+		Header:        lr.header,
+		Body:          body,
+		ContentLength: lr.contentLength,
+		Host:          lr.host,
+		RemoteAddr:    c.nc.RemoteAddr().String(),
+		RequestURI:    lr.target,
+		Close:         lr.close,
+	}).WithContext(rctx)
+	if lr.contentLength == 0 {
+		req.Body = http.NoBody
+	}
+	w := &leanWriter{c: c, req: req, header: make(http.Header, 8)}
+	w.close = lr.close || c.cfg.NoKeepAlive ||
+		(c.cfg.MaxConnRequests > 0 && c.served >= c.cfg.MaxConnRequests)
+	aborted := c.run(w, req)
+	rctx.stop()
+	if aborted || w.hijacked {
+		return false
+	}
+	if err := w.finish(); err != nil {
+		return false
+	}
+	if body.left > 0 { // the handler left part of the body: skip it
+		if body.left > 256<<10 {
+			return false
+		}
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			return false
+		}
+	}
+	return !w.close && !rctx.gone
+}
+
+// run calls the handler; a panic (http.ErrAbortHandler or another) aborts
+// the answer and the connection.
+func (c *leanConn) run(w *leanWriter, req *http.Request) (aborted bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			aborted = true
+		}
+	}()
+	c.h.ServeHTTP(w, req)
+	return false
+}
+
+// leanBody reads a request body of known length: first the bytes already
+// read with the head, then from the connection.
+type leanBody struct {
+	c    *leanConn
+	left int64
+}
+
+func (b *leanBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	if len(b.c.buf) > 0 {
+		n := copy(p, b.c.buf)
+		b.c.buf = b.c.buf[n:]
+		b.left -= int64(n)
+		return n, nil
+	}
+	n, err := b.c.nc.Read(p)
+	b.left -= int64(n)
+	if err == io.EOF && b.left > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+func (b *leanBody) Close() error { return nil }

@@ -1,0 +1,138 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/textproto"
+	"strconv"
+)
+
+// leanReq is a request head parsed by parseHead.
+type leanReq struct {
+	method, target string
+	minor          int // HTTP/1.minor
+	header         http.Header
+	host           string
+	contentLength  int64
+	close          bool // the client asked to close (or HTTP/1.0 without keep-alive)
+}
+
+// headError is a request the lean server answers with status and closes.
+type headError struct {
+	status int
+	msg    string
+}
+
+func (e *headError) Error() string { return e.msg }
+
+var errNeedMore = errors.New("incomplete request head")
+
+// maxHead is the largest request head (request line and headers) accepted.
+const maxHead = 64 << 10
+
+// parseHead parses a request head at the start of b. It returns the bytes
+// the head took, errNeedMore when b does not hold a whole head yet, or a
+// *headError for a request the lean server does not take.
+func parseHead(b []byte) (*leanReq, int, error) {
+	end := bytes.Index(b, []byte("\r\n\r\n"))
+	if end < 0 {
+		if len(b) >= maxHead {
+			return nil, 0, &headError{http.StatusRequestHeaderFieldsTooLarge, "request head too large"}
+		}
+		return nil, 0, errNeedMore
+	}
+	n := end + 4
+	lines := b[:end]
+	i := bytes.Index(lines, []byte("\r\n"))
+	line := lines
+	rest := []byte(nil)
+	if i >= 0 {
+		line, rest = lines[:i], lines[i+2:]
+	}
+	r := &leanReq{contentLength: 0}
+	sp1 := bytes.IndexByte(line, ' ')
+	sp2 := bytes.LastIndexByte(line, ' ')
+	if sp1 <= 0 || sp2 <= sp1+1 {
+		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
+	}
+	r.method, r.target = string(line[:sp1]), string(line[sp1+1:sp2])
+	switch string(line[sp2+1:]) {
+	case "HTTP/1.1":
+		r.minor = 1
+	case "HTTP/1.0":
+		r.minor = 0
+		r.close = true
+	default:
+		return nil, n, &headError{http.StatusHTTPVersionNotSupported, "unsupported protocol " + strconv.Quote(string(line[sp2+1:]))}
+	}
+	if !validToken(line[:sp1]) || bytes.IndexByte(line[sp1+1:sp2], ' ') >= 0 {
+		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
+	}
+	if r.target == "" || (r.target[0] != '/' && r.target != "*") {
+		return nil, n, &headError{http.StatusBadRequest, "request target must be a path"}
+	}
+	r.header = make(http.Header, 8)
+	sawCL := false
+	for len(rest) > 0 {
+		var l []byte
+		if j := bytes.Index(rest, []byte("\r\n")); j >= 0 {
+			l, rest = rest[:j], rest[j+2:]
+		} else {
+			l, rest = rest, nil
+		}
+		c := bytes.IndexByte(l, ':')
+		if c <= 0 || !validToken(l[:c]) {
+			return nil, n, &headError{http.StatusBadRequest, "malformed header line"}
+		}
+		v := bytes.TrimSpace(l[c+1:])
+		if bytes.ContainsAny(v, "\r\n\x00") {
+			return nil, n, &headError{http.StatusBadRequest, "malformed header value"}
+		}
+		key := textproto.CanonicalMIMEHeaderKey(string(l[:c]))
+		val := string(v)
+		switch key {
+		case "Content-Length":
+			cl, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || cl < 0 || val[0] == '+' || (sawCL && cl != r.contentLength) {
+				return nil, n, &headError{http.StatusBadRequest, "bad Content-Length"}
+			}
+			sawCL, r.contentLength = true, cl
+		case "Transfer-Encoding":
+			return nil, n, &headError{http.StatusNotImplemented, "Transfer-Encoding not supported by the lean server"}
+		case "Expect":
+			return nil, n, &headError{http.StatusNotImplemented, "Expect not supported by the lean server"}
+		case "Host":
+			if r.host != "" {
+				return nil, n, &headError{http.StatusBadRequest, "more than one Host"}
+			}
+			r.host = val
+		case "Connection":
+			for _, tok := range bytes.Split(v, []byte(",")) {
+				tok = bytes.TrimSpace(tok)
+				if bytes.EqualFold(tok, []byte("close")) {
+					r.close = true
+				} else if bytes.EqualFold(tok, []byte("keep-alive")) && r.minor == 0 {
+					r.close = false
+				}
+			}
+		}
+		r.header[key] = append(r.header[key], val)
+	}
+	if r.minor == 1 && r.host == "" {
+		return nil, n, &headError{http.StatusBadRequest, "missing Host"}
+	}
+	return r, n, nil
+}
+
+func validToken(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte("()<>@,;:\\\"/[]?={}"), c) >= 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,207 @@
+package serve
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// leanWriter is the lean server's http.ResponseWriter. The head and body
+// gather in one buffer written at the end (or when it grows past
+// flushAt, on Flush, or before a ReadFrom, which lets the connection use
+// sendfile). Without a Content-Length from the handler the whole body is
+// kept and its length sent, or, after a Flush, the connection closes at
+// the end of the body.
+type leanWriter struct {
+	c        *leanConn
+	req      *http.Request
+	header   http.Header
+	status   int
+	wrote    bool // head is in out (or sent)
+	sent     bool // something went on the wire
+	close    bool
+	hijacked bool
+	noBody   bool
+	known    bool // the handler set Content-Length
+	out      []byte
+	err      error
+}
+
+const flushAt = 128 << 10
+
+func (w *leanWriter) Header() http.Header { return w.header }
+
+func (w *leanWriter) WriteHeader(code int) {
+	if w.wrote || w.hijacked {
+		return
+	}
+	if code < 100 || code > 999 {
+		panic("serve: invalid WriteHeader code " + strconv.Itoa(code))
+	}
+	w.status = code
+	w.wrote = true
+	w.noBody = w.req.Method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified || code < 200
+	_, w.known = w.header["Content-Length"]
+}
+
+// head appends the status line and headers to out.
+func (w *leanWriter) head(firstBody []byte) {
+	h := w.header
+	if w.close && h.Get("Connection") == "" {
+		h.Set("Connection", "close")
+	} else if h.Get("Connection") == "close" {
+		w.close = true
+	}
+	if _, ok := h["Date"]; !ok {
+		h["Date"] = []string{httpDate()}
+	}
+	if _, ok := h["Content-Type"]; !ok && !w.noBody && len(firstBody) > 0 {
+		h["Content-Type"] = []string{http.DetectContentType(firstBody)}
+	}
+	b := append(w.out, "HTTP/1.1 "...)
+	b = append(b, statusLine(w.status)...)
+	b = append(b, "\r\n"...)
+	for k, vs := range h {
+		for _, v := range vs {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	w.out = append(b, "\r\n"...)
+}
+
+func (w *leanWriter) Write(p []byte) (int, error) {
+	if w.hijacked {
+		return 0, http.ErrHijacked
+	}
+	if !w.wrote {
+		if _, ok := w.header["Content-Length"]; !ok && w.header.Get("Content-Type") == "" {
+			w.header.Set("Content-Type", http.DetectContentType(p))
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.noBody {
+		return len(p), nil
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.out = append(w.out, p...)
+	if w.known && len(w.out) >= flushAt {
+		if err := w.send(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// send writes the head (if not yet) and the buffered body.
+func (w *leanWriter) send() error {
+	if !w.sent {
+		body := w.out
+		w.out = nil
+		if !w.known && !w.noBody {
+			w.close = true // unknown length: the end of the body is the close
+		}
+		w.head(body)
+		w.out = append(w.out, body...)
+		w.sent = true
+	}
+	if len(w.out) > 0 && w.err == nil {
+		_, w.err = w.c.nc.Write(w.out)
+		w.out = w.out[:0]
+	}
+	return w.err
+}
+
+// Flush sends what is buffered (http.Flusher, for slow bodies).
+func (w *leanWriter) Flush() { _ = w.FlushError() }
+
+// FlushError is Flush reporting the write error (for ResponseController).
+func (w *leanWriter) FlushError() error {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.send()
+}
+
+// ReadFrom sends the buffered head, then copies r to the connection, which
+// uses sendfile for a file.
+func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.noBody || !w.known {
+		return io.Copy(struct{ io.Writer }{w}, r)
+	}
+	if err := w.send(); err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(w.c.nc, r)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// Hijack hands the connection to the handler (for close and reset faults).
+func (w *leanWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.sent {
+		return nil, nil, http.ErrHijacked
+	}
+	w.hijacked = true
+	return w.c.nc, bufio.NewReadWriter(bufio.NewReader(w.c.nc), bufio.NewWriter(w.c.nc)), nil
+}
+
+// finish completes the answer after the handler returned.
+func (w *leanWriter) finish() error {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if !w.sent && !w.known && !w.noBody {
+		body := w.out
+		w.out = nil
+		w.header["Content-Length"] = []string{strconv.Itoa(len(body))}
+		w.known = true
+		w.head(body)
+		w.out = append(w.out, body...)
+		w.sent = true
+	} else if !w.sent && w.noBody && w.req.Method != http.MethodHead {
+		w.out = w.out[:0]
+	}
+	return w.send()
+}
+
+func statusLine(code int) string {
+	t := http.StatusText(code)
+	if t == "" {
+		t = "status code " + strconv.Itoa(code)
+	}
+	return strconv.Itoa(code) + " " + t
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// dateCache holds the Date header value, remade once a second.
+var dateCache atomic.Pointer[dateEntry]
+
+type dateEntry struct {
+	sec int64
+	s   string
+}
+
+func httpDate() string {
+	now := time.Now()
+	if d := dateCache.Load(); d != nil && d.sec == now.Unix() {
+		return d.s
+	}
+	d := &dateEntry{sec: now.Unix(), s: now.UTC().Format(http.TimeFormat)}
+	dateCache.Store(d)
+	return d.s
+}
