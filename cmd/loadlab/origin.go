@@ -37,6 +37,9 @@ const originExamples = `  # Serve a recipe of bbc/origin_simulator unchanged, on
   curl 'http://127.0.0.1:8080/news?delay=2s&status=503'
   curl -H 'X-Origin-Fault: reset' http://127.0.0.1:8080/news
 
+  # The lean HTTP/1.1 server (less CPU per answer than net/http's)
+  loadlab origin -recipe recipe.json -server lean
+
   # HTTP/2 over TLS with a fresh certificate, admin API behind a token
   LOADLAB_ORIGIN_TOKEN=s3cret loadlab origin -tls -tls-cert /tmp/origin.pem
   curl --cacert /tmp/origin.pem -H 'Authorization: Bearer s3cret' https://127.0.0.1:8080/_admin/routes`
@@ -55,6 +58,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	noKeepAlive := fs.Bool("no-keepalive", false, "close every HTTP/1 connection after one request")
 	maxConnReq := fs.Int64("max-conn-requests", 0, "close a connection after it served `n` requests (0: no limit)")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "close keep-alive connections idle this long")
+	server := fs.String("server", "std", "HTTP/1.1 server `kind`: std (net/http) or lean (leaner, HTTP/1.1 only; no -h2c/-tls; see docs/origin.md)")
 	quiet := fs.Bool("quiet", false, "do not log recipe loads and stage switches on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -74,6 +78,12 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	if *idle <= 0 {
 		return badinput.Field("-idle-timeout", "want a positive duration, got %v", *idle)
+	}
+	if *server != "std" && *server != "lean" {
+		return badinput.Field("-server", "want std or lean, got %q", *server)
+	}
+	if *server == "lean" && (*h2c || *useTLS) {
+		return badinput.Field("-server", "lean serves HTTP/1.1 only: not with -h2c or -tls")
 	}
 	if *certOut != "" && !*useTLS {
 		return badinput.Field("-tls-cert", "only makes sense with -tls")
@@ -114,6 +124,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		NoKeepAlive:     *noKeepAlive,
 		MaxConnRequests: *maxConnReq,
 		IdleTimeout:     *idle,
+		Lean:            *server == "lean",
 		ConnContext:     origin.ConnContext,
 	}, sim, func(url string) {
 		fmt.Fprintf(stdout, "origin listening on %s\n", url)

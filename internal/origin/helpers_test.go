@@ -1,9 +1,9 @@
 package origin
 
 import (
-	"context"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
