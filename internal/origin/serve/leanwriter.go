@@ -29,6 +29,8 @@ type leanWriter struct {
 	known    bool // the handler set Content-Length
 	out      []byte
 	err      error
+	// headCount is the body length a HEAD handler wrote (and was dropped).
+	headCount int
 }
 
 const flushAt = 128 << 10
@@ -87,6 +89,7 @@ func (w *leanWriter) Write(p []byte) (int, error) {
 		w.WriteHeader(http.StatusOK)
 	}
 	if w.noBody {
+		w.headCount += len(p)
 		return len(p), nil
 	}
 	if w.err != nil {
@@ -172,8 +175,8 @@ func (w *leanWriter) finish() error {
 		w.head(body)
 		w.out = append(w.out, body...)
 		w.sent = true
-	} else if !w.sent && w.noBody && w.req.Method != http.MethodHead {
-		w.out = w.out[:0]
+	} else if !w.sent && !w.known && w.req.Method == http.MethodHead && w.headCount > 0 {
+		w.header["Content-Length"] = []string{strconv.Itoa(w.headCount)} // as net/http does
 	}
 	return w.send()
 }

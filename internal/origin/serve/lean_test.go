@@ -1,0 +1,74 @@
+package serve
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawExchange writes in to a fresh connection to the lean server and reads
+// until the server closes (or 3 s pass).
+func rawExchange(t *testing.T, cfg Config, in string) string {
+	t.Helper()
+	cfg.Lean = true
+	u := start(t, cfg, echo)
+	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+	_, _ = io.WriteString(c, in)
+	b, _ := io.ReadAll(c)
+	return string(b)
+}
+
+// echo answers "METHOD PATH BODY".
+var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	_, _ = io.WriteString(w, r.Method+" "+r.URL.Path+" "+string(b))
+})
+
+func TestLeanConnections(t *testing.T) {
+	const get = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+	const closing = "GET /z HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		in    string
+		want  []string // in order
+		count int      // answers expected
+	}{
+		{"pipelined then close", Config{}, get + "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc" + closing,
+			[]string{"GET /a ", "POST /b abc", "Connection: close", "GET /z "}, 3},
+		{"unread body skipped", Config{}, "GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nzz" + closing, []string{"GET /a zz", "GET /z "}, 2},
+		{"no keep-alive", Config{NoKeepAlive: true}, get + get, []string{"Connection: close", "GET /a "}, 1},
+		{"max conn requests", Config{MaxConnRequests: 2}, get + get + get, []string{"GET /a ", "Connection: close"}, 2},
+		{"chunked refused", Config{}, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", []string{"HTTP/1.1 501 Not Implemented", "Connection: close"}, 1},
+		{"malformed", Config{}, "GET / HTTP/1.1\r\nbad\r\n\r\n", []string{"HTTP/1.1 400 Bad Request"}, 1},
+		{"idle timeout", Config{IdleTimeout: 100 * time.Millisecond}, get, []string{"GET /a "}, 1},
+		{"head", Config{}, "HEAD /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", []string{"HTTP/1.1 200 OK", "Content-Length: 8"}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			got := rawExchange(t, c.cfg, c.in)
+			if n := strings.Count(got, "HTTP/1.1 "); n != c.count {
+				t.Fatalf("%d answers, want %d: %q", n, c.count, got)
+			}
+			rest := got
+			for _, w := range c.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("missing %q in order in %q", w, got)
+				}
+				rest = rest[i+len(w):]
+			}
+			if time.Since(start) > 2*time.Second {
+				t.Errorf("connection not closed by the server (%v)", time.Since(start))
+			}
+		})
+	}
+}
