@@ -2,9 +2,9 @@
 # Benchmarks for loadlab origin (issue 3), on loopback only, ~90 s in all:
 #   1. a 1 s latency recipe at 5,000 requests/s, open loop (~5,000 in
 #      flight): client-seen p50/p99 and the simulator's peak RSS;
-#   2. 0 ms latency, 50 kB body: throughput of loadlab origin and of nginx
-#      serving the same bytes from a file, same generator (wrk), alternated
-#      twice, side by side.
+#   2. 0 ms latency, 50 kB body: throughput of loadlab origin (-server std
+#      and -server lean) and of nginx serving the same bytes from a file,
+#      same generator (wrk), alternated twice, side by side.
 # Needs: go, wrk, nginx, curl (Debian: apt-get install -y wrk nginx curl).
 # Usage: bench/origin/run.sh [latency-seconds] [throughput-seconds]
 set -euo pipefail
@@ -37,10 +37,13 @@ go build -o "$WORK/loadgen" ./bench/origin/loadgen
 NICE=()
 if [ -n "${PRIO:-}" ]; then NICE=(nice -n "$PRIO"); fi
 
-# start_origin RECIPE: starts loadlab origin on a free loopback port; sets
-# ORIGIN_PID and ORIGIN_URL.
+# start_origin RECIPE [FLAG...]: starts loadlab origin on a free loopback
+# port; sets ORIGIN_PID and ORIGIN_URL.
 start_origin() {
-  "${NICE[@]}" "$WORK/loadlab" origin -quiet -seed 1 -recipe "$1" -listen 127.0.0.1:0 >"$WORK/origin.out" 2>"$WORK/origin.err" &
+  local r=$1
+  shift
+  rm -f "$WORK/origin.out"
+  "${NICE[@]}" "$WORK/loadlab" origin -quiet -seed 1 -recipe "$r" -listen 127.0.0.1:0 "$@" >"$WORK/origin.out" 2>"$WORK/origin.err" &
   ORIGIN_PID=$!
   PIDS+=("$ORIGIN_PID")
   for _ in $(seq 100); do
@@ -98,6 +101,9 @@ if [ "${ONLY:-}" != lat ]; then
 cat >"$WORK/tput.json" <<'J'
 {"random_content": "50kb", "stages": [{"at": 0, "status": 200, "latency": 0}]}
 J
+start_origin "$WORK/tput.json" -server lean
+LEAN_PID=$ORIGIN_PID
+LEAN_URL=$ORIGIN_URL
 start_origin "$WORK/tput.json"
 mkdir -p "$WORK/www"
 chmod 755 "$WORK/www"
@@ -133,6 +139,7 @@ PIDS+=("$NGINX_PID")
 sleep 0.5
 NGINX_URL="http://127.0.0.1:$NGINX_PORT"
 OB=$(curl -s -o /dev/null -w '%{size_download}' "$ORIGIN_URL/payload")
+LB=$(curl -s -o /dev/null -w '%{size_download}' "$LEAN_URL/payload")
 NB=$(curl -s -o /dev/null -w '%{size_download}' "$NGINX_URL/payload")
 
 # cpu_ticks PID...: user+system CPU ticks (1/100 s) used so far by PIDs.
@@ -151,21 +158,26 @@ run_tput() {
 NGINX_WORKERS=$(pgrep -P "$NGINX_PID" | tr '\n' ' ')
 echo "## 50 kB body, 0 ms latency, $CONNS_TPUT connections, ${TPUT_DUR}s per run (wrk -t2 -c$CONNS_TPUT), alternated"
 echo
-echo "| round | loadlab origin req/s | nginx req/s | ratio | origin CPU µs/answer | nginx CPU µs/answer |"
-echo "|---:|---:|---:|---:|---:|---:|"
+echo "| round | origin std req/s | origin lean req/s | nginx req/s | std/nginx | lean/nginx | std CPU µs/answer | lean CPU µs/answer | nginx CPU µs/answer |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 SUM_O=0
+SUM_L=0
 SUM_N=0
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
 for round in 1 2; do
-  # shellcheck disable=SC2086 # one PID per word
   run_tput "$ORIGIN_URL" "$ORIGIN_PID"; O=$RPS; OU=$US
-  # shellcheck disable=SC2086
+  run_tput "$LEAN_URL" "$LEAN_PID"; L=$RPS; LU=$US
+  # shellcheck disable=SC2086 # one PID per word
   run_tput "$NGINX_URL" $NGINX_WORKERS; N=$RPS; NU=$US
   SUM_O=$((SUM_O + O))
+  SUM_L=$((SUM_L + L))
   SUM_N=$((SUM_N + N))
-  echo "| $round | $O | $N | $(awk -v a="$O" -v b="$N" 'BEGIN {printf "%.2f", a/b}') | $OU | $NU |"
+  echo "| $round | $O | $L | $N | $(ratio "$O" "$N") | $(ratio "$L" "$N") | $OU | $LU | $NU |"
 done
-echo "| all | $((SUM_O / 2)) | $((SUM_N / 2)) | $(awk -v a="$SUM_O" -v b="$SUM_N" 'BEGIN {printf "%.2f", a/b}') | | |"
+echo "| all | $((SUM_O / 2)) | $((SUM_L / 2)) | $((SUM_N / 2)) | $(ratio "$SUM_O" "$SUM_N") | $(ratio "$SUM_L" "$SUM_N") | | | |"
 echo
-echo "Body bytes: origin $OB, nginx $NB. Goal: ratio >= 0.80."
+echo "Body bytes: origin std $OB, lean $LB, nginx $NB. Goal: ratio >= 0.80."
+stop_origin
+ORIGIN_PID=$LEAN_PID
 stop_origin
 fi
