@@ -84,12 +84,12 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 
 type leanConn struct {
 	nc       net.Conn
+	rw       io.ReadWriter // raw system calls on Linux, else nc
 	cfg      Config
 	h        http.Handler
 	base     context.Context
 	buf      []byte // bytes read, not yet used
 	hbuf     []byte // backing store of buf between requests
-	rbuf     []byte // read space
 	served   int64
 	mu       sync.Mutex
 	idle     bool
@@ -104,7 +104,11 @@ func newLeanConn(nc net.Conn, cfg Config, h http.Handler) *leanConn {
 	if cfg.ConnContext != nil {
 		base = cfg.ConnContext(base, nc)
 	}
-	return &leanConn{nc: nc, cfg: cfg, h: h, base: base, rbuf: make([]byte, 16<<10), hbuf: make([]byte, 0, 16<<10)}
+	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hbuf: make([]byte, 0, 16<<10)}
+	if r := newRawIO(nc); r != nil {
+		c.rw = r
+	}
+	return c
 }
 
 // shutdown closes the connection if idle, or after the answer in progress.
@@ -148,14 +152,20 @@ func (c *leanConn) serve() {
 				c.fail(he)
 				return
 			}
-			m, rerr := c.nc.Read(c.rbuf)
+			if cap(c.buf)-len(c.buf) < 4096 { // move to the front, or grow
+				if len(c.buf)+4096 > cap(c.hbuf) {
+					c.hbuf = make([]byte, 0, 2*cap(c.hbuf))
+				}
+				c.buf = c.hbuf[:copy(c.hbuf[:cap(c.hbuf)], c.buf)]
+			}
+			m, rerr := c.rw.Read(c.buf[len(c.buf):cap(c.buf)])
 			if m > 0 {
 				if !started {
 					started = true
 					c.setIdle(false)
 					_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
 				}
-				c.buf = append(c.buf, c.rbuf[:m]...)
+				c.buf = c.buf[:len(c.buf)+m]
 			}
 			if rerr != nil {
 				return
@@ -178,7 +188,7 @@ func (c *leanConn) serve() {
 // connection closes.
 func (c *leanConn) fail(he *headError) {
 	body := he.msg + "\n"
-	_, _ = io.WriteString(c.nc, "HTTP/1.1 "+statusLine(he.status)+"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body)
+	_, _ = io.WriteString(c.rw, "HTTP/1.1 "+statusLine(he.status)+"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body)
 }
 
 // serveOne runs the handler on req; it reports whether the connection can
@@ -262,7 +272,7 @@ func (b *leanBody) Read(p []byte) (int, error) {
 		b.left -= int64(n)
 		return n, nil
 	}
-	n, err := b.c.nc.Read(p)
+	n, err := b.c.rw.Read(p)
 	b.left -= int64(n)
 	if err == io.EOF && b.left > 0 {
 		err = io.ErrUnexpectedEOF

@@ -50,6 +50,8 @@ func TestLeanConnections(t *testing.T) {
 		{"chunked refused", Config{}, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", []string{"HTTP/1.1 501 Not Implemented", "Connection: close"}, 1},
 		{"malformed", Config{}, "GET / HTTP/1.1\r\nbad\r\n\r\n", []string{"HTTP/1.1 400 Bad Request"}, 1},
 		{"idle timeout", Config{IdleTimeout: 100 * time.Millisecond}, get, []string{"GET /a "}, 1},
+		{"big head", Config{}, get + "GET /b HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("b", 40000) + "\r\n\r\n" + closing,
+			[]string{"GET /a ", "GET /b ", "GET /z "}, 3},
 		{"head", Config{}, "HEAD /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", []string{"HTTP/1.1 200 OK", "Content-Length: 8"}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {

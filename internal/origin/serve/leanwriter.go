@@ -117,7 +117,7 @@ func (w *leanWriter) send() error {
 		w.sent = true
 	}
 	if len(w.out) > 0 && w.err == nil {
-		_, w.err = w.c.nc.Write(w.out)
+		_, w.err = w.c.rw.Write(w.out)
 		w.out = w.out[:0]
 	}
 	return w.err
