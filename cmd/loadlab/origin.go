@@ -116,6 +116,10 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		logf("origin: warning: listening on %s without -admin-token: anyone who can reach it can change the recipe", *listen)
 	}
 	logf("origin: seed %d", sim.Seed())
+	connCtx := origin.ConnContext // TCP_CORK around sendfile
+	if *server == "lean" {
+		connCtx = nil // the lean server sends head and file together (MSG_MORE)
+	}
 	return serve.Run(ctx, serve.Config{
 		Listen:          *listen,
 		H2C:             *h2c,
@@ -125,7 +129,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		MaxConnRequests: *maxConnReq,
 		IdleTimeout:     *idle,
 		Lean:            *server == "lean",
-		ConnContext:     origin.ConnContext,
+		ConnContext:     connCtx,
 	}, sim, func(url string) {
 		fmt.Fprintf(stdout, "origin listening on %s\n", url)
 		if f, ok := stdout.(interface{ Sync() error }); ok {

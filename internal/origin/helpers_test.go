@@ -44,7 +44,7 @@ func newLeanServer(t *testing.T, sim *Simulator) *httptest.Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- serve.ServeLean(ctx, srv.Listener, serve.Config{ConnContext: ConnContext, ShutdownTimeout: 2 * time.Second}, sim, func() { _ = sim.Close() })
+		done <- serve.ServeLean(ctx, srv.Listener, serve.Config{ShutdownTimeout: 2 * time.Second}, sim, func() { _ = sim.Close() })
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -119,4 +120,62 @@ func (r *rawIO) opError(op string, err error) error {
 		err = oe.Err
 	}
 	return &net.OpError{Op: op, Net: "tcp", Source: r.nc.LocalAddr(), Addr: r.nc.RemoteAddr(), Err: err}
+}
+
+// sendFileWithHead writes head (with MSG_MORE, so it leaves in the same
+// segments as the body, like TCP_CORK without its two system calls), then
+// up to n bytes of f from its current offset with sendfile. It returns the
+// body bytes sent; ok is false when f cannot be used (nothing was sent).
+func (r *rawIO) sendFileWithHead(head []byte, f *os.File, n int64) (sent int64, ok bool, err error) {
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return 0, false, nil
+	}
+	src := -1
+	if sc.Control(func(fd uintptr) { src = int(fd) }) != nil || src < 0 {
+		return 0, false, nil
+	}
+	var werr syscall.Errno
+	err = r.rc.Write(func(fd uintptr) bool {
+		for len(head) > 0 {
+			m, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&head[0])), uintptr(len(head)), syscall.MSG_MORE, 0, 0)
+			switch e {
+			case 0:
+				head = head[m:]
+				continue
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false
+			}
+			werr = e
+			return true
+		}
+		for sent < n {
+			m, _, e := syscall.RawSyscall6(syscall.SYS_SENDFILE, fd, uintptr(src), 0, uintptr(min(n-sent, 1<<30)), 0, 0)
+			switch e {
+			case 0:
+				if m == 0 { // end of file
+					return true
+				}
+				sent += int64(m)
+				continue
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false
+			}
+			werr = e
+			return true
+		}
+		return true
+	})
+	runtime.KeepAlive(f)
+	if err != nil {
+		return sent, true, r.opError("write", err)
+	}
+	if werr != 0 {
+		return sent, true, r.opError("write", os.NewSyscallError("sendfile", werr))
+	}
+	return sent, true, nil
 }

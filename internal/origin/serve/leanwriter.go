@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -142,6 +143,24 @@ func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
 	}
 	if w.noBody || !w.known {
 		return io.Copy(struct{ io.Writer }{w}, r)
+	}
+	if lr, ok := r.(*io.LimitedReader); ok && !w.sent && w.c.raw != nil && w.err == nil {
+		if f, ok := lr.R.(*os.File); ok {
+			body := w.out
+			w.out = nil
+			w.head(body)
+			w.out = append(w.out, body...)
+			n, ok, err := w.c.raw.sendFileWithHead(w.out, f, lr.N)
+			if ok {
+				w.sent = true
+				w.out = w.out[:0]
+				lr.N -= n
+				w.err = err
+				return n, err
+			}
+			w.out = w.out[:0] // not sent: make the head again below
+			w.out = append(w.out, body...)
+		}
 	}
 	if err := w.send(); err != nil {
 		return 0, err
