@@ -32,6 +32,7 @@ trap cleanup EXIT
 go build -o "$WORK/loadlab" ./cmd/loadlab
 go build -o "$WORK/loadgen" ./bench/origin/loadgen
 
+# LAT_SERVER=lean runs part 1 with -server lean.
 # PRIO=-10 runs the simulator and the generator under that nice value, to
 # measure them apart from the other jobs of a shared machine (root only).
 NICE=()
@@ -64,8 +65,8 @@ if [ "${ONLY:-}" != tput ]; then
 cat >"$WORK/lat.json" <<'J'
 {"random_content": "1kb", "stages": [{"at": 0, "status": 200, "latency": "1s"}]}
 J
-start_origin "$WORK/lat.json"
-echo "## 1 s latency at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out${PRIO:+, nice $PRIO}"
+start_origin "$WORK/lat.json" -server "${LAT_SERVER:-std}"
+echo "## 1 s latency (-server ${LAT_SERVER:-std}) at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out${PRIO:+, nice $PRIO}"
 echo
 echo "| sent | rate/s | conns | ok | errors | max in flight | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | origin peak RSS MB |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
