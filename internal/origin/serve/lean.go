@@ -105,7 +105,7 @@ func newLeanConn(nc net.Conn, cfg Config, h http.Handler) *leanConn {
 	if cfg.ConnContext != nil {
 		base = cfg.ConnContext(base, nc)
 	}
-	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hbuf: make([]byte, 0, 16<<10)}
+	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hbuf: make([]byte, 0, 4<<10)}
 	if r := newRawIO(nc); r != nil {
 		c.rw, c.raw = r, r
 	}
@@ -153,9 +153,9 @@ func (c *leanConn) serve() {
 				c.fail(he)
 				return
 			}
-			if cap(c.buf)-len(c.buf) < 4096 { // move to the front, or grow
-				if len(c.buf)+4096 > cap(c.hbuf) {
-					c.hbuf = make([]byte, 0, 2*cap(c.hbuf))
+			if cap(c.buf)-len(c.buf) < 1024 { // move to the front, or grow
+				if len(c.buf)+1024 > cap(c.hbuf) {
+					c.hbuf = make([]byte, 0, max(2*cap(c.hbuf), len(c.buf)+1024))
 				}
 				c.buf = c.hbuf[:copy(c.hbuf[:cap(c.hbuf)], c.buf)]
 			}

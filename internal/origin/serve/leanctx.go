@@ -43,7 +43,7 @@ func (r *reqCtx) Err() error {
 
 func (r *reqCtx) watch() {
 	defer close(r.watched)
-	p := make([]byte, 4096)
+	p := make([]byte, 1024)
 	n, err := r.c.nc.Read(p)
 	r.mu.Lock()
 	r.extra = p[:n]
