@@ -122,11 +122,20 @@ func (c *leanConn) shutdown() {
 	c.mu.Unlock()
 }
 
-func (c *leanConn) setIdle(idle bool) bool {
+// setIdle marks the connection idle (waiting for a request) or not; when
+// idle it also sets the read deadline to d, under the lock, so a shutdown
+// cannot be overridden. It reports whether the connection may go on.
+func (c *leanConn) setIdle(idle bool, d time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.idle = idle
-	return !c.stopping
+	if c.stopping {
+		return false
+	}
+	if idle {
+		_ = c.nc.SetReadDeadline(time.Now().Add(d))
+	}
+	return true
 }
 
 func (c *leanConn) serve() {
@@ -135,10 +144,9 @@ func (c *leanConn) serve() {
 	idle := or(c.cfg.IdleTimeout, 2*time.Minute)
 	headTimeout := or(c.cfg.ReadHeaderTimeout, 30*time.Second)
 	for {
-		if !c.setIdle(true) {
+		if !c.setIdle(true, idle) {
 			return
 		}
-		_ = c.nc.SetReadDeadline(time.Now().Add(idle))
 		started := len(c.buf) > 0
 		var req *leanReq
 		for {
@@ -163,7 +171,7 @@ func (c *leanConn) serve() {
 			if m > 0 {
 				if !started {
 					started = true
-					c.setIdle(false)
+					c.setIdle(false, 0)
 					_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
 				}
 				c.buf = c.buf[:len(c.buf)+m]
@@ -172,7 +180,7 @@ func (c *leanConn) serve() {
 				return
 			}
 		}
-		c.setIdle(false)
+		c.setIdle(false, 0)
 		_ = c.nc.SetReadDeadline(time.Time{})
 		c.served++
 		keep := c.serveOne(req)

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -72,5 +73,52 @@ func TestLeanConnections(t *testing.T) {
 				t.Errorf("connection not closed by the server (%v)", time.Since(start))
 			}
 		})
+	}
+}
+
+// An idle keep-alive connection does not hold up shutdown; an answer in
+// progress finishes first.
+func TestLeanShutdown(t *testing.T) {
+	release := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			<-release
+		}
+		_, _ = io.WriteString(w, "done")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	urlc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{Lean: true, ShutdownTimeout: 5 * time.Second}, h, func(u string) { urlc <- u }, nil)
+	}()
+	addr := strings.TrimPrefix(<-urlc, "http://")
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	busy, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_ = busy.SetDeadline(time.Now().Add(5 * time.Second))
+	_ = idle.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(busy, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	cancel()
+	if _, err := idle.Read(make([]byte, 1)); err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("idle connection not closed at shutdown: %v after %v", err, time.Since(start))
+	}
+	close(release)
+	b, _ := io.ReadAll(busy)
+	if !strings.Contains(string(b), "\r\n\r\ndone") {
+		t.Errorf("answer in progress at shutdown: %q", b)
+	}
+	if err := <-done; err != nil || time.Since(start) > 2*time.Second {
+		t.Errorf("Run: %v after %v", err, time.Since(start))
 	}
 }
