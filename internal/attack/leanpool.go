@@ -3,6 +3,7 @@ package attack
 import (
 	"bufio"
 	"context"
+	"github.com/loadlab/loadlab/internal/rawconn"
 	"net"
 	"sync"
 	"time"
@@ -51,7 +52,7 @@ func (l *leanClient) get(ctx context.Context, addr string) (*leanConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &leanConn{c: nc, raw: newRawIO(nc)}
+	c := &leanConn{c: nc, raw: rawconn.New(nc)}
 	if c.raw != nil {
 		c.br = bufio.NewReaderSize(c.raw, 8<<10)
 	} else {
@@ -117,17 +118,17 @@ func deadlineSlack(timeout time.Duration) time.Duration { return min(timeout/8, 
 
 type leanConn struct {
 	c        net.Conn
-	raw      *rawIO // raw system calls (Linux), nil: use c
+	raw      *rawconn.Conn // raw system calls (Linux), nil: use c
 	br       *bufio.Reader
 	deadline time.Time // current read/write deadline
 	used     bool      // has served a request: a failure before any response byte may be a stale keep-alive
 }
 
 // write writes the whole request; on the raw path it is written by the
-// first read of the response (rawIO.send), which reports its errors.
+// first read of the response (rawconn.Conn.Send), which reports its errors.
 func (c *leanConn) write(b []byte) error {
 	if c.raw != nil {
-		c.raw.send(b)
+		c.raw.Send(b)
 		return nil
 	}
 	_, err := c.c.Write(b)

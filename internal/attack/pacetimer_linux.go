@@ -15,7 +15,7 @@ import (
 // 1 ms late, and a wait of 1.4 ms took two wake-ups (1 ms, then the rest
 // rounded up to 1 ms). A timerfd becomes readable at its nanosecond
 // expiry: one wake-up, on time. Arming and reading it are raw system calls
-// (see rawIO).
+// (see internal/rawconn).
 type paceTimer struct {
 	f      *os.File
 	rc     syscall.RawConn

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"github.com/loadlab/loadlab/internal/rawconn"
 	"io"
 	"net"
 	"net/http"
@@ -85,7 +86,7 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 type leanConn struct {
 	nc       net.Conn
 	rw       io.ReadWriter // raw system calls on Linux, else nc
-	raw      *rawIO        // nil when not on Linux
+	raw      *rawconn.Conn // nil when not on Linux
 	cfg      Config
 	h        http.Handler
 	base     context.Context
@@ -106,7 +107,7 @@ func newLeanConn(nc net.Conn, cfg Config, h http.Handler) *leanConn {
 		base = cfg.ConnContext(base, nc)
 	}
 	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hbuf: make([]byte, 0, 4<<10)}
-	if r := newRawIO(nc); r != nil {
+	if r := rawconn.New(nc); r != nil {
 		c.rw, c.raw = r, r
 	}
 	return c

@@ -150,7 +150,7 @@ func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
 			w.out = nil
 			w.head(body)
 			w.out = append(w.out, body...)
-			n, ok, err := w.c.raw.sendFileWithHead(w.out, f, lr.N)
+			n, ok, err := w.c.raw.SendFile(w.out, f, lr.N)
 			if ok {
 				w.sent = true
 				w.out = w.out[:0]

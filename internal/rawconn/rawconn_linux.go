@@ -1,14 +1,17 @@
-package attack
+//go:build linux
+
+package rawconn
 
 import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"syscall"
 	"unsafe"
 )
 
-// rawIO does a lean connection's reads and writes as raw system calls on
+// Conn does a lean connection's reads and writes as raw system calls on
 // its non-blocking socket, through the runtime poller (syscall.RawConn), so
 // deadlines and waiting for readiness work as with net.Conn. Raw calls do
 // not enter the Go scheduler's syscall state: a read or write (which never
@@ -17,11 +20,11 @@ import (
 // requests per second cost more CPU than the requests themselves (about
 // two extra thread wake-ups per request).
 //
-// A request is not written at once: sendThenRead writes it inside the
-// first Read, after the poller has been reset for reading, and then waits
+// For a client, a request need not be written at once: after Send,
+// sendThenRead writes it inside the first Read, after the poller has been reset for reading, and then waits
 // for the response without first trying a read that could only fail with
 // EAGAIN (one system call less per request).
-type rawIO struct {
+type Conn struct {
 	rc          syscall.RawConn
 	nc          net.Conn
 	p           []byte // buffer of the read or write in progress
@@ -34,8 +37,9 @@ type rawIO struct {
 	sendReadFn  func(fd uintptr) bool
 }
 
-// newRawIO returns nil when nc is not a socket the raw path can serve.
-func newRawIO(nc net.Conn) *rawIO {
+// New returns nil when nc is not a socket the raw path can serve; the
+// caller then uses nc's own Read and Write.
+func New(nc net.Conn) *Conn {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return nil
@@ -44,12 +48,12 @@ func newRawIO(nc net.Conn) *rawIO {
 	if err != nil {
 		return nil
 	}
-	r := &rawIO{rc: rc, nc: nc}
+	r := &Conn{rc: rc, nc: nc}
 	r.readFn, r.writeFn, r.sendReadFn = r.rawRead, r.rawWrite, r.sendThenRead
 	return r
 }
 
-func (r *rawIO) rawRead(fd uintptr) bool {
+func (r *Conn) rawRead(fd uintptr) bool {
 	for {
 		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
 		switch e {
@@ -69,7 +73,7 @@ func (r *rawIO) rawRead(fd uintptr) bool {
 // sendThenRead writes pending, then reads. The poller was reset for
 // reading before the write (RawConn.Read), so the response's arrival
 // cannot be missed: returning false right after the write waits for it.
-func (r *rawIO) sendThenRead(fd uintptr) bool {
+func (r *Conn) sendThenRead(fd uintptr) bool {
 	if r.pending == nil {
 		return r.rawRead(fd)
 	}
@@ -91,7 +95,7 @@ func (r *rawIO) sendThenRead(fd uintptr) bool {
 	return false // sent: wait for the response
 }
 
-func (r *rawIO) rawWrite(fd uintptr) bool {
+func (r *Conn) rawWrite(fd uintptr) bool {
 	for len(r.p) > 0 {
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
 		switch e {
@@ -110,9 +114,9 @@ func (r *rawIO) rawWrite(fd uintptr) bool {
 	return true
 }
 
-// send makes the next Read write b first (b must stay untouched until
+// Send makes the next Read write b first (b must stay untouched until
 // then). Write errors are returned by that Read, worded as Write's.
-func (r *rawIO) send(b []byte) {
+func (r *Conn) Send(b []byte) {
 	if len(b) > 0 {
 		r.pending = b
 	}
@@ -120,7 +124,7 @@ func (r *rawIO) send(b []byte) {
 
 // Read reads into p as net.Conn's Read does (io.EOF at the end, the same
 // error values), after writing what send left pending.
-func (r *rawIO) Read(p []byte) (int, error) {
+func (r *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -158,7 +162,7 @@ func (r *rawIO) Read(p []byte) (int, error) {
 }
 
 // Write writes all of p.
-func (r *rawIO) Write(p []byte) (int, error) {
+func (r *Conn) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -175,9 +179,67 @@ func (r *rawIO) Write(p []byte) (int, error) {
 }
 
 // opError words err as net.Conn would: "read tcp A->B: ...".
-func (r *rawIO) opError(op string, err error) error {
+func (r *Conn) opError(op string, err error) error {
 	if oe, ok := err.(*net.OpError); ok { // from RawConn: "raw-read" etc.
 		err = oe.Err
 	}
 	return &net.OpError{Op: op, Net: "tcp", Source: r.nc.LocalAddr(), Addr: r.nc.RemoteAddr(), Err: err}
+}
+
+// SendFile writes head (with MSG_MORE, so it leaves in the same
+// segments as the body, like TCP_CORK without its two system calls), then
+// up to n bytes of f from its current offset with sendfile. It returns the
+// body bytes sent; ok is false when f cannot be used (nothing was sent).
+func (r *Conn) SendFile(head []byte, f *os.File, n int64) (sent int64, ok bool, err error) {
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return 0, false, nil
+	}
+	src := -1
+	if sc.Control(func(fd uintptr) { src = int(fd) }) != nil || src < 0 {
+		return 0, false, nil
+	}
+	var werr syscall.Errno
+	err = r.rc.Write(func(fd uintptr) bool {
+		for len(head) > 0 {
+			m, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&head[0])), uintptr(len(head)), syscall.MSG_MORE, 0, 0)
+			switch e {
+			case 0:
+				head = head[m:]
+				continue
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false
+			}
+			werr = e
+			return true
+		}
+		for sent < n {
+			m, _, e := syscall.RawSyscall6(syscall.SYS_SENDFILE, fd, uintptr(src), 0, uintptr(min(n-sent, 1<<30)), 0, 0)
+			switch e {
+			case 0:
+				if m == 0 { // end of file
+					return true
+				}
+				sent += int64(m)
+				continue
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false
+			}
+			werr = e
+			return true
+		}
+		return true
+	})
+	runtime.KeepAlive(f)
+	if err != nil {
+		return sent, true, r.opError("write", err)
+	}
+	if werr != 0 {
+		return sent, true, r.opError("write", os.NewSyscallError("sendfile", werr))
+	}
+	return sent, true, nil
 }
