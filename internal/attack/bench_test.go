@@ -20,16 +20,7 @@ import (
 func BenchmarkUnpaced(b *testing.B) {
 	for _, client := range clients {
 		b.Run(client, func(b *testing.B) {
-			url := os.Getenv("LOADLAB_BENCH_URL")
-			if url == "" {
-				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 1024)) }))
-				defer srv.Close()
-				url = srv.URL
-			}
-			tr, err := targets.Static("GET", url)
-			if err != nil {
-				b.Fatal(err)
-			}
+			tr := benchTarget(b)
 			o := DefaultOptions()
 			o.Client, o.MaxWorkers = client, 16
 			o.Schedule = &schedule.Schedule{Kind: schedule.Max}
@@ -53,16 +44,7 @@ func BenchmarkUnpaced(b *testing.B) {
 // default pacer and with Options.Precise (use -benchtime=1x with
 // LOADLAB_BENCH_URL and -cpuprofile to see what pacing costs).
 func BenchmarkPaced(b *testing.B) {
-	url := os.Getenv("LOADLAB_BENCH_URL")
-	if url == "" {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 1024)) }))
-		defer srv.Close()
-		url = srv.URL
-	}
-	tr, err := targets.Static("GET", url)
-	if err != nil {
-		b.Fatal(err)
-	}
+	tr := benchTarget(b)
 	for _, precise := range []bool{false, true} {
 		name := "default"
 		if precise {
@@ -86,4 +68,21 @@ func BenchmarkPaced(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchTarget is GET $LOADLAB_BENCH_URL, or a loopback server answering
+// 1 kB when it is not set (closed when the benchmark ends).
+func benchTarget(b *testing.B) targets.Targeter {
+	b.Helper()
+	url := os.Getenv("LOADLAB_BENCH_URL")
+	if url == "" {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 1024)) }))
+		b.Cleanup(srv.Close)
+		url = srv.URL
+	}
+	tr, err := targets.Static("GET", url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tr
 }
