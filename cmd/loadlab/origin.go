@@ -37,8 +37,11 @@ const originExamples = `  # Serve a recipe of bbc/origin_simulator unchanged, on
   curl 'http://127.0.0.1:8080/news?delay=2s&status=503'
   curl -H 'X-Origin-Fault: reset' http://127.0.0.1:8080/news
 
-  # The lean HTTP/1.1 server (less CPU per answer than net/http's)
-  loadlab origin -recipe recipe.json -server lean
+  # Only net/http's server (the default lean one hands it what it does not do)
+  loadlab origin -recipe recipe.json -server std
+
+  # Also HTTP/2 without TLS (prior knowledge, or Upgrade: h2c as curl --http2)
+  loadlab origin -recipe recipe.json -h2c
 
   # HTTP/2 over TLS with a fresh certificate, admin API behind a token
   LOADLAB_ORIGIN_TOKEN=s3cret loadlab origin -tls -tls-cert /tmp/origin.pem
@@ -58,7 +61,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	noKeepAlive := fs.Bool("no-keepalive", false, "close every HTTP/1 connection after one request")
 	maxConnReq := fs.Int64("max-conn-requests", 0, "close a connection after it served `n` requests (0: no limit)")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "close keep-alive connections idle this long")
-	server := fs.String("server", "std", "HTTP/1.1 server `kind`: std (net/http) or lean (leaner, HTTP/1.1 only; no -h2c/-tls; see docs/origin.md)")
+	server := fs.String("server", "lean", "server `kind`: lean (HTTP/1.1 with less CPU per answer; it hands connections it does not serve, e.g. chunked bodies, Expect, HTTP/2, to net/http's server) or std (net/http's only). -tls always uses std. See docs/origin.md")
 	quiet := fs.Bool("quiet", false, "do not log recipe loads and stage switches on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -81,9 +84,6 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	if *server != "std" && *server != "lean" {
 		return badinput.Field("-server", "want std or lean, got %q", *server)
-	}
-	if *server == "lean" && (*h2c || *useTLS) {
-		return badinput.Field("-server", "lean serves HTTP/1.1 only: not with -h2c or -tls")
 	}
 	if *certOut != "" && !*useTLS {
 		return badinput.Field("-tls-cert", "only makes sense with -tls")
@@ -117,7 +117,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	logf("origin: seed %d", sim.Seed())
 	connCtx := origin.ConnContext // TCP_CORK around sendfile
-	if *server == "lean" {
+	if *server == "lean" && !*useTLS {
 		connCtx = nil // the lean server sends head and file together (MSG_MORE)
 	}
 	return serve.Run(ctx, serve.Config{
@@ -128,7 +128,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		NoKeepAlive:     *noKeepAlive,
 		MaxConnRequests: *maxConnReq,
 		IdleTimeout:     *idle,
-		Lean:            *server == "lean",
+		Std:             *server == "std",
 		ConnContext:     connCtx,
 	}, sim, func(url string) {
 		fmt.Fprintf(stdout, "origin listening on %s\n", url)

@@ -2,8 +2,9 @@ package origin
 
 import "testing"
 
-// TestLeanServer runs the behaviour tests against the lean HTTP/1.1 server
-// (serve.Config.Lean) instead of net/http's.
+// TestLeanServer runs the behaviour tests against the default server (the
+// lean HTTP/1.1 server, handing over to net/http's what it does not serve)
+// instead of net/http's alone.
 func TestLeanServer(t *testing.T) {
 	leanTests = true
 	t.Cleanup(func() { leanTests = false })

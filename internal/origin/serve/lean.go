@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"github.com/loadlab/loadlab/internal/rawconn"
@@ -16,14 +17,20 @@ import (
 // net/http's server: one goroutine per connection, heads parsed from a
 // reused buffer, answers written from one buffer (or header then sendfile
 // through the handler's io.Copy). It calls the same http.Handler, so the
-// simulator's recipes, faults and overrides are unchanged. It does not take
-// chunked request bodies, Expect or HTTP/2 (answered 501/505 and closed).
-// A client going away is noticed only while the handler waits on its
+// simulator's recipes, faults and overrides are unchanged. A connection
+// whose next request it does not take (chunked request body, Expect,
+// Upgrade, the HTTP/2 preface, a head it refuses) is handed, with the bytes
+// already read, to net/http's server, which serves it from then on (and
+// answers errors as -server std does). A client going away is noticed only while the handler waits on its
 // request context (latency, hang), by a read started then.
 
 // serveLean accepts on ln until ctx ends, then closes idle connections and
 // waits (up to the shutdown timeout) for answers in progress.
 func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
+	std, up := stdServer(cfg, h)
+	handed := newConnListener(ln.Addr())
+	stdErr := make(chan error, 1)
+	go func() { stdErr <- std.Serve(handed) }()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	conns := map[*leanConn]struct{}{}
@@ -50,7 +57,7 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 			}
 			break
 		}
-		c := newLeanConn(nc, cfg, h)
+		c := newLeanConn(nc, cfg, h, handed.hand)
 		mu.Lock()
 		if stopped {
 			mu.Unlock()
@@ -68,17 +75,28 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 			mu.Unlock()
 		}()
 	}
+	deadline := time.Now().Add(or(cfg.ShutdownTimeout, 5*time.Second))
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(or(cfg.ShutdownTimeout, 5*time.Second)):
+	case <-time.After(time.Until(deadline)):
 		mu.Lock()
 		for c := range conns {
 			_ = c.nc.Close()
 		}
 		mu.Unlock()
 		<-done
+	}
+	// No more handoffs: shut down net/http's server (what it was handed).
+	sctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if serr := std.Shutdown(sctx); serr != nil {
+		_ = std.Close()
+	}
+	up.closeAll()
+	if serr := <-stdErr; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
 	}
 	return err
 }
@@ -93,6 +111,7 @@ type leanConn struct {
 	buf      []byte // bytes read, not yet used
 	hbuf     []byte // backing store of buf between requests
 	served   int64
+	hand     func(net.Conn) bool // hands the connection to net/http's server
 	mu       sync.Mutex
 	idle     bool
 	stopping bool
@@ -101,12 +120,12 @@ type leanConn struct {
 	watchStop bool
 }
 
-func newLeanConn(nc net.Conn, cfg Config, h http.Handler) *leanConn {
+func newLeanConn(nc net.Conn, cfg Config, h http.Handler, hand func(net.Conn) bool) *leanConn {
 	base := context.Background()
 	if cfg.ConnContext != nil {
 		base = cfg.ConnContext(base, nc)
 	}
-	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hbuf: make([]byte, 0, 4<<10)}
+	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hand: hand, hbuf: make([]byte, 0, 4<<10)}
 	if r := rawconn.New(nc); r != nil {
 		c.rw, c.raw = r, r
 	}
@@ -140,7 +159,12 @@ func (c *leanConn) setIdle(idle bool, d time.Duration) bool {
 }
 
 func (c *leanConn) serve() {
-	defer c.nc.Close()
+	handed := false
+	defer func() {
+		if !handed {
+			_ = c.nc.Close()
+		}
+	}()
 	c.buf = c.hbuf[:0]
 	idle := or(c.cfg.IdleTimeout, 2*time.Minute)
 	headTimeout := or(c.cfg.ReadHeaderTimeout, 30*time.Second)
@@ -153,13 +177,18 @@ func (c *leanConn) serve() {
 		for {
 			r, n, err := parseHead(c.buf)
 			if err == nil {
+				if r.url, err = url.ParseRequestURI(r.target); err != nil {
+					err = &headError{http.StatusBadRequest, "bad request target"}
+				}
+			}
+			if err == nil {
 				req = r
 				c.buf = c.buf[n:]
 				break
 			}
 			var he *headError
-			if errors.As(err, &he) {
-				c.fail(he)
+			if errors.As(err, &he) { // net/http's server takes it from here
+				handed = c.handoff()
 				return
 			}
 			if cap(c.buf)-len(c.buf) < 1024 { // move to the front, or grow
@@ -194,26 +223,21 @@ func (c *leanConn) serve() {
 	}
 }
 
-// fail answers a request the lean server does not take, then the
-// connection closes.
-func (c *leanConn) fail(he *headError) {
-	body := he.msg + "\n"
-	_, _ = io.WriteString(c.rw, "HTTP/1.1 "+statusLine(he.status)+"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+itoa(len(body))+"\r\n\r\n"+body)
+// handoff gives the connection, with the bytes read and not yet used, to
+// net/http's server; false if it is shut down (the connection then closes).
+func (c *leanConn) handoff() bool {
+	_ = c.nc.SetReadDeadline(time.Time{})
+	return c.hand(&handedConn{Conn: c.nc, pending: bytes.Clone(c.buf), served: c.served})
 }
 
 // serveOne runs the handler on req; it reports whether the connection can
 // serve another request.
 func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
-	u, err := url.ParseRequestURI(lr.target)
-	if err != nil {
-		c.fail(&headError{http.StatusBadRequest, "bad request target"})
-		return false
-	}
 	body := &leanBody{c: c, left: lr.contentLength}
 	rctx := &reqCtx{Context: c.base, c: c}
 	req := (&http.Request{
 		Method:        lr.method,
-		URL:           u,
+		URL:           lr.url,
 		Proto:         "HTTP/1." + itoa(lr.minor),
 		ProtoMajor:    1,
 		ProtoMinor:    lr.minor,

@@ -10,11 +10,10 @@ import (
 	"time"
 )
 
-// rawExchange writes in to a fresh connection to the lean server and reads
-// until the server closes (or 3 s pass).
+// rawExchange writes in to a fresh connection to the default (lean)
+// server and reads until the server closes (or 3 s pass).
 func rawExchange(t *testing.T, cfg Config, in string) string {
 	t.Helper()
-	cfg.Lean = true
 	u := start(t, cfg, echo)
 	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
 	if err != nil {
@@ -48,8 +47,12 @@ func TestLeanConnections(t *testing.T) {
 		{"unread body skipped", Config{}, "GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nzz" + closing, []string{"GET /a zz", "GET /z "}, 2},
 		{"no keep-alive", Config{NoKeepAlive: true}, get + get, []string{"Connection: close", "GET /a "}, 1},
 		{"max conn requests", Config{MaxConnRequests: 2}, get + get + get, []string{"GET /a ", "Connection: close"}, 2},
-		{"chunked refused", Config{}, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", []string{"HTTP/1.1 501 Not Implemented", "Connection: close"}, 1},
+		{"chunked handed over", Config{}, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n" + closing,
+			[]string{"HTTP/1.1 200 OK", "POST / hi", "Connection: close", "GET /z "}, 2},
 		{"malformed", Config{}, "GET / HTTP/1.1\r\nbad\r\n\r\n", []string{"HTTP/1.1 400 Bad Request"}, 1},
+		// As net/http's server without h2c: the preface reaches the handler.
+		{"http/2 preface without h2c", Config{}, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", []string{"HTTP/1.1 200 OK", "Connection: close", "PRI * "}, 1},
+		{"http/3.0", Config{}, "GET / HTTP/3.0\r\nHost: x\r\n\r\n", []string{"HTTP/1.1 505 HTTP Version Not Supported"}, 1},
 		{"idle timeout", Config{IdleTimeout: 100 * time.Millisecond}, get, []string{"GET /a "}, 1},
 		{"big head", Config{}, get + "GET /b HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("b", 40000) + "\r\n\r\n" + closing,
 			[]string{"GET /a ", "GET /b ", "GET /z "}, 3},
@@ -91,7 +94,7 @@ func TestLeanShutdown(t *testing.T) {
 	urlc := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Config{Lean: true, ShutdownTimeout: 5 * time.Second}, h, func(u string) { urlc <- u }, nil)
+		done <- Run(ctx, Config{ShutdownTimeout: 5 * time.Second}, h, func(u string) { urlc <- u }, nil)
 	}()
 	addr := strings.TrimPrefix(<-urlc, "http://")
 	idle, err := net.Dial("tcp", addr)

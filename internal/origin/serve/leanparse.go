@@ -5,20 +5,24 @@ import (
 	"errors"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"strconv"
 )
 
 // leanReq is a request head parsed by parseHead.
 type leanReq struct {
 	method, target string
-	minor          int // HTTP/1.minor
+	url            *url.URL // set by the caller
+	minor          int      // HTTP/1.minor
 	header         http.Header
 	host           string
 	contentLength  int64
 	close          bool // the client asked to close (or HTTP/1.0 without keep-alive)
 }
 
-// headError is a request the lean server answers with status and closes.
+// headError is a request the lean server does not take: it hands the
+// connection to net/http's server (status is what the lean server would
+// answer itself).
 type headError struct {
 	status int
 	msg    string
@@ -102,6 +106,8 @@ func parseHead(b []byte) (*leanReq, int, error) {
 			return nil, n, &headError{http.StatusNotImplemented, "Transfer-Encoding not supported by the lean server"}
 		case "Expect":
 			return nil, n, &headError{http.StatusNotImplemented, "Expect not supported by the lean server"}
+		case "Upgrade":
+			return nil, n, &headError{http.StatusNotImplemented, "Upgrade not supported by the lean server"}
 		case "Host":
 			if r.host != "" {
 				return nil, n, &headError{http.StatusBadRequest, "more than one Host"}

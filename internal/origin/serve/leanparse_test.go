@@ -28,6 +28,7 @@ func TestParseHead(t *testing.T) {
 		{"two hosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, nil},
 		{"chunked", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 501, nil},
 		{"expect", "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n", 501, nil},
+		{"upgrade", "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n\r\n", 501, nil},
 		{"h2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505, nil},
 		{"bad cl", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400, nil},
 		{"plus cl", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +1\r\n\r\n", 400, nil},

@@ -1,7 +1,8 @@
 // Package serve runs an HTTP handler the way loadlab's origin simulator
 // needs: on a given (default loopback) address, over HTTP/1.1, h2c or TLS
 // with a certificate made at start, with keep-alive limits and graceful
-// shutdown when a context ends.
+// shutdown when a context ends. By default HTTP/1.1 is served by a lean
+// server that hands the connections it does not serve itself to net/http's.
 package serve
 
 import (
@@ -39,9 +40,12 @@ type Config struct {
 	ReadHeaderTimeout time.Duration
 	// ShutdownTimeout bounds the graceful shutdown (0: 5 s).
 	ShutdownTimeout time.Duration
-	// Lean serves HTTP/1.1 with the lean server (see lean.go) instead of
-	// net/http's; it cannot be combined with H2C or TLS.
-	Lean bool
+	// Std serves every connection with net/http's server. Otherwise (the
+	// default, without TLS) the lean server (see lean.go) serves HTTP/1.1
+	// and hands a connection to net/http's server when it needs what the
+	// lean one does not do (chunked bodies, Expect, HTTP/2, Upgrade...).
+	// TLS is always served by net/http's server.
+	Std bool
 	// ConnContext, when set, adds per-connection values to request
 	// contexts (see origin.ConnContext).
 	ConnContext func(ctx context.Context, c net.Conn) context.Context
@@ -49,8 +53,9 @@ type Config struct {
 
 type connCount struct{}
 
-// ServeLean serves h on ln with the lean HTTP/1.1 server until ctx ends
-// (cfg.Listen, H2C and TLS are not used). It closes ln.
+// ServeLean serves h on ln with the lean HTTP/1.1 server, and net/http's
+// for the connections handed to it, until ctx ends (cfg.Listen, TLS and
+// Std are not used). It closes ln.
 func ServeLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
 	return serveLean(ctx, ln, cfg, h, beforeShutdown)
 }
@@ -63,35 +68,17 @@ func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string)
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	if cfg.Lean && (cfg.H2C || cfg.TLS) {
-		return errors.New("the lean server serves HTTP/1.1 only: not with h2c or TLS")
-	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	if cfg.Lean {
+	if !cfg.Std && !cfg.TLS {
 		if ready != nil {
 			ready("http://" + ln.Addr().String())
 		}
 		return serveLean(ctx, ln, cfg, h, beforeShutdown)
 	}
-	srv := &http.Server{
-		Handler:           limitConn(h, cfg.MaxConnRequests),
-		IdleTimeout:       or(cfg.IdleTimeout, 2*time.Minute),
-		ReadHeaderTimeout: or(cfg.ReadHeaderTimeout, 30*time.Second),
-		ErrorLog:          nil,
-	}
-	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-		if cfg.MaxConnRequests > 0 {
-			ctx = context.WithValue(ctx, connCount{}, new(atomic.Int64))
-		}
-		if cfg.ConnContext != nil {
-			ctx = cfg.ConnContext(ctx, c)
-		}
-		return ctx
-	}
-	srv.SetKeepAlivesEnabled(!cfg.NoKeepAlive)
+	srv, up := stdServer(cfg, h)
 	scheme := "http"
 	if cfg.TLS {
 		host, _, _ := net.SplitHostPort(ln.Addr().String())
@@ -103,11 +90,6 @@ func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string)
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
 		ln = tls.NewListener(ln, srv.TLSConfig)
 		scheme = "https"
-	} else if cfg.H2C {
-		p := new(http.Protocols)
-		p.SetHTTP1(true)
-		p.SetUnencryptedHTTP2(true)
-		srv.Protocols = p
 	}
 	if ready != nil {
 		ready(scheme + "://" + ln.Addr().String())
@@ -127,10 +109,48 @@ func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string)
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()
 	}
+	up.closeAll()
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// stdServer is net/http's server for cfg: keep-alive limits and, with H2C,
+// HTTP/2 by prior knowledge and by Upgrade: h2c (up, nil without H2C,
+// serves the upgraded connections; up.closeAll ends them at shutdown).
+func stdServer(cfg Config, h http.Handler) (srv *http.Server, up *h2cUpgrade) {
+	h = limitConn(h, cfg.MaxConnRequests)
+	if cfg.H2C && !cfg.TLS {
+		up = &h2cUpgrade{h: h}
+		h = up
+	}
+	srv = &http.Server{
+		Handler:           h,
+		IdleTimeout:       or(cfg.IdleTimeout, 2*time.Minute),
+		ReadHeaderTimeout: or(cfg.ReadHeaderTimeout, 30*time.Second),
+	}
+	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		if cfg.MaxConnRequests > 0 {
+			n := new(atomic.Int64)
+			if hc, ok := c.(*handedConn); ok {
+				n.Store(hc.served) // requests the lean server answered
+			}
+			ctx = context.WithValue(ctx, connCount{}, n)
+		}
+		if cfg.ConnContext != nil {
+			ctx = cfg.ConnContext(ctx, c)
+		}
+		return ctx
+	}
+	srv.SetKeepAlivesEnabled(!cfg.NoKeepAlive)
+	if cfg.H2C && !cfg.TLS {
+		p := new(http.Protocols)
+		p.SetHTTP1(true)
+		p.SetUnencryptedHTTP2(true)
+		srv.Protocols = p
+	}
+	return srv, up
 }
 
 // limitConn asks the client to close a connection once it served max

@@ -54,41 +54,68 @@ func fetch(t *testing.T, c *http.Client, url string) (string, *http.Response) {
 	return string(b), resp
 }
 
+// kinds are the servers every Run test goes through.
+var kinds = []struct {
+	name string
+	cfg  Config
+}{
+	{"std", Config{Std: true}},
+	{"default", Config{}},
+}
+
 func TestModes(t *testing.T) {
-	dir := t.TempDir()
-	certFile := filepath.Join(dir, "cert.pem")
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			dir := t.TempDir()
+			certFile := filepath.Join(dir, "cert.pem")
 
-	u := start(t, Config{}, hello)
-	if got, _ := fetch(t, http.DefaultClient, u); got != "HTTP/1.1" {
-		t.Errorf("plain: %s", got)
-	}
+			u := start(t, k.cfg, hello)
+			if got, _ := fetch(t, http.DefaultClient, u); got != "HTTP/1.1" {
+				t.Errorf("plain: %s", got)
+			}
 
-	u = start(t, Config{H2C: true}, hello)
-	p := new(http.Protocols)
-	p.SetUnencryptedHTTP2(true)
-	h2c := &http.Client{Transport: &http.Transport{Protocols: p}}
-	if got, _ := fetch(t, h2c, u); got != "HTTP/2.0" {
-		t.Errorf("h2c: %s", got)
-	}
+			cfg := k.cfg
+			cfg.H2C = true
+			u = start(t, cfg, hello)
+			p := new(http.Protocols)
+			p.SetUnencryptedHTTP2(true)
+			h2c := &http.Client{Transport: &http.Transport{Protocols: p}}
+			if got, _ := fetch(t, h2c, u); got != "HTTP/2.0" {
+				t.Errorf("h2c: %s", got)
+			}
+			if got, _ := fetch(t, http.DefaultClient, u); got != "HTTP/1.1" {
+				t.Errorf("h2c server, HTTP/1.1 client: %s", got)
+			}
 
-	u = start(t, Config{TLS: true, CertOut: certFile}, hello)
-	pemBytes, err := os.ReadFile(certFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(pemBytes)
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
-	if got, _ := fetch(t, &http.Client{Transport: tr}, u); got != "HTTP/2.0" {
-		t.Errorf("tls: %s", got)
+			cfg = k.cfg
+			cfg.TLS, cfg.CertOut = true, certFile
+			u = start(t, cfg, hello)
+			pemBytes, err := os.ReadFile(certFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool := x509.NewCertPool()
+			pool.AppendCertsFromPEM(pemBytes)
+			tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+			if got, _ := fetch(t, &http.Client{Transport: tr}, u); got != "HTTP/2.0" {
+				t.Errorf("tls: %s", got)
+			}
+		})
 	}
 }
 
 func TestMaxConnRequests(t *testing.T) {
-	u := start(t, Config{MaxConnRequests: 2}, hello)
-	_, r1 := fetch(t, http.DefaultClient, u)
-	_, r2 := fetch(t, http.DefaultClient, u)
-	if r1.Close || !r2.Close {
-		t.Errorf("Connection: close on requests 1, 2 = %v, %v; want false, true", r1.Close, r2.Close)
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			cfg := k.cfg
+			cfg.MaxConnRequests = 2
+			u := start(t, cfg, hello)
+			c := &http.Client{Transport: &http.Transport{}}
+			_, r1 := fetch(t, c, u)
+			_, r2 := fetch(t, c, u)
+			if r1.Close || !r2.Close {
+				t.Errorf("Connection: close on requests 1, 2 = %v, %v; want false, true", r1.Close, r2.Close)
+			}
+		})
 	}
 }
