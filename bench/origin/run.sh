@@ -3,8 +3,10 @@
 #   1. a 1 s latency recipe at 5,000 requests/s, open loop (~5,000 in
 #      flight): client-seen p50/p99 and the simulator's peak RSS;
 #   2. 0 ms latency, 50 kB body: throughput of loadlab origin (-server std
-#      and -server lean) and of nginx serving the same bytes from a file,
-#      same generator (wrk), alternated twice, side by side.
+#      and the default lean server) and of nginx serving the same bytes from
+#      a file, same generator (wrk), alternated twice, side by side.
+# A/B of part 1: LAT_B_BIN=other-loadlab-binary and/or LAT_B_ENV="VAR=v ..."
+# run B right after A, LAT_PAIRS times (default 1), same generator binary.
 # Needs: go, wrk, nginx, curl (Debian: apt-get install -y wrk nginx curl).
 # Usage: bench/origin/run.sh [latency-seconds] [throughput-seconds]
 set -euo pipefail
@@ -32,19 +34,21 @@ trap cleanup EXIT
 go build -o "$WORK/loadlab" ./cmd/loadlab
 go build -o "$WORK/loadgen" ./bench/origin/loadgen
 
-# LAT_SERVER=lean runs part 1 with -server lean.
+# LAT_SERVER=std runs part 1 with -server std (default: lean, the default).
 # PRIO=-10 runs the simulator and the generator under that nice value, to
 # measure them apart from the other jobs of a shared machine (root only).
 NICE=()
 if [ -n "${PRIO:-}" ]; then NICE=(nice -n "$PRIO"); fi
 
-# start_origin RECIPE [FLAG...]: starts loadlab origin on a free loopback
-# port; sets ORIGIN_PID and ORIGIN_URL.
+# start_origin RECIPE [FLAG...]: starts loadlab origin ($BIN, default the
+# fresh build, with $BENV in its environment) on a free loopback port; sets
+# ORIGIN_PID and ORIGIN_URL.
 start_origin() {
   local r=$1
   shift
   rm -f "$WORK/origin.out"
-  "${NICE[@]}" "$WORK/loadlab" origin -quiet -seed 1 -recipe "$r" -listen 127.0.0.1:0 "$@" >"$WORK/origin.out" 2>"$WORK/origin.err" &
+  # shellcheck disable=SC2086 # BENV is a list of VAR=value words
+  env ${BENV:-} "${NICE[@]}" "${BIN:-$WORK/loadlab}" origin -quiet -seed 1 -recipe "$r" -listen 127.0.0.1:0 "$@" >"$WORK/origin.out" 2>"$WORK/origin.err" &
   ORIGIN_PID=$!
   PIDS+=("$ORIGIN_PID")
   for _ in $(seq 100); do
@@ -65,25 +69,41 @@ if [ "${ONLY:-}" != tput ]; then
 cat >"$WORK/lat.json" <<'J'
 {"random_content": "1kb", "stages": [{"at": 0, "status": 200, "latency": "1s"}]}
 J
-start_origin "$WORK/lat.json" -server "${LAT_SERVER:-std}"
-echo "## 1 s latency (-server ${LAT_SERVER:-std}) at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out${PRIO:+, nice $PRIO}"
+echo "## 1 s latency (-server ${LAT_SERVER:-lean}) at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out${PRIO:+, nice $PRIO}"
 echo
-echo "| sent | rate/s | conns | ok | errors | max in flight | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | origin peak RSS MB |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-ROW=$("${NICE[@]}" "$WORK/loadgen" -url "$ORIGIN_URL/lat" -rate "$LAT_RATE" -duration "${LAT_DUR}s")
-RSS_KB=$(awk '/VmHWM/ {print $2}' "/proc/$ORIGIN_PID/status")
-LOAD=$(cut -d' ' -f1 /proc/loadavg)
-curl -sf "$ORIGIN_URL/_admin/metrics" >"$WORK/metrics.txt" || true
-stop_origin
-echo "$ROW $((RSS_KB / 1024)) |"
+echo "| run | sent | rate/s | conns | ok | errors | max in flight | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | origin peak RSS MB | GC cycles | origin CPU s | on time (1 ms / 5 ms) | load |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+# lat_run LABEL: one part-1 run with the current BIN and BENV.
+lat_run() {
+  start_origin "$WORK/lat.json" -server "${LAT_SERVER:-lean}"
+  local row rss_kb load ontime gcs cpu
+  row=$("${NICE[@]}" "$WORK/loadgen" -url "$ORIGIN_URL/lat" -rate "$LAT_RATE" -duration "${LAT_DUR}s")
+  rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$ORIGIN_PID/status")
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  curl -sf "$ORIGIN_URL/_admin/metrics" >"$WORK/metrics.txt" || true
+  stop_origin
+  # Server side: share of answers started at most 1 ms / 5 ms after their latency.
+  ontime=$(awk '/^loadlab_origin_overshoot_seconds_bucket\{le="0.001"\}/ {a=$2} /^loadlab_origin_overshoot_seconds_bucket\{le="0.005"\}/ {b=$2} /^loadlab_origin_overshoot_seconds_count/ {n=$2} END {if (n>0) printf "%.2f%% / %.2f%%", 100*a/n, 100*b/n}' "$WORK/metrics.txt")
+  gcs=$(awk '/^go_gc_duration_seconds_count/ {print $2}' "$WORK/metrics.txt")
+  cpu=$(awk '/^process_cpu_seconds_total/ {printf "%.1f", $2}' "$WORK/metrics.txt")
+  echo "| $1 ${row#|} $((rss_kb / 1024)) | $gcs | $cpu | $ontime | $load |"
+}
+if [ -n "${LAT_B_BIN:-}${LAT_B_ENV:-}" ]; then
+  for _ in $(seq "${LAT_PAIRS:-1}"); do
+    BIN= BENV= lat_run A
+    BIN=${LAT_B_BIN:-} BENV=${LAT_B_ENV:-} lat_run "B${LAT_B_ENV:+ $LAT_B_ENV}"
+  done
+  echo
+  echo "A: this tree's build; B: ${LAT_B_BIN:-same binary}${LAT_B_ENV:+ with $LAT_B_ENV}."
+else
+  lat_run "${LAT_SERVER:-lean}"
+fi
 echo
-# Server side: share of answers started at most 1 ms / 5 ms after their latency.
-ONTIME=$(awk '/^loadlab_origin_overshoot_seconds_bucket\{le="0.001"\}/ {a=$2} /^loadlab_origin_overshoot_seconds_bucket\{le="0.005"\}/ {b=$2} /^loadlab_origin_overshoot_seconds_count/ {n=$2} END {if (n>0) printf "%.2f%% within 1 ms, %.2f%% within 5 ms", 100*a/n, 100*b/n}' "$WORK/metrics.txt")
-echo "Simulator's own timing (loadlab_origin_overshoot_seconds): $ONTIME of the drawn 1 s. Load average at the end: $LOAD."
+echo "On time: answers the simulator started within 1 ms / 5 ms of their drawn 1 s (loadlab_origin_overshoot_seconds); GC cycles and CPU are the simulator's whole run."
 echo
 echo "Goal: client-seen p99 <= 1005 ms, RSS < 300 MB."
 echo
-if "$WORK/loadlab" attack -help >/dev/null 2>&1; then
+if [ -z "${LAT_B_BIN:-}${LAT_B_ENV:-}" ] && "$WORK/loadlab" attack -help >/dev/null 2>&1; then
   # Cross-check with loadlab's own generator (connection ramp-up included).
   start_origin "$WORK/lat.json"
   echo "GET $ORIGIN_URL/lat" | "${NICE[@]}" "$WORK/loadlab" attack -rate="$LAT_RATE" -duration="${LAT_DUR}s" -quiet >"$WORK/attack.bin"
@@ -102,10 +122,10 @@ if [ "${ONLY:-}" != lat ]; then
 cat >"$WORK/tput.json" <<'J'
 {"random_content": "50kb", "stages": [{"at": 0, "status": 200, "latency": 0}]}
 J
-start_origin "$WORK/tput.json" -server lean
+start_origin "$WORK/tput.json"
 LEAN_PID=$ORIGIN_PID
 LEAN_URL=$ORIGIN_URL
-start_origin "$WORK/tput.json"
+start_origin "$WORK/tput.json" -server std
 mkdir -p "$WORK/www"
 chmod 755 "$WORK/www"
 curl -sf "$ORIGIN_URL/payload" -o "$WORK/www/payload"
@@ -159,7 +179,7 @@ run_tput() {
 NGINX_WORKERS=$(pgrep -P "$NGINX_PID" | tr '\n' ' ')
 echo "## 50 kB body, 0 ms latency, $CONNS_TPUT connections, ${TPUT_DUR}s per run (wrk -t2 -c$CONNS_TPUT), alternated"
 echo
-echo "| round | origin std req/s | origin lean req/s | nginx req/s | std/nginx | lean/nginx | std CPU µs/answer | lean CPU µs/answer | nginx CPU µs/answer |"
+echo "| round | origin std req/s | origin default (lean) req/s | nginx req/s | std/nginx | lean/nginx | std CPU µs/answer | lean CPU µs/answer | nginx CPU µs/answer |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 SUM_O=0
 SUM_L=0
