@@ -16,8 +16,9 @@
 #   rss    2,000 requests/s for D and 2D: memory must stay flat
 # loadlab's paced rows split the due-based latency into lag (Sent - Due:
 # the pacer and the generator's scheduling) and send latency (connection,
-# target, reading the response). When loadlab attack has -precise, the
-# paced and slow scenarios run it a second time with it.
+# target, reading the response). Each loadlab row of those two scenarios
+# runs once with the defaults and once per opt-in/opt-out flag the binary
+# has (-harvest=false, -precise), back to back; VARIANTS="-precise" picks.
 #
 # Usage: bench/attack/run.sh            (D=10s per run; SKIP_K6=1 to skip k6's long build)
 #        D=5s SCENARIOS="max paced" bench/attack/run.sh
@@ -196,8 +197,19 @@ lag.sort(); send.sort()
 q = lambda a, p: a[min(len(a) - 1, int(p * len(a)))] / 1e6
 print("lag p50 %.2f, p99 %.2f ms; send p99 %.2f ms" % (q(lag, .5), q(lag, .99), q(send, .99)))'
 }
-PRECISE=""
-case $("$LL" attack -help 2>&1 || true) in *-precise*) PRECISE=yes ;; esac
+# loadlab's paced and slow scenarios run once per variant: the defaults,
+# then each opt-in or opt-out flag this binary has (VARIANTS="" keeps only
+# the defaults).
+LLHELP=$("$LL" attack -help 2>&1 || true)
+if [ -z "${VARIANTS+x}" ]; then
+	VARIANTS=("")
+	case $LLHELP in *-harvest*) VARIANTS+=("-harvest=false") ;; esac
+	case $LLHELP in *-precise*) VARIANTS+=("-precise") ;; esac
+else
+	read -r -a VARIANTS <<<"$VARIANTS"
+	VARIANTS=("" "${VARIANTS[@]}")
+fi
+vname() { echo "$1" | tr -c 'a-z0-9\n' '-' | sed 's/-*$//'; }
 
 ROWS=()
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 | $7 |"); }
@@ -245,18 +257,15 @@ for sc in $SCENARIOS; do
 		;;
 	paced)
 		want=$(echo "5000 * $DSEC" | bc | cut -d. -f1)
-		timed ll-paced "$LL" attack -targets="$WORK/t.txt" -rate=5000 -duration="$D" -output="$WORK/ll-paced.bin"
-		n=$(llstat ll-paced 'd["status_codes"].get("200", 0)')
-		dr=$(llstat ll-paced 'd.get("dropped", 0)')
-		p99=$(llstat ll-paced '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-		row "paced 5000/s" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced)" "$n")" "$(rss ll-paced)" "dropped $dr, p99 (due) $p99; $(lagsplit ll-paced); $(rq ll-paced)"
-		if [ -n "$PRECISE" ]; then
-			timed ll-paced-p "$LL" attack -precise -targets="$WORK/t.txt" -rate=5000 -duration="$D" -output="$WORK/ll-paced-p.bin"
-			n=$(llstat ll-paced-p 'd["status_codes"].get("200", 0)')
-			dr=$(llstat ll-paced-p 'd.get("dropped", 0)')
-			p99=$(llstat ll-paced-p '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-			row "paced 5000/s" "loadlab -precise" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-paced-p)" "$n")" "$(rss ll-paced-p)" "dropped $dr, p99 (due) $p99; $(lagsplit ll-paced-p); $(rq ll-paced-p)"
-		fi
+		for v in "${VARIANTS[@]}"; do
+			name=ll-paced$(vname "$v")
+			# shellcheck disable=SC2086
+			timed "$name" "$LL" attack $v -targets="$WORK/t.txt" -rate=5000 -duration="$D" -output="$WORK/$name.bin"
+			n=$(llstat "$name" 'd["status_codes"].get("200", 0)')
+			dr=$(llstat "$name" 'd.get("dropped", 0)')
+			p99=$(llstat "$name" '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
+			row "paced 5000/s" "loadlab${v:+ $v}" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu "$name")" "$n")" "$(rss "$name")" "dropped $dr, p99 (due) $p99; $(lagsplit "$name"); $(rq "$name")"
+		done
 		if [ -x "$VEGETA" ]; then
 			timed veg-paced "$VEGETA" attack -targets="$WORK/t.txt" -rate=5000 -duration="$D" -max-body=0 -output="$WORK/veg-paced.bin"
 			n=$(vegstat veg-paced '["status_codes"]["200"]')
@@ -277,18 +286,15 @@ for sc in $SCENARIOS; do
 		;;
 	slow)
 		want=$(echo "2000 * $DSEC" | bc | cut -d. -f1)
-		timed ll-slow "$LL" attack -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -output="$WORK/ll-slow.bin"
-		n=$(llstat ll-slow 'd["status_codes"].get("200", 0)')
-		p99=$(llstat ll-slow '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-		p50=$(llstat ll-slow '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
-		row "2000/s, 100 ms target" "loadlab" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow)" "$n")" "$(rss ll-slow)" "p50 $p50, p99 $p99 (from due time); $(lagsplit ll-slow); $(rq ll-slow)"
-		if [ -n "$PRECISE" ]; then
-			timed ll-slow-p "$LL" attack -precise -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -output="$WORK/ll-slow-p.bin"
-			n=$(llstat ll-slow-p 'd["status_codes"].get("200", 0)')
-			p99=$(llstat ll-slow-p '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-			p50=$(llstat ll-slow-p '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
-			row "2000/s, 100 ms target" "loadlab -precise" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu ll-slow-p)" "$n")" "$(rss ll-slow-p)" "p50 $p50, p99 $p99 (from due time); $(lagsplit ll-slow-p); $(rq ll-slow-p)"
-		fi
+		for v in "${VARIANTS[@]}"; do
+			name=ll-slow$(vname "$v")
+			# shellcheck disable=SC2086
+			timed "$name" "$LL" attack $v -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -output="$WORK/$name.bin"
+			n=$(llstat "$name" 'd["status_codes"].get("200", 0)')
+			p99=$(llstat "$name" '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
+			p50=$(llstat "$name" '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
+			row "2000/s, 100 ms target" "loadlab${v:+ $v}" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu "$name")" "$n")" "$(rss "$name")" "p50 $p50, p99 $p99 (from due time); $(lagsplit "$name"); $(rq "$name")"
+		done
 		if [ -x "$HEY" ]; then
 			timed hey-slow "$HEY" -z "$D" -c 200 -q 10 -cpus 1 "$SLOW_URL"
 			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-slow.out")

@@ -164,6 +164,7 @@ func (a *Attacker) Run(ctx context.Context, out func(*results.Result)) error {
 		a.ticks = make(chan tick)
 		a.pace(start)
 		close(a.ticks)
+		a.harvestUntilDone()
 	}
 	a.wg.Wait()
 	close(finished)
@@ -218,6 +219,6 @@ func (a *Attacker) closeIdle() {
 		a.std.closeIdle()
 	}
 	if a.lean != nil {
-		a.lean.closeIdle()
+		a.lean.close()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/harvest"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -83,6 +84,7 @@ func (lw *leanWorker) roundTrip(w *worker, t *targets.Target, addr string, req [
 		w.sentNow(r)
 	}
 	var err error
+	var arrived time.Time // kernel receive time of the answer, when known
 	for {
 		var c *leanConn
 		c, err = lw.l.get(w.a.reqCtx, addr)
@@ -98,6 +100,7 @@ func (lw *leanWorker) roundTrip(w *worker, t *targets.Target, addr string, req [
 		}
 		var loc []byte
 		loc, err = lw.exchange(w, c, t, req, r)
+		arrived = harvest.Received(c.c) // before put: then another worker may use c
 		if errors.Is(err, errStale) {
 			// The server closed this idle connection: retry on the next
 			// idle one, at last on a fresh one (whose failures are not stale).
@@ -119,7 +122,11 @@ func (lw *leanWorker) roundTrip(w *worker, t *targets.Target, addr string, req [
 		}
 		break
 	}
-	r.Latency = time.Since(r.Sent)
+	if err == nil && !arrived.IsZero() {
+		r.Latency = max(arrived.Sub(r.Sent), 0)
+	} else {
+		r.Latency = time.Since(r.Sent)
+	}
 	if err != nil {
 		r.Code = 0
 		r.Error = lw.errorText(t, err)

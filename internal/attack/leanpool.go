@@ -3,10 +3,12 @@ package attack
 import (
 	"bufio"
 	"context"
-	"github.com/loadlab/loadlab/internal/rawconn"
 	"net"
 	"sync"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/harvest"
+	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
 // leanClient is a minimal HTTP/1.1 keep-alive client for plain http://
@@ -17,7 +19,8 @@ import (
 type leanClient struct {
 	opts    *Options
 	dialer  net.Dialer
-	maxIdle int // idle connections kept per host
+	maxIdle int             // idle connections kept per host
+	poll    *harvest.Poller // paced attacks: connections read at the pacer's wake-ups; nil: the runtime poller
 	mu      sync.Mutex
 	idle    map[string][]*leanConn // by host:port, most recently used last
 	live    map[*leanConn]struct{} // every open connection, to abort them on hard stop
@@ -28,8 +31,13 @@ func newLeanClient(o *Options) *leanClient {
 	if maxIdle <= 0 {
 		maxIdle = 10000
 	}
+	var poll *harvest.Poller
+	if o.Harvest && o.Schedule != nil && !o.Schedule.Unpaced() {
+		poll, _ = harvest.New() // nil where unsupported: the runtime poller then
+	}
 	return &leanClient{
 		opts:    o,
+		poll:    poll,
 		dialer:  net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}, // no LocalAddr: no bind() before connect()
 		maxIdle: maxIdle,
 		idle:    map[string][]*leanConn{},
@@ -48,7 +56,13 @@ func (l *leanClient) get(ctx context.Context, addr string) (*leanConn, error) {
 		return c, nil
 	}
 	l.mu.Unlock()
-	nc, err := l.dialer.DialContext(ctx, "tcp", addr)
+	var nc net.Conn
+	var err error
+	if l.poll != nil {
+		nc, err = l.poll.Dial(ctx, addr, l.opts.Timeout)
+	} else {
+		nc, err = l.dialer.DialContext(ctx, "tcp", addr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,14 +111,25 @@ func (l *leanClient) closeIdle() {
 	}
 }
 
+// close releases the harvest poller once every connection is closed.
+func (l *leanClient) close() {
+	l.closeIdle()
+	if l.poll != nil {
+		_ = l.poll.Close()
+	}
+}
+
 // leanUsable reports whether the lean client may serve the attack's plain
 // http:// requests with these options.
 func (o *Options) leanUsable() bool {
 	return o.Client != "std" && !o.H2C && o.MaxConnections == 0
 }
 
-// abortAll makes every in-flight read or write fail now.
+// abortAll makes every in-flight read, write or dial fail now.
 func (l *leanClient) abortAll() {
+	if l.poll != nil {
+		l.poll.Abort()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for c := range l.live {

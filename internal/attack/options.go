@@ -36,6 +36,13 @@ type Options struct {
 	// the cost of a wake-up per request: 1.5-1.8x the CPU at 2,000-5,000
 	// requests/s (bench/README.md). Ignored where there is no timerfd.
 	Precise bool
+	// Harvest lets a paced attack's lean client read answers when the
+	// pacer wakes up anyway, not when each answer arrives (see package
+	// harvest): about one wake-up per millisecond instead of one per
+	// answer. Latencies stay exact: they end at the kernel's receive
+	// timestamp of the answer's last bytes. On by default (DefaultOptions)
+	// on Linux; unpaced attacks and net/http requests never harvest.
+	Harvest bool
 	Seed    uint64 // template random seed, 0 = random
 	// Client selects the HTTP/1.1 client for plain http:// targets: "lean"
 	// (default, loadlab's own keep-alive client) or "std" (net/http).
@@ -58,6 +65,7 @@ func DefaultOptions() Options {
 		Redirects:   10,
 		CatchUp:     time.Second,
 		Client:      "lean",
+		Harvest:     true,
 	}
 }
 

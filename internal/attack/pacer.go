@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/harvest"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -20,7 +21,7 @@ func (a *Attacker) pace(start time.Time) {
 		}
 		due := start.Add(off)
 		if wait := time.Until(due); wait > 0 {
-			if !sleep(wait) {
+			if !a.sleepUntil(sleep, due, wait) {
 				return
 			}
 		} else if a.stopped() {
@@ -48,6 +49,69 @@ func (a *Attacker) pace(start time.Time) {
 		default:
 		}
 		a.drop(i, due, step, ErrDropped)
+	}
+}
+
+// harvestEvery is how often a harvesting pacer looks at the sockets while
+// requests are in flight and nothing is due: the longest an answer that has
+// arrived waits to be read (its latency is not affected).
+const harvestEvery = 5 * time.Millisecond
+
+// poller returns the lean client's harvest poller, or nil.
+func (a *Attacker) poller() *harvest.Poller {
+	if a.lean == nil {
+		return nil
+	}
+	return a.lean.poll
+}
+
+// sleepUntil sleeps until due (wait from now). When the lean client
+// harvests, each wake-up then collects the answers that arrived meanwhile
+// and lets their workers finish first, so they are free for the requests
+// now due; while requests are in flight it wakes at least every
+// harvestEvery.
+func (a *Attacker) sleepUntil(sleep func(time.Duration) bool, due time.Time, wait time.Duration) bool {
+	poll := a.poller()
+	if poll == nil {
+		return sleep(wait)
+	}
+	for wait > 0 {
+		d := wait
+		if a.inFlight.Load() > 0 {
+			d = min(d, harvestEvery)
+		}
+		if !sleep(d) {
+			return false
+		}
+		if poll.Harvest() > 0 {
+			runtime.Gosched()
+		}
+		wait = time.Until(due)
+	}
+	return true
+}
+
+// harvestUntilDone keeps collecting answers after the last request was
+// sent, until every worker is done (a harvesting lean client only).
+func (a *Attacker) harvestUntilDone() {
+	poll := a.poller()
+	if poll == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		a.wg.Wait()
+		close(done)
+	}()
+	tk := time.NewTicker(time.Millisecond)
+	defer tk.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tk.C:
+			poll.Harvest()
+		}
 	}
 }
 

@@ -1,0 +1,398 @@
+package harvest
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Conn is a TCP connection whose waits are resumed by Poller.Harvest. It
+// implements net.Conn; Read and Write are for one goroutine at a time,
+// SetDeadline and Close may come from another.
+type Conn struct {
+	p     *Poller
+	fd    int
+	laddr *net.TCPAddr
+	raddr *net.TCPAddr
+
+	state    atomic.Int32 // idle, waiting or ready
+	wake     chan struct{}
+	deadline atomic.Int64 // unix ns, 0 = none
+	closed   atomic.Bool
+	timerMu  sync.Mutex
+	timer    *time.Timer // resumes a wait when the deadline passes
+
+	wrote bool  // written since the last read: the answer cannot be there yet
+	rx    int64 // kernel receive time (unix ns) of the last read's bytes
+	iov   syscall.Iovec
+	msg   syscall.Msghdr
+	oob   [64]byte
+}
+
+// The states of a Conn's wait hand-off between its reader and Harvest.
+const (
+	idle    int32 = iota // nobody waits, nothing reported
+	waiting              // a read, write or dial waits for Harvest
+	ready                // Harvest reported a change nobody waited for yet
+)
+
+// notify records that the socket changed; it resumes a waiting call and
+// reports whether there was one.
+func (c *Conn) notify() bool {
+	for {
+		switch c.state.Load() {
+		case waiting:
+			if c.state.CompareAndSwap(waiting, idle) {
+				c.wake <- struct{}{}
+				return true
+			}
+		case idle:
+			if c.state.CompareAndSwap(idle, ready) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+}
+
+// wait blocks until the socket changes (nil: try again), or fails with
+// os.ErrDeadlineExceeded when the deadline has passed or the poller was
+// aborted. Deadlines and aborts resume waits through notify too, so a
+// wait is a plain channel receive (no timer to arm per wait).
+func (c *Conn) wait() error {
+	for {
+		if err := c.expired(); err != nil {
+			return err
+		}
+		if c.state.CompareAndSwap(ready, idle) {
+			return nil
+		}
+		if c.state.CompareAndSwap(idle, waiting) {
+			break
+		}
+	}
+	if err := c.expired(); err != nil { // the deadline passed while arming
+		c.unwait()
+		return err
+	}
+	<-c.wake
+	return nil
+}
+
+// expired reports a passed deadline or an aborted poller.
+func (c *Conn) expired() error {
+	if c.p.aborted.Load() {
+		return os.ErrDeadlineExceeded // a hard stop: the wait timed out
+	}
+	if dl := c.deadline.Load(); dl != 0 && time.Now().UnixNano() >= dl {
+		return os.ErrDeadlineExceeded
+	}
+	return nil
+}
+
+// unwait leaves the waiting state; when notify got there first, its
+// wake-up is consumed so the next wait does not see it.
+func (c *Conn) unwait() {
+	if !c.state.CompareAndSwap(waiting, idle) {
+		<-c.wake
+		c.state.Store(ready) // the change it reported is still unread
+	}
+}
+
+// Read reads what has arrived, waiting for Harvest when nothing has. Right
+// after a Write it waits before trying (a request's answer cannot be
+// there yet): one system call per answer.
+func (c *Conn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	if c.wrote {
+		c.wrote = false
+		if err := c.wait(); err != nil {
+			return 0, c.opError("read", err)
+		}
+	}
+	for {
+		n, e := c.recv(b)
+		switch e {
+		case 0:
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			if err := c.wait(); err != nil {
+				return 0, c.opError("read", err)
+			}
+			continue
+		}
+		return 0, c.opError("read", os.NewSyscallError("read", e))
+	}
+}
+
+// recv is one recvmsg; it keeps the kernel receive timestamp of the data.
+func (c *Conn) recv(b []byte) (int, syscall.Errno) {
+	c.iov.Base = &b[0]
+	c.iov.SetLen(len(b))
+	c.msg.Iov = &c.iov
+	c.msg.Iovlen = 1
+	c.msg.Control = &c.oob[0]
+	c.msg.SetControllen(len(c.oob))
+	n, _, e := syscall.RawSyscall(syscall.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&c.msg)), 0)
+	c.iov.Base = nil
+	if e != 0 || n == 0 {
+		return 0, e
+	}
+	c.rx = 0 // no timestamp: the kernel enables them a moment after the first socket asks
+	if c.msg.Controllen >= uint64(syscall.CmsgLen(int(unsafe.Sizeof(syscall.Timespec{})))) {
+		h := (*syscall.Cmsghdr)(unsafe.Pointer(&c.oob[0]))
+		if h.Level == syscall.SOL_SOCKET && h.Type == syscall.SCM_TIMESTAMPNS {
+			ts := (*syscall.Timespec)(unsafe.Pointer(&c.oob[syscall.CmsgLen(0)]))
+			c.rx = ts.Nano()
+		}
+	}
+	return int(n), 0
+}
+
+// Write writes all of b, waiting for Harvest while the socket buffer is full.
+func (c *Conn) Write(b []byte) (int, error) {
+	c.wrote = true
+	done := 0
+	for done < len(b) {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
+		switch e {
+		case 0:
+			done += int(n)
+			continue
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			if err := c.wait(); err != nil {
+				return done, c.opError("write", err)
+			}
+			continue
+		}
+		return done, c.opError("write", os.NewSyscallError("write", e))
+	}
+	return done, nil
+}
+
+// Received returns when the bytes of c's last read reached the machine
+// (the kernel's receive timestamp), or zero for other connections or
+// before any read. The time carries a monotonic reading, so it can be
+// subtracted from time.Now values.
+func Received(nc net.Conn) time.Time {
+	c, ok := nc.(*Conn)
+	if !ok || c.rx == 0 {
+		return time.Time{}
+	}
+	now := time.Now()
+	age := now.UnixNano() - c.rx
+	if age < 0 {
+		age = 0
+	}
+	return now.Add(-time.Duration(age))
+}
+
+// Close closes the connection; waits in progress fail.
+func (c *Conn) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return net.ErrClosed
+	}
+	c.p.forget(c)
+	c.timerMu.Lock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.timerMu.Unlock()
+	c.deadline.Store(1) // long past: a wait in progress ends
+	c.notify()
+	return syscall.Close(c.fd)
+}
+
+// LocalAddr is the connection's local address.
+func (c *Conn) LocalAddr() net.Addr { return c.laddr }
+
+// RemoteAddr is the address dialled.
+func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
+
+// SetDeadline sets when waiting reads and writes give up
+// (os.ErrDeadlineExceeded); a deadline in the past ends a wait at once.
+// The deadline's timer is armed here, not per wait: keep it far enough
+// ahead and requests cost no timer operations.
+func (c *Conn) SetDeadline(t time.Time) error {
+	var ns int64
+	if !t.IsZero() {
+		ns = max(t.UnixNano(), 1)
+	}
+	if c.deadline.Swap(ns) == ns {
+		return nil
+	}
+	c.timerMu.Lock()
+	defer c.timerMu.Unlock()
+	if ns == 0 {
+		if c.timer != nil {
+			c.timer.Stop()
+		}
+		return nil
+	}
+	d := time.Until(t)
+	if d <= 0 {
+		c.notify()
+		return nil
+	}
+	if c.timer == nil {
+		c.timer = time.AfterFunc(d, func() { c.notify() })
+	} else {
+		c.timer.Reset(d)
+	}
+	return nil
+}
+
+// SetReadDeadline is SetDeadline: one deadline serves both directions.
+func (c *Conn) SetReadDeadline(t time.Time) error { return c.SetDeadline(t) }
+
+// SetWriteDeadline is SetDeadline: one deadline serves both directions.
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
+
+func (c *Conn) opError(op string, err error) error {
+	var src net.Addr
+	if c.laddr != nil {
+		src = c.laddr
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: src, Addr: c.raddr, Err: err}
+}
+
+// Dial connects to addr ("host:port") without binding first, within
+// timeout (0: none) or until ctx ends. Its errors read as net.Dial's.
+func (p *Poller) Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
+	ta, err := p.resolve(ctx, addr)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: err}
+	}
+	c, err := p.dial(ctx, ta, timeout)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: ta, Err: err}
+	}
+	return c, nil
+}
+
+func (p *Poller) dial(ctx context.Context, ta *net.TCPAddr, timeout time.Duration) (*Conn, error) {
+	family := syscall.AF_INET6
+	var sa syscall.Sockaddr
+	if ip4 := ta.IP.To4(); ip4 != nil {
+		family = syscall.AF_INET
+		sa4 := &syscall.SockaddrInet4{Port: ta.Port}
+		copy(sa4.Addr[:], ip4)
+		sa = sa4
+	} else {
+		sa6 := &syscall.SockaddrInet6{Port: ta.Port}
+		copy(sa6.Addr[:], ta.IP.To16())
+		if ta.Zone != "" {
+			if ifi, err := net.InterfaceByName(ta.Zone); err == nil {
+				sa6.ZoneId = uint32(ifi.Index)
+			}
+		}
+		sa = sa6
+	}
+	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, syscall.IPPROTO_TCP)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	for _, o := range [][3]int{
+		{syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1},
+		{syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+	} {
+		if err := syscall.SetsockoptInt(fd, o[0], o[1], o[2]); err != nil {
+			syscall.Close(fd)
+			return nil, os.NewSyscallError("setsockopt", err)
+		}
+	}
+	c := &Conn{p: p, fd: fd, raddr: ta, wake: make(chan struct{}, 1)}
+	if err := p.register(c); err != nil {
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("epoll_ctl", err)
+	}
+	if err := p.connect(ctx, c, sa, timeout); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.SetDeadline(time.Time{})
+	if lsa, err := syscall.Getsockname(fd); err == nil {
+		c.laddr = sockaddrTCP(lsa)
+	}
+	return c, nil
+}
+
+// connect starts a non-blocking connect and waits for its outcome.
+func (p *Poller) connect(ctx context.Context, c *Conn, sa syscall.Sockaddr, timeout time.Duration) error {
+	err := syscall.Connect(c.fd, sa)
+	switch err {
+	case nil, syscall.EISCONN:
+		return nil
+	case syscall.EINPROGRESS, syscall.EALREADY, syscall.EINTR:
+	default:
+		return os.NewSyscallError("connect", err)
+	}
+	dl, ok := ctx.Deadline()
+	if timeout > 0 && (!ok || time.Now().Add(timeout).Before(dl)) {
+		dl, ok = time.Now().Add(timeout), true
+	}
+	if ok {
+		c.SetDeadline(dl)
+	}
+	for {
+		if done, err := connected(c.fd); done {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := c.wait(); err != nil {
+			return err
+		}
+	}
+}
+
+// connected polls a connecting socket without waiting: done is false while
+// the handshake is in progress.
+func connected(fd int) (done bool, err error) {
+	pfd := [1]struct {
+		fd      int32
+		events  int16
+		revents int16
+	}{{fd: int32(fd), events: 0x4}} // POLLOUT
+	var ts syscall.Timespec
+	n, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if e != 0 || n == 0 {
+		return false, nil
+	}
+	soErr, gerr := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+	if gerr != nil {
+		return true, os.NewSyscallError("getsockopt", gerr)
+	}
+	if soErr != 0 {
+		return true, os.NewSyscallError("connect", syscall.Errno(soErr))
+	}
+	return true, nil
+}
+
+func sockaddrTCP(sa syscall.Sockaddr) *net.TCPAddr {
+	switch a := sa.(type) {
+	case *syscall.SockaddrInet4:
+		return &net.TCPAddr{IP: net.IP(a.Addr[:]).To16(), Port: a.Port}
+	case *syscall.SockaddrInet6:
+		return &net.TCPAddr{IP: net.IP(a.Addr[:]), Port: a.Port}
+	}
+	return nil
+}

@@ -1,0 +1,349 @@
+//go:build linux
+
+package harvest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// harvesting calls p.Harvest every millisecond until the test ends.
+func harvesting(t *testing.T, p *Poller) {
+	t.Helper()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tk := time.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+				p.Harvest()
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
+}
+
+func newPoller(t *testing.T) *Poller {
+	t.Helper()
+	p, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// server answers each line it reads with "ok <line>\n" after delay.
+func server(t *testing.T, delay time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				buf := make([]byte, 4096)
+				for {
+					n, err := c.Read(buf)
+					if err != nil {
+						return
+					}
+					time.Sleep(delay)
+					if _, err := fmt.Fprintf(c, "ok %s", buf[:n]); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestRoundTripAndReceiveTime(t *testing.T) {
+	tests := []struct {
+		name  string
+		delay time.Duration
+	}{
+		{"immediate", 0},
+		{"20ms", 20 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPoller(t)
+			time.Sleep(20 * time.Millisecond) // the kernel turns timestamps on a moment after New
+			harvesting(t, p)
+			addr := server(t, tt.delay)
+			c, err := p.Dial(context.Background(), addr, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			for i := range 5 {
+				msg := fmt.Sprintf("req %d\n", i)
+				sent := time.Now()
+				if _, err := c.Write([]byte(msg)); err != nil {
+					t.Fatal(err)
+				}
+				buf := make([]byte, 100)
+				n, err := c.Read(buf)
+				read := time.Now()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := string(buf[:n]); got != "ok "+msg {
+					t.Fatalf("got %q", got)
+				}
+				rx := Received(c)
+				if rx.Before(sent.Add(tt.delay)) || rx.After(read) {
+					t.Fatalf("received at %v after sending, read at %v: want within [%v, %v]",
+						rx.Sub(sent), read.Sub(sent), tt.delay, read.Sub(sent))
+				}
+			}
+		})
+	}
+}
+
+func TestReadWaitsForHarvest(t *testing.T) {
+	p := newPoller(t)
+	addr := server(t, 0)
+	c, err := p.Dial(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 10)
+		n, err := c.Read(buf)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- string(buf[:n])
+	}()
+	select {
+	case s := <-got:
+		t.Fatalf("Read returned %q before any Harvest", s)
+	case <-time.After(50 * time.Millisecond):
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		p.Harvest()
+		select {
+		case s := <-got:
+			if s != "ok x\n" {
+				t.Fatalf("got %q", s)
+			}
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
+	t.Fatal("Read not resumed by Harvest")
+}
+
+func TestWaitsEnd(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func(p *Poller, c net.Conn) // called while Read waits; nil: deadline 30 ms
+	}{
+		{"deadline", nil},
+		{"deadline moved into the past", func(p *Poller, c net.Conn) { c.SetDeadline(time.Unix(1, 0)) }},
+		{"abort", func(p *Poller, c net.Conn) { p.Abort() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPoller(t)
+			harvesting(t, p)
+			addr := server(t, time.Hour) // never answers within the test
+			c, err := p.Dial(context.Background(), addr, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if tt.end == nil {
+				c.SetDeadline(time.Now().Add(30 * time.Millisecond))
+			} else {
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				time.AfterFunc(30*time.Millisecond, func() { tt.end(p, c) })
+			}
+			start := time.Now()
+			_, err = c.Read(make([]byte, 10))
+			took := time.Since(start)
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("err = %v, want a timeout", err)
+			}
+			if took < 25*time.Millisecond || took > 2*time.Second {
+				t.Fatalf("Read ended after %v, want ~30ms", took)
+			}
+			if !strings.HasPrefix(err.Error(), "read tcp 127.0.0.1:") {
+				t.Fatalf("error %q not worded as net.Conn's", err)
+			}
+		})
+	}
+}
+
+func TestDialErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	p := newPoller(t)
+	harvesting(t, p)
+	tests := []struct {
+		addr, want string
+	}{
+		{closed, "dial tcp " + closed + ": connect: connection refused"},
+		{"127.0.0.1", "dial tcp: address 127.0.0.1: missing port in address"},
+	}
+	for _, tt := range tests {
+		_, err := p.Dial(context.Background(), tt.addr, time.Second)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Dial(%q) = %v, want %q", tt.addr, err, tt.want)
+		}
+	}
+}
+
+func TestServerCloseIsEOF(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			c.Write([]byte("bye"))
+			c.Close()
+		}
+	}()
+	p := newPoller(t)
+	harvesting(t, p)
+	c, err := p.Dial(context.Background(), ln.Addr().String(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	b, err := io.ReadAll(c)
+	if err != nil || string(b) != "bye" {
+		t.Fatalf("ReadAll = %q, %v; want bye, nil", b, err)
+	}
+}
+
+// A write larger than the socket buffers waits for Harvest and completes.
+func TestLargeWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer c.Close()
+		b, _ := io.ReadAll(c)
+		got <- b
+	}()
+	p := newPoller(t)
+	harvesting(t, p)
+	c, err := p.Dial(context.Background(), ln.Addr().String(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	if n, err := c.Write(big); err != nil || n != len(big) {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	c.Close()
+	if b := <-got; !bytes.Equal(b, big) {
+		t.Fatalf("server got %d bytes, want %d", len(b), len(big))
+	}
+}
+
+// Many connections in parallel, one harvester: every answer arrives.
+func TestConcurrentConnections(t *testing.T) {
+	p := newPoller(t)
+	harvesting(t, p)
+	addr := server(t, time.Millisecond)
+	const conns, rounds = 16, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, conns)
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := p.Dial(context.Background(), addr, time.Second)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			buf := make([]byte, 64)
+			for j := range rounds {
+				msg := fmt.Sprintf("%d.%d\n", i, j)
+				if _, err := c.Write([]byte(msg)); err != nil {
+					errs <- err
+					return
+				}
+				n, err := io.ReadAtLeast(c, buf, len(msg)+3)
+				if err != nil || string(buf[:n]) != "ok "+msg {
+					errs <- fmt.Errorf("conn %d round %d: %q, %v", i, j, buf[:n], err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestReceivedOtherConn(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if rx := Received(a); !rx.IsZero() {
+		t.Fatalf("Received(pipe) = %v, want zero", rx)
+	}
+}

@@ -1,0 +1,183 @@
+package harvest
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// ErrUnsupported is returned by New where there is no harvesting poller.
+var ErrUnsupported = errors.New("harvest: not supported on this system")
+
+// Poller owns an epoll set that nothing waits on: Harvest looks at it
+// without blocking. Dial, Abort and Close are safe from any goroutine;
+// Harvest must be called from one goroutine at a time.
+type Poller struct {
+	epfd   int
+	events []syscall.EpollEvent // Harvest's buffer
+
+	mu    sync.Mutex
+	byFD  []*Conn                 // open connections by descriptor
+	addrs map[string]*net.TCPAddr // resolved dial addresses
+
+	aborted atomic.Bool // set by Abort
+
+	// stamp is a socket that asks for receive timestamps for the poller's
+	// whole life: Linux switches timestamping on for the machine a moment
+	// after the first socket asks (and off after the last one closes), so
+	// connections dialled later get timestamps from their first byte.
+	stamp int
+}
+
+// maxResolved bounds the cache of resolved addresses (templated hosts
+// could produce new names without end).
+const maxResolved = 4096
+
+// New returns a Poller; close it when its connections are done.
+func New() (*Poller, error) {
+	fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	stamp, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	if err == nil {
+		err = syscall.SetsockoptInt(stamp, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	return &Poller{
+		epfd:   fd,
+		stamp:  stamp,
+		events: make([]syscall.EpollEvent, 256),
+		addrs:  map[string]*net.TCPAddr{},
+	}, nil
+}
+
+// Harvest collects, without waiting, which sockets became readable or
+// writable (or failed) since the last call and resumes the reads, writes
+// and dials waiting on them. It returns how many it resumed; a caller
+// sharing their goroutine's processor may yield so they run at once.
+func (p *Poller) Harvest() int {
+	resumed := 0
+	for {
+		n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(p.epfd),
+			uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), 0, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 || n == 0 {
+			return resumed
+		}
+		p.mu.Lock()
+		for _, ev := range p.events[:n] {
+			if fd := int(ev.Fd); fd < len(p.byFD) {
+				if c := p.byFD[fd]; c != nil && c.notify() {
+					resumed++
+				}
+			}
+		}
+		p.mu.Unlock()
+		if int(n) < len(p.events) {
+			return resumed
+		}
+	}
+}
+
+// Abort makes every wait, now and later, fail at once (a hard stop).
+func (p *Poller) Abort() {
+	p.aborted.Store(true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.byFD {
+		if c != nil {
+			c.notify()
+		}
+	}
+}
+
+// Close closes the epoll set; connections still open keep working only
+// until their next wait.
+func (p *Poller) Close() error {
+	p.Abort()
+	syscall.Close(p.stamp)
+	return syscall.Close(p.epfd)
+}
+
+// register adds c to the epoll set: edge-triggered, so a socket is
+// reported once per change, and idle keep-alive connections cost nothing.
+func (p *Poller) register(c *Conn) error {
+	p.mu.Lock()
+	if c.fd >= len(p.byFD) {
+		grown := make([]*Conn, max(c.fd+1, 2*len(p.byFD), 64))
+		copy(grown, p.byFD)
+		p.byFD = grown
+	}
+	p.byFD[c.fd] = c
+	p.mu.Unlock()
+	ev := syscall.EpollEvent{
+		Events: syscall.EPOLLIN | syscall.EPOLLOUT | syscall.EPOLLRDHUP | -syscall.EPOLLET,
+		Fd:     int32(c.fd),
+	}
+	if err := syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
+		p.forget(c)
+		return err
+	}
+	return nil
+}
+
+// forget removes c before its descriptor is closed (and maybe reused).
+func (p *Poller) forget(c *Conn) {
+	p.mu.Lock()
+	if c.fd < len(p.byFD) && p.byFD[c.fd] == c {
+		p.byFD[c.fd] = nil
+	}
+	p.mu.Unlock()
+}
+
+// resolve returns addr ("host:port") as a TCP address, cached.
+func (p *Poller) resolve(ctx context.Context, addr string) (*net.TCPAddr, error) {
+	p.mu.Lock()
+	ta := p.addrs[addr]
+	p.mu.Unlock()
+	if ta != nil {
+		return ta, nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	portNum, err := net.DefaultResolver.LookupPort(ctx, "tcp", port)
+	if err != nil {
+		return nil, err
+	}
+	var ip net.IPAddr
+	if parsed := net.ParseIP(host); parsed != nil {
+		ip.IP = parsed
+	} else {
+		ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return nil, err
+		}
+		ip = ips[0]
+		for _, a := range ips { // prefer IPv4, as net.Dial tries it first
+			if a.IP.To4() != nil {
+				ip = a
+				break
+			}
+		}
+	}
+	ta = &net.TCPAddr{IP: ip.IP, Port: portNum, Zone: ip.Zone}
+	p.mu.Lock()
+	if len(p.addrs) >= maxResolved {
+		clear(p.addrs)
+	}
+	p.addrs[addr] = ta
+	p.mu.Unlock()
+	return ta, nil
+}
