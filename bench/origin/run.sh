@@ -86,7 +86,7 @@ lat_run() {
   ontime=$(awk '/^loadlab_origin_overshoot_seconds_bucket\{le="0.001"\}/ {a=$2} /^loadlab_origin_overshoot_seconds_bucket\{le="0.005"\}/ {b=$2} /^loadlab_origin_overshoot_seconds_count/ {n=$2} END {if (n>0) printf "%.2f%% / %.2f%%", 100*a/n, 100*b/n}' "$WORK/metrics.txt")
   gcs=$(awk '/^go_gc_duration_seconds_count/ {print $2}' "$WORK/metrics.txt")
   cpu=$(awk '/^process_cpu_seconds_total/ {printf "%.1f", $2}' "$WORK/metrics.txt")
-  echo "| $1 ${row#|} $((rss_kb / 1024)) | $gcs | $cpu | $ontime | $load |"
+  echo "| $1 |${row#|} $((rss_kb / 1024)) | $gcs | $cpu | $ontime | $load |"
 }
 if [ -n "${LAT_B_BIN:-}${LAT_B_ENV:-}" ]; then
   for _ in $(seq "${LAT_PAIRS:-1}"); do

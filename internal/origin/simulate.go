@@ -175,11 +175,29 @@ func (s *Simulator) aborted(label string, start time.Time) {
 	rm.served.Observe(time.Since(start).Seconds())
 }
 
+// sleeper is a request context that can wait out a latency itself,
+// noticing a client that goes away (the lean server's; see
+// serve/leansleep.go): cheaper than a timer plus ctx.Done.
+type sleeper interface {
+	Sleep(d time.Duration, stop <-chan struct{}) bool
+}
+
 // wait sleeps d on a timer. It returns false when the client went away;
 // it aborts the request when the simulator is closed.
 func (s *Simulator) wait(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return true
+	}
+	if sl, ok := ctx.(sleeper); ok {
+		if sl.Sleep(d, s.done) {
+			return true
+		}
+		select {
+		case <-s.done:
+			panic(http.ErrAbortHandler)
+		default:
+			return false
+		}
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -32,8 +32,9 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 	stdErr := make(chan error, 1)
 	go func() { stdErr <- std.Serve(handed) }()
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	conns := map[*leanConn]struct{}{}
+	srv := &leanServer{conns: map[*leanConn]struct{}{}, done: make(chan struct{})}
+	defer close(srv.done) // ends the sleep watchers
+	mu, conns := &srv.mu, srv.conns
 	stopped := false
 	go func() {
 		<-ctx.Done()
@@ -58,6 +59,7 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 			break
 		}
 		c := newLeanConn(nc, cfg, h, handed.hand)
+		c.srv = srv
 		mu.Lock()
 		if stopped {
 			mu.Unlock()
@@ -102,19 +104,23 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 }
 
 type leanConn struct {
-	nc       net.Conn
-	rw       io.ReadWriter // raw system calls on Linux, else nc
-	raw      *rawconn.Conn // nil when not on Linux
-	cfg      Config
-	h        http.Handler
-	base     context.Context
-	buf      []byte // bytes read, not yet used
-	hbuf     []byte // backing store of buf between requests
-	served   int64
-	hand     func(net.Conn) bool // hands the connection to net/http's server
-	mu       sync.Mutex
-	idle     bool
-	stopping bool
+	nc     net.Conn
+	rw     io.ReadWriter // raw system calls on Linux, else nc
+	raw    *rawconn.Conn // nil when not on Linux
+	cfg    Config
+	h      http.Handler
+	base   context.Context
+	buf    []byte // bytes read, not yet used
+	hbuf   []byte // backing store of buf between requests
+	served int64
+	hand   func(net.Conn) bool // hands the connection to net/http's server
+	srv    *leanServer
+	mu     sync.Mutex
+	// sleepStop is the stop channel of the sleep in progress (see
+	// reqCtx.Sleep), nil when none.
+	sleepStop <-chan struct{}
+	idle      bool
+	stopping  bool
 	// watchStop is set (under reqCtx.mu) while a request's watcher is
 	// being stopped.
 	watchStop bool
