@@ -28,11 +28,12 @@ type Conn struct {
 	timerMu  sync.Mutex
 	timer    *time.Timer // resumes a wait when the deadline passes
 
-	wrote bool  // written since the last read: the answer cannot be there yet
-	rx    int64 // kernel receive time (unix ns) of the last read's bytes
-	iov   syscall.Iovec
-	msg   syscall.Msghdr
-	oob   [64]byte
+	wrote     bool  // written since the last read: the answer cannot be there yet
+	midAnswer bool  // bytes came since the last write: the rest follows at once
+	rx        int64 // kernel receive time (unix ns) of the last read's bytes
+	iov       syscall.Iovec
+	msg       syscall.Msghdr
+	oob       [64]byte
 }
 
 // The states of a Conn's wait hand-off between its reader and Harvest.
@@ -106,15 +107,19 @@ func (c *Conn) unwait() {
 	}
 }
 
-// Read reads what has arrived, waiting for Harvest when nothing has. Right
-// after a Write it waits before trying (a request's answer cannot be
-// there yet): one system call per answer.
+// Read reads what has arrived. Waiting for the first bytes after a Write
+// (a request's answer) is left to Harvest; once some bytes of an answer
+// came, the rest is waited for at once (block), so a large answer is not
+// read a tick at a time, which would hold the sender back through TCP's
+// window and delay its last bytes. Right after a Write, Read waits before
+// trying (the answer cannot be there yet): one system call per answer.
 func (c *Conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
 	if c.wrote {
 		c.wrote = false
+		c.midAnswer = false
 		if err := c.wait(); err != nil {
 			return 0, c.opError("read", err)
 		}
@@ -126,17 +131,72 @@ func (c *Conn) Read(b []byte) (int, error) {
 			if n == 0 {
 				return 0, io.EOF
 			}
+			c.midAnswer = true
 			return n, nil
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			if err := c.wait(); err != nil {
+			var err error
+			if c.midAnswer {
+				err = c.block(pollIn)
+			} else {
+				err = c.wait()
+			}
+			if err != nil {
 				return 0, c.opError("read", err)
 			}
 			continue
 		}
 		return 0, c.opError("read", os.NewSyscallError("read", e))
 	}
+}
+
+// Events for block.
+const (
+	pollIn  = 0x1 // POLLIN
+	pollOut = 0x4 // POLLOUT
+)
+
+// blockSlice bounds one blocking poll, so deadlines moved by SetDeadline
+// and aborts are seen within it.
+const blockSlice = 50 * time.Millisecond
+
+// block waits for events on the socket in a blocking system call (the
+// runtime lends the goroutine's thread meanwhile), for the waits Harvest's
+// tick would distort: a connection being set up, a full send buffer, the
+// rest of an answer. It fails with os.ErrDeadlineExceeded like wait.
+func (c *Conn) block(events int16) error {
+	for {
+		if err := c.expired(); err != nil {
+			return err
+		}
+		slice := blockSlice
+		if dl := c.deadline.Load(); dl != 0 {
+			slice = min(slice, time.Duration(dl-time.Now().UnixNano()))
+		}
+		if slice <= 0 {
+			continue // expired: reported above
+		}
+		if pollReady(c.fd, events, slice) {
+			return nil
+		}
+	}
+}
+
+// pollReady polls fd for events for up to d (0: without waiting).
+func pollReady(fd int, events int16, d time.Duration) bool {
+	pfd := [1]struct {
+		fd      int32
+		events  int16
+		revents int16
+	}{{fd: int32(fd), events: events}}
+	ts := syscall.NsecToTimespec(int64(d))
+	call := syscall.RawSyscall6
+	if d > 0 {
+		call = syscall.Syscall6 // blocks: tell the scheduler
+	}
+	n, _, e := call(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	return e == 0 && n > 0
 }
 
 // recv is one recvmsg; it keeps the kernel receive timestamp of the data.
@@ -163,7 +223,7 @@ func (c *Conn) recv(b []byte) (int, syscall.Errno) {
 	return int(n), 0
 }
 
-// Write writes all of b, waiting for Harvest while the socket buffer is full.
+// Write writes all of b, waiting (block) while the socket buffer is full.
 func (c *Conn) Write(b []byte) (int, error) {
 	c.wrote = true
 	done := 0
@@ -175,8 +235,8 @@ func (c *Conn) Write(b []byte) (int, error) {
 			continue
 		case syscall.EINTR:
 			continue
-		case syscall.EAGAIN:
-			if err := c.wait(); err != nil {
+		case syscall.EAGAIN: // the send buffer is full: it drains at network speed
+			if err := c.block(pollOut); err != nil {
 				return done, c.opError("write", err)
 			}
 			continue
@@ -352,39 +412,31 @@ func (p *Poller) connect(ctx context.Context, c *Conn, sa syscall.Sockaddr, time
 		c.SetDeadline(dl)
 	}
 	for {
-		if done, err := connected(c.fd); done {
-			return err
-		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := c.wait(); err != nil {
+		if pollReady(c.fd, pollOut, 0) {
+			return connectResult(c.fd)
+		}
+		// The handshake takes a round trip: wait for it at once, not at
+		// the next Harvest, since a new connection's set-up is part of
+		// its first request's latency.
+		if err := c.block(pollOut); err != nil {
 			return err
 		}
 	}
 }
 
-// connected polls a connecting socket without waiting: done is false while
-// the handshake is in progress.
-func connected(fd int) (done bool, err error) {
-	pfd := [1]struct {
-		fd      int32
-		events  int16
-		revents int16
-	}{{fd: int32(fd), events: 0x4}} // POLLOUT
-	var ts syscall.Timespec
-	n, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
-	if e != 0 || n == 0 {
-		return false, nil
-	}
-	soErr, gerr := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
-	if gerr != nil {
-		return true, os.NewSyscallError("getsockopt", gerr)
+// connectResult is the outcome of a finished non-blocking connect.
+func connectResult(fd int) error {
+	soErr, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+	if err != nil {
+		return os.NewSyscallError("getsockopt", err)
 	}
 	if soErr != 0 {
-		return true, os.NewSyscallError("connect", syscall.Errno(soErr))
+		return os.NewSyscallError("connect", syscall.Errno(soErr))
 	}
-	return true, nil
+	return nil
 }
 
 func sockaddrTCP(sa syscall.Sockaddr) *net.TCPAddr {

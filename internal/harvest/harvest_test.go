@@ -347,3 +347,59 @@ func TestReceivedOtherConn(t *testing.T) {
 		t.Fatalf("Received(pipe) = %v, want zero", rx)
 	}
 }
+
+// Dial and the rest of an answer do not wait for Harvest: a connection's
+// set-up and a large answer's tail are part of a latency, and reading them
+// a tick at a time would stretch it.
+func TestOnlyFirstBytesWaitForHarvest(t *testing.T) {
+	const size = 32 << 20
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if _, err := c.Read(make([]byte, 10)); err != nil {
+			return
+		}
+		c.Write(make([]byte, size))
+	}()
+	p := newPoller(t)
+	start := time.Now()
+	c, err := p.Dial(context.Background(), ln.Addr().String(), time.Second) // nobody harvests yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Fatalf("Dial took %v without Harvest", took)
+	}
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := c.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	// One harvest, long after the answer started: the first bytes wait
+	// for it, the rest must not wait for another.
+	time.AfterFunc(50*time.Millisecond, func() { p.Harvest() })
+	buf := make([]byte, 64<<10)
+	got := 0
+	var first time.Time
+	for got < size {
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d bytes: %v", got, err)
+		}
+		if got == 0 {
+			first = time.Now()
+		}
+		got += n
+	}
+	if took := time.Since(first); took > 2*time.Second {
+		t.Fatalf("the rest of a %d MiB answer took %v after its first bytes", size>>20, took)
+	}
+}
