@@ -674,3 +674,53 @@ func TestStaleKeepAlive(t *testing.T) {
 		})
 	}
 }
+
+// Harvested answers are read at the pacer's next wake-up, yet their
+// latencies end when they arrived (kernel receive timestamps): here answers
+// take 20 ms and are read about 100 ms later, at the next due time.
+func TestHarvestedLatenciesEndOnArrival(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	for _, harvest := range []bool{true, false} {
+		t.Run(fmt.Sprintf("harvest=%v", harvest), func(t *testing.T) {
+			o := DefaultOptions()
+			o.Harvest = harvest
+			o.CatchUp = time.Minute
+			o.Schedule = sched(t, "10/s", 500*time.Millisecond)
+			a, err := New(static(t, "GET", srv.URL), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if harvest && a.poller() == nil {
+				t.Skip("no harvesting on this system")
+			}
+			a.harvestEvery = time.Second // read answers only when the next request is due
+			var rs []results.Result
+			var delivered []time.Time
+			if err := a.Run(context.Background(), func(r *results.Result) {
+				rs = append(rs, *r)
+				delivered = append(delivered, time.Now())
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 5 {
+				t.Fatalf("%d results, want 5", len(rs))
+			}
+			late := 0
+			for i, r := range rs {
+				if r.Code != 200 || r.Latency < 20*time.Millisecond || r.Latency > 70*time.Millisecond {
+					t.Errorf("result %d: code %d latency %v, want 200 in 20-70ms", r.Seq, r.Code, r.Latency)
+				}
+				if delivered[i].Sub(r.Sent) > 70*time.Millisecond {
+					late++
+				}
+			}
+			if harvest && late == 0 {
+				t.Errorf("no answer was read late: the test does not exercise harvesting")
+			}
+		})
+	}
+}

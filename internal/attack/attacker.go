@@ -67,6 +67,7 @@ type Attacker struct {
 	wg                        sync.WaitGroup
 	ticks                     chan tick
 	running                   atomic.Bool
+	harvestEvery              time.Duration // see defaultHarvestEvery
 }
 
 // scheduleView is what the attacker needs from a schedule.
@@ -86,7 +87,7 @@ func New(tr targets.Targeter, opts Options) (*Attacker, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	a := &Attacker{opts: opts, tr: tr, sched: opts.Schedule, stopSending: make(chan struct{})}
+	a := &Attacker{opts: opts, tr: tr, sched: opts.Schedule, stopSending: make(chan struct{}), harvestEvery: defaultHarvestEvery}
 	std, err := newStdClient(&a.opts)
 	if err != nil {
 		return nil, err

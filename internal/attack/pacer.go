@@ -52,10 +52,10 @@ func (a *Attacker) pace(start time.Time) {
 	}
 }
 
-// harvestEvery is how often a harvesting pacer looks at the sockets while
-// requests are in flight and nothing is due: the longest an answer that has
-// arrived waits to be read (its latency is not affected).
-const harvestEvery = 5 * time.Millisecond
+// defaultHarvestEvery is how often a harvesting pacer looks at the sockets
+// while requests are in flight and nothing is due: the longest an answer
+// that has arrived waits to be read (its latency is not affected).
+const defaultHarvestEvery = 5 * time.Millisecond
 
 // poller returns the lean client's harvest poller, or nil.
 func (a *Attacker) poller() *harvest.Poller {
@@ -69,7 +69,7 @@ func (a *Attacker) poller() *harvest.Poller {
 // harvests, each wake-up then collects the answers that arrived meanwhile
 // and lets their workers finish first, so they are free for the requests
 // now due; while requests are in flight it wakes at least every
-// harvestEvery.
+// a.harvestEvery.
 func (a *Attacker) sleepUntil(sleep func(time.Duration) bool, due time.Time, wait time.Duration) bool {
 	poll := a.poller()
 	if poll == nil {
@@ -78,7 +78,7 @@ func (a *Attacker) sleepUntil(sleep func(time.Duration) bool, due time.Time, wai
 	for wait > 0 {
 		d := wait
 		if a.inFlight.Load() > 0 {
-			d = min(d, harvestEvery)
+			d = min(d, a.harvestEvery)
 		}
 		if !sleep(d) {
 			return false
