@@ -18,8 +18,21 @@ type draw struct {
 	variant int
 }
 
+// receiver is a request context that knows when the request reached the
+// server (the lean server's: the kernel's receive time of its head). The
+// latency is measured from then, so time the request waited for the
+// server's threads counts in it, as it does for the client.
+type receiver interface {
+	Received() time.Time
+}
+
 func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if rc, ok := r.Context().(receiver); ok {
+		if t := rc.Received(); !t.IsZero() && t.Before(start) {
+			start = t
+		}
+	}
 	s.m.inFlight.Inc()
 	defer s.m.inFlight.Dec()
 
@@ -68,7 +81,7 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 		s.aborted(rt.name, start)
 		return
 	case recipe.Reset, recipe.Close:
-		if !s.wait(r.Context(), d.latency) {
+		if !s.wait(r.Context(), d.latency-time.Since(start)) {
 			s.aborted(rt.name, start)
 			return
 		}
@@ -77,7 +90,7 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 		abortConn(w, d.fault == recipe.Reset)
 		return
 	}
-	if !s.wait(r.Context(), d.latency) {
+	if !s.wait(r.Context(), d.latency-time.Since(start)) {
 		s.aborted(rt.name, start)
 		return
 	}

@@ -115,6 +115,8 @@ type leanConn struct {
 	served int64
 	hand   func(net.Conn) bool // hands the connection to net/http's server
 	srv    *leanServer
+	stamp  *stamper  // kernel receive times of heads, nil if none
+	recvAt time.Time // when the bytes last read reached the server
 	mu     sync.Mutex
 	// sleepStop is the stop channel of the sleep in progress (see
 	// reqCtx.Sleep), nil when none.
@@ -134,6 +136,7 @@ func newLeanConn(nc net.Conn, cfg Config, h http.Handler, hand func(net.Conn) bo
 	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hand: hand, hbuf: make([]byte, 0, 4<<10)}
 	if r := rawconn.New(nc); r != nil {
 		c.rw, c.raw = r, r
+		c.stamp = newStamper(nc)
 	}
 	return c
 }
@@ -203,7 +206,7 @@ func (c *leanConn) serve() {
 				}
 				c.buf = c.hbuf[:copy(c.hbuf[:cap(c.hbuf)], c.buf)]
 			}
-			m, rerr := c.rw.Read(c.buf[len(c.buf):cap(c.buf)])
+			m, rerr := c.readHead(c.buf[len(c.buf):cap(c.buf)])
 			if m > 0 {
 				if !started {
 					started = true
@@ -229,6 +232,28 @@ func (c *leanConn) serve() {
 	}
 }
 
+// readHead reads more of a request head and notes when its bytes reached
+// the server: the kernel's receive time when there is one (not later than
+// now, not earlier than a second ago), else now.
+func (c *leanConn) readHead(p []byte) (int, error) {
+	if c.stamp == nil {
+		n, err := c.rw.Read(p)
+		if n > 0 {
+			c.recvAt = time.Now()
+		}
+		return n, err
+	}
+	n, at, err := c.stamp.read(p)
+	if n > 0 {
+		now := time.Now()
+		if d := now.Sub(at); !at.IsZero() && d > 0 && d < time.Second {
+			now = now.Add(-d) // keeps now's monotonic reading
+		}
+		c.recvAt = now
+	}
+	return n, err
+}
+
 // handoff gives the connection, with the bytes read and not yet used, to
 // net/http's server; false if it is shut down (the connection then closes).
 func (c *leanConn) handoff() bool {
@@ -240,7 +265,7 @@ func (c *leanConn) handoff() bool {
 // serve another request.
 func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
 	body := &leanBody{c: c, left: lr.contentLength}
-	rctx := &reqCtx{Context: c.base, c: c}
+	rctx := &reqCtx{Context: c.base, c: c, received: c.recvAt}
 	req := (&http.Request{
 		Method:        lr.method,
 		URL:           lr.url,

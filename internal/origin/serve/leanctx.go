@@ -22,7 +22,13 @@ type reqCtx struct {
 	err     error
 	extra   []byte
 	gone    bool // the client went away (set by stop)
+	// received is when the request's head reached the server.
+	received time.Time
 }
+
+// Received is when the request's head reached the server (the kernel's
+// receive time on Linux): latencies are measured from it.
+func (r *reqCtx) Received() time.Time { return r.received }
 
 func (r *reqCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 

@@ -1,0 +1,52 @@
+//go:build linux
+
+package serve
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// The stamper gives the time bytes reached the socket, not the time they
+// were read.
+func TestStamperReceiveTime(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	s := newStamper(server)
+	if s == nil {
+		t.Fatal("no stamper on a TCP connection")
+	}
+	for _, wait := range []time.Duration{0, 80 * time.Millisecond} {
+		sent := time.Now()
+		if _, err := client.Write([]byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(wait)
+		p := make([]byte, 64)
+		n, at, err := s.read(p)
+		if err != nil || n != 18 {
+			t.Fatalf("read %d %v", n, err)
+		}
+		if at.Before(sent.Add(-time.Millisecond)) || time.Since(at) < wait || time.Since(at) > wait+time.Second {
+			t.Errorf("wait %v: receive time %v after sending, %v before now", wait, at.Sub(sent), time.Since(at))
+		}
+	}
+	client.Close()
+	if n, _, err := s.read(make([]byte, 8)); n != 0 || err == nil {
+		t.Errorf("after close: %d %v, want EOF", n, err)
+	}
+}
