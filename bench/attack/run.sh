@@ -234,6 +234,21 @@ else
 fi
 vname() { echo "$1" | tr -c 'a-z0-9\n' '-' | sed 's/-*$//'; }
 
+# llvariants SCENARIO NAME RATE TARGETS: one paced loadlab run per variant,
+# with the achieved rate, drops, p50/p99 from the due time and their split.
+llvariants() {
+	local sc=$1 base=$2 rate=$3 tf=$4 v name n want
+	want=$(echo "$rate * $DSEC" | bc | cut -d. -f1)
+	for v in "${VARIANTS[@]}"; do
+		name=$base$(vname "$v")
+		# shellcheck disable=SC2086
+		timed "$name" "$LL" attack $v -targets="$tf" -rate="$rate" -duration="$D" -output="$WORK/$name.bin"
+		n=$(llstat "$name" 'd["status_codes"].get("200", 0)')
+		row "$sc" "loadlab${v:+ $v}" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu "$name")" "$n")" "$(rss "$name")" \
+			"dropped $(llstat "$name" 'd.get("dropped", 0)'), $(llstat "$name" '"p50 %.2fms, p99 %.2fms" % (d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6)') (from due time); $(lagsplit "$name"); $(rq "$name")"
+	done
+}
+
 ROWS=()
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 | $7 |"); }
 WRK_MAX=""
@@ -280,15 +295,7 @@ for sc in $SCENARIOS; do
 		;;
 	paced)
 		want=$(echo "5000 * $DSEC" | bc | cut -d. -f1)
-		for v in "${VARIANTS[@]}"; do
-			name=ll-paced$(vname "$v")
-			# shellcheck disable=SC2086
-			timed "$name" "$LL" attack $v -targets="$WORK/t.txt" -rate=5000 -duration="$D" -output="$WORK/$name.bin"
-			n=$(llstat "$name" 'd["status_codes"].get("200", 0)')
-			dr=$(llstat "$name" 'd.get("dropped", 0)')
-			p99=$(llstat "$name" '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-			row "paced 5000/s" "loadlab${v:+ $v}" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu "$name")" "$n")" "$(rss "$name")" "dropped $dr, p99 (due) $p99; $(lagsplit "$name"); $(rq "$name")"
-		done
+		llvariants "paced 5000/s" ll-paced 5000 "$WORK/t.txt"
 		if [ -x "$VEGETA" ]; then
 			timed veg-paced "$VEGETA" attack -targets="$WORK/t.txt" -rate=5000 -duration="$D" -max-body=0 -output="$WORK/veg-paced.bin"
 			n=$(vegstat veg-paced '["status_codes"]["200"]')
@@ -309,15 +316,7 @@ for sc in $SCENARIOS; do
 		;;
 	slow)
 		want=$(echo "2000 * $DSEC" | bc | cut -d. -f1)
-		for v in "${VARIANTS[@]}"; do
-			name=ll-slow$(vname "$v")
-			# shellcheck disable=SC2086
-			timed "$name" "$LL" attack $v -targets="$WORK/slow.txt" -rate=2000 -duration="$D" -output="$WORK/$name.bin"
-			n=$(llstat "$name" 'd["status_codes"].get("200", 0)')
-			p99=$(llstat "$name" '"%.2fms" % (d["latencies"]["99th"] / 1e6)')
-			p50=$(llstat "$name" '"%.2fms" % (d["latencies"]["50th"] / 1e6)')
-			row "2000/s, 100 ms target" "loadlab${v:+ $v}" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu "$name")" "$n")" "$(rss "$name")" "p50 $p50, p99 $p99 (from due time); $(lagsplit "$name"); $(rq "$name")"
-		done
+		llvariants "2000/s, 100 ms target" ll-slow 2000 "$WORK/slow.txt"
 		if [ -x "$HEY" ]; then
 			timed hey-slow "$HEY" -z "$D" -c 200 -q 10 -cpus 1 "$SLOW_URL"
 			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-slow.out")

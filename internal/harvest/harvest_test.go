@@ -85,6 +85,25 @@ func server(t *testing.T, delay time.Duration) string {
 	return ln.Addr().String()
 }
 
+// serveOnce listens on loopback and runs handle on its first connection.
+func serveOnce(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		handle(c)
+	}()
+	return ln.Addr().String()
+}
+
 func TestRoundTripAndReceiveTime(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -237,21 +256,10 @@ func TestDialErrors(t *testing.T) {
 }
 
 func TestServerCloseIsEOF(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			c.Write([]byte("bye"))
-			c.Close()
-		}
-	}()
+	addr := serveOnce(t, func(c net.Conn) { c.Write([]byte("bye")) })
 	p := newPoller(t)
 	harvesting(t, p)
-	c, err := p.Dial(context.Background(), ln.Addr().String(), time.Second)
+	c, err := p.Dial(context.Background(), addr, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,25 +361,14 @@ func TestReceivedOtherConn(t *testing.T) {
 // a tick at a time would stretch it.
 func TestOnlyFirstBytesWaitForHarvest(t *testing.T) {
 	const size = 32 << 20
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
+	addr := serveOnce(t, func(c net.Conn) {
+		if _, err := c.Read(make([]byte, 10)); err == nil {
+			c.Write(make([]byte, size))
 		}
-		defer c.Close()
-		if _, err := c.Read(make([]byte, 10)); err != nil {
-			return
-		}
-		c.Write(make([]byte, size))
-	}()
+	})
 	p := newPoller(t)
 	start := time.Now()
-	c, err := p.Dial(context.Background(), ln.Addr().String(), time.Second) // nobody harvests yet
+	c, err := p.Dial(context.Background(), addr, time.Second) // nobody harvests yet
 	if err != nil {
 		t.Fatal(err)
 	}
