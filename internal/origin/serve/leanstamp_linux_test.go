@@ -30,6 +30,24 @@ func TestStamperReceiveTime(t *testing.T) {
 	if s == nil {
 		t.Fatal("no stamper on a TCP connection")
 	}
+	// The kernel turns timestamping on a moment after the first socket asks
+	// (the stamper reads without one until then).
+	for i := 0; ; i++ {
+		if _, err := client.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		_, at, err := s.read(make([]byte, 8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !at.IsZero() {
+			break
+		}
+		if i == 100 {
+			t.Fatal("no receive time after 100 reads")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	for _, wait := range []time.Duration{0, 80 * time.Millisecond} {
 		sent := time.Now()
 		if _, err := client.Write([]byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
