@@ -37,7 +37,7 @@ var leanTests bool
 
 // newLeanServer serves sim with serve.ServeLean on the listener of an
 // unstarted httptest.Server (only its URL and Listener are meant to be used).
-func newLeanServer(t *testing.T, sim *Simulator) *httptest.Server {
+func newLeanServer(t testing.TB, sim *Simulator) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(sim)
 	srv.URL = "http://" + srv.Listener.Addr().String()

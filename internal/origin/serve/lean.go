@@ -115,9 +115,13 @@ type leanConn struct {
 	served int64
 	hand   func(net.Conn) bool // hands the connection to net/http's server
 	srv    *leanServer
-	stamp  *stamper  // kernel receive times of heads, nil if none
-	recvAt time.Time // when the bytes last read reached the server
-	mu     sync.Mutex
+	stamp  *stamper // kernel receive times of heads, nil if none
+	recvAt time.Time
+	remote string // RemoteAddr, once asked for
+	// reqHdr and respHdr are the header maps of the request being served,
+	// reused (cleared) from one request to the next.
+	reqHdr, respHdr http.Header // when the bytes last read reached the server
+	mu              sync.Mutex
 	// sleepStop is the stop channel of the sleep in progress (see
 	// reqCtx.Sleep), nil when none.
 	sleepStop <-chan struct{}
@@ -184,7 +188,10 @@ func (c *leanConn) serve() {
 		started := len(c.buf) > 0
 		var req *leanReq
 		for {
-			r, n, err := parseHead(c.buf)
+			if c.reqHdr == nil {
+				c.reqHdr = make(http.Header, 8)
+			}
+			r, n, err := parseHeadInto(c.buf, c.reqHdr)
 			if err == nil {
 				if r.url, err = url.ParseRequestURI(r.target); err != nil {
 					err = &headError{http.StatusBadRequest, "bad request target"}
@@ -269,21 +276,25 @@ func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
 	req := (&http.Request{
 		Method:        lr.method,
 		URL:           lr.url,
-		Proto:         "HTTP/1." + itoa(lr.minor),
+		Proto:         protos[lr.minor&1],
 		ProtoMajor:    1,
 		ProtoMinor:    lr.minor,
 		Header:        lr.header,
 		Body:          body,
 		ContentLength: lr.contentLength,
 		Host:          lr.host,
-		RemoteAddr:    c.nc.RemoteAddr().String(),
+		RemoteAddr:    c.remoteAddr(),
 		RequestURI:    lr.target,
 		Close:         lr.close,
 	}).WithContext(rctx)
 	if lr.contentLength == 0 {
 		req.Body = http.NoBody
 	}
-	w := &leanWriter{c: c, req: req, header: make(http.Header, 8)}
+	if c.respHdr == nil {
+		c.respHdr = make(http.Header, 16)
+	}
+	clear(c.respHdr)
+	w := &leanWriter{c: c, req: req, header: c.respHdr}
 	w.close = lr.close || c.cfg.NoKeepAlive ||
 		(c.cfg.MaxConnRequests > 0 && c.served >= c.cfg.MaxConnRequests)
 	aborted := c.run(w, req)
@@ -291,7 +302,9 @@ func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
 	if aborted || w.hijacked {
 		return false
 	}
-	if err := w.finish(); err != nil {
+	err := w.finish()
+	w.release()
+	if err != nil {
 		return false
 	}
 	if body.left > 0 { // the handler left part of the body: skip it
@@ -315,6 +328,16 @@ func (c *leanConn) run(w *leanWriter, req *http.Request) (aborted bool) {
 	}()
 	c.h.ServeHTTP(w, req)
 	return false
+}
+
+var protos = [2]string{"HTTP/1.0", "HTTP/1.1"}
+
+// remoteAddr is the client's address, made into a string once.
+func (c *leanConn) remoteAddr() string {
+	if c.remote == "" {
+		c.remote = c.nc.RemoteAddr().String()
+	}
+	return c.remote
 }
 
 // leanBody reads a request body of known length: first the bytes already

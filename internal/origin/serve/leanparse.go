@@ -38,7 +38,11 @@ const maxHead = 64 << 10
 // parseHead parses a request head at the start of b. It returns the bytes
 // the head took, errNeedMore when b does not hold a whole head yet, or a
 // *headError for a request the lean server does not take.
-func parseHead(b []byte) (*leanReq, int, error) {
+func parseHead(b []byte) (*leanReq, int, error) { return parseHeadInto(b, nil) }
+
+// parseHeadInto is parseHead putting the headers in hdr (cleared first;
+// nil: a new map).
+func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	end := bytes.Index(b, []byte("\r\n\r\n"))
 	if end < 0 {
 		if len(b) >= maxHead {
@@ -76,7 +80,11 @@ func parseHead(b []byte) (*leanReq, int, error) {
 	if r.target == "" || (r.target[0] != '/' && r.target != "*") {
 		return nil, n, &headError{http.StatusBadRequest, "request target must be a path"}
 	}
-	r.header = make(http.Header, 8)
+	if hdr == nil {
+		hdr = make(http.Header, 8)
+	}
+	clear(hdr)
+	r.header = hdr
 	sawCL := false
 	for len(rest) > 0 {
 		var l []byte

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -29,6 +30,7 @@ type leanWriter struct {
 	noBody   bool
 	known    bool // the handler set Content-Length
 	out      []byte
+	spare    []byte // where the head goes before out (see prependHead)
 	err      error
 	// headCount is the body length a HEAD handler wrote (and was dropped).
 	headCount int
@@ -96,6 +98,9 @@ func (w *leanWriter) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
+	if w.out == nil {
+		w.out = getBuf()
+	}
 	w.out = append(w.out, p...)
 	if w.known && len(w.out) >= flushAt {
 		if err := w.send(); err != nil {
@@ -105,16 +110,45 @@ func (w *leanWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// prependHead puts the head before the body gathered in out; it returns
+// the body (in spare, which it shares until the next prependHead).
+func (w *leanWriter) prependHead() (body []byte) {
+	body = w.out
+	if w.spare == nil {
+		w.spare = getBuf()
+	}
+	w.out = w.spare[:0]
+	w.head(body)
+	w.out = append(w.out, body...)
+	w.spare = body[:0]
+	return body
+}
+
+// bufPool holds the lean writers' buffers (out and spare) between answers:
+// a latency keeps many requests waiting, but few answers are written at
+// once.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+
+// release gives the writer's buffers back once the answer is done.
+func (w *leanWriter) release() {
+	for _, b := range [][]byte{w.out, w.spare} {
+		if cap(b) > 0 && cap(b) <= 64<<10 {
+			b = b[:0]
+			bufPool.Put(&b)
+		}
+	}
+	w.out, w.spare = nil, nil
+}
+
 // send writes the head (if not yet) and the buffered body.
 func (w *leanWriter) send() error {
 	if !w.sent {
-		body := w.out
-		w.out = nil
 		if !w.known && !w.noBody {
 			w.close = true // unknown length: the end of the body is the close
 		}
-		w.head(body)
-		w.out = append(w.out, body...)
+		w.prependHead()
 		w.sent = true
 	}
 	if len(w.out) > 0 && w.err == nil {
@@ -146,10 +180,7 @@ func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
 	}
 	if lr, ok := r.(*io.LimitedReader); ok && !w.sent && w.c.raw != nil && w.err == nil {
 		if f, ok := lr.R.(*os.File); ok {
-			body := w.out
-			w.out = nil
-			w.head(body)
-			w.out = append(w.out, body...)
+			body := w.prependHead()
 			n, ok, err := w.c.raw.SendFile(w.out, f, lr.N)
 			if ok {
 				w.sent = true
@@ -187,12 +218,9 @@ func (w *leanWriter) finish() error {
 		w.WriteHeader(http.StatusOK)
 	}
 	if !w.sent && !w.known && !w.noBody {
-		body := w.out
-		w.out = nil
-		w.header["Content-Length"] = []string{strconv.Itoa(len(body))}
+		w.header["Content-Length"] = []string{strconv.Itoa(len(w.out))}
 		w.known = true
-		w.head(body)
-		w.out = append(w.out, body...)
+		w.prependHead()
 		w.sent = true
 	} else if !w.sent && !w.known && w.req.Method == http.MethodHead && w.headCount > 0 {
 		w.header["Content-Length"] = []string{strconv.Itoa(w.headCount)} // as net/http does
@@ -208,7 +236,6 @@ func statusLine(code int) string {
 	return strconv.Itoa(code) + " " + t
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // dateCache holds the Date header value, remade once a second.
 var dateCache atomic.Pointer[dateEntry]
