@@ -236,7 +236,6 @@ func statusLine(code int) string {
 	return strconv.Itoa(code) + " " + t
 }
 
-
 // dateCache holds the Date header value, remade once a second.
 var dateCache atomic.Pointer[dateEntry]
 
