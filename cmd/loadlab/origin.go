@@ -55,7 +55,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	noOverrides := fs.Bool("no-overrides", false, "ignore per-request overrides (?delay=, ?status=, ?fault=, X-Origin-* headers)")
 	token := fs.String("admin-token", "", "bearer `token` required on /_admin/* (default $LOADLAB_ORIGIN_TOKEN)")
 	maxRecipe := fs.String("max-recipe-size", "10mb", "largest recipe accepted, as `size` (b, kb, mb)")
-	h2c := fs.Bool("h2c", false, "also accept HTTP/2 without TLS (prior knowledge)")
+	h2c := fs.Bool("h2c", false, "also accept HTTP/2 without TLS: prior knowledge, or Upgrade: h2c (curl --http2 on http://)")
 	useTLS := fs.Bool("tls", false, "serve HTTPS (HTTP/2 and HTTP/1.1) with a self-signed certificate made at start")
 	certOut := fs.String("tls-cert", "", "with -tls, write the certificate (PEM) to this `file` for clients to trust")
 	noKeepAlive := fs.Bool("no-keepalive", false, "close every HTTP/1 connection after one request")
