@@ -1,6 +1,7 @@
 package origin
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -273,5 +274,37 @@ func TestHTTP1ConnReuse(t *testing.T) {
 			t.Fatalf("read: %v (got %q)", err, got)
 		}
 		got += string(buf[:n])
+	}
+}
+
+// Pipelined requests are answered one after the other, each after its own
+// latency counted from when the one before was answered (as net/http's
+// server does), also when the second arrived during the first's wait.
+func TestPipelinedLatency(t *testing.T) {
+	_, srv := newTestServer(t, Options{})
+	mustLoad(t, srv, `{"body": "x", "stages": [{"status": 200, "latency": "150ms"}]}`)
+	for _, gap := range []time.Duration{0, 50 * time.Millisecond} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+		start := time.Now()
+		_, _ = io.WriteString(conn, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n")
+		time.Sleep(gap)
+		_, _ = io.WriteString(conn, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n")
+		br := bufio.NewReader(conn)
+		for i, min := range []time.Duration{150 * time.Millisecond, 300 * time.Millisecond} {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("gap %v, answer %d: %v", gap, i+1, err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if took := time.Since(start); took < min || took > min+time.Second {
+				t.Errorf("gap %v, answer %d after %v, want %v or a little more", gap, i+1, took, min)
+			}
+		}
+		conn.Close()
 	}
 }

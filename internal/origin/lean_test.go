@@ -27,6 +27,7 @@ func TestLeanServer(t *testing.T) {
 		{"CloseReleasesWaiters", TestCloseReleasesWaiters},
 		{"Overrides", TestOverrides},
 		{"HTTP1ConnReuse", TestHTTP1ConnReuse},
+		{"PipelinedLatency", TestPipelinedLatency},
 		{"ContentTypeAndHeaders", TestContentTypeAndHeaders},
 		{"Non200Bodies", TestNon200Bodies},
 		{"OriginRecordedStatusLine", TestOriginRecordedStatusLine},

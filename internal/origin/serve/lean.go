@@ -118,6 +118,8 @@ type leanConn struct {
 	stamp  *stamper // kernel receive times of heads, nil if none
 	recvAt time.Time
 	remote string // RemoteAddr, once asked for
+	// lastDone is when the previous answer on the connection was sent.
+	lastDone time.Time
 	// reqHdr and respHdr are the header maps of the request being served,
 	// reused (cleared) from one request to the next.
 	reqHdr, respHdr http.Header // when the bytes last read reached the server
@@ -272,7 +274,14 @@ func (c *leanConn) handoff() bool {
 // serve another request.
 func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
 	body := &leanBody{c: c, left: lr.contentLength}
-	rctx := &reqCtx{Context: c.base, c: c, received: c.recvAt}
+	// The request's time starts when it arrived, or, if it came pipelined
+	// behind the previous one, when that one was answered (as net/http's
+	// server, which starts the handler then).
+	received := c.recvAt
+	if c.lastDone.After(received) {
+		received = c.lastDone
+	}
+	rctx := &reqCtx{Context: c.base, c: c, received: received}
 	req := (&http.Request{
 		Method:        lr.method,
 		URL:           lr.url,
@@ -304,6 +313,7 @@ func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
 	}
 	err := w.finish()
 	w.release()
+	c.lastDone = time.Now()
 	if err != nil {
 		return false
 	}
