@@ -164,36 +164,44 @@ func TestHandoffH2CPriorKnowledge(t *testing.T) {
 // answer to the upgrading request on stream 1 (the request itself came as
 // HTTP/1.1, which its Proto keeps).
 func TestHandoffH2CUpgrade(t *testing.T) {
-	for _, c := range []struct {
-		name, first string
-		want        []string // the first answer's, then stream 1's
-	}{
-		{"upgrade first", "", []string{"200 GET /up  HTTP/1.1 std"}},
-		{"upgrade on a kept-alive connection", "GET /a HTTP/1.1\r\nHost: x\r\n\r\n", []string{"200 GET /a  HTTP/1.1 lean", "200 GET /up  HTTP/1.1 std"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			u := start(t, Config{H2C: true}, who)
-			conn, br := dialRaw(t, u)
-			var got []string
-			if c.first != "" {
-				_, _ = io.WriteString(conn, c.first)
-				got = append(got, readAnswer(t, br))
-			}
-			_, _ = io.WriteString(conn, "GET /up HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n")
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
-				t.Fatalf("want 101, got %v %v", resp, err)
-			}
-			_, _ = io.WriteString(conn, http2.ClientPreface)
-			fr := http2.NewFramer(conn, br)
-			if err := fr.WriteSettings(); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, readStream1(t, fr))
-			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("answers\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
-			}
-		})
+	for _, k := range kinds {
+		for _, c := range []struct {
+			name, first string
+			want        []string // the first answer's, then stream 1's
+		}{
+			{"upgrade first", "", []string{"200 GET /up  HTTP/1.1 std"}},
+			{"upgrade on a kept-alive connection", "GET /a HTTP/1.1\r\nHost: x\r\n\r\n", []string{"200 GET /a  HTTP/1.1 lean", "200 GET /up  HTTP/1.1 std"}},
+		} {
+			t.Run(k.name+"/"+c.name, func(t *testing.T) {
+				cfg := k.cfg
+				cfg.H2C = true
+				u := start(t, cfg, who)
+				conn, br := dialRaw(t, u)
+				var got []string
+				if c.first != "" {
+					_, _ = io.WriteString(conn, c.first)
+					got = append(got, readAnswer(t, br))
+				}
+				_, _ = io.WriteString(conn, "GET /up HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n")
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+					t.Fatalf("want 101, got %v %v", resp, err)
+				}
+				_, _ = io.WriteString(conn, http2.ClientPreface)
+				fr := http2.NewFramer(conn, br)
+				if err := fr.WriteSettings(); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, readStream1(t, fr))
+				want := strings.Join(c.want, "\n")
+				if cfg.Std {
+					want = strings.ReplaceAll(want, " lean", " std")
+				}
+				if strings.Join(got, "\n") != want {
+					t.Errorf("answers\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+				}
+			})
+		}
 	}
 }
 
