@@ -39,6 +39,10 @@ go build -o "$WORK/loadgen" ./bench/origin/loadgen
 # measure them apart from the other jobs of a shared machine (root only).
 NICE=()
 if [ -n "${PRIO:-}" ]; then NICE=(nice -n "$PRIO"); fi
+# PIN=1 pins the simulator to CPU 1 and the generator to CPU 0 (as
+# bench/attack does), so they do not take turns on the same core.
+ORIGIN_CPU=() GEN_CPU=()
+if [ -n "${PIN:-}" ]; then ORIGIN_CPU=(taskset -c 1) GEN_CPU=(taskset -c 0); fi
 
 # start_origin RECIPE [FLAG...]: starts loadlab origin ($BIN, default the
 # fresh build, with $BENV in its environment) on a free loopback port; sets
@@ -48,7 +52,7 @@ start_origin() {
   shift
   rm -f "$WORK/origin.out"
   # shellcheck disable=SC2086 # BENV is a list of VAR=value words
-  env ${BENV:-} "${NICE[@]}" "${BIN:-$WORK/loadlab}" origin -quiet -seed 1 -recipe "$r" -listen 127.0.0.1:0 "$@" >"$WORK/origin.out" 2>"$WORK/origin.err" &
+  env ${BENV:-} "${NICE[@]}" "${ORIGIN_CPU[@]}" "${BIN:-$WORK/loadlab}" origin -quiet -seed 1 -recipe "$r" -listen 127.0.0.1:0 "$@" >"$WORK/origin.out" 2>"$WORK/origin.err" &
   ORIGIN_PID=$!
   PIDS+=("$ORIGIN_PID")
   for _ in $(seq 100); do
@@ -69,7 +73,7 @@ if [ "${ONLY:-}" != tput ]; then
 cat >"$WORK/lat.json" <<'J'
 {"random_content": "1kb", "stages": [{"at": 0, "status": 200, "latency": "1s"}]}
 J
-echo "## 1 s latency (-server ${LAT_SERVER:-lean}) at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out${PRIO:+, nice $PRIO}"
+echo "## 1 s latency (-server ${LAT_SERVER:-lean}) at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out${PRIO:+, nice $PRIO}${PIN:+, simulator on CPU 1 and generator on CPU 0}"
 echo
 echo "| run | sent | rate/s | conns | ok | errors | max in flight | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | p50 from send ms | p99 from send ms | origin peak RSS MB | GC cycles | origin CPU s | on time (1 ms / 5 ms) | load |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -77,7 +81,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:
 lat_run() {
   start_origin "$WORK/lat.json" -server "${LAT_SERVER:-lean}"
   local row rss_kb load ontime gcs cpu
-  row=$("${NICE[@]}" "$WORK/loadgen" -url "$ORIGIN_URL/lat" -rate "$LAT_RATE" -duration "${LAT_DUR}s")
+  row=$("${NICE[@]}" "${GEN_CPU[@]}" "$WORK/loadgen" -url "$ORIGIN_URL/lat" -rate "$LAT_RATE" -duration "${LAT_DUR}s")
   rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$ORIGIN_PID/status")
   load=$(cut -d' ' -f1 /proc/loadavg)
   curl -sf "$ORIGIN_URL/_admin/metrics" >"$WORK/metrics.txt" || true
@@ -106,7 +110,7 @@ echo
 if [ -z "${LAT_B_BIN:-}${LAT_B_ENV:-}" ] && "$WORK/loadlab" attack -help >/dev/null 2>&1; then
   # Cross-check with loadlab's own generator (connection ramp-up included).
   start_origin "$WORK/lat.json"
-  echo "GET $ORIGIN_URL/lat" | "${NICE[@]}" "$WORK/loadlab" attack -rate="$LAT_RATE" -duration="${LAT_DUR}s" -quiet >"$WORK/attack.bin"
+  echo "GET $ORIGIN_URL/lat" | "${NICE[@]}" "${GEN_CPU[@]}" "$WORK/loadlab" attack -rate="$LAT_RATE" -duration="${LAT_DUR}s" -quiet >"$WORK/attack.bin"
   stop_origin
   echo "Cross-check, \`loadlab attack -rate=$LAT_RATE -duration=${LAT_DUR}s\` then \`loadlab report\`:"
   echo
