@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
 // Conn is a TCP connection whose waits are resumed by Poller.Harvest. It
@@ -31,9 +33,7 @@ type Conn struct {
 	wrote     bool  // written since the last read: the answer cannot be there yet
 	midAnswer bool  // bytes came since the last write: the rest follows at once
 	rx        int64 // kernel receive time (unix ns) of the last read's bytes
-	iov       syscall.Iovec
-	msg       syscall.Msghdr
-	oob       [64]byte
+	stamped   rawconn.Stamped
 }
 
 // The states of a Conn's wait hand-off between its reader and Harvest.
@@ -201,26 +201,11 @@ func pollReady(fd int, events int16, d time.Duration) bool {
 
 // recv is one recvmsg; it keeps the kernel receive timestamp of the data.
 func (c *Conn) recv(b []byte) (int, syscall.Errno) {
-	c.iov.Base = &b[0]
-	c.iov.SetLen(len(b))
-	c.msg.Iov = &c.iov
-	c.msg.Iovlen = 1
-	c.msg.Control = &c.oob[0]
-	c.msg.SetControllen(len(c.oob))
-	n, _, e := syscall.RawSyscall(syscall.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&c.msg)), 0)
-	c.iov.Base = nil
-	if e != 0 || n == 0 {
-		return 0, e
+	n, rx, e := c.stamped.Recv(uintptr(c.fd), b)
+	if e == 0 && n > 0 {
+		c.rx = rx // 0 without a stamp: Linux turns them on a moment after the first socket asks
 	}
-	c.rx = 0 // no timestamp: the kernel enables them a moment after the first socket asks
-	if c.msg.Controllen >= uint64(syscall.CmsgLen(int(unsafe.Sizeof(syscall.Timespec{})))) {
-		h := (*syscall.Cmsghdr)(unsafe.Pointer(&c.oob[0]))
-		if h.Level == syscall.SOL_SOCKET && h.Type == syscall.SCM_TIMESTAMPNS {
-			ts := (*syscall.Timespec)(unsafe.Pointer(&c.oob[syscall.CmsgLen(0)]))
-			c.rx = ts.Nano()
-		}
-	}
-	return int(n), 0
+	return n, e
 }
 
 // Write writes all of b, waiting (block) while the socket buffer is full.
@@ -252,16 +237,15 @@ func (c *Conn) Write(b []byte) (int, error) {
 // subtracted from time.Now values.
 func Received(nc net.Conn) time.Time {
 	c, ok := nc.(*Conn)
-	if !ok || c.rx == 0 {
+	if !ok {
 		return time.Time{}
 	}
-	now := time.Now()
-	age := now.UnixNano() - c.rx
-	if age < 0 {
-		age = 0
-	}
-	return now.Add(-time.Duration(age))
+	return rawconn.Arrival(c.rx, time.Now(), maxStampAge)
 }
+
+// maxStampAge bounds how old a receive timestamp may be; an older one
+// (a clock step) is not trusted.
+const maxStampAge = time.Hour
 
 // Close closes the connection; waits in progress fail.
 func (c *Conn) Close() error {
@@ -370,13 +354,16 @@ func (p *Poller) dial(ctx context.Context, ta *net.TCPAddr, timeout time.Duratio
 	}
 	for _, o := range [][3]int{
 		{syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
-		{syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1},
 		{syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
 	} {
 		if err := syscall.SetsockoptInt(fd, o[0], o[1], o[2]); err != nil {
 			syscall.Close(fd)
 			return nil, os.NewSyscallError("setsockopt", err)
 		}
+	}
+	if err := rawconn.EnableStamps(fd); err != nil {
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("setsockopt", err)
 	}
 	c := &Conn{p: p, fd: fd, raddr: ta, wake: make(chan struct{}, 1)}
 	if err := p.register(c); err != nil {

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
 // ErrUnsupported is returned by New where there is no harvesting poller.
@@ -45,7 +47,7 @@ func New() (*Poller, error) {
 	}
 	stamp, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
 	if err == nil {
-		err = syscall.SetsockoptInt(stamp, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+		err = rawconn.EnableStamps(stamp)
 	}
 	if err != nil {
 		syscall.Close(fd)

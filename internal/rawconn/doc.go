@@ -5,5 +5,8 @@
 // resets it to 20 µs polling. At a few thousand requests per second that
 // wake-up cost more CPU than the requests themselves, in the attack's lean
 // client and in the origin's lean server alike; both use this package.
+// Stamped reads bring the kernel's receive time of the bytes
+// (SO_TIMESTAMPNS): the origin anchors a latency on the request's arrival,
+// the attack's harvested connections end a latency on the answer's.
 // Linux only: elsewhere New returns nil and callers keep net.Conn.
 package rawconn

@@ -252,11 +252,11 @@ func (c *leanConn) readHead(p []byte) (int, error) {
 		}
 		return n, err
 	}
-	n, at, err := c.stamp.read(p)
+	n, rx, err := c.stamp.read(p)
 	if n > 0 {
 		now := time.Now()
-		if d := now.Sub(at); !at.IsZero() && d > 0 && d < time.Second {
-			now = now.Add(-d) // keeps now's monotonic reading
+		if at := rawconn.Arrival(rx, now, time.Second); !at.IsZero() {
+			now = at // on now's monotonic clock
 		}
 		c.recvAt = now
 	}

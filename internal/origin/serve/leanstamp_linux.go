@@ -7,8 +7,8 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"time"
-	"unsafe"
+
+	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
 // stamper reads request heads with recvmsg and the kernel's receive time
@@ -16,13 +16,13 @@ import (
 // before any wait of the server's threads for a CPU. A latency measured
 // from it (see reqCtx.Received) is the one the client sees.
 type stamper struct {
-	rc   syscall.RawConn
-	p    []byte
-	oob  [64]byte
-	n    int
-	oobn int
-	err  syscall.Errno
-	fn   func(fd uintptr) bool
+	rc  syscall.RawConn
+	buf rawconn.Stamped
+	p   []byte
+	n   int
+	rx  int64
+	err syscall.Errno
+	fn  func(fd uintptr) bool
 }
 
 // newStamper turns receive timestamps on for nc; nil if it cannot.
@@ -36,9 +36,7 @@ func newStamper(nc net.Conn) *stamper {
 		return nil
 	}
 	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
-	}); err != nil || serr != nil {
+	if err := rc.Control(func(fd uintptr) { serr = rawconn.EnableStamps(int(fd)) }); err != nil || serr != nil {
 		return nil
 	}
 	s := &stamper{rc: rc}
@@ -48,60 +46,33 @@ func newStamper(nc net.Conn) *stamper {
 
 func (s *stamper) recv(fd uintptr) bool {
 	for {
-		iov := syscall.Iovec{Base: &s.p[0]}
-		iov.SetLen(len(s.p))
-		msg := syscall.Msghdr{Iov: &iov, Iovlen: 1, Control: &s.oob[0]}
-		msg.SetControllen(len(s.oob))
-		n, _, e := syscall.RawSyscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&msg)), 0)
-		switch e {
-		case 0:
-			s.n, s.oobn = int(n), int(msg.Controllen)
-			return true
+		s.n, s.rx, s.err = s.buf.Recv(fd, s.p)
+		switch s.err {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
 			return false
 		}
-		s.err = e
 		return true
 	}
 }
 
-// read reads into p; at is the kernel's receive time of the bytes (zero
-// when none came with them).
-func (s *stamper) read(p []byte) (n int, at time.Time, err error) {
+// read reads into p; rx is the kernel's receive time of the bytes in Unix
+// nanoseconds (0 when none came with them; see rawconn.Arrival).
+func (s *stamper) read(p []byte) (n int, rx int64, err error) {
 	if len(p) == 0 {
-		return 0, time.Time{}, nil
+		return 0, 0, nil
 	}
-	s.p, s.n, s.oobn, s.err = p, 0, 0, 0
+	s.p, s.n, s.rx, s.err = p, 0, 0, 0
 	rerr := s.rc.Read(s.fn)
 	s.p = nil
 	switch {
 	case rerr != nil:
-		return 0, time.Time{}, rerr
+		return 0, 0, rerr
 	case s.err != 0:
-		return 0, time.Time{}, os.NewSyscallError("recvmsg", s.err)
+		return 0, 0, os.NewSyscallError("recvmsg", s.err)
 	case s.n == 0:
-		return 0, time.Time{}, io.EOF
+		return 0, 0, io.EOF
 	}
-	return s.n, stampOf(s.oob[:s.oobn]), nil
+	return s.n, s.rx, nil
 }
-
-// stampOf finds the SCM_TIMESTAMPNS in a control message.
-func stampOf(oob []byte) time.Time {
-	for len(oob) >= syscall.SizeofCmsghdr {
-		h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[0]))
-		l := int(h.Len)
-		if l < syscall.SizeofCmsghdr || l > len(oob) {
-			break
-		}
-		if h.Level == syscall.SOL_SOCKET && h.Type == syscall.SCM_TIMESTAMPNS && l >= syscall.SizeofCmsghdr+16 {
-			ts := (*syscall.Timespec)(unsafe.Pointer(&oob[syscall.SizeofCmsghdr]))
-			return time.Unix(ts.Sec, ts.Nsec)
-		}
-		oob = oob[cmsgAlign(l):]
-	}
-	return time.Time{}
-}
-
-func cmsgAlign(n int) int { return (n + 7) &^ 7 }

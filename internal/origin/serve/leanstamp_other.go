@@ -2,14 +2,11 @@
 
 package serve
 
-import (
-	"net"
-	"time"
-)
+import "net"
 
 // stamper is Linux only (SO_TIMESTAMPNS).
 type stamper struct{}
 
 func newStamper(net.Conn) *stamper { return nil }
 
-func (*stamper) read(p []byte) (int, time.Time, error) { panic("serve: no stamper") }
+func (*stamper) read(p []byte) (int, int64, error) { panic("serve: no stamper") }
