@@ -39,6 +39,10 @@ go build -o "$WORK/loadgen" ./bench/origin/loadgen
 # measure them apart from the other jobs of a shared machine (root only).
 NICE=()
 if [ -n "${PRIO:-}" ]; then NICE=(nice -n "$PRIO"); fi
+# RT=N runs them under the real-time FIFO policy at priority N (chrt -f,
+# root only): woken, they run at once instead of queueing behind other jobs
+# for a core, as on a machine with cores to spare. Use with PIN=1.
+if [ -n "${RT:-}" ]; then NICE=(chrt -f "$RT"); fi
 # PIN=1 pins the simulator to CPU 1 and the generator to CPU 0 (as
 # bench/attack does), so they do not take turns on the same core.
 ORIGIN_CPU=() GEN_CPU=()
@@ -73,7 +77,7 @@ if [ "${ONLY:-}" != tput ]; then
 cat >"$WORK/lat.json" <<'J'
 {"random_content": "1kb", "stages": [{"at": 0, "status": 200, "latency": "1s"}]}
 J
-echo "## 1 s latency (-server ${LAT_SERVER:-lean}) at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out${PRIO:+, nice $PRIO}${PIN:+, simulator on CPU 1 and generator on CPU 0}"
+echo "## 1 s latency (-server ${LAT_SERVER:-lean}) at $LAT_RATE req/s for ${LAT_DUR}s, open loop (bench/origin/loadgen), first 2 s left out${PRIO:+, nice $PRIO}${RT:+, real-time priority $RT}${PIN:+, simulator on CPU 1 and generator on CPU 0}"
 echo
 echo "| run | sent | rate/s | conns | ok | errors | max in flight | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | p50 from send ms | p99 from send ms | origin peak RSS MB | GC cycles | origin CPU s | on time (1 ms / 5 ms) | load |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
