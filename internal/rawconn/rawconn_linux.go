@@ -35,6 +35,9 @@ type Conn struct {
 	readFn      func(fd uintptr) bool
 	writeFn     func(fd uintptr) bool
 	sendReadFn  func(fd uintptr) bool
+	stampFn     func(fd uintptr) bool // ReadStamped's; nil until EnableStamps
+	stamped     *Stamped
+	rx          int64
 }
 
 // New returns nil when nc is not a socket the raw path can serve; the
@@ -159,6 +162,63 @@ func (r *Conn) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return r.n, nil
+}
+
+// EnableStamps asks the kernel for the receive time of the bytes each
+// ReadStamped returns.
+func (r *Conn) EnableStamps() error {
+	var serr error
+	if err := r.rc.Control(func(fd uintptr) { serr = EnableStamps(int(fd)) }); err != nil {
+		return err
+	}
+	if serr != nil {
+		return serr
+	}
+	r.stamped = &Stamped{}
+	r.stampFn = r.rawStampedRead
+	return nil
+}
+
+func (r *Conn) rawStampedRead(fd uintptr) bool {
+	for {
+		n, rx, e := r.stamped.Recv(fd, r.p)
+		switch e {
+		case 0:
+			r.n, r.rx = n, rx
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		r.errno = e
+		return true
+	}
+}
+
+// ReadStamped reads as Read does (after EnableStamps, without a pending
+// Send) and also returns the kernel's receive time of the bytes, in Unix
+// nanoseconds: 0 when none came with them (see Arrival).
+func (r *Conn) ReadStamped(p []byte) (int, int64, error) {
+	if r.stampFn == nil || r.pending != nil {
+		n, err := r.Read(p)
+		return n, 0, err
+	}
+	if len(p) == 0 {
+		return 0, 0, nil
+	}
+	r.p, r.n, r.rx, r.errno = p, 0, 0, 0
+	err := r.rc.Read(r.stampFn)
+	r.p = nil
+	switch {
+	case err != nil:
+		return 0, 0, r.opError("read", err)
+	case r.errno != 0:
+		return 0, 0, r.opError("read", os.NewSyscallError("recvmsg", r.errno))
+	case r.n == 0:
+		return 0, 0, io.EOF
+	}
+	return r.n, r.rx, nil
 }
 
 // Write writes all of p.

@@ -26,6 +26,12 @@ func (r *Conn) Read(p []byte) (int, error) { return 0, errUnsupported }
 // Write is never called on this system (New returns nil).
 func (r *Conn) Write(p []byte) (int, error) { return 0, errUnsupported }
 
+// EnableStamps fails: receive timestamps are only read on Linux.
+func (r *Conn) EnableStamps() error { return errUnsupported }
+
+// ReadStamped is never called on this system (New returns nil).
+func (r *Conn) ReadStamped(p []byte) (int, int64, error) { return 0, 0, errUnsupported }
+
 // SendFile is never called on this system (New returns nil).
 func (r *Conn) SendFile(head []byte, f *os.File, n int64) (int64, bool, error) {
 	return 0, false, nil

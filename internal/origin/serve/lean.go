@@ -115,14 +115,14 @@ type leanConn struct {
 	served int64
 	hand   func(net.Conn) bool // hands the connection to net/http's server
 	srv    *leanServer
-	stamp  *stamper // kernel receive times of heads, nil if none
-	recvAt time.Time
-	remote string // RemoteAddr, once asked for
+	stamp  bool      // raw reads bring the kernel's receive times of heads
+	recvAt time.Time // when the bytes last read reached the server
+	remote string    // RemoteAddr, once asked for
 	// lastDone is when the previous answer on the connection was sent.
 	lastDone time.Time
 	// reqHdr and respHdr are the header maps of the request being served,
 	// reused (cleared) from one request to the next.
-	reqHdr, respHdr http.Header // when the bytes last read reached the server
+	reqHdr, respHdr http.Header
 	mu              sync.Mutex
 	// sleepStop is the stop channel of the sleep in progress (see
 	// reqCtx.Sleep), nil when none.
@@ -142,7 +142,7 @@ func newLeanConn(nc net.Conn, cfg Config, h http.Handler, hand func(net.Conn) bo
 	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hand: hand, hbuf: make([]byte, 0, 4<<10)}
 	if r := rawconn.New(nc); r != nil {
 		c.rw, c.raw = r, r
-		c.stamp = newStamper(nc)
+		c.stamp = r.EnableStamps() == nil
 	}
 	return c
 }
@@ -245,14 +245,14 @@ func (c *leanConn) serve() {
 // the server: the kernel's receive time when there is one (not later than
 // now, not earlier than a second ago), else now.
 func (c *leanConn) readHead(p []byte) (int, error) {
-	if c.stamp == nil {
+	if !c.stamp {
 		n, err := c.rw.Read(p)
 		if n > 0 {
 			c.recvAt = time.Now()
 		}
 		return n, err
 	}
-	n, rx, err := c.stamp.read(p)
+	n, rx, err := c.raw.ReadStamped(p)
 	if n > 0 {
 		now := time.Now()
 		if at := rawconn.Arrival(rx, now, time.Second); !at.IsZero() {

@@ -1,18 +1,16 @@
 //go:build linux
 
-package serve
+package rawconn
 
 import (
 	"net"
 	"testing"
 	"time"
-
-	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
-// The stamper gives the time bytes reached the socket, not the time they
+// ReadStamped gives the time bytes reached the socket, not the time they
 // were read.
-func TestStamperReceiveTime(t *testing.T) {
+func TestReadStampedReceiveTime(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -28,17 +26,17 @@ func TestStamperReceiveTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer server.Close()
-	s := newStamper(server)
-	if s == nil {
-		t.Fatal("no stamper on a TCP connection")
+	s := New(server)
+	if s == nil || s.EnableStamps() != nil {
+		t.Fatal("no receive timestamps on a TCP connection")
 	}
 	// The kernel turns timestamping on a moment after the first socket asks
-	// (the stamper reads without one until then).
+	// (reads come without one until then).
 	for i := 0; ; i++ {
 		if _, err := client.Write([]byte("x")); err != nil {
 			t.Fatal(err)
 		}
-		_, rx, err := s.read(make([]byte, 8))
+		_, rx, err := s.ReadStamped(make([]byte, 8))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,17 +55,17 @@ func TestStamperReceiveTime(t *testing.T) {
 		}
 		time.Sleep(wait)
 		p := make([]byte, 64)
-		n, rx, err := s.read(p)
+		n, rx, err := s.ReadStamped(p)
 		if err != nil || n != 18 {
 			t.Fatalf("read %d %v", n, err)
 		}
-		at := rawconn.Arrival(rx, time.Now(), time.Hour)
+		at := Arrival(rx, time.Now(), time.Hour)
 		if at.Before(sent.Add(-time.Millisecond)) || time.Since(at) < wait || time.Since(at) > wait+time.Second {
 			t.Errorf("wait %v: receive time %v after sending, %v before now", wait, at.Sub(sent), time.Since(at))
 		}
 	}
 	client.Close()
-	if n, _, err := s.read(make([]byte, 8)); n != 0 || err == nil {
+	if n, _, err := s.ReadStamped(make([]byte, 8)); n != 0 || err == nil {
 		t.Errorf("after close: %d %v, want EOF", n, err)
 	}
 }
