@@ -136,9 +136,14 @@ func TestEnoughWorkers(t *testing.T) {
 		latency        time.Duration
 		rate           float64
 		n              int
-		maxWait        time.Duration // a serial manager dials each overflow worker it starts
+		// maxWait bounds the longest checkout: a mailbox round trip on a
+		// fixed pool (5 ms leaves room for a goroutine waiting for a CPU
+		// under -race on a shared machine; a missing worker would wait for
+		// a checkin, ~33 ms apart here), plus a dial per overflow worker
+		// the serial manager starts.
+		maxWait time.Duration
 	}{
-		{"fixed pool", 8, 0, 200 * time.Millisecond, 30, 45, time.Millisecond},
+		{"fixed pool", 8, 0, 200 * time.Millisecond, 30, 45, 5 * time.Millisecond},
 		{"pool with overflow", 4, 4, 200 * time.Millisecond, 30, 45, 20 * time.Millisecond},
 	}
 	for _, tc := range tests {
