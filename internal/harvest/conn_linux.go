@@ -319,15 +319,26 @@ func (c *Conn) opError(op string, err error) error {
 // Dial connects to addr ("host:port") without binding first, within
 // timeout (0: none) or until ctx ends. Its errors read as net.Dial's.
 func (p *Poller) Dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
-	ta, err := p.resolve(ctx, addr)
+	tas, err := p.resolve(ctx, addr)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: err}
 	}
-	c, err := p.dial(ctx, ta, timeout)
-	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: ta, Err: err}
+	// One address after the other (IPv4 first), as net.Dial falls back
+	// when "localhost" is served on ::1 only; the first error is reported.
+	var first error
+	for _, ta := range tas {
+		c, err := p.dial(ctx, ta, timeout)
+		if err == nil {
+			return c, nil
+		}
+		if first == nil {
+			first = &net.OpError{Op: "dial", Net: "tcp", Addr: ta, Err: err}
+		}
+		if ctx.Err() != nil {
+			break
+		}
 	}
-	return c, nil
+	return nil, first
 }
 
 func (p *Poller) dial(ctx context.Context, ta *net.TCPAddr, timeout time.Duration) (*Conn, error) {

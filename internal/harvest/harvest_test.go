@@ -400,3 +400,38 @@ func TestOnlyFirstBytesWaitForHarvest(t *testing.T) {
 		t.Fatalf("the rest of a %d MiB answer took %v after its first bytes", size>>20, took)
 	}
 }
+
+// A name with IPv4 and IPv6 addresses is dialled as net.Dial does: the
+// next address when the first refuses ("localhost" served on ::1 only).
+func TestDialFallsBackToIPv6(t *testing.T) {
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skip("no IPv6 loopback:", err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Write([]byte("six"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	p := newPoller(t)
+	addr := net.JoinHostPort("dual.test", fmt.Sprint(port))
+	p.addrs[addr] = []*net.TCPAddr{{IP: net.IPv4(127, 0, 0, 1), Port: port}, {IP: net.IPv6loopback, Port: port}}
+	c, err := p.Dial(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	go func() { // nothing harvests here but this test
+		for range 500 {
+			p.Harvest()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	if b, err := io.ReadAll(c); string(b) != "six" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+}

@@ -24,7 +24,7 @@ type Poller struct {
 
 	mu    sync.Mutex
 	byFD  []*Conn                 // open connections by descriptor
-	addrs map[string]*net.TCPAddr // resolved dial addresses
+	addrs map[string][]*net.TCPAddr // resolved dial addresses, IPv4 first
 
 	aborted atomic.Bool // set by Abort
 
@@ -57,7 +57,7 @@ func New() (*Poller, error) {
 		epfd:   fd,
 		stamp:  stamp,
 		events: make([]syscall.EpollEvent, 256),
-		addrs:  map[string]*net.TCPAddr{},
+		addrs:  map[string][]*net.TCPAddr{},
 	}, nil
 }
 
@@ -142,13 +142,14 @@ func (p *Poller) forget(c *Conn) {
 	p.mu.Unlock()
 }
 
-// resolve returns addr ("host:port") as a TCP address, cached.
-func (p *Poller) resolve(ctx context.Context, addr string) (*net.TCPAddr, error) {
+// resolve returns the TCP addresses of addr ("host:port"), cached: IPv4
+// ones first, in the resolver's order, as net.Dial tries them.
+func (p *Poller) resolve(ctx context.Context, addr string) ([]*net.TCPAddr, error) {
 	p.mu.Lock()
-	ta := p.addrs[addr]
+	tas := p.addrs[addr]
 	p.mu.Unlock()
-	if ta != nil {
-		return ta, nil
+	if tas != nil {
+		return tas, nil
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -158,28 +159,24 @@ func (p *Poller) resolve(ctx context.Context, addr string) (*net.TCPAddr, error)
 	if err != nil {
 		return nil, err
 	}
-	var ip net.IPAddr
+	var ips []net.IPAddr
 	if parsed := net.ParseIP(host); parsed != nil {
-		ip.IP = parsed
-	} else {
-		ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
-		if err != nil {
-			return nil, err
-		}
-		ip = ips[0]
-		for _, a := range ips { // prefer IPv4, as net.Dial tries it first
-			if a.IP.To4() != nil {
-				ip = a
-				break
+		ips = []net.IPAddr{{IP: parsed}}
+	} else if ips, err = net.DefaultResolver.LookupIPAddr(ctx, host); err != nil {
+		return nil, err
+	}
+	for _, v4 := range []bool{true, false} {
+		for _, ip := range ips {
+			if (ip.IP.To4() != nil) == v4 {
+				tas = append(tas, &net.TCPAddr{IP: ip.IP, Port: portNum, Zone: ip.Zone})
 			}
 		}
 	}
-	ta = &net.TCPAddr{IP: ip.IP, Port: portNum, Zone: ip.Zone}
 	p.mu.Lock()
 	if len(p.addrs) >= maxResolved {
 		clear(p.addrs)
 	}
-	p.addrs[addr] = ta
+	p.addrs[addr] = tas
 	p.mu.Unlock()
-	return ta, nil
+	return tas, nil
 }
