@@ -23,7 +23,7 @@ type Poller struct {
 	events []syscall.EpollEvent // Harvest's buffer
 
 	mu    sync.Mutex
-	byFD  []*Conn                 // open connections by descriptor
+	byFD  []*Conn                   // open connections by descriptor
 	addrs map[string][]*net.TCPAddr // resolved dial addresses, IPv4 first
 
 	aborted atomic.Bool // set by Abort
