@@ -246,6 +246,7 @@ func TestDialErrors(t *testing.T) {
 	}{
 		{closed, "dial tcp " + closed + ": connect: connection refused"},
 		{"127.0.0.1", "dial tcp: address 127.0.0.1: missing port in address"},
+		{":" + strings.Split(closed, ":")[1], "dial tcp " + closed + ": connect: connection refused"}, // empty host: the local system
 	}
 	for _, tt := range tests {
 		_, err := p.Dial(context.Background(), tt.addr, time.Second)

@@ -160,7 +160,9 @@ func (p *Poller) resolve(ctx context.Context, addr string) ([]*net.TCPAddr, erro
 		return nil, err
 	}
 	var ips []net.IPAddr
-	if parsed := net.ParseIP(host); parsed != nil {
+	if host == "" { // the local system, as net.Dial assumes
+		ips = []net.IPAddr{{IP: net.IPv4(127, 0, 0, 1)}, {IP: net.IPv6loopback}}
+	} else if parsed := net.ParseIP(host); parsed != nil {
 		ips = []net.IPAddr{{IP: parsed}}
 	} else if ips, err = net.DefaultResolver.LookupIPAddr(ctx, host); err != nil {
 		return nil, err
