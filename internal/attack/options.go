@@ -29,12 +29,14 @@ type Options struct {
 	MaxBody        int64         // response body bytes kept in results: 0 none, -1 all (-max-body)
 	CatchUp        time.Duration // how late a request may still be sent after a stall; later ones are dropped
 	// Precise makes the pacer wake up at each request's due time (a Linux
-	// timerfd) instead of through Go's timers, which wake a process about
-	// a millisecond apart: requests due within that millisecond then leave
+	// timerfd). Without it, waits of a millisecond or more use the timerfd
+	// too, but shorter ones use Go's timers, which wake a process about a
+	// millisecond apart: requests due within that millisecond then leave
 	// together, up to ~1 ms late (mean ~0.5 ms; recorded, so the lag is in
 	// the due-based latencies). Precise pacing cuts the lag to ~0.1 ms at
-	// the cost of a wake-up per request: 1.5-1.8x the CPU at 2,000-5,000
-	// requests/s (bench/README.md). Ignored where there is no timerfd.
+	// any rate at the cost of a wake-up per request: 1.5-1.8x the CPU at
+	// 2,000-5,000 requests/s (bench/README.md). Ignored where there is no
+	// timerfd.
 	Precise bool
 	// Harvest lets a paced attack's lean client read answers when the
 	// pacer wakes up anyway, not when each answer arrives (see package

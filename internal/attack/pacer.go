@@ -117,24 +117,16 @@ func (a *Attacker) harvestUntilDone() {
 
 // sleeper returns the pacer's sleep, which waits d (> 0) and returns false
 // if the attack was stopped meanwhile, and a release for the end of
-// pacing. It is a Go timer, or with Options.Precise a paceTimer where the
-// system has one.
+// pacing. Where the system has a paceTimer, a wait of a millisecond or
+// more uses it: Go's timer would take two wake-ups for it (epoll_wait's
+// millisecond timeout wakes early, then rounds the rest up to a
+// millisecond, late), the timerfd one, on time. Shorter waits use Go's
+// timer, whose millisecond granularity lets the requests due within it
+// share one wake-up: fewer wake-ups at high rates, for up to 1 ms of lag.
+// With Options.Precise every wait uses the paceTimer.
 func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
-	if a.opts.Precise {
-		if pt := newPaceTimer(); pt != nil {
-			released := make(chan struct{})
-			go func() {
-				select {
-				case <-a.stopSending:
-					pt.interrupt()
-				case <-released:
-				}
-			}()
-			return pt.wait, func() { close(released); pt.close() }
-		}
-	}
 	timer := time.NewTimer(time.Hour)
-	return func(d time.Duration) bool {
+	goSleep := func(d time.Duration) bool {
 		timer.Reset(d)
 		select {
 		case <-timer.C:
@@ -142,7 +134,29 @@ func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
 		case <-a.stopSending:
 			return false
 		}
-	}, func() { timer.Stop() }
+	}
+	pt := newPaceTimer()
+	if pt == nil {
+		return goSleep, func() { timer.Stop() }
+	}
+	released := make(chan struct{})
+	go func() {
+		select {
+		case <-a.stopSending:
+			pt.interrupt()
+		case <-released:
+		}
+	}()
+	release = func() { close(released); pt.close(); timer.Stop() }
+	if a.opts.Precise {
+		return pt.wait, release
+	}
+	return func(d time.Duration) bool {
+		if d >= time.Millisecond {
+			return pt.wait(d)
+		}
+		return goSleep(d)
+	}, release
 }
 
 func (a *Attacker) startWorker(first *tick) {
