@@ -250,6 +250,12 @@ func (p *Pool) Checkin(w *Worker) {
 		w.close()
 		return
 	}
+	p.shelve(w)
+}
+
+// shelve puts a returned persistent worker back on the idle list, or
+// closes it when the pool is closed; p.mu is held and is released.
+func (p *Pool) shelve(w *Worker) {
 	if p.closed {
 		p.mu.Unlock()
 		w.close()

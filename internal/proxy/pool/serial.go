@@ -143,13 +143,7 @@ func (p *Pool) serialCheckin(w *Worker) {
 		p.dismissWorker(w)
 		return
 	}
-	if p.closed {
-		p.mu.Unlock()
-		w.close()
-		return
-	}
-	p.idle = append(p.idle, w)
-	p.mu.Unlock()
+	p.shelve(w)
 }
 
 // serialCancel is poolboy's cancel_waiting: a worker handed to a caller
