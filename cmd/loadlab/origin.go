@@ -37,6 +37,11 @@ const originExamples = `  # Serve a recipe of bbc/origin_simulator unchanged, on
   curl 'http://127.0.0.1:8080/news?delay=2s&status=503'
   curl -H 'X-Origin-Fault: reset' http://127.0.0.1:8080/news
 
+  # Recipes whose "origin" URL cannot be fetched here (no internet): serve
+  # 100 kB of stand-in content per URL, or a saved page for one of them
+  loadlab origin -recipe recipe.json -origin-offline
+  loadlab origin -recipe recipe.json -origin-offline -origin-file https://www.bbc.co.uk/news=news.html
+
   # Only net/http's server (the default lean one hands it what it does not do)
   loadlab origin -recipe recipe.json -server std
 
@@ -63,6 +68,13 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "close keep-alive connections idle this long")
 	server := fs.String("server", "lean", "server `kind`: lean (HTTP/1.1 with less CPU per answer; it hands connections it does not serve, e.g. chunked bodies, Expect, HTTP/2, to net/http's server) or std (net/http's only). -tls always uses std. See docs/origin.md")
 	quiet := fs.Bool("quiet", false, "do not log recipe loads and stage switches on stderr")
+	offline := fs.Bool("origin-offline", false, "do not fetch recipes' origin URLs: serve -offline-size bytes of stand-in content for each (said in the log)")
+	offlineSize := fs.String("offline-size", "100kb", "with -origin-offline, the stand-in body's `size`")
+	var originFiles, adminHosts listFlag
+	fs.Var(&originFiles, "origin-file", "serve a local file for a recipe's origin URL instead of fetching it, as `URL=FILE` (repeatable)")
+	allowLocal := fs.Bool("allow-local-origins", false, "let recipes fetch origin URLs on this machine (loopback, link-local); refused by default so a posted recipe cannot read local services")
+	maxMemory := fs.String("max-recipe-memory", "256mb", "most the loaded routes' bodies may hold together, as `size`; a load beyond it is refused")
+	fs.Var(&adminHosts, "admin-host", "without -admin-token, also accept /_admin requests addressed to this host `name` (IP addresses and localhost always are; repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,6 +87,25 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	maxBytes, err := recipe.ParseSize(*maxRecipe)
 	if err != nil {
 		return badinput.Field("-max-recipe-size", "%v", err)
+	}
+	maxMem, err := recipe.ParseSizeUpTo(*maxMemory, 1<<40)
+	if err != nil || maxMem <= 0 {
+		return badinput.Field("-max-recipe-memory", "want a positive size such as 256mb, got %q", *maxMemory)
+	}
+	standInSize, err := recipe.ParseSize(*offlineSize)
+	if err != nil || standInSize <= 0 || standInSize > recipe.MaxBodySize {
+		return badinput.Field("-offline-size", "want a size from 1b to %dmb, got %q", recipe.MaxBodySize>>20, *offlineSize)
+	}
+	files := map[string]string{}
+	for _, m := range originFiles {
+		u, file, ok := strings.Cut(m, "=")
+		if !ok || u == "" || file == "" {
+			return badinput.Field("-origin-file", "want URL=FILE, got %q", m)
+		}
+		if _, err := os.Stat(file); err != nil {
+			return badinput.Field("-origin-file", "cannot read %s: %v", file, err)
+		}
+		files[u] = file
 	}
 	if *maxConnReq < 0 {
 		return badinput.Field("-max-conn-requests", "want 0 or more, got %d", *maxConnReq)
@@ -96,11 +127,17 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		logf = func(string, ...any) {}
 	}
 	sim := origin.New(origin.Options{
-		Seed:           *seed,
-		NoOverrides:    *noOverrides,
-		AdminToken:     *token,
-		MaxRecipeBytes: maxBytes,
-		Logf:           logf,
+		Seed:              *seed,
+		NoOverrides:       *noOverrides,
+		AdminToken:        *token,
+		MaxRecipeBytes:    maxBytes,
+		MaxRecipeMemory:   maxMem,
+		Offline:           *offline,
+		OfflineSize:       standInSize,
+		OriginFiles:       files,
+		AllowLocalOrigins: *allowLocal,
+		AdminHosts:        adminHosts,
+		Logf:              logf,
 	})
 	defer sim.Close()
 	if *recipeFile != "" {
@@ -131,6 +168,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		Std:             *server == "std",
 		ConnContext:     connCtx,
 	}, sim, func(url string) {
+		sim.SetBaseURL(url)
 		fmt.Fprintf(stdout, "origin listening on %s\n", url)
 		if f, ok := stdout.(interface{ Sync() error }); ok {
 			_ = f.Sync()

@@ -21,6 +21,10 @@ func (s *Simulator) admin(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "missing or wrong bearer token: send \"Authorization: Bearer TOKEN\""})
 		return
 	}
+	if why := s.adminRefusal(r); why != "" {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": why})
+		return
+	}
 	name := strings.TrimPrefix(r.URL.Path, "/_admin/")
 	if name == "add_recipe" {
 		if r.Method != http.MethodPost && r.Method != http.MethodPut {
@@ -107,7 +111,7 @@ func (s *Simulator) addRecipe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if int64(len(data)) > s.opts.MaxRecipeBytes {
-		writeJSONError(w, http.StatusBadRequest, badinput.Errorf("recipe larger than the %d-byte limit", s.opts.MaxRecipeBytes))
+		writeJSONError(w, http.StatusRequestEntityTooLarge, badinput.Errorf("recipe larger than the %d-byte limit", s.opts.MaxRecipeBytes))
 		return
 	}
 	if err := s.loadRecipe(r.Context(), data, "add_recipe"); err != nil {

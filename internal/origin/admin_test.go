@@ -84,17 +84,21 @@ func TestAdminToken(t *testing.T) {
 func TestBadRecipes(t *testing.T) {
 	_, srv := newTestServer(t, Options{MaxRecipeBytes: 2000})
 	mustLoad(t, srv, `{"body": "good", "stages": [{"status": 200}]}`)
-	cases := []struct{ name, body, field, value, msg string }{
-		{"not json", `{"stages": [`, "", "", "not valid JSON"},
-		{"too large", `{"body": "` + strings.Repeat("x", 3000) + `", "stages": [{"status": 200}]}`, "", "", "limit"},
-		{"bad latency", `{"stages": [{"status": 200, "latency": "fast"}]}`, "stages[0].latency", `"fast"`, "unit"},
-		{"bad status", `[{"stages": [{"status": 200}]}, {"route": "/b", "stages": [{"status": 700}]}]`, "[1].stages[0].status", "700", "599"},
-		{"unreachable origin", `{"origin": "http://127.0.0.1:1/", "stages": [{"status": 200}]}`, "origin", "", "cannot fetch"},
+	cases := []struct {
+		name, body, field, value, msg string
+		status                        int
+	}{
+		{"not json", `{"stages": [`, "", "", "not valid JSON", 400},
+		{"too large", `{"body": "` + strings.Repeat("x", 3000) + `", "stages": [{"status": 200}]}`, "", "", "limit", 413},
+		{"bad latency", `{"stages": [{"status": 200, "latency": "fast"}]}`, "stages[0].latency", `"fast"`, "unit", 400},
+		{"bad status", `[{"stages": [{"status": 200}]}, {"route": "/b", "stages": [{"status": 700}]}]`, "[1].stages[0].status", "700", "599", 400},
+		{"local origin", `{"origin": "http://127.0.0.1:1/", "stages": [{"status": 200}]}`, "origin", "", "-allow-local-origins", 400},
+		{"recipe memory", `{"random_content": "60mb..64mb", "stages": [{"status": 200}]}`, "", "", "512.0 MiB in total, more than the 256.0 MiB limit", 400},
 	}
 	for _, c := range cases {
 		r := do(t, "POST", srv.URL+"/_admin/add_recipe", c.body)
 		var e apiError
-		if r.status != 400 || json.Unmarshal(r.body, &e) != nil {
+		if r.status != c.status || json.Unmarshal(r.body, &e) != nil {
 			t.Errorf("%s: %d %s", c.name, r.status, r.body)
 			continue
 		}

@@ -51,7 +51,7 @@ func FuzzLoadRecipe(f *testing.F) {
 			}
 			return
 		}
-		req := httptest.NewRequest(http.MethodGet, "/_admin/current_recipe", nil)
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/_admin/current_recipe", nil)
 		w := httptest.NewRecorder()
 		sim.ServeHTTP(w, req)
 		if w.Code != 200 || !bytes.HasPrefix(w.Body.Bytes(), []byte("[")) {

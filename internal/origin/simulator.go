@@ -36,8 +36,27 @@ type Options struct {
 	MaxRecipeBytes int64
 	// Logf, when set, receives one line per recipe load and stage switch.
 	Logf func(format string, args ...any)
-	// Client fetches recipe origins; nil means a client with a 30 s timeout.
+	// Client fetches recipe origins; nil means a client with a 30 s timeout
+	// that follows the fetch policy (see AllowLocalOrigins). A Client given
+	// here is used as it is.
 	Client *http.Client
+	// AllowLocalOrigins lets recipes fetch origins on loopback, link-local
+	// or unspecified addresses, which are refused otherwise.
+	AllowLocalOrigins bool
+	// Offline serves every recipe origin URL not in OriginFiles with
+	// OfflineSize bytes of stand-in content instead of fetching it.
+	Offline bool
+	// OfflineSize is the stand-in body's size; 0 means DefaultOfflineSize.
+	OfflineSize int64
+	// OriginFiles maps origin URLs to local files served in their place
+	// (read at each load), offline or not.
+	OriginFiles map[string]string
+	// MaxRecipeMemory bounds the bytes the loaded routes' bodies hold
+	// together; 0 means DefaultMaxRecipeMemory. A load beyond it is refused.
+	MaxRecipeMemory int64
+	// AdminHosts are extra Host names accepted on /_admin requests when no
+	// AdminToken is set (IP literals and localhost always are).
+	AdminHosts []string
 }
 
 // Simulator is the origin simulator handler. It is safe for concurrent use.
@@ -46,10 +65,11 @@ type Simulator struct {
 	seed   uint64
 	client *http.Client
 
-	loadMu sync.Mutex            // serialises loads and restarts
-	tab    atomic.Pointer[table] // the current route table
-	counts counter
-	m      *metrics
+	loadMu  sync.Mutex            // serialises loads and restarts
+	baseURL string                // where it is served, for the welcome page (under loadMu)
+	tab     atomic.Pointer[table] // the current route table
+	counts  counter
+	m       *metrics
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -59,6 +79,12 @@ type Simulator struct {
 func New(opts Options) *Simulator {
 	if opts.MaxRecipeBytes <= 0 {
 		opts.MaxRecipeBytes = DefaultMaxRecipeBytes
+	}
+	if opts.MaxRecipeMemory <= 0 {
+		opts.MaxRecipeMemory = DefaultMaxRecipeMemory
+	}
+	if opts.OfflineSize <= 0 {
+		opts.OfflineSize = DefaultOfflineSize
 	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
@@ -75,10 +101,24 @@ func New(opts Options) *Simulator {
 		done:   make(chan struct{}),
 	}
 	if s.client == nil {
-		s.client = &http.Client{Timeout: 30 * time.Second}
+		s.client = fetchClient(opts.AllowLocalOrigins)
 	}
 	s.tab.Store(s.defaultTable())
 	return s
+}
+
+// SetBaseURL tells the simulator the address it is served on (e.g.
+// http://127.0.0.1:8080), for the welcome page's examples.
+func (s *Simulator) SetBaseURL(u string) {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	s.baseURL = u
+	if old := s.tab.Load(); old.isDefault {
+		for _, r := range old.list {
+			r.stop()
+		}
+		s.tab.Store(s.defaultTable())
+	}
 }
 
 // Seed returns the seed in use (the one picked when Options.Seed was 0).
@@ -128,21 +168,43 @@ func (s *Simulator) loadRecipe(ctx context.Context, data []byte, source string) 
 	if err != nil {
 		return badinput.Wrap(source, err)
 	}
+	field := func(i int, name string) string {
+		if len(recs) > 1 || (len(data) > 0 && firstByte(data) == '[') {
+			return fmt.Sprintf("[%d].%s", i, name)
+		}
+		return name
+	}
+	// Bodies are sized before any is built: an oversized recipe is refused
+	// without allocating it. The routes it replaces are not counted.
+	planned := make([]int64, len(recs))
+	replaced := map[string]bool{}
+	var total int64
+	for i := range recs {
+		planned[i] = plannedBytes(&recs[i], nil)
+		total += planned[i]
+		replaced[recs[i].Route] = true
+	}
+	kept := s.keptBytes(replaced)
+	if total+kept > s.opts.MaxRecipeMemory {
+		return &badinput.Error{File: source, Msg: budgetError(total+kept, s.opts.MaxRecipeMemory).Error()}
+	}
 	routes := make([]*route, 0, len(recs))
 	for i := range recs {
 		rec := &recs[i]
 		var f *fetched
 		if rec.Origin != "" {
-			if f, err = s.fetch(ctx, rec.Origin); err != nil {
-				field := "origin"
-				if len(recs) > 1 || (len(data) > 0 && firstByte(data) == '[') {
-					field = fmt.Sprintf("[%d].origin", i)
-				}
-				return &badinput.Error{File: source, Field: field, Msg: "cannot fetch " + rec.Origin, Err: err}
+			if f, err = s.record(ctx, rec.Origin); err != nil {
+				return &badinput.Error{File: source, Field: field(i, "origin"), Msg: "cannot fetch " + rec.Origin + " (without a network, -origin-offline or -origin-file serve stand-ins)", Err: err}
+			}
+			total += plannedBytes(rec, f)
+			if total+kept > s.opts.MaxRecipeMemory {
+				return &badinput.Error{File: source, Field: field(i, "origin"), Msg: budgetError(total+kept, s.opts.MaxRecipeMemory).Error()}
 			}
 		}
 		rng := rand.New(rand.NewPCG(s.seed, hashString(rec.Route)))
-		routes = append(routes, newRoute(rec, buildPayload(rec, rng, f)))
+		rt := newRoute(rec, buildPayload(rec, rng, f))
+		rt.bytes = plannedBytes(rec, f)
+		routes = append(routes, rt)
 	}
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
@@ -196,7 +258,7 @@ func (s *Simulator) Restart() {
 }
 
 func (s *Simulator) defaultTable() *table {
-	recs, err := recipe.Parse([]byte(welcomeRecipe))
+	recs, err := recipe.Parse([]byte(welcomeRecipe(s.baseURL)))
 	if err != nil {
 		panic("origin: bad built-in welcome recipe: " + err.Error())
 	}
@@ -210,6 +272,32 @@ func (s *Simulator) onSwitch(r *route, idx int) {
 	st := r.rec.Stages[idx]
 	s.m.stage.WithLabelValues(r.name).Set(float64(idx))
 	s.opts.Logf("origin: route %s: stage %d: status %s latency %s", r.name, idx, st.Status, st.Latency)
+}
+
+// keptBytes is what the loaded routes a new load keeps (all but those it
+// replaces, and none of the welcome recipe's) hold.
+func (s *Simulator) keptBytes(replaced map[string]bool) int64 {
+	old := s.tab.Load()
+	if old.isDefault {
+		return 0
+	}
+	var n int64
+	for _, r := range old.list {
+		if !replaced[r.name] {
+			n += r.bytes
+		}
+	}
+	return n
+}
+
+// record is what a recipe's origin URL is served as: a stand-in when the
+// simulator is offline or maps the URL to a file, else the URL's answer,
+// fetched once.
+func (s *Simulator) record(ctx context.Context, url string) (*fetched, error) {
+	if f, ok, err := s.standIn(url); ok {
+		return f, err
+	}
+	return s.fetch(ctx, url)
 }
 
 func firstByte(b []byte) byte {

@@ -18,6 +18,9 @@ type route struct {
 	pay  *payload
 	hash uint64
 	cur  atomic.Pointer[stageState]
+	// bytes is what the route's bodies hold, counted against
+	// Options.MaxRecipeMemory.
+	bytes int64
 
 	mu      sync.Mutex
 	timers  []*time.Timer

@@ -11,8 +11,12 @@ const MaxBodySize = 64 << 20
 
 // ParseSize parses a size as origin_simulator does: an integer followed by
 // "b", "kb" (1024 bytes) or "mb" (1024 kb), e.g. "300kb". Units are
-// case-insensitive.
-func ParseSize(s string) (int64, error) {
+// case-insensitive. Sizes above MaxBodySize are refused.
+func ParseSize(s string) (int64, error) { return ParseSizeUpTo(s, MaxBodySize) }
+
+// ParseSizeUpTo parses a size as ParseSize does, refusing sizes above max
+// bytes.
+func ParseSizeUpTo(s string, max int64) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	i := 0
 	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
@@ -23,8 +27,8 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("want an integer and a unit (b, kb, mb), e.g. \"300kb\"")
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n > MaxBodySize {
-		return 0, fmt.Errorf("larger than the %d MB limit", MaxBodySize>>20)
+	if err != nil || n > max {
+		return 0, fmt.Errorf("larger than the %d MB limit", max>>20)
 	}
 	switch unit {
 	case "b":
@@ -37,8 +41,8 @@ func ParseSize(s string) (int64, error) {
 	default:
 		return 0, fmt.Errorf("unknown unit %q (want b, kb or mb)", unit)
 	}
-	if n > MaxBodySize {
-		return 0, fmt.Errorf("larger than the %d MB limit", MaxBodySize>>20)
+	if n > max {
+		return 0, fmt.Errorf("larger than the %d MB limit", max>>20)
 	}
 	return n, nil
 }

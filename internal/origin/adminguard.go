@@ -1,0 +1,56 @@
+package origin
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// The admin API changes what the simulator serves, so a web page the
+// tester happens to have open must not be able to drive it. With an admin
+// token set, only requests carrying it are served (a page cannot add an
+// Authorization header to a cross-site request without a CORS preflight,
+// which the simulator never grants). Without a token, /_admin requests
+// are refused (403) when:
+//   - they come from a page of another site: an Origin header whose host
+//     differs from the request's Host, or Sec-Fetch-Site cross-site or
+//     same-site;
+//   - their Host is not an IP address, localhost (or a name under
+//     .localhost) or one of Options.AdminHosts: a page whose own name
+//     resolves to this machine (DNS rebinding) is same-origin with itself
+//     and is stopped here.
+// Tools such as curl send no Origin and the Host of the URL they were
+// given, so they are not affected.
+
+// adminRefusal says why r may not use the admin API, or "" if it may.
+func (s *Simulator) adminRefusal(r *http.Request) string {
+	if s.opts.AdminToken != "" {
+		return "" // the token check decides
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+		return "admin requests sent by a web page of another site are refused; set an admin token (-admin-token) to allow browsers that send it"
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || o == "null" || !strings.EqualFold(u.Host, r.Host) {
+			return "admin requests sent by a web page of another origin (" + o + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
+		}
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	lower := strings.ToLower(host)
+	switch {
+	case host == "":
+		return ""
+	case net.ParseIP(host) != nil, lower == "localhost", strings.HasSuffix(lower, ".localhost"):
+		return ""
+	case slices.ContainsFunc(s.opts.AdminHosts, func(h string) bool { return strings.EqualFold(h, host) }):
+		return ""
+	}
+	return "admin requests for host " + host + " are refused without an admin token (a page whose name resolves to this machine could send them); use the IP address, set -admin-token, or allow the name with -admin-host"
+}
