@@ -71,7 +71,7 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	if *check {
-		fmt.Fprintf(stdout, "%s: ok, %d pools, %d routes\n", *cfgFile, len(cfg.Pools), len(cfg.Routes))
+		fmt.Fprintf(stdout, "%s: ok, %s, %s\n", *cfgFile, plural(len(cfg.Pools), "pool"), plural(len(cfg.Routes), "route"))
 		return nil
 	}
 	if os.Getenv("GOGC") == "" {
@@ -80,7 +80,7 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		// cycles do not sit in the latency tail (GOGC still overrides).
 		debug.SetGCPercent(400)
 	}
-	p, err := proxy.New(cfg, proxy.Options{})
+	p, err := proxy.New(cfg, proxy.Options{Logf: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }})
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 				fmt.Fprintf(stderr, "loadlab proxy: reload failed, keeping the running config: %v\n", err)
 				continue
 			}
-			fmt.Fprintf(stderr, "loadlab proxy: reloaded %s (%d pools, %d routes)\n", *cfgFile, len(next.Pools), len(next.Routes))
+			fmt.Fprintf(stderr, "loadlab proxy: reloaded %s (%s, %s)\n", *cfgFile, plural(len(next.Pools), "pool"), plural(len(next.Routes), "route"))
 		case err := <-served:
 			return err
 		case <-ctx.Done():
@@ -126,4 +126,12 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return err
 		}
 	}
+}
+
+// plural writes n with the noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

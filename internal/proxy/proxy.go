@@ -37,6 +37,9 @@ type Options struct {
 	Now func() time.Time
 	// Dial opens upstream connections; nil means a net.Dialer.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Logf, when set, receives a line per route and second about upstream
+	// errors (connection refused, reset, timeout), naming the upstream.
+	Logf func(format string, args ...any)
 }
 
 // Proxy is an http.Handler forwarding to the configured upstreams.

@@ -32,6 +32,7 @@ type route struct {
 	pool     *poolEntry
 	breaker  *breaker.Breaker
 	stats    *routeStats
+	errlog   *errLog
 }
 
 func newRoute(rc *RouteConfig, pe *poolEntry) (*route, error) {
@@ -40,7 +41,7 @@ func newRoute(rc *RouteConfig, pe *poolEntry) (*route, error) {
 		return nil, err
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	r := &route{cfg: rc, upstream: u, pool: pe, prefix: rc.Path}
+	r := &route{cfg: rc, upstream: u, pool: pe, prefix: rc.Path, errlog: &errLog{}}
 	if strings.HasSuffix(rc.Path, "*") {
 		r.isPrefix = true
 		r.prefix = strings.TrimSuffix(rc.Path, "*")

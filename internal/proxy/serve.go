@@ -74,7 +74,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		}
 	}
 	if rte.breaker != nil && !rte.breaker.Allow() {
-		p.fail(w, rt, rte, key, rc.Breaker.Status, OriginBreaker)
+		p.fail(w, rt, rte, key, rc.Breaker.Status, OriginBreaker, errBreakerOpen)
 		return true
 	}
 	wk, _, err := rte.pool.p.Checkout(r.Context())
@@ -84,7 +84,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		return false
 	case errors.Is(err, pool.ErrTimeout):
 		rte.record(true)
-		p.fail(w, rt, rte, key, rte.pool.cfg.TimeoutStatus, OriginPoolTimeout)
+		p.fail(w, rt, rte, key, rte.pool.cfg.TimeoutStatus, OriginPoolTimeout, err)
 		return true
 	case err != nil: // the client went away while waiting
 		rte.forget()
@@ -111,7 +111,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		if rc.ErrorStatus != 0 {
 			status = rc.ErrorStatus
 		}
-		p.fail(w, rt, rte, key, status, OriginUpstreamError)
+		p.fail(w, rt, rte, key, status, OriginUpstreamError, err)
 		return true
 	}
 	failed := isError(resp.StatusCode)
@@ -184,8 +184,12 @@ func isError(status int) bool {
 }
 
 // fail serves the stale copy of key when the route allows fallbacks, or the
-// error status.
-func (p *Proxy) fail(w http.ResponseWriter, rt *generation, rte *route, key string, status int, origin string) {
+// error status with a body naming the route, its upstream and the cause;
+// upstream errors are logged too (see errlog.go).
+func (p *Proxy) fail(w http.ResponseWriter, rt *generation, rte *route, key string, status int, origin string, cause error) {
+	if origin == OriginUpstreamError {
+		rte.errlog.note(p.opts.Logf, rte.cfg.Name, rte.cfg.Upstream, cause)
+	}
 	if rte.cfg.Fallback && key != "" {
 		if e, ok := rt.cache.Get(key); ok {
 			writeEntry(w, e, rt.cache.Now(), OriginFallback, origin)
@@ -197,7 +201,7 @@ func (p *Proxy) fail(w http.ResponseWriter, rt *generation, rte *route, key stri
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "private, no-cache")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, "loadlab proxy: %s on route %s\n", strings.ReplaceAll(origin, "_", " "), rte.cfg.Name)
+	fmt.Fprintf(w, "loadlab proxy: %s on route %s (upstream %s): %v\n", strings.ReplaceAll(origin, "_", " "), rte.cfg.Name, rte.cfg.Upstream, cause)
 	rte.stats.count(status, origin)
 }
 

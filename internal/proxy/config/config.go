@@ -173,11 +173,15 @@ func checkKeys(n *yaml.Node, allowed ...string) error {
 	return nil
 }
 
-// Load reads and validates a YAML config file.
+// Load reads a YAML config file, replaces its ${NAME} and ${NAME:-default}
+// references with environment variables, and validates it.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &badinput.Error{File: path, Msg: "cannot read config", Err: unwrapPathErr(err)}
+	}
+	if data, err = expandEnv(data, path, os.LookupEnv); err != nil {
+		return nil, err
 	}
 	return Parse(data, path)
 }

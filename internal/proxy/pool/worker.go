@@ -24,7 +24,8 @@ type Worker struct {
 	conn     net.Conn
 	br       *bufio.Reader
 	bw       *bufio.Writer
-	target   string // scheme://host:port the connection goes to
+	lim      *headLimit // under br: bounds response heads
+	target   string     // scheme://host:port the connection goes to
 	lastUsed time.Time
 }
 
@@ -87,9 +88,15 @@ func (w *Worker) exchange(ctx context.Context, req *http.Request) (*http.Respons
 		stop()
 		return nil, true, err
 	}
+	w.lim.arm(w.br.Size())
 	resp, err := http.ReadResponse(w.br, req)
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
 		resp, err = http.ReadResponse(w.br, req) // skip 100 Continue and other interim responses
+	}
+	w.lim.disarm()
+	if errors.Is(err, ErrHeadTooLarge) {
+		stop()
+		return nil, false, ErrHeadTooLarge
 	}
 	if err != nil {
 		stop()
@@ -117,10 +124,12 @@ func (w *Worker) connect(ctx context.Context, scheme, target, host string) error
 	w.conn = conn
 	w.target = target
 	if w.br == nil {
-		w.br = bufio.NewReaderSize(conn, 16<<10)
+		w.lim = &headLimit{r: conn}
+		w.br = bufio.NewReaderSize(w.lim, 16<<10)
 		w.bw = bufio.NewWriterSize(conn, 8<<10)
 	} else {
-		w.br.Reset(conn)
+		*w.lim = headLimit{r: conn}
+		w.br.Reset(w.lim)
 		w.bw.Reset(conn)
 	}
 	return nil
