@@ -42,6 +42,7 @@ func (s *Sampler) sampleProcs(now time.Time) {
 			s.add(Sample{Time: now, Series: p.Name + " " + SeriesCPU, Unit: "CPU %", Value: 100 * (ticks - prev.ticks) / clockTicks / dt})
 		}
 	}
+	s.sampleTCP(now, procs)
 	if busy, total, err := readStat(); err == nil {
 		s.mu.Lock()
 		prev := s.prevSys

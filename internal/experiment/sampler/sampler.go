@@ -58,6 +58,9 @@ type Sampler struct {
 	prevCPU map[int]cpuReading
 	prevSys cpuReading
 	errs    map[string]string
+	// tcpPeers remembers the remote ports each process connected to (see
+	// attributeTCP).
+	tcpPeers map[string]map[int]bool
 }
 
 type counterReading struct {
