@@ -30,33 +30,35 @@ func init() {
 }
 
 const attackExamples = `  # vegeta's habits carry over: 1000 requests/s for 30 s, report afterwards
-  echo "GET http://127.0.0.1:8080/" | loadlab attack -rate=1000 -duration=30s > results.bin
-  loadlab report results.bin
+  echo "GET http://127.0.0.1:8080/" | loadlab attack -rate=1000 -duration=30s > results.lll
+  loadlab report results.lll
+  # (.lll is loadlab's compact stream; vegeta's tools want gob:
+  #  loadlab encode -to gob results.lll > results.bin && vegeta report results.bin)
 
-  # Unique query strings without a generator script (seed 000's /search flood)
+  # Unique query strings without a generator script (the search-flood incident)
   echo 'GET http://127.0.0.1:8080/search?q={{rand.letters 50}}' | \
-    loadlab attack -rate=1000/s -duration=5m -name=search -output=search.bin
+    loadlab attack -rate=1000/s -duration=5m -name=search -output=search.lll
 
   # A slow poll beside it, 1 request per second, in another shell
-  echo "GET http://127.0.0.1:8080/news" | loadlab attack -rate=1/s -duration=5m -name=news -output=news.bin
+  echo "GET http://127.0.0.1:8080/news" | loadlab attack -rate=1/s -duration=5m -name=news -output=news.lll
 
   # Targets file in vegeta's http format, headers and a JSON body
   #   POST http://127.0.0.1:8080/api
   #   Content-Type: application/json
   #   @body.json
-  loadlab attack -targets=targets.txt -header="X-Run: {{uuid}}" -rate=200 -duration=1m -output=r.bin
+  loadlab attack -targets=targets.txt -header="X-Run: {{uuid}}" -rate=200 -duration=1m -output=r.lll
 
-  # A step sweep (seed 001): 8, 16, ... 4096 requests/s, 50 s each; each result records its step
-  loadlab attack -targets=t.txt -steps=8,16,32,64,128,256,512,1024,2048,4096 -step-duration=50s -output=steps.bin
+  # A doubling sweep (the Go-vs-Ruby API comparison): 8, 16, ... 4096 requests/s, 50 s each; each result records its step
+  loadlab attack -targets=t.txt -steps=8,16,32,64,128,256,512,1024,2048,4096 -step-duration=50s -output=steps.lll
 
   # A linear ramp from 100/s to 2000/s over 2 minutes
-  loadlab attack -targets=t.txt -rate=100/s..2000/s -duration=2m -output=ramp.bin
+  loadlab attack -targets=t.txt -rate=100/s..2000/s -duration=2m -output=ramp.lll
 
   # As fast as possible with 64 concurrent requests (wrk's -c 64)
-  loadlab attack -targets=t.txt -rate=0 -max-workers=64 -duration=10s -output=max.bin
+  loadlab attack -targets=t.txt -rate=0 -max-workers=64 -duration=10s -output=max.lll
 
   # JSON-lines targets streamed from a generator, never held in memory
-  ./gen-targets | loadlab attack -format=json -lazy -rate=500 -output=r.bin
+  ./gen-targets | loadlab attack -format=json -lazy -rate=500 -output=r.lll
 
 Templates in URLs, header values and bodies: {{seq}} {{rand.int 1 1000}}
 {{rand.letters 50}} {{rand.digits N}} {{rand.hex N}} {{rand.alnum N}}

@@ -19,10 +19,10 @@ func init() {
 }
 
 const compareExamples = `  # Report 004: the same test against several builds, the first is the baseline
-  loadlab compare jan09.bin jan30.bin feb03.bin feb04.bin
+  loadlab compare jan09.lll jan30.lll feb03.lll feb04.lll
 
   # Write the percentile overlay (SVG, self-contained HTML, Markdown) too
-  loadlab compare -output cmp/ old.bin new.bin
+  loadlab compare -output cmp/ old.lll new.lll
 
   # One experiment's folder: each scenario's steps against its first step
   loadlab compare out/
@@ -32,7 +32,7 @@ const compareExamples = `  # Report 004: the same test against several builds, t
   loadlab compare -baseline 2 out-before/ out-after/
 
   # More resamples, another seed, a Markdown table
-  loadlab compare -resamples 5000 -seed 7 -format markdown a.bin b.bin`
+  loadlab compare -resamples 5000 -seed 7 -format markdown a.lll b.lll`
 
 func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", "[flags] runA runB [run...]", compareExamples, stderr)

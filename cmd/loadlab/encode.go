@@ -20,16 +20,16 @@ func init() {
 }
 
 const encodeExamples = `  # A loadlab results stream as vegeta-compatible JSON lines (with due/step/target keys)
-  loadlab encode -to json results.bin > results.json
+  loadlab encode -to json results.lll > results.json
 
   # vegeta's CSV (12 columns, readable by 'vegeta encode' and 'vegeta report')
-  loadlab encode -to csv -output results.csv results.bin
+  loadlab encode -to csv -output results.csv results.lll
 
   # And back: vegeta's gob, CSV or JSON into a compact loadlab stream
-  loadlab encode -to loadlab -output archive.bin vegeta-results.bin
+  loadlab encode -to loadlab -output archive.lll vegeta-results.bin
 
   # A loadlab stream for vegeta's own tools
-  loadlab encode -to gob results.bin | vegeta report`
+  loadlab encode -to gob results.lll | vegeta report`
 
 func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("encode", "[flags] [files...]   (no files or -: stdin; the input format is detected)", encodeExamples, stderr)

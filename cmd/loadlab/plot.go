@@ -23,16 +23,16 @@ func init() {
 }
 
 const plotExamples = `  # vegeta plot's job: an interactive latency plot of an attack
-  loadlab plot -output plot.html results.bin
+  loadlab plot -output plot.html results.lll
 
   # Several runs on one plot (each file gets its own series), with a title
-  loadlab plot -title "pool 512+256 vs 512+512" -output pools.html a.bin b.bin
+  loadlab plot -title "pool 512+256 vs 512+512" -output pools.html a.lll b.lll
 
   # A static SVG of the latency scatter, e.g. for a Markdown report
-  loadlab plot -format svg -output latency.svg results.bin
+  loadlab plot -format svg -output latency.svg results.lll
 
   # Latency measured from the scheduled time (no coordinated omission)
-  loadlab plot -due -output plot.html results.bin
+  loadlab plot -due -output plot.html results.lll
 
   # From stdin
   loadlab attack ... | loadlab plot > plot.html`

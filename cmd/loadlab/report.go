@@ -23,20 +23,20 @@ func init() {
 }
 
 const reportExamples = `  # vegeta's text report of an attack (loadlab streams and vegeta's .bin, CSV, JSON all work)
-  loadlab report results.bin
+  loadlab report results.lll
 
   # Machine-readable, with vegeta's keys and units plus loadlab's extras
-  loadlab report -type json -output report.json results.bin
+  loadlab report -type json -output report.json results.lll
 
   # Latency histogram with vegeta's bucket syntax, and the HDR percentile plot data
-  loadlab report -type 'hist[0,5ms,10ms,25ms,50ms,100ms,1s]' results.bin
-  loadlab report -type hdrplot results.bin > plot.hgrm
+  loadlab report -type 'hist[0,5ms,10ms,25ms,50ms,100ms,1s]' results.lll
+  loadlab report -type hdrplot results.lll > plot.hgrm
 
   # Shards of one attack (or an attack and a vegeta archive) merged into one report
-  loadlab report shard1.bin shard2.bin old-vegeta-run.bin
+  loadlab report shard1.lll shard2.lll old-vegeta-run.bin
 
   # Per-second figures (each interval on its own, not cumulative)
-  loadlab report -every 1s results.bin
+  loadlab report -every 1s results.lll
 
   # Follow an attack while it runs: a report per second as the results arrive
   loadlab attack -rate 500/s -duration 5m -output live.lll < targets.txt &
