@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -101,13 +102,51 @@ func exitMessage(res *experiment.Outcome) string {
 	case experiment.ExitAborted:
 		return "stopped early: " + s.Aborted
 	}
-	n := 0
-	for _, t := range s.Thresholds {
-		if !t.Pass {
-			n++
+	return thresholdMessage(s.Thresholds)
+}
+
+// thresholdMessage is the last line of a run whose thresholds failed: how
+// many checks, which thresholds (each with the steps where it failed, the
+// first few named) and what exit code 1 means, so a CI log says it all.
+func thresholdMessage(ths []experiment.ThresholdResult) string {
+	type failure struct {
+		steps []string
+		n     int
+	}
+	var order []string
+	byTh := map[string]*failure{}
+	failed := 0
+	for _, t := range ths {
+		if t.Pass {
+			continue
+		}
+		failed++
+		f := byTh[t.Threshold]
+		if f == nil {
+			f = &failure{}
+			byTh[t.Threshold] = f
+			order = append(order, t.Threshold)
+		}
+		f.n++
+		where := t.Step
+		if t.Scenario != "" {
+			where += " " + t.Scenario
+		}
+		if len(f.steps) < 2 {
+			f.steps = append(f.steps, fmt.Sprintf("%s: %s", where, t.Measured))
 		}
 	}
-	return fmt.Sprintf("%d of %d threshold checks failed (see the report's Thresholds section)", n, len(s.Thresholds))
+	parts := make([]string, len(order))
+	for i, th := range order {
+		f := byTh[th]
+		more := ""
+		if f.n > len(f.steps) {
+			more = fmt.Sprintf(" and %d more", f.n-len(f.steps))
+		}
+		parts[i] = fmt.Sprintf("%s (%s%s)", th, strings.Join(f.steps, ", "), more)
+	}
+	return fmt.Sprintf("%d of %d threshold checks failed: %s. Exit code 1 means a threshold was crossed (setup errors exit 2); see the report's Thresholds section",
+		failed, len(ths), strings.Join(parts, "; "))
 }
 
 // slugName makes a plan name safe for a folder name.
