@@ -105,9 +105,14 @@ func TestAttackInterruptWritesCompleteFile(t *testing.T) {
 	if len(rs) < 5 {
 		t.Fatalf("%d results", len(rs))
 	}
+	seen := make([]bool, len(rs))
 	for _, r := range rs {
 		if r.Code != 200 {
 			t.Fatalf("request in flight at interrupt not completed: %+v", r)
 		}
+		if r.Seq >= uint64(len(rs)) || seen[r.Seq] {
+			t.Fatalf("request %d missing or twice among %d results", r.Seq, len(rs))
+		}
+		seen[r.Seq] = true
 	}
 }

@@ -93,6 +93,9 @@ type Metrics struct {
 	Lag           Lag
 	Dropped       uint64 // requests never sent: the in-flight bound was reached
 	Lagged        uint64 // results whose send time is after their due time
+	// Accounting checks every scheduled request was recorded once; nil in
+	// groups and intervals.
+	Accounting *Accounting
 
 	// Window, when set, makes Rate and Throughput per second of Window
 	// instead of vegeta's durations (used for per-interval figures).
@@ -119,6 +122,7 @@ func NewWith(o Options) *Metrics {
 	}
 	if !o.NoBreakdown {
 		m.breakdown = newBreakdown(o)
+		m.Accounting = &Accounting{}
 	}
 	return m
 }
@@ -141,6 +145,9 @@ func sampleOf(r *results.Result) sample {
 func (m *Metrics) Add(r *results.Result) {
 	s := sampleOf(r)
 	m.addOwn(r, &s)
+	if m.Accounting != nil {
+		m.Accounting.add(r)
+	}
 	if m.breakdown != nil {
 		m.breakdown.add(r, &s)
 	}
@@ -210,6 +217,9 @@ func (m *Metrics) Close() {
 	if m.breakdown != nil {
 		m.breakdown.close()
 	}
+	if m.Accounting != nil {
+		m.Accounting.close()
+	}
 	if m.Requests == 0 {
 		return
 	}
@@ -269,6 +279,9 @@ func (m *Metrics) Breakdown() *Breakdown { return m.breakdown }
 // shards aggregated separately. Breakdown groups are merged by key.
 func (m *Metrics) Merge(o *Metrics) {
 	m.mergeOwn(o)
+	if m.Accounting != nil {
+		m.Accounting.merge(o.Accounting)
+	}
 	if m.breakdown != nil && o.breakdown != nil {
 		m.breakdown.merge(o.breakdown)
 	}

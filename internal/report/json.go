@@ -71,19 +71,31 @@ type jsonReport struct {
 	Errors      []string       `json:"errors"`
 
 	// loadlab's additions
-	IntervalStart  *time.Time     `json:"interval_start,omitempty"`
-	IntervalEnd    *time.Time     `json:"interval_end,omitempty"`
-	SendLatencies  *jsonLatencies `json:"send_latencies,omitempty"`
-	Lag            jsonLag        `json:"lag"`
-	Dropped        uint64         `json:"dropped"`
-	ErrorCounts    []jsonError    `json:"error_counts"`
-	ErrorsOmitted  uint64         `json:"errors_omitted,omitempty"`
-	LatencyBasis   string         `json:"latency_basis"`
-	ByAttack       []jsonGroup    `json:"by_attack,omitempty"`
-	ByTarget       []jsonGroup    `json:"by_target,omitempty"`
-	ByStep         []jsonGroup    `json:"by_step,omitempty"`
-	Stragglers     uint64         `json:"stragglers,omitempty"`
-	ReadIncomplete bool           `json:"read_incomplete,omitempty"`
+	IntervalStart  *time.Time      `json:"interval_start,omitempty"`
+	IntervalEnd    *time.Time      `json:"interval_end,omitempty"`
+	SendLatencies  *jsonLatencies  `json:"send_latencies,omitempty"`
+	Lag            jsonLag         `json:"lag"`
+	Dropped        uint64          `json:"dropped"`
+	ErrorCounts    []jsonError     `json:"error_counts"`
+	ErrorsOmitted  uint64          `json:"errors_omitted,omitempty"`
+	LatencyBasis   string          `json:"latency_basis"`
+	ByAttack       []jsonGroup     `json:"by_attack,omitempty"`
+	ByTarget       []jsonGroup     `json:"by_target,omitempty"`
+	ByStep         []jsonGroup     `json:"by_step,omitempty"`
+	Stragglers     uint64          `json:"stragglers,omitempty"`
+	ReadIncomplete bool            `json:"read_incomplete,omitempty"`
+	Accounting     *jsonAccounting `json:"accounting,omitempty"`
+}
+
+// jsonAccounting says whether every scheduled request is in the results
+// once (present for loadlab's attacks, which record due times).
+type jsonAccounting struct {
+	Scheduled uint64 `json:"scheduled"`
+	Sent      uint64 `json:"sent"`
+	Dropped   uint64 `json:"dropped"`
+	Missing   uint64 `json:"missing"`
+	Twice     uint64 `json:"twice"`
+	Complete  bool   `json:"complete"`
 }
 
 func codesJSON(m *metrics.Metrics) map[string]int {
@@ -140,6 +152,10 @@ func toJSON(m *metrics.Metrics) *jsonReport {
 	}
 	if b := m.Breakdown(); b != nil {
 		j.ByAttack, j.ByTarget, j.ByStep = groupsJSON(b.ByAttack()), groupsJSON(b.ByTarget()), groupsJSON(b.ByStep())
+	}
+	if a := m.Accounting; a.Known() {
+		j.Accounting = &jsonAccounting{Scheduled: a.Scheduled, Sent: m.Requests - m.Dropped, Dropped: m.Dropped,
+			Missing: a.Missing, Twice: a.Twice, Complete: a.Complete()}
 	}
 	return j
 }

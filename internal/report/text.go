@@ -92,6 +92,13 @@ func writeAdditions(w io.Writer, m *metrics.Metrics) error {
 	if m.Dropped > 0 {
 		line("Dropped\t[total, ratio]\t%d, %.2f%%\n", m.Dropped, 100*float64(m.Dropped)/float64(m.Requests))
 	}
+	if a := m.Accounting; a.Known() {
+		verdict := "every scheduled request recorded once"
+		if !a.Complete() {
+			verdict = fmt.Sprintf("%d scheduled requests missing, %d recorded twice", a.Missing, a.Twice)
+		}
+		line("Accounting\t[scheduled, sent, dropped]\t%d, %d, %d (%s)\n", a.Scheduled, m.Requests-m.Dropped, m.Dropped, verdict)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
