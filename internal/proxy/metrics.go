@@ -42,6 +42,7 @@ var (
 	dConnsOpen      = desc("upstream_connections_open", "Upstream connections open.")
 	dConnsOpened    = desc("upstream_connections_opened_total", "Upstream connections opened.")
 	dReloads        = desc("config_reloads_total", "Successful config reloads.")
+	dRequests       = desc("requests_total", "Requests received (/metrics and /status aside); once none is in flight, the sum of responses_total.")
 )
 
 // Describe sends nothing: the collector is unchecked, its series depend on
@@ -100,6 +101,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 				ctr(dBreakerTrans, float64(n), rs.Name, from, to)
 			}
 		}
+	}
+	ctr(dRequests, float64(s.Requests))
+	if s.NoRoute > 0 {
+		ctr(dResponses, float64(s.NoRoute), "", "404", OriginNoRoute)
 	}
 	g(dCacheEntries, float64(s.CacheEntries))
 	g(dConnsOpen, float64(s.UpstreamConns.Open))

@@ -51,6 +51,10 @@ type Proxy struct {
 
 	rt      atomic.Pointer[generation]
 	reloads atomic.Uint64
+	// received counts requests (reserved paths aside) and noRoute those no
+	// route matched: with the routes' response counts they account for
+	// every request (see Status.Requests).
+	received, noRoute atomic.Uint64
 
 	mu         sync.Mutex // serialises Reload and Close
 	closed     bool

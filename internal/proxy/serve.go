@@ -39,10 +39,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = enc.Encode(p.Status())
 		return
 	}
+	p.received.Add(1)
 	for attempt := 0; ; attempt++ {
 		rt := p.rt.Load()
 		rte := rt.match(r.URL.Path)
 		if rte == nil {
+			p.noRoute.Add(1)
 			w.Header().Set(HeaderOrigin, OriginNoRoute)
 			http.Error(w, "loadlab proxy: no route for "+r.URL.Path, http.StatusNotFound)
 			return

@@ -10,6 +10,11 @@ import (
 
 // Status is what /status serves: the same figures as /metrics, as JSON.
 type Status struct {
+	// Requests is every request received (reserved paths aside). Once none
+	// is in flight it equals NoRoute plus the routes' responses, summed:
+	// each request is answered and counted once, reloads included.
+	Requests      uint64        `json:"requests"`
+	NoRoute       uint64        `json:"no_route"`
 	Reloads       uint64        `json:"reloads"`
 	Pools         []PoolStatus  `json:"pools"`
 	Routes        []RouteStatus `json:"routes"`
@@ -48,6 +53,8 @@ func (p *Proxy) Status() Status { return p.status(p.rt.Load(), true) }
 // the buckets) and which hold each histogram's lock while they are computed.
 func (p *Proxy) status(rt *generation, summaries bool) Status {
 	s := Status{
+		Requests:      p.received.Load(),
+		NoRoute:       p.noRoute.Load(),
 		Reloads:       p.reloads.Load(),
 		CacheEntries:  rt.cache.Len(),
 		UpstreamConns: ConnStatus{Open: p.conns.Open(), Opened: p.conns.Opened()},
