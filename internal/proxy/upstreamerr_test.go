@@ -67,7 +67,6 @@ func TestOversizedUpstreamHeadIs502(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	defer up.Close()
-	up.Config.MaxHeaderBytes = 4 << 20
 	_, srv := startProxy(t, "pools:\n  default: {size: 1}\nroutes:\n  - {name: all, path: /*, upstream: ORIGIN}\n", up.URL)
 	resp, err := http.Get(srv.URL + "/big")
 	if err != nil {
