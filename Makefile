@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/loadlab
 
-.PHONY: build demo test test-go test-browser lint fuzz uplot bench bench-attack bench-origin bench-proxy bench-report bench-plot clean
+.PHONY: build demo test test-go test-browser test-soak lint fuzz uplot bench bench-attack bench-origin bench-proxy bench-report bench-plot soak clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loadlab
@@ -52,6 +52,13 @@ bench-report:
 	$(GO) run ./bench/report
 bench-plot:
 	$(GO) run ./bench/plot
+
+# An hour of steady mixed load (origin, proxy, three attacks); fails when a
+# process's memory, open files, threads or goroutines keep growing.
+# SOAK=3m make soak for a short one (CI runs that).
+SOAK ?= 60m
+soak:
+	$(GO) run ./bench/soak -duration $(SOAK)
 
 # Refresh the vendored uPlot files from npm (web/package.json pins the version).
 uplot:
