@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/demo"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/experiment/writeup"
 )
 
 func init() {
@@ -69,7 +69,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	s := res.Summary
 	fmt.Fprintf(stdout, "\nloadlab demo (%s): seed report 000 at laptop scale: /search flooded, /news polled at 1/s, origin answering in 1 s:\n", time.Since(start).Round(time.Second))
-	fmt.Fprint(stdout, experiment.Brief(p, s))
+	fmt.Fprint(stdout, writeup.Brief(s))
 	for _, f := range demoFindings(s.Findings) {
 		fmt.Fprintln(stdout, f)
 	}
@@ -88,25 +88,24 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 // what happened (the first finding), why (the pool's figures), what it did
 // to the other route, what the overflow pool cost below its limit; notes
 // about disturbed steps always follow.
-func demoFindings(all []string) []string {
+func demoFindings(all []summary.Finding) []string {
 	var out, notes []string
-	pick := func(match func(string) bool) {
-		for _, f := range all {
-			if match(f) && !slices.Contains(out, f) {
-				out = append(out, f)
-				return
+	rest := all
+	if len(all) > 0 && all[0].Kind != summary.KindDisturbed {
+		out = append(out, "Finding: "+all[0].String())
+		rest = all[1:]
+	}
+	for _, kind := range []string{summary.KindCause, summary.KindShared, summary.KindCost} {
+		for _, f := range rest {
+			if f.Kind == kind {
+				out = append(out, f.String())
+				break
 			}
 		}
 	}
-	if len(all) > 0 && !strings.HasPrefix(all[0], "Left out") {
-		out = append(out, "Finding: "+all[0])
-	}
-	pick(func(f string) bool { return strings.HasPrefix(f, "Why:") })
-	pick(func(f string) bool { return strings.Contains(f, "through the same proxy") })
-	pick(func(f string) bool { return strings.HasPrefix(f, "Cost:") })
 	for _, f := range all {
-		if strings.HasPrefix(f, "Left out") {
-			notes = append(notes, "Note: "+f)
+		if f.Kind == summary.KindDisturbed {
+			notes = append(notes, "Note: "+f.String())
 		}
 	}
 	return append(out, notes...)

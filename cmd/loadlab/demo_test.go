@@ -3,21 +3,34 @@ package main
 import (
 	"reflect"
 	"testing"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 func TestDemoFindingsTellTheStory(t *testing.T) {
+	var (
+		compared = summary.Finding{Kind: summary.KindComparison, Text: "At 69 req/s, fixed did better."}
+		limits   = summary.Finding{Kind: summary.KindLimit, Text: "Limits (last rate ...)."}
+		shared   = summary.Finding{Kind: summary.KindShared, Text: "news, requested at only 1/s through the same proxy, fell."}
+		cause    = summary.Finding{Kind: summary.KindCause, Text: "Why: the manager.", Heuristic: true}
+		cost     = summary.Finding{Kind: summary.KindCost, Text: "Cost: at 40 req/s."}
+		alike    = summary.Finding{Kind: summary.KindComparison, Text: "The configurations performed alike."}
+		note     = summary.Finding{Kind: summary.KindDisturbed, Text: "Left out of the comparisons: x."}
+	)
 	tests := []struct {
 		name string
-		in   []string
+		in   []summary.Finding
 		want []string
 	}{
 		{"what, why, the other route, the cost; limits left to the report",
-			[]string{"At 69 req/s, fixed did better.", "Limits (last rate ...).", "news, requested at only 1/s through the same proxy, fell.", "Why: the manager.", "Cost: at 40 req/s."},
-			[]string{"Finding: At 69 req/s, fixed did better.", "Why: the manager.", "news, requested at only 1/s through the same proxy, fell.", "Cost: at 40 req/s."}},
+			[]summary.Finding{compared, limits, shared, cause, cost},
+			[]string{"Finding: At 69 req/s, fixed did better.", cause.String(), "news, requested at only 1/s through the same proxy, fell.", "Cost: at 40 req/s."}},
 		{"notes always shown",
-			[]string{"The configurations performed alike.", "Left out of the comparisons: x."},
+			[]summary.Finding{alike, note},
 			[]string{"Finding: The configurations performed alike.", "Note: Left out of the comparisons: x."}},
-		{"only a note", []string{"Left out of the comparisons: x."}, []string{"Note: Left out of the comparisons: x."}},
+		{"only a note", []summary.Finding{note}, []string{"Note: Left out of the comparisons: x."}},
+		{"picked by kind, not by wording", []summary.Finding{compared, {Kind: summary.KindCause, Text: "With the overflow pool the manager fell behind."}},
+			[]string{"Finding: At 69 req/s, fixed did better.", "With the overflow pool the manager fell behind."}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 func init() {
@@ -82,7 +83,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 // printOutcome prints the findings and where the report is.
 func printOutcome(w io.Writer, res *experiment.Outcome) {
 	for _, f := range res.Summary.Findings {
-		fmt.Fprintln(w, "- "+f)
+		fmt.Fprintln(w, "- "+f.String())
 	}
 	for _, wn := range res.Summary.Warnings {
 		fmt.Fprintln(w, "warning: "+wn)
@@ -108,7 +109,7 @@ func exitMessage(res *experiment.Outcome) string {
 // thresholdMessage is the last line of a run whose thresholds failed: how
 // many checks, which thresholds (each with the steps where it failed, the
 // first few named) and what exit code 1 means, so a CI log says it all.
-func thresholdMessage(ths []experiment.ThresholdResult) string {
+func thresholdMessage(ths []summary.ThresholdResult) string {
 	type failure struct {
 		steps []string
 		n     int

@@ -94,7 +94,7 @@ func TestRunEndToEnd(t *testing.T) {
 				Success  float64
 			}
 		}
-		Findings []string
+		Findings []struct{ Kind, Text string }
 	}
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
@@ -116,8 +116,12 @@ func TestRunEndToEnd(t *testing.T) {
 	if len(small.Components) != 2 || !strings.HasPrefix(small.Components[1].CommandLine, "loadlab proxy -config ") {
 		t.Errorf("components %+v", small.Components)
 	}
-	if !strings.Contains(strings.Join(sum.Findings, " "), "16 workers") {
-		t.Errorf("findings %q", sum.Findings)
+	var texts []string
+	for _, f := range sum.Findings {
+		texts = append(texts, f.Text)
+	}
+	if !strings.Contains(strings.Join(texts, " "), "16 workers") || sum.Findings[0].Kind == "" {
+		t.Errorf("findings %+v", sum.Findings)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for _, want := range []string{"## Comparison", "| 2 workers + 2 overflow | 40/s |", "#### Loadlab hitting news", "proxy loadlab_proxy_pool_workers_in_use", "size: 16"} {
@@ -125,6 +129,7 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
+
 }
 
 func TestRunBadPlan(t *testing.T) {

@@ -3,11 +3,11 @@ package main
 import (
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/experiment"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 func TestThresholdMessageNamesFailures(t *testing.T) {
-	ths := []experiment.ThresholdResult{
+	ths := []summary.ThresholdResult{
 		{Threshold: "success > 0.95", Step: "overflow 69/s", Scenario: "search", Measured: "0.27", Pass: false},
 		{Threshold: "success > 0.95", Step: "fixed 69/s", Scenario: "search", Measured: "0.952", Pass: true},
 		{Threshold: "success > 0.95", Step: "overflow 80/s", Scenario: "search", Measured: "0.17", Pass: false},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/experiment/component"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 // running is a started component and the variant it runs.
@@ -20,23 +21,6 @@ type running struct {
 	log     *os.File
 	argv    []string
 	config  string // rendered config or recipe file used
-}
-
-// ComponentRun describes one start of a component, for the report.
-type ComponentRun struct {
-	Name        string   `json:"name"`
-	Kind        string   `json:"kind"`
-	Variant     string   `json:"variant,omitempty"`
-	Label       string   `json:"label,omitempty"`
-	CommandLine string   `json:"command_line"`
-	URL         string   `json:"url,omitempty"`
-	PID         int      `json:"pid,omitempty"`
-	File        string   `json:"file,omitempty"` // recipe or config used
-	Log         string   `json:"log,omitempty"`  // full output, relative to the output folder
-	Died        bool     `json:"died,omitempty"`
-	Exit        string   `json:"exit,omitempty"`
-	LastOutput  []string `json:"last_output,omitempty"`
-	StartError  string   `json:"start_error,omitempty"`
 }
 
 // fleet holds the running components.
@@ -61,7 +45,7 @@ func (f *fleet) urls() map[string]string {
 // changes, or that restart every step, are stopped and started again, and
 // so is every component listed after one that restarts (it may point at
 // it). It returns the starts it made and the first start error.
-func (f *fleet) prepare(ctx context.Context, st *plan.Step) ([]ComponentRun, error) {
+func (f *fleet) prepare(ctx context.Context, st *plan.Step) ([]summary.ComponentRun, error) {
 	restartFrom := len(f.plan.Components)
 	for i, c := range f.plan.Components {
 		var cur *running
@@ -74,7 +58,7 @@ func (f *fleet) prepare(ctx context.Context, st *plan.Step) ([]ComponentRun, err
 		}
 	}
 	f.stopFrom(restartFrom)
-	var runs []ComponentRun
+	var runs []summary.ComponentRun
 	for i := restartFrom; i < len(f.plan.Components); i++ {
 		c := f.plan.Components[i]
 		r, run, err := f.start(ctx, c, st)
@@ -105,10 +89,10 @@ func (f *fleet) stopFrom(i int) {
 
 func (f *fleet) stopAll() { f.stopFrom(0) }
 
-func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*running, ComponentRun, error) {
+func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*running, summary.ComponentRun, error) {
 	vname := st.Variants[c.Name]
 	v := c.Variant(vname)
-	run := ComponentRun{Name: c.Name, Kind: c.Kind, Variant: vname, Label: c.Label}
+	run := summary.ComponentRun{Name: c.Name, Kind: c.Kind, Variant: vname, Label: c.Label}
 	if v != nil && v.Label != "" {
 		run.Label = v.Label
 	}

@@ -5,21 +5,13 @@ import (
 	"os"
 	"runtime"
 	"strings"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
-// Machine describes where the run happened, for the report's setup.
-type Machine struct {
-	Hostname string  `json:"hostname"`
-	OS       string  `json:"os"`
-	Kernel   string  `json:"kernel,omitempty"`
-	CPU      string  `json:"cpu,omitempty"`
-	Cores    int     `json:"cores"`
-	MemoryGB float64 `json:"memory_gb,omitempty"`
-	Go       string  `json:"go"`
-}
-
-func machine() Machine {
-	m := Machine{OS: runtime.GOOS + "/" + runtime.GOARCH, Cores: runtime.NumCPU(), Go: runtime.Version()}
+// machine describes where the run happens, for the report's setup.
+func machine() summary.Machine {
+	m := summary.Machine{OS: runtime.GOOS + "/" + runtime.GOARCH, Cores: runtime.NumCPU(), Go: runtime.Version()}
 	m.Hostname, _ = os.Hostname()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))

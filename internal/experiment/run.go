@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 )
@@ -31,11 +33,14 @@ type Options struct {
 	Exe     string    // the loadlab binary that runs origin and proxy components
 	Version string    // loadlab version, for the report
 	Log     io.Writer // progress lines (nil: none)
+	// Predictor explains the steps a model of the system under test
+	// covers; nil leaves every explanation to the heuristics.
+	Predictor findings.Predictor
 }
 
 // Outcome is what Run produced.
 type Outcome struct {
-	Summary  *Summary
+	Summary  *summary.Summary
 	Report   string // path of report.md
 	HTML     string // path of report.html
 	ExitCode int
@@ -77,8 +82,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	r := &runner{opts: opts, plan: p, out: opts.Out, fleet: &fleet{exe: opts.Exe, out: opts.Out, plan: p}}
-	sum := &Summary{Plan: p.File, Name: p.Name, Description: p.Description, Started: time.Now(),
-		Version: opts.Version, Machine: machine()}
+	sum := &summary.Summary{Plan: p.File, Name: p.Name, Description: p.Description, Started: time.Now(),
+		Version: opts.Version, Machine: machine(), Design: Design(p)}
+	var runs []*stepRun
 	defer r.fleet.stopAll()
 	for _, st := range p.Steps {
 		if ctx.Err() != nil {
@@ -88,7 +94,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		var reruns []string
 		res, fatal := r.runStep(ctx, st)
 		for len(reruns) < p.Retries && fatal == nil {
-			why := disturbed(res)
+			why := res.Disturbed()
 			if why == "" {
 				break
 			}
@@ -97,7 +103,8 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 			res, fatal = r.runStep(ctx, st)
 		}
 		res.Reruns = reruns
-		sum.Steps = append(sum.Steps, res)
+		runs = append(runs, res)
+		sum.Steps = append(sum.Steps, res.StepResult)
 		r.progressStep(res)
 		if errors.Is(fatal, errInterrupted) {
 			sum.Interrupted = true
@@ -110,12 +117,26 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	r.fleet.stopAll()
 	sum.Ended = time.Now()
-	r.evaluate(sum)
+	r.evaluate(sum, runs)
 	out := &Outcome{Summary: sum, Report: filepath.Join(r.out, "report.md"), HTML: filepath.Join(r.out, "report.html"), ExitCode: sum.ExitCode}
-	if err := r.write(sum); err != nil {
+	if err := summary.WriteSamples(r.out, sampleRows(runs)); err != nil {
+		return out, err
+	}
+	if err := writeUp(r.out, sum, r.opts.Predictor); err != nil {
 		return out, err
 	}
 	return out, nil
+}
+
+// sampleRows lists every step's samples for samples.json.
+func sampleRows(runs []*stepRun) []summary.Sample {
+	var rows []summary.Sample
+	for _, st := range runs {
+		for _, s := range st.samples {
+			rows = append(rows, summary.Sample{Time: float64(s.Time.UnixNano()) / 1e9, Step: st.Index + 1, Series: s.Series, Unit: s.Unit, Value: s.Value})
+		}
+	}
+	return rows
 }
 
 // prepareOut creates the output folder and its subfolders.
@@ -136,18 +157,17 @@ func prepareOut(dir string) error {
 	return nil
 }
 
-// evaluate checks thresholds, gathers warnings and findings and sets the
-// exit code.
-func (r *runner) evaluate(sum *Summary) {
+// evaluate checks thresholds, gathers warnings and sets the exit code.
+func (r *runner) evaluate(sum *summary.Summary, runs []*stepRun) {
 	failed := false
-	for _, st := range sum.Steps {
-		for _, sc := range st.Scenarios {
+	for _, st := range runs {
+		for _, sc := range st.scenarios {
 			for _, th := range r.plan.Thresholds {
 				if !th.Applies(sc.Name) {
 					continue
 				}
 				v, pass, ok := th.Check(values{sc.m})
-				tr := ThresholdResult{Threshold: th.Source, Step: st.Name, Scenario: sc.Name, Pass: pass && ok, Measured: "no data"}
+				tr := summary.ThresholdResult{Threshold: th.Source, Step: st.Name, Scenario: sc.Name, Pass: pass && ok, Measured: "no data"}
 				if ok {
 					tr.Measured = th.Format(v)
 				}
@@ -157,7 +177,7 @@ func (r *runner) evaluate(sum *Summary) {
 		}
 	}
 	var all []sampler.Sample
-	for _, st := range sum.Steps {
+	for _, st := range runs {
 		all = append(all, st.samples...)
 		for _, sc := range st.Scenarios {
 			if sc.Dropped > 0 {
@@ -168,7 +188,6 @@ func (r *runner) evaluate(sum *Summary) {
 	if sat, why := sampler.GeneratorSaturated(all, "loadlab"); sat {
 		sum.Warnings = append(sum.Warnings, why)
 	}
-	sum.Findings = findings(r.plan, sum)
 	switch {
 	case sum.Interrupted:
 		sum.ExitCode = ExitInterrupted
@@ -185,10 +204,10 @@ func (r *runner) progress(format string, args ...any) {
 	}
 }
 
-func (r *runner) progressStep(st *StepResult) {
+func (r *runner) progressStep(st *stepRun) {
 	for _, sc := range st.Scenarios {
 		r.progress("  %-10s %6d requests  success %6.2f%%  p99 %-10s  max %s", sc.Name, sc.Requests, 100*sc.Success,
-			fmtSeconds(sc.Latency.P99), fmtSeconds(sc.Latency.Max))
+			summary.FmtSeconds(sc.Latency.P99), summary.FmtSeconds(sc.Latency.Max))
 	}
 	if st.Aborted != "" {
 		r.progress("  step stopped: %s", st.Aborted)
@@ -202,18 +221,4 @@ func textReport(m *metrics.Metrics) string {
 		return "report error: " + err.Error()
 	}
 	return b.String()
-}
-
-// fmtSeconds formats seconds as a rounded Go duration.
-func fmtSeconds(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d >= time.Second:
-		d = d.Round(time.Millisecond)
-	case d >= time.Millisecond:
-		d = d.Round(10 * time.Microsecond)
-	default:
-		d = d.Round(time.Microsecond)
-	}
-	return d.String()
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 // The test binary doubles as the system under test: with
@@ -98,7 +99,7 @@ func run(t *testing.T, ctx context.Context, p *plan.Plan) (*Outcome, string) {
 			t.Errorf("missing %s", f)
 		}
 	}
-	var sum Summary
+	var sum summary.Summary
 	js, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(js, &sum); err != nil {
 		t.Errorf("summary.json: %v", err)
@@ -143,6 +144,45 @@ thresholds: ["success > 99%", "search: p99 < 1ns"]
 		if _, err := os.Stat(filepath.Join(filepath.Dir(res.Report), f)); err != nil {
 			t.Errorf("missing %s", f)
 		}
+	}
+	testRewrite(t, filepath.Dir(res.Report))
+}
+
+// testRewrite rebuilds the report of the run in dir from the folder alone
+// and checks that it equals the one the run wrote.
+func testRewrite(t *testing.T, dir string) {
+	t.Helper()
+	files := []string{"report.md", "report.html", "summary.json", "charts/step01-latency.svg", "charts/percentiles-search.svg"}
+	before := map[string][]byte{}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = data
+		os.Remove(filepath.Join(dir, f))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), before["summary.json"], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Rewrite(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report != filepath.Join(dir, "report.md") || res.ExitCode != ExitThresholds {
+		t.Errorf("rewrite outcome %+v", res)
+	}
+	for _, f := range files {
+		after, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(after) != string(before[f]) {
+			t.Errorf("rebuilt %s differs from the run's (%d bytes, was %d)", f, len(after), len(before[f]))
+		}
+	}
+	if _, err := Rewrite(t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "holds no run") {
+		t.Errorf("rewrite of an empty folder: %v", err)
 	}
 }
 

@@ -5,25 +5,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/results"
 )
-
-// Staircase is seed report 003's pattern measured in one scenario's
-// results: under a saturated pool, latency by send time climbs in plateaus,
-// one per batch of requests the pool's workers take in together, each a
-// fixed increment above the last, up to a ceiling where requests start to
-// fail with the pool's checkout timeout.
-type Staircase struct {
-	Steps      int     `json:"steps"`             // regular rises measured
-	StepLength float64 `json:"step_seconds"`      // mean time between the starts of consecutive plateaus
-	Increment  float64 `json:"increment_seconds"` // mean rise from one plateau to the next
-	Base       float64 `json:"base_seconds"`      // the first plateau's latency (the service time)
-	Top        float64 `json:"top_seconds"`       // the highest plateau's latency
-	MaxOK      float64 `json:"max_ok_seconds"`    // highest latency of the successful requests (running median of 5)
-	Failures   int     `json:"failures,omitempty"`
-	FailAt     float64 `json:"fail_seconds,omitempty"` // median latency of the failed requests
-	FailStatus string  `json:"fail_status,omitempty"`  // their most common status ("error" when none)
-}
 
 // point is one request, as the staircase needs it: due time (seconds from
 // the step's first request), due-based latency and status.
@@ -80,7 +64,7 @@ type plateau struct {
 // least two rises whose heights and lengths are each within ×0.5–1.5 of
 // their median: a flat latency has one plateau and a single jump one rise,
 // and neither is a staircase.
-func measureStaircase(pts []point) *Staircase {
+func measureStaircase(pts []point) *summary.Staircase {
 	var ok []point
 	var failed []float64
 	codes := map[string]int{}
@@ -170,7 +154,7 @@ func measureStaircase(pts []point) *Staircase {
 	for _, v := range smooth {
 		maxOK = max(maxOK, v)
 	}
-	s := &Staircase{Steps: len(rises), StepLength: mean(lengths), Increment: mean(rises), Base: run[0].level,
+	s := &summary.Staircase{Steps: len(rises), StepLength: mean(lengths), Increment: mean(rises), Base: run[0].level,
 		Top: run[len(run)-1].level, MaxOK: maxOK, Failures: len(failed)}
 	if len(failed) > 0 {
 		s.FailAt = median(failed)

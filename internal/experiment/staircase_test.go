@@ -3,12 +3,9 @@ package experiment
 import (
 	"math"
 	"math/rand"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -99,92 +96,6 @@ func TestMeasureStaircase(t *testing.T) {
 				t.Errorf("failures %d with %q, steps %d: %+v", s.Failures, s.FailStatus, s.Steps, *s)
 			}
 		})
-	}
-}
-
-func TestStaircaseText(t *testing.T) {
-	s := measureStaircase(pool(12, 1, 16, 10, 1.2, 0, 1))
-	if s == nil {
-		t.Fatal("no staircase")
-	}
-	sc := &ScenarioResult{Name: "search", RateActual: 16, Staircase: s}
-	pl := &PoolLimits{Pool: "default", Size: 8, Overflow: 4, CheckoutTimeout: 1.2, RequestTimeout: 1.5, TimeoutStatus: 500}
-	for _, tc := range []struct {
-		name string
-		st   *StepResult
-		want []string
-	}{
-		{"config and metrics", &StepResult{Name: "16 rps", Pool: pl, Peaks: map[string]float64{"proxy loadlab_proxy_pool_workers_in_use{pool=default}": 12, "proxy loadlab_proxy_pool_overflow_workers_in_use{pool=default}": 4}},
-			[]string{`In step "16 rps", search latency climbed in steps of ≈0.25 s every ≈0.75 s`, "0.75 s × 16 req/s = 12 ≈ the pool's 12 workers in use at the peak (8 + 4 overflow)",
-				"It stopped at 2.19 s = checkout timeout 1.2 s + 1 s origin", "later requests failed with 500 after ≈1.2 s (the checkout timeout)."}},
-		{"no metrics", &StepResult{Name: "16 rps", Pool: pl}, []string{"12 requests per step, against a pool of 12 workers (8 + 4 overflow) (no pool metrics were sampled)"}},
-		{"nothing known", &StepResult{Name: "16 rps"}, []string{"requests per step (no pool metrics were sampled to compare with). It stopped at 2.19 s; "}},
-		{"a request timeout shorter than the origin", &StepResult{Name: "16 rps", Pool: &PoolLimits{Size: 12, CheckoutTimeout: 1.2, RequestTimeout: 0.5}},
-			[]string{"It stopped at 2.19 s against checkout timeout 1.2 s + 0.5 s request timeout = 1.7 s"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.st.Scenarios = []*ScenarioResult{sc}
-			got := strings.Join(staircases(&Summary{Steps: []*StepResult{tc.st}}), "\n")
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("finding lacks %q:\n%s", w, got)
-				}
-			}
-		})
-	}
-}
-
-func TestPoolLimits(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "proxy.yaml")
-	os.WriteFile(f, []byte(`pools:
-  default: {size: 8, overflow: 4, checkout_timeout: 600ms}
-routes:
-  - {name: news, path: /news, upstream: "http://127.0.0.1:1", pool: {size: 2}, request_timeout: 2s}
-  - {name: all, path: /*, upstream: "http://127.0.0.1:1", pool: default, request_timeout: 1500ms}
-`), 0o644)
-	for _, tc := range []struct {
-		target string
-		want   PoolLimits
-	}{
-		{"GET http://127.0.0.1:9/search?q=1", PoolLimits{Pool: "default", Size: 8, Overflow: 4, CheckoutTimeout: 0.6, RequestTimeout: 1.5, TimeoutStatus: 500}},
-		{"GET http://127.0.0.1:9/news", PoolLimits{Pool: "route:news", Size: 2, CheckoutTimeout: 6, RequestTimeout: 2, TimeoutStatus: 500}},
-	} {
-		got := poolLimits(f, targetPath(tc.target))
-		if got == nil || *got != tc.want {
-			t.Errorf("%s: got %+v, want %+v", tc.target, got, tc.want)
-		}
-	}
-	if poolLimits(filepath.Join(t.TempDir(), "missing.yaml"), "/") != nil {
-		t.Error("a missing config gave limits")
-	}
-}
-
-// testdata/staircase-summary.json is a real run of examples/003 on a
-// 2-core machine: the staircase at 16 and 24 req/s with a 1.2 s checkout
-// timeout and at 16 req/s with 0.6 s; at 24 req/s with 0.6 s the ceiling
-// comes after a single step, and at 8 req/s latency is a flat 1 s.
-func TestFindingsOfStaircaseRun(t *testing.T) {
-	p, err := plan.Load("../../examples/003-pool-staircase/plan.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := readSummary(t, "testdata/staircase-summary.json")
-	got := strings.Join(findings(p, sum), "\n")
-	for _, want := range []string{
-		`In step "16 rps, checkout timeout 1.2s", search latency climbed in steps of ≈0.26 s every ≈0.75 s (4 steps from 1.01 s); 0.75 s × 16 req/s = 12 ≈ the pool's 12 workers in use at the peak (8 + 4 overflow)`,
-		"It stopped at 2.29 s = checkout timeout 1.2 s + 1.01 s origin; 27 later requests failed with 500 after ≈1.2 s (the checkout timeout).",
-		`In step "24 rps, checkout timeout 1.2s", search latency climbed in steps of ≈0.54 s every ≈0.5 s (2 steps from 1.02 s); 0.5 s × 24 req/s = 12 ≈`,
-		`In step "16 rps, checkout timeout 0.6s", search latency climbed in steps of ≈0.25 s every ≈0.75 s`,
-		"It stopped at 1.6 s = checkout timeout 0.6 s + 1 s origin; 32 later requests failed with 500 after ≈0.6 s (the checkout timeout).",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("findings lack %q:\n%s", want, got)
-		}
-	}
-	for _, not := range []string{`"8 rps, checkout timeout 1.2s", search latency climbed`, `"24 rps, checkout timeout 0.6s", search latency climbed`} {
-		if strings.Contains(got, not) {
-			t.Errorf("findings state a staircase that is not there (%s):\n%s", not, got)
-		}
 	}
 }
 

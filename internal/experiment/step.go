@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment/component"
+	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/metrics"
-	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/slug"
 )
 
 // errAbortStep and friends are the causes a step's context is cancelled with.
@@ -25,7 +27,7 @@ var (
 	errInterrupted = errors.New("interrupted")
 )
 
-type deathError struct{ run ComponentRun }
+type deathError struct{ run summary.ComponentRun }
 
 func (e *deathError) Error() string {
 	return fmt.Sprintf("component %s died (%s)", e.run.Name, e.run.Exit)
@@ -76,24 +78,6 @@ func (w *window) ratio(now time.Time, span time.Duration) (total uint64, ratio f
 	return total, float64(errs) / float64(total)
 }
 
-func slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 60 {
-			break
-		}
-	}
-	return strings.TrimRight(b.String(), "-")
-}
-
 // configuration names what a step tests: its variants' labels, plus the
 // matrix variables that do not set the first scenario's rate (the RPS
 // column shows that one); else the step's name.
@@ -123,10 +107,10 @@ func (r *runner) configuration(st *plan.Step) string {
 
 // runStep runs one step and returns its result; fatal is set when the plan
 // must stop (a component failed, or ctx was cancelled).
-func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *StepResult, fatal error) {
-	dirName := filepath.Join("steps", fmt.Sprintf("%02d-%s", st.Index+1, slug(st.Name)))
-	res = &StepResult{Index: st.Index, Name: st.Name, Configuration: r.configuration(st), Vars: st.Vars,
-		Variants: st.Variants, Dir: dirName, Started: time.Now()}
+func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fatal error) {
+	dirName := filepath.Join("steps", fmt.Sprintf("%02d-%s", st.Index+1, slug.Make(st.Name, "")))
+	res = &stepRun{StepResult: &summary.StepResult{Index: st.Index, Name: st.Name, Configuration: r.configuration(st), Vars: st.Vars,
+		Variants: st.Variants, Dir: dirName, Started: time.Now()}}
 	defer func() { res.Ended = time.Now() }()
 	dir := filepath.Join(r.out, dirName)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -180,7 +164,6 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *StepResult, f
 	if r.plan.Warmup > 0 {
 		res.WarmupResults = r.warmup(stepCtx, st)
 	}
-	res.coll = plot.NewCollector(0)
 	if stepCtx.Err() == nil {
 		r.attackAll(stepCtx, cancel, st, dir, res)
 	}
@@ -204,10 +187,6 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *StepResult, f
 	sampling.Wait()
 	res.samples = smp.Samples()
 	res.Peaks, res.Means = peaks(res.samples)
-	res.axis = res.coll.Axis()
-	if res.axis.Origin.IsZero() {
-		res.axis = plot.TimeAxis{Origin: res.Started, Span: time.Since(res.Started).Seconds()}
-	}
 
 	var de *deathError
 	var er *errorRatioError
@@ -228,13 +207,13 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *StepResult, f
 }
 
 // deathRun describes a component that died, with its last output.
-func (r *runner) deathRun(rn *running) ComponentRun {
-	run := ComponentRun{Name: rn.c.Name, Kind: rn.c.Kind, Variant: rn.variant, CommandLine: component.CommandLine(rn.argv),
+func (r *runner) deathRun(rn *running) summary.ComponentRun {
+	run := summary.ComponentRun{Name: rn.c.Name, Kind: rn.c.Kind, Variant: rn.variant, CommandLine: component.CommandLine(rn.argv),
 		PID: rn.proc.PID, URL: rn.proc.URL, Died: true, Exit: rn.proc.ExitText(), LastOutput: rn.proc.Tail()}
 	return run
 }
 
-func (r *runner) withLastOutput(run ComponentRun) ComponentRun {
+func (r *runner) withLastOutput(run summary.ComponentRun) summary.ComponentRun {
 	if run.Log == "" {
 		return run
 	}
@@ -345,15 +324,14 @@ func (r *runner) warmup(ctx context.Context, st *plan.Step) uint64 {
 
 // attackAll runs the step's scenarios concurrently, each into its results
 // stream, metrics and the step's charts.
-func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, st *plan.Step, dir string, res *StepResult) {
+func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, st *plan.Step, dir string, res *stepRun) {
 	win := &window{buckets: map[int64][2]uint64{}}
-	var collMu sync.Mutex
 	var wg sync.WaitGroup
 	for _, sc := range st.Scenarios {
-		sr := &ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Duration: sc.Duration.String(), m: metrics.New(),
+		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
-			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}
-		res.Scenarios = append(res.Scenarios, sr)
+			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}, m: metrics.New()}
+		res.add(sr)
 		text, err := r.targetText(sc)
 		if err != nil {
 			sr.RunError = err.Error()
@@ -396,9 +374,6 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 				sr.m.Add(rs)
 				sr.tl.add(rs)
 				win.add(time.Now(), rs.Success())
-				collMu.Lock()
-				res.coll.Add(rs)
-				collMu.Unlock()
 				if now := time.Now(); now.Sub(last) > time.Second {
 					// Flush a block a second so a crash loses little.
 					w.Flush()
@@ -436,13 +411,13 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 		defer close(done)
 	}
 	wg.Wait()
-	for _, sr := range res.Scenarios {
+	for _, sr := range res.scenarios {
 		r.finishScenario(sr)
 	}
 	if len(res.Scenarios) > 0 {
 		for _, rn := range r.fleet.running {
 			if rn.c.Kind == plan.KindProxy && rn.config != "" {
-				if res.Pool = poolLimits(rn.config, targetPath(res.Scenarios[0].Target)); res.Pool != nil {
+				if res.Pool = findings.PoolLimits(rn.config, res.Scenarios[0].Target); res.Pool != nil {
 					break
 				}
 			}
@@ -451,7 +426,7 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 }
 
 // finishScenario computes the figures and writes the text report.
-func (r *runner) finishScenario(sr *ScenarioResult) {
+func (r *runner) finishScenario(sr *scenarioRun) {
 	m := sr.m
 	m.Close()
 	sr.Requests, sr.RateActual, sr.Throughput, sr.Success = m.Requests, m.Rate, m.Throughput, m.Success
@@ -467,9 +442,9 @@ func (r *runner) finishScenario(sr *ScenarioResult) {
 	sr.Dropped, sr.Late, sr.MaxLag = m.Dropped, m.Lag.Late, m.Lag.Max.Seconds()
 	sr.Staircase = measureStaircase(sr.tl.pts)
 	sr.tl = timeline{}
-	sr.text = textReport(m)
+	text := textReport(m)
 	if sr.RunError != "" {
-		sr.text += "Run error: " + sr.RunError + "\n"
+		text += "Run error: " + sr.RunError + "\n"
 	}
-	os.WriteFile(filepath.Join(r.out, sr.Report), []byte(sr.text), 0o644)
+	os.WriteFile(filepath.Join(r.out, sr.Report), []byte(text), 0o644)
 }

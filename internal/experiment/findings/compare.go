@@ -1,0 +1,261 @@
+package findings
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+)
+
+// compareConfigs finds the load at which the configurations differ most and
+// says which held, or that they behaved alike and where their common
+// ceiling is; then how the other scenarios fared and what the pool metrics
+// show.
+func compareConfigs(sum *summary.Summary, main string) []finding {
+	byKey := map[string][]*summary.StepResult{}
+	var keys []string
+	for _, st := range sum.Steps {
+		k := sum.RateKey(st)
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], st)
+	}
+	var out []finding
+	bestGap, bestKey := -1.0, ""
+	for _, k := range keys {
+		sts := byKey[k]
+		if len(sts) < 2 {
+			continue
+		}
+		lo, hi := 2.0, -1.0
+		for _, st := range sts {
+			if sc := st.Scenario(main); sc != nil && sc.Requests > 0 {
+				lo, hi = min(lo, sc.Success), max(hi, sc.Success)
+			}
+		}
+		if hi-lo >= bestGap { // ties go to the later (usually heavier) load
+			bestGap, bestKey = hi-lo, k
+		}
+	}
+	if bestGap < 0 {
+		return sweep(sum, main)
+	}
+	sts := append([]*summary.StepResult(nil), byKey[bestKey]...)
+	sort.SliceStable(sts, func(i, j int) bool {
+		a, b := sts[i].Scenario(main), sts[j].Scenario(main)
+		if a == nil || b == nil {
+			return a != nil
+		}
+		if a.Success != b.Success {
+			return a.Success > b.Success
+		}
+		return a.Latency.P99 < b.Latency.P99
+	})
+	best, worst := sts[0], sts[len(sts)-1]
+	bs, ws := best.Scenario(main), worst.Scenario(main)
+	if bs == nil || ws == nil {
+		return nil
+	}
+	at := ""
+	if bestKey != "" {
+		at = "At " + summary.LoadText(bestKey) + ", "
+	}
+	if bestGap < 0.01 {
+		if l := latencyDiffers(main, keys, byKey); l != "" {
+			out = append(out, fact(summary.KindComparison, l))
+		} else {
+			out = append(out, fact(summary.KindComparison, alike(main, keys, byKey)))
+		}
+	} else {
+		verb, keep := "held", "kept"
+		if bs.Success < summary.Healthy {
+			verb, keep = "did better", "had"
+		}
+		out = append(out, fact(summary.KindComparison, fmt.Sprintf("%s%s %s: %s %s %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
+			at, best.Configuration, verb, main, keep, 100*bs.Success, summary.FmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, summary.FmtSeconds(ws.Latency.P99))))
+	}
+	// The other scenarios at the heaviest load (seed 000's /news poll).
+	last := byKey[keys[len(keys)-1]]
+	for _, sc := range last[0].Scenarios {
+		if sc.Name == main {
+			continue
+		}
+		worstOther, worstMain := sc, last[0].Scenario(main)
+		for _, st := range last[1:] {
+			if o := st.Scenario(sc.Name); o != nil && o.Requests > 0 && o.Success < worstOther.Success {
+				worstOther, worstMain = o, st.Scenario(main)
+			}
+		}
+		if worstOther.Requests > 0 && worstOther.Success < summary.Healthy && worstMain != nil {
+			out = append(out, fact(summary.KindShared, fmt.Sprintf("%s, requested at only %s through the same proxy, fell to %.2f%% success at %s (%s: %.2f%%): every route waits for the same pool, and for its manager.",
+				sc.Name, sc.Rate, 100*worstOther.Success, summary.LoadText(keys[len(keys)-1]), main, 100*worstMain.Success)))
+		}
+	}
+	if bestGap >= 0.01 {
+		if why := poolWhy(best, worst, sum.Steps); why != "" {
+			out = append(out, heuristic(summary.KindCause, worst, why))
+		}
+	}
+	if churn := churn(main, keys, byKey); churn != "" {
+		out = append(out, fact(summary.KindCost, churn))
+	}
+	return out
+}
+
+// latencyDiffers describes configurations whose success is alike but whose
+// latency is not (report 004's regression hunt): the p99 of each, in run
+// order, at the load where they differ most, and the first that regressed.
+func latencyDiffers(main string, keys []string, byKey map[string][]*summary.StepResult) string {
+	bestRatio, bestKey, found := 1.5, "", false
+	for _, k := range keys {
+		lo, hi := 0.0, 0.0
+		for _, st := range byKey[k] {
+			if sc := st.Scenario(main); sc != nil && sc.Requests > 0 {
+				if lo == 0 || sc.Latency.P99 < lo {
+					lo = sc.Latency.P99
+				}
+				hi = max(hi, sc.Latency.P99)
+			}
+		}
+		if lo > 0 && hi/lo >= bestRatio {
+			bestRatio, bestKey, found = hi/lo, k, true
+		}
+	}
+	sts := byKey[bestKey]
+	if !found || len(sts) < 2 {
+		return ""
+	}
+	best := 0.0
+	for _, st := range sts {
+		if sc := st.Scenario(main); sc != nil && sc.Requests > 0 && (best == 0 || sc.Latency.P99 < best) {
+			best = sc.Latency.P99
+		}
+	}
+	var parts []string
+	first := ""
+	for _, st := range sts {
+		sc := st.Scenario(main)
+		if sc == nil || sc.Requests == 0 {
+			continue
+		}
+		parts = append(parts, st.Configuration+" "+summary.FmtSeconds(sc.Latency.P99))
+		if first == "" && sc.Latency.P99 >= 1.5*best {
+			first = st.Configuration
+		}
+	}
+	at := ""
+	if bestKey != "" {
+		at = " at " + summary.LoadText(bestKey)
+	}
+	return fmt.Sprintf("Success was alike%s, latency was not: p99 of %s by configuration, in run order: %s. The first to regress (p99 at least 1.5× the best) is %s, %.1f× slower than the best at its worst.",
+		at, main, strings.Join(parts, ", "), first, bestRatio)
+}
+
+// alike says that the configurations performed alike, with the load at
+// which they all stopped coping, if any.
+func alike(main string, keys []string, byKey map[string][]*summary.StepResult) string {
+	lastGood, firstBad := "", ""
+	n := 0
+	for _, k := range keys {
+		n = max(n, len(byKey[k]))
+	}
+	for _, k := range keys {
+		if len(byKey[k]) < n {
+			continue // not every configuration was measured at this load
+		}
+		worst := 2.0
+		for _, st := range byKey[k] {
+			if sc := st.Scenario(main); sc != nil && sc.Requests > 0 {
+				worst = min(worst, sc.Success)
+			}
+		}
+		if worst >= summary.Healthy && firstBad == "" {
+			lastGood = k
+		} else if firstBad == "" {
+			firstBad = k
+		}
+	}
+	s := "The configurations performed alike at every load (success within 1 point, similar p99)"
+	if firstBad != "" {
+		var sc *summary.ScenarioResult
+		for _, st := range byKey[firstBad] {
+			if o := st.Scenario(main); o != nil && (sc == nil || o.Success < sc.Success) {
+				sc = o
+			}
+		}
+		if lastGood != "" {
+			s += fmt.Sprintf(": %s held at %s for all of them and fell alike at %s (%.2f%% success, p99 %s)", main, summary.LoadText(lastGood), summary.LoadText(firstBad), 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
+		} else {
+			s += fmt.Sprintf(": already at %s %s fell to %.2f%% success (p99 %s) for all of them", summary.LoadText(firstBad), main, 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
+		}
+		s += ", so the ceiling is the number of workers, not whether they are persistent or overflow"
+	}
+	return s + "."
+}
+
+// churn compares how many upstream connections the configurations opened
+// per second (overflow workers open one per request and close it after),
+// and what that cost in CPU. It prefers a load that every configuration
+// held, where the cost is paid for nothing (seed 000's "overflow uses more
+// CPU even when the system is functioning normally"), and within those the
+// largest difference.
+func churn(main string, keys []string, byKey map[string][]*summary.StepResult) string {
+	mean := func(st *summary.StepResult, metric string) (float64, bool) {
+		for k, v := range st.Means {
+			if strings.Contains(k, metric) {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	allHeld := func(sts []*summary.StepResult) bool {
+		for _, st := range sts {
+			if sc := st.Scenario(main); sc == nil || sc.Requests == 0 || sc.Success < summary.Healthy {
+				return false
+			}
+		}
+		return true
+	}
+	bestDiff, bestHeld, line := 2.0, false, ""
+	for _, k := range keys {
+		sts := byKey[k]
+		var hi, lo *summary.StepResult
+		var hv, lv float64
+		for _, st := range sts {
+			v, ok := mean(st, "upstream_connections_opened_total")
+			if !ok {
+				continue
+			}
+			if hi == nil || v > hv {
+				hi, hv = st, v
+			}
+			if lo == nil || v < lv {
+				lo, lv = st, v
+			}
+		}
+		held := allHeld(sts)
+		if hi == nil || hi == lo || hv-lv <= 2 || (bestHeld && !held) || (held == bestHeld && hv-lv <= bestDiff) {
+			continue
+		}
+		bestDiff, bestHeld = hv-lv, held
+		hc, _ := mean(hi, "proxy cpu %")
+		lc, _ := mean(lo, "proxy cpu %")
+		where := ""
+		if held {
+			where = ", where both held,"
+			if len(sts) > 2 {
+				where = ", where all held,"
+			}
+		}
+		line = fmt.Sprintf("Cost: at %s%s %s opened %.0f upstream connections/s against %.0f/s for %s (proxy CPU %.1f%% vs %.1f%% of a core",
+			summary.LoadText(k), where, hi.Configuration, hv, lv, lo.Configuration, hc, lc)
+		if ho, ok := mean(hi, "origin cpu %"); ok {
+			lo2, _ := mean(lo, "origin cpu %")
+			line += fmt.Sprintf(", origin %.1f%% vs %.1f%%", ho, lo2)
+		}
+		line += ")."
+	}
+	return line
+}

@@ -1,0 +1,102 @@
+package findings
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+)
+
+// rateAxis is the matrix variable that sets the first scenario's rate, or "".
+func rateAxis(sum *summary.Summary) string {
+	for _, ax := range sum.Axes() {
+		if ax.Component {
+			continue
+		}
+		all := len(sum.Steps) > 0
+		for _, st := range sum.Steps {
+			v := st.Vars[ax.Key]
+			if v == "" || len(st.Scenarios) == 0 || !strings.Contains(st.Scenarios[0].Rate, v) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return ax.Key
+		}
+	}
+	return ""
+}
+
+// group names a step without its rate: its configuration and the other
+// matrix variables (e.g. "ruby (2 workers), info").
+func group(sum *summary.Summary, st *summary.StepResult, rate string) string {
+	var parts []string
+	if sum.Compares() {
+		parts = append(parts, st.Configuration)
+	}
+	for _, ax := range sum.Axes() {
+		if v := st.Vars[ax.Key]; !ax.Component && ax.Key != rate && !strings.Contains(st.Configuration, v) {
+			parts = append(parts, v)
+		}
+	}
+	if len(parts) == 0 {
+		return "all"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// limits gives, for each configuration (and other variable) swept over
+// rates, the last rate with at least 99% success and the first below it:
+// seed 001's table of limits. It says nothing when every group has the same.
+func limits(sum *summary.Summary, main string) string {
+	rate := rateAxis(sum)
+	if rate == "" {
+		return ""
+	}
+	type lim struct{ good, bad string }
+	var order []string
+	got := map[string]*lim{}
+	for _, st := range sum.Steps {
+		sc := st.Scenario(main)
+		if sc == nil || sc.Requests == 0 {
+			continue
+		}
+		g := group(sum, st, rate)
+		l := got[g]
+		if l == nil {
+			l = &lim{}
+			got[g] = l
+			order = append(order, g)
+		}
+		if l.bad != "" {
+			continue
+		}
+		if sc.Success >= summary.Healthy && st.Aborted == "" {
+			l.good = sc.Rate
+		} else {
+			l.bad = fmt.Sprintf("%s (%.2f%%)", sc.Rate, 100*sc.Success)
+		}
+	}
+	if len(order) < 2 {
+		return ""
+	}
+	var parts []string
+	same := true
+	for _, g := range order {
+		l := got[g]
+		same = same && *l == *got[order[0]]
+		switch {
+		case l.bad == "":
+			parts = append(parts, fmt.Sprintf("%s held at every rate measured, up to %s", g, l.good))
+		case l.good == "":
+			parts = append(parts, fmt.Sprintf("%s fell already at %s, the lowest rate measured", g, l.bad))
+		default:
+			parts = append(parts, fmt.Sprintf("%s held up to %s and fell at %s", g, l.good, l.bad))
+		}
+	}
+	if same {
+		return ""
+	}
+	return "Limits (last rate with at least 99% success): " + strings.Join(parts, "; ") + "."
+}

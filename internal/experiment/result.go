@@ -1,0 +1,111 @@
+package experiment
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/sampler"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/metrics"
+)
+
+// stepRun is a step's result with what the runner keeps of it in memory
+// until the run ends: the samples and each scenario's metrics.
+type stepRun struct {
+	*summary.StepResult
+	samples   []sampler.Sample
+	scenarios []*scenarioRun
+}
+
+// scenarioRun is a scenario's result with its metrics and the points the
+// staircase is measured on.
+type scenarioRun struct {
+	*summary.ScenarioResult
+	m  *metrics.Metrics
+	tl timeline
+}
+
+// add appends a scenario to the step.
+func (s *stepRun) add(sr *scenarioRun) {
+	s.scenarios = append(s.scenarios, sr)
+	s.Scenarios = append(s.Scenarios, sr.ScenarioResult)
+}
+
+func latencySummary(l *metrics.Latencies) summary.LatencySummary {
+	return summary.LatencySummary{Min: l.Min.Seconds(), Mean: l.Mean.Seconds(), P50: l.P50.Seconds(), P90: l.P90.Seconds(),
+		P95: l.P95.Seconds(), P99: l.P99.Seconds(), Max: l.Max.Seconds()}
+}
+
+// values adapts a scenario's metrics to threshold.Values.
+type values struct{ m *metrics.Metrics }
+
+// Value returns latencies in seconds, ratios in 0..1, rps and requests.
+func (v values) Value(metric string) (float64, bool) {
+	m := v.m
+	if m == nil || m.Requests == 0 {
+		return 0, false
+	}
+	switch metric {
+	case "mean":
+		return m.Latencies.Mean.Seconds(), true
+	case "min":
+		return m.Latencies.Min.Seconds(), true
+	case "max":
+		return m.Latencies.Max.Seconds(), true
+	case "success":
+		return m.Success, true
+	case "errors":
+		return 1 - m.Success, true
+	case "rps":
+		return m.Throughput, true
+	case "requests":
+		return float64(m.Requests), true
+	}
+	if len(metric) > 1 && metric[0] == 'p' {
+		q, err := strconv.ParseFloat(metric[1:], 64)
+		if err == nil {
+			return m.Latencies.Quantile(q / 100).Seconds(), true
+		}
+	}
+	return 0, false
+}
+
+// Design records the plan's shape in the summary: the matrix, whether the
+// steps compare configurations, and each scenario with the rates of every
+// step, as the findings and the report's method section need them.
+func Design(p *plan.Plan) *summary.Design {
+	d := &summary.Design{Steps: len(p.Steps)}
+	for _, ax := range p.Axes {
+		d.Axes = append(d.Axes, summary.Axis{Key: ax.Key, Values: ax.Values, Component: ax.Component})
+	}
+	for _, c := range p.Components {
+		d.Compares = d.Compares || len(c.Variants) > 1
+	}
+	if p.Warmup > 0 {
+		d.Warmup = p.Warmup.String()
+	}
+	if p.Cooldown > 0 {
+		d.Cooldown = p.Cooldown.String()
+	}
+	if len(p.Steps) == 0 {
+		return d
+	}
+	for _, sc := range p.Steps[0].Scenarios {
+		sd := summary.ScenarioDesign{Name: sc.Name, Target: firstTarget(sc.Targets + sc.TargetsFile), Duration: sc.Duration.String()}
+		seen := map[string]bool{}
+		for _, st := range p.Steps {
+			for _, o := range st.Scenarios {
+				if o.Name == sc.Name && !seen[o.Rate.Text] {
+					seen[o.Rate.Text] = true
+					sd.Rates = append(sd.Rates, o.Rate.Text)
+				}
+			}
+		}
+		for _, h := range sc.Headers {
+			sd.Headers = append(sd.Headers, fmt.Sprintf("%s: %s", h[0], h[1]))
+		}
+		d.Scenarios = append(d.Scenarios, sd)
+	}
+	return d
+}

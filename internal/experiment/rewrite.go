@@ -1,0 +1,52 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/experiment/findings"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/experiment/writeup"
+)
+
+// writeUp is the end of every run: the analysis (findings), then
+// summary.json and the report, all from what the run folder holds.
+func writeUp(dir string, sum *summary.Summary, pred findings.Predictor) error {
+	sum.Findings = findings.Compute(sum, findings.Options{Predictor: pred})
+	if err := summary.Write(dir, sum); err != nil {
+		return err
+	}
+	return writeup.Write(dir, sum)
+}
+
+// Rewrite analyses the run in dir again and rebuilds its report (report.md,
+// report.html, the charts) and the findings in summary.json, from the run
+// folder alone: nothing is run. A folder written before the summary
+// recorded the plan's shape gets it from the plan's copy in the folder,
+// when the files that plan names are still where it says.
+func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
+	sum, err := summary.Load(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, badinput.Field("-rewrite", "%s holds no run (no %s)", dir, summary.File)
+	}
+	if err != nil {
+		return nil, badinput.Field("-rewrite", "%v", err)
+	}
+	if sum.Design == nil {
+		copyOf := filepath.Join(dir, "plan"+filepath.Ext(sum.Plan))
+		if data, err := os.ReadFile(copyOf); err == nil {
+			if p, err := plan.Parse(sum.Plan, filepath.Dir(sum.Plan), data); err == nil {
+				sum.Design = Design(p)
+			}
+		}
+	}
+	out := &Outcome{Summary: sum, Report: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html"), ExitCode: sum.ExitCode}
+	if err := writeUp(dir, sum, pred); err != nil {
+		return nil, fmt.Errorf("rewriting %s: %w", dir, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,123 @@
+// Package summary holds what a run's summary.json holds: every step's
+// figures, the thresholds' verdicts, the warnings and the findings, as plain
+// data with no runtime state, so that the analysis (findings) and the
+// write-up can work from a run folder long after the run. It imports
+// nothing of the runner.
+package summary
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File is the summary's name in a run folder.
+const File = "summary.json"
+
+// Summary is what summary.json holds: every step's figures, the
+// thresholds' verdicts and the findings.
+type Summary struct {
+	Plan        string            `json:"plan"`
+	Name        string            `json:"name"`
+	Description string            `json:"description,omitempty"`
+	Started     time.Time         `json:"started"`
+	Ended       time.Time         `json:"ended"`
+	Version     string            `json:"version"`
+	Machine     Machine           `json:"machine"`
+	Design      *Design           `json:"design,omitempty"` // the plan's shape, for the analysis and the write-up
+	Steps       []*StepResult     `json:"steps"`
+	Thresholds  []ThresholdResult `json:"thresholds,omitempty"`
+	Aborted     string            `json:"aborted,omitempty"` // why the plan stopped early
+	Interrupted bool              `json:"interrupted,omitempty"`
+	Warnings    []string          `json:"warnings,omitempty"`
+	Findings    []Finding         `json:"findings,omitempty"`
+	ExitCode    int               `json:"exit_code"`
+}
+
+// StepResult is one step's outcome.
+type StepResult struct {
+	Index         int                `json:"index"`
+	Name          string             `json:"name"`
+	Configuration string             `json:"configuration"` // variant labels, or the step name
+	Vars          map[string]string  `json:"vars,omitempty"`
+	Variants      map[string]string  `json:"variants,omitempty"`
+	Dir           string             `json:"dir"`
+	Started       time.Time          `json:"started"`
+	Ended         time.Time          `json:"ended"`
+	Components    []ComponentRun     `json:"components,omitempty"`
+	Deaths        []ComponentRun     `json:"deaths,omitempty"`
+	Aborted       string             `json:"aborted,omitempty"`
+	Reruns        []string           `json:"reruns,omitempty"` // why earlier attempts were discarded
+	WarmupResults uint64             `json:"warmup_results,omitempty"`
+	Scenarios     []*ScenarioResult  `json:"scenarios"`
+	Peaks         map[string]float64 `json:"peaks,omitempty"` // highest value of each sampled series
+	Means         map[string]float64 `json:"means,omitempty"` // mean of each sampled series
+	Pool          *PoolLimits        `json:"pool,omitempty"`  // the proxy pool the first scenario's route draws from
+}
+
+// ScenarioResult is one scenario's figures within a step.
+type ScenarioResult struct {
+	Name        string            `json:"name"`
+	Target      string            `json:"target"` // first target line
+	Rate        string            `json:"rate"`
+	Duration    string            `json:"duration"`
+	Requests    uint64            `json:"requests"`
+	RateActual  float64           `json:"rate_actual"`
+	Throughput  float64           `json:"throughput"`
+	Success     float64           `json:"success"`
+	Latency     LatencySummary    `json:"latency_seconds"`
+	SendLatency LatencySummary    `json:"send_latency_seconds"`
+	StatusCodes map[string]uint64 `json:"status_codes"`
+	Errors      []string          `json:"errors,omitempty"`
+	Dropped     uint64            `json:"dropped,omitempty"`
+	Late        uint64            `json:"late,omitempty"`
+	MaxLag      float64           `json:"max_lag_seconds,omitempty"`
+	Results     string            `json:"results"` // results stream, relative to the output folder
+	Report      string            `json:"report"`  // text report, relative to the output folder
+	RunError    string            `json:"run_error,omitempty"`
+	Staircase   *Staircase        `json:"staircase,omitempty"` // the pool staircase, when latency climbed in one
+}
+
+// LatencySummary holds latencies in seconds.
+type LatencySummary struct {
+	Min  float64 `json:"min"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// ThresholdResult is one threshold checked against one scenario of one step.
+type ThresholdResult struct {
+	Threshold string `json:"threshold"`
+	Step      string `json:"step"`
+	Scenario  string `json:"scenario"`
+	Measured  string `json:"measured"`
+	Pass      bool   `json:"pass"`
+}
+
+// Load reads dir/summary.json.
+func Load(dir string) (*Summary, error) {
+	data, err := os.ReadFile(filepath.Join(dir, File))
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, File), err)
+	}
+	return &s, nil
+}
+
+// Write writes s as dir/summary.json.
+func Write(dir string, s *Summary) error {
+	js, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, File), append(js, '\n'), 0o644)
+}

@@ -1,0 +1,210 @@
+package writeup
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/experiment/sampler"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/plot"
+	"github.com/loadlab/loadlab/internal/slug"
+)
+
+// chartFile is a chart and where its SVG is written (relative path).
+type chartFile struct {
+	Title string
+	File  string
+	Chart plot.Chart
+}
+
+// stepAxis is the time axis shared by all of a step's charts: from the
+// first request or sample to the last.
+func stepAxis(st *summary.StepResult, d *stepData) plot.TimeAxis {
+	ax := d.coll.Axis()
+	if ax.Origin.IsZero() {
+		ax = plot.TimeAxis{Origin: st.Started, Span: st.Ended.Sub(st.Started).Seconds()}
+	}
+	origin, end := ax.Origin, ax.Origin.Add(time.Duration(ax.Span*float64(time.Second)))
+	if len(d.samples) > 0 {
+		if t := d.samples[0].Time; t.Before(origin) || origin.IsZero() {
+			origin = t
+		}
+		if t := d.samples[len(d.samples)-1].Time; t.After(end) {
+			end = t
+		}
+	}
+	return plot.TimeAxis{Origin: origin, Span: end.Sub(origin).Seconds()}
+}
+
+// stepCharts builds a step's charts: latency scatter, throughput, status
+// codes, then every sampled metric, all on one time axis.
+func stepCharts(st *summary.StepResult, d *stepData) []chartFile {
+	ax := stepAxis(st, d)
+	prefix := fmt.Sprintf("charts/step%02d-", st.Index+1)
+	var out []chartFile
+	if d.coll.Latency.Count() > 0 {
+		out = append(out,
+			chartFile{"Latency over time", prefix + "latency.svg", plot.LatencyChart("Latency over time: "+st.Name, ax, d.coll.Latency)},
+			chartFile{"Throughput", prefix + "throughput.svg", plot.ThroughputChart("Requests and successful responses per second: "+st.Name, ax, d.coll.Timeline)},
+			chartFile{"Status codes", prefix + "status.svg", plot.StatusChart("Status codes per second: "+st.Name, ax, d.coll.Timeline)},
+		)
+	}
+	for _, g := range groupSamples(d.samples) {
+		out = append(out, chartFile{g.title, prefix + slug.Make(g.title, "") + ".svg", plot.MetricChart(g.title+": "+st.Name, ax, g.metrics...)})
+	}
+	return out
+}
+
+type metricGroup struct {
+	title   string
+	metrics []plot.Metric
+}
+
+// groupSamples puts every CPU series on one chart, every RSS series on
+// another, and each Prometheus metric (all its label sets) on its own.
+func groupSamples(ss []sampler.Sample) []metricGroup {
+	bySeries := map[string]*plot.Metric{}
+	var order []string
+	for _, s := range ss {
+		m := bySeries[s.Series]
+		if m == nil {
+			m = &plot.Metric{Name: s.Series, Unit: s.Unit}
+			bySeries[s.Series] = m
+			order = append(order, s.Series)
+		}
+		m.Samples = append(m.Samples, plot.Sample{Time: s.Time, Value: s.Value})
+	}
+	groups := map[string]*metricGroup{}
+	var titles []string
+	for _, name := range order {
+		m := bySeries[name]
+		var title string
+		switch {
+		case strings.HasSuffix(name, sampler.SeriesCPU) || name == sampler.SeriesHost:
+			title = "CPU usage"
+			m.Unit = "CPU % (100 = one core)"
+			m.Name = strings.TrimSuffix(name, " "+sampler.SeriesCPU)
+		case strings.HasSuffix(name, sampler.SeriesRSS):
+			title = "Memory (RSS)"
+			m.Unit = "MiB"
+			m.Name = strings.TrimSuffix(name, " "+sampler.SeriesRSS)
+		default:
+			comp, metric, _ := strings.Cut(name, " ")
+			suffix := ""
+			if i := strings.LastIndex(metric, " "); i >= 0 {
+				metric, suffix = metric[:i], metric[i:]
+			}
+			base, labels, _ := strings.Cut(metric, "{")
+			title = comp + " " + strings.TrimSpace(base+suffix)
+			if labels != "" {
+				l, _, _ := strings.Cut(labels, "}")
+				m.Name = l
+			} else {
+				m.Name = base
+			}
+			m.Unit = unitOf(base, suffix, m.Unit)
+		}
+		g := groups[title]
+		if g == nil {
+			g = &metricGroup{title: title}
+			groups[title] = g
+			titles = append(titles, title)
+		}
+		g.metrics = append(g.metrics, *m)
+	}
+	sort.SliceStable(titles, func(i, j int) bool { return rank(titles[i]) < rank(titles[j]) })
+	out := make([]metricGroup, len(titles))
+	for i, t := range titles {
+		out[i] = *groups[t]
+	}
+	return out
+}
+
+// unitOf labels a Prometheus series' y axis from its name.
+func unitOf(name, suffix, unit string) string {
+	switch {
+	case strings.TrimSpace(suffix) == "/s":
+		return "per second"
+	case strings.TrimSpace(suffix) == "mean" || strings.HasSuffix(name, "_seconds"):
+		return "seconds"
+	case strings.Contains(name, "workers"):
+		return "workers"
+	case strings.Contains(name, "waiting") || strings.Contains(name, "in_flight"):
+		return "requests"
+	case strings.Contains(name, "percent"):
+		return "%"
+	case strings.HasSuffix(name, "_bytes"):
+		return "bytes"
+	case unit != "":
+		return unit
+	}
+	return "value"
+}
+
+// rank orders charts as the seed reports show them: pool workers, waiting,
+// other pool series, breaker, the rest, then CPU and memory.
+func rank(title string) int {
+	switch {
+	case strings.Contains(title, "pool_workers_in_use"):
+		return 0
+	case strings.Contains(title, "overflow_workers"):
+		return 1
+	case strings.Contains(title, "pool_waiting"):
+		return 2
+	case strings.Contains(title, "pool"):
+		return 3
+	case strings.Contains(title, "breaker"):
+		return 4
+	case title == "CPU usage":
+		return 8
+	case title == "Memory (RSS)":
+		return 9
+	}
+	return 5
+}
+
+// percentileCharts overlays, per scenario, the latency distributions of
+// every step.
+func percentileCharts(sum *summary.Summary, data []*stepData) []chartFile {
+	var out []chartFile
+	for _, name := range sum.ScenarioNames() {
+		var dists []plot.Distribution
+		for i, st := range sum.Steps {
+			for j, sc := range st.Scenarios {
+				if m := data[i].metrics[j]; sc.Name == name && m.Latencies.Count > 0 {
+					if h := m.Latencies.Histogram(); h != nil {
+						dists = append(dists, plot.DistributionFromHistogram(st.Name, h, time.Nanosecond))
+					}
+				}
+			}
+		}
+		if len(dists) == 0 {
+			continue
+		}
+		out = append(out, chartFile{"Latency percentiles of " + name, "charts/percentiles-" + slug.Make(name, "") + ".svg",
+			plot.PercentileChart("Latency by percentile, "+name+", every step", dists...)})
+	}
+	return out
+}
+
+// writeSVGs renders charts into the output folder.
+func writeSVGs(dir string, cs []chartFile) error {
+	for _, c := range cs {
+		f, err := os.Create(filepath.Join(dir, c.File))
+		if err != nil {
+			return err
+		}
+		err = plot.WriteSVG(f, c.Chart)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.File, err)
+		}
+	}
+	return nil
+}

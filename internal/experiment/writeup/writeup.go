@@ -1,0 +1,128 @@
+// Package writeup writes a run's report from its run folder: report.md
+// (with SVG charts in charts/) and a self-contained report.html, from the
+// Summary and the raw data beside it (results streams, text reports,
+// samples and the plan's copy). It reads nothing else, so the report of a
+// run can be rebuilt at any time (loadlab run -rewrite). It also holds the
+// terminal's compact table of a run (Brief).
+package writeup
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/loadlab/loadlab/internal/experiment/sampler"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/plot"
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+// Write writes report.md, report.html and the charts of the run in dir,
+// whose figures sum holds.
+func Write(dir string, sum *summary.Summary) error {
+	f, err := readFolder(dir, sum)
+	if err != nil {
+		return err
+	}
+	perStep := make([][]chartFile, len(sum.Steps))
+	for i, st := range sum.Steps {
+		perStep[i] = stepCharts(st, f.steps[i])
+		if err := writeSVGs(dir, perStep[i]); err != nil {
+			return err
+		}
+	}
+	pct := percentileCharts(sum, f.steps)
+	if err := writeSVGs(dir, pct); err != nil {
+		return err
+	}
+	md := markdown(sum, f, perStep, pct)
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	return writeHTML(dir, sum, f, perStep, pct)
+}
+
+// folder is what the report takes from the run folder besides the summary.
+type folder struct {
+	plan  string // the plan's text
+	steps []*stepData
+}
+
+// stepData is one step's raw data, read back.
+type stepData struct {
+	samples []sampler.Sample
+	coll    *plot.Collector    // every scenario's results, for the time charts
+	metrics []*metrics.Metrics // per scenario, for the percentile charts
+	texts   []string           // per scenario, the text report
+}
+
+func readFolder(dir string, sum *summary.Summary) (*folder, error) {
+	f := &folder{}
+	plan, err := os.ReadFile(filepath.Join(dir, "plan"+filepath.Ext(sum.Plan)))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	f.plan = string(plan)
+	rows, err := summary.LoadSamples(dir)
+	if err != nil {
+		return nil, err
+	}
+	byStep := map[int][]sampler.Sample{}
+	for _, r := range rows {
+		byStep[r.Step] = append(byStep[r.Step], sampler.Sample{Time: r.At(), Series: r.Series, Unit: r.Unit, Value: r.Value})
+	}
+	for _, st := range sum.Steps {
+		d := &stepData{samples: byStep[st.Index+1], coll: plot.NewCollector(0)}
+		for _, sc := range st.Scenarios {
+			m := metrics.New()
+			if err := readResults(filepath.Join(dir, sc.Results), m, d.coll); err != nil {
+				return nil, err
+			}
+			m.Close()
+			text, err := os.ReadFile(filepath.Join(dir, sc.Report))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+			d.metrics = append(d.metrics, m)
+			d.texts = append(d.texts, string(text))
+		}
+		f.steps = append(f.steps, d)
+	}
+	return f, nil
+}
+
+// readResults adds a scenario's results stream to its metrics and to the
+// step's charts. A missing stream (the scenario never ran) adds nothing; a
+// stream cut short (a crash) adds what was written.
+func readResults(path string, m *metrics.Metrics, coll *plot.Collector) error {
+	src, err := results.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer src.Close()
+	for {
+		var r results.Result
+		err := src.Decode(&r)
+		if err == io.EOF || errors.Is(err, results.ErrCorrupt) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		m.Add(&r)
+		coll.Add(&r)
+	}
+}
+
+func orText(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
