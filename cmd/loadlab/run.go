@@ -33,6 +33,10 @@ const runExamples = `  # Run seed 000's incident replay at laptop scale; writes 
   # In CI: the exit code is 1 when a threshold is crossed, 3 when a component failed
   loadlab run -quiet plan.yaml || echo "performance gate failed"
 
+  # Rebuild the findings and the report of an earlier run from its folder
+  # (summary.json, samples, results streams); nothing is run
+  loadlab run -rewrite loadlab-run-incident-replay-20260101-120000
+
 The plan schema is documented in docs/experiments.md. Ctrl-C stops the run and
 still writes the report for the steps that ran.`
 
@@ -41,8 +45,20 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	out := fs.String("out", "", "output `folder` (default ./loadlab-run-<plan name>-<timestamp>); must not hold a previous run")
 	check := fs.Bool("check", false, "validate the plan and list its steps, start nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines, only the final summary")
+	rewrite := fs.String("rewrite", "", "rebuild the findings and report (report.md, report.html, charts) of the run in `folder` from its data, running nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *rewrite != "" {
+		if fs.NArg() > 0 {
+			return badinput.Field("-rewrite", "takes no plan file (got %q): the run folder holds what is needed", fs.Arg(0))
+		}
+		res, err := experiment.Rewrite(*rewrite, nil)
+		if err != nil {
+			return err
+		}
+		printOutcome(stdout, res)
+		return nil
 	}
 	if fs.NArg() != 1 {
 		return badinput.Field("", "want exactly one plan file, got %d arguments", fs.NArg())

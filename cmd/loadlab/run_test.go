@@ -130,6 +130,19 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 	}
 
+	// -rewrite rebuilds the same report from the folder, running nothing.
+	os.Remove(filepath.Join(out, "report.md"))
+	stdout.Reset()
+	if code := runMain([]string{"run", "-rewrite", out}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "report: ") {
+		t.Fatalf("rewrite: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	if again, _ := os.ReadFile(filepath.Join(out, "report.md")); string(again) != string(md) {
+		t.Errorf("the rewritten report.md differs from the run's")
+	}
+	stderr.Reset()
+	if code := runMain([]string{"run", "-rewrite", dir}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "holds no run") {
+		t.Errorf("rewrite of a folder without a run: exit %d, stderr %q", code, stderr.String())
+	}
 }
 
 func TestRunBadPlan(t *testing.T) {
