@@ -12,7 +12,8 @@ import (
 // staircases states the pool staircase for every step whose scenarios'
 // latency climbed in plateaus: the step length and increment, step length
 // × rate against the pool's workers, and the ceiling against checkout
-// timeout + the time a request holds a worker.
+// timeout + the time a request holds a worker. Where the figures and the
+// pool's configuration disagree, it says so rather than forcing a match.
 func staircases(sum *summary.Summary) []finding {
 	var out []finding
 	for _, st := range sum.Steps {
@@ -28,8 +29,8 @@ func staircases(sum *summary.Summary) []finding {
 func staircaseText(st *summary.StepResult, sc *summary.ScenarioResult, s *summary.Staircase) string {
 	rate := sc.RateActual
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "In step %q, %s latency climbed in steps of ≈%s s every ≈%s s (%d steps from %s s)",
-		st.Name, sc.Name, approx(s.Increment), approx(s.StepLength), s.Steps, approx(s.Base))
+	fmt.Fprintf(b, "In step %q, %s latency climbed in steps of ≈%s s every ≈%s s (%d steps from %s)",
+		st.Name, sc.Name, approx(s.Increment), approx(s.StepLength), s.Steps, secs(s.Base))
 	batch := s.StepLength * rate
 	pool := ""
 	if p := st.Pool; p != nil {
@@ -59,24 +60,38 @@ func staircaseText(st *summary.StepResult, sc *summary.ScenarioResult, s *summar
 	}
 	fmt.Fprintf(b, ". It stopped at %s s", approx(s.MaxOK))
 	if p := st.Pool; p != nil {
+		// A request at the ceiling waited the whole checkout timeout, then
+		// held its worker for the service time (the first plateau) or the
+		// request timeout, whichever is shorter.
 		held, what := s.Base, "origin"
 		if p.RequestTimeout > 0 && p.RequestTimeout < held {
 			held, what = p.RequestTimeout, "request timeout"
 		}
 		ceil := p.CheckoutTimeout + held
-		rel := "="
-		if !near(s.MaxOK, ceil, 0.1) {
-			rel = "against"
-		}
-		fmt.Fprintf(b, " %s checkout timeout %s s + %s s %s", rel, approx(p.CheckoutTimeout), approx(held), what)
-		if rel == "against" {
-			fmt.Fprintf(b, " = %s s", approx(ceil))
+		if near(s.MaxOK, ceil, 0.1) {
+			fmt.Fprintf(b, " = checkout timeout %s s + %s %s", approx(p.CheckoutTimeout), secs(held), what)
+		} else {
+			if what == "origin" {
+				what = "the first plateau's"
+				fmt.Fprintf(b, ", which does not match checkout timeout %s s + %s %s (%s s)", approx(p.CheckoutTimeout), what, secs(held), approx(ceil))
+			} else {
+				fmt.Fprintf(b, ", which does not match checkout timeout %s s + %s %s (%s s)", approx(p.CheckoutTimeout), secs(held), what, approx(ceil))
+			}
+			if s.MaxOK > ceil {
+				fmt.Fprintf(b, ": %s of it is time the pool's configuration does not account for", secs(s.MaxOK-ceil))
+			} else {
+				fmt.Fprintf(b, ": it stopped %s short of that", secs(ceil-s.MaxOK))
+			}
 		}
 	}
 	if s.Failures > 0 {
-		fmt.Fprintf(b, "; %d later requests failed with %s after ≈%s s", s.Failures, s.FailStatus, approx(s.FailAt))
-		if p := st.Pool; p != nil && near(s.FailAt, p.CheckoutTimeout, 0.1) {
-			b.WriteString(" (the checkout timeout)")
+		fmt.Fprintf(b, "; %d later requests failed with %s after ≈%s", s.Failures, s.FailStatus, secs(s.FailAt))
+		if p := st.Pool; p != nil {
+			if near(s.FailAt, p.CheckoutTimeout, 0.1) {
+				b.WriteString(" (the checkout timeout)")
+			} else {
+				fmt.Fprintf(b, ", not after the %s s checkout timeout: something other than the pool's queue failed them", approx(p.CheckoutTimeout))
+			}
 		}
 	}
 	return b.String() + "."
@@ -97,4 +112,14 @@ func approx(v float64) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+// secs writes a time for a sentence with its unit: as approx in seconds
+// from 10 ms on ("1.2 s"), as a rounded duration below ("400µs"), so that
+// a short time never reads as "0 s".
+func secs(v float64) string {
+	if v >= 0.01 {
+		return approx(v) + " s"
+	}
+	return summary.FmtSeconds(v)
 }
