@@ -45,6 +45,7 @@ func (tl *timeline) add(r *results.Result) {
 type plateau struct {
 	start, level float64
 	n            int
+	first, last  int // indexes of its first and last request
 }
 
 // measureStaircase finds the staircase in a scenario's points, or returns
@@ -103,9 +104,10 @@ func measureStaircase(pts []point) *summary.Staircase {
 		if cur != nil && abs(v-cur.level) <= tol {
 			cur.level += (v - cur.level) / float64(cur.n+1)
 			cur.n++
+			cur.last = i
 			continue
 		}
-		plats = append(plats, plateau{start: float64(ok[i].t), level: v, n: 1})
+		plats = append(plats, plateau{start: float64(ok[i].t), level: v, n: 1, first: i, last: i})
 		cur = &plats[len(plats)-1]
 	}
 	var kept []plateau
@@ -117,6 +119,7 @@ func measureStaircase(pts []point) *summary.Staircase {
 			last := &kept[k-1]
 			last.level = (last.level*float64(last.n) + p.level*float64(p.n)) / float64(last.n+p.n)
 			last.n += p.n
+			last.last = p.last
 			continue
 		}
 		kept = append(kept, p)
@@ -148,6 +151,15 @@ func measureStaircase(pts []point) *summary.Staircase {
 	if len(rises) < 2 || !regular(rises) || !regular(lengths) {
 		return nil
 	}
+	// A queue that grows steadily (more requests than workers, but no
+	// batches) also cuts into regular pieces of one tolerance each; its
+	// pieces drift as much as they rise. A plateau is flat: its last third
+	// sits within half a rise of its first.
+	for _, p := range run[:len(rises)] {
+		if drift(smooth[p.first:p.last+1]) > 0.5*median(rises) {
+			return nil
+		}
+	}
 	// The ceiling is the highest smoothed latency: a lone slow request
 	// (a stall of the machine) is not the pool's ceiling.
 	maxOK := 0.0
@@ -165,6 +177,13 @@ func measureStaircase(pts []point) *summary.Staircase {
 		}
 	}
 	return s
+}
+
+// drift is how far the last third of a plateau's latencies sits above its
+// first third (medians).
+func drift(lats []float64) float64 {
+	k := max(1, len(lats)/3)
+	return median(lats[len(lats)-k:]) - median(lats[:k])
 }
 
 // regular reports whether every value is within ×0.5–1.5 of the median.

@@ -150,3 +150,36 @@ func TestMeasureStaircaseOfRealStreams(t *testing.T) {
 		})
 	}
 }
+
+// testdata/queue-ramp/*.lll are two steps of a real run of the step-sweep
+// example: a pool of 2 workers fed 512 and 128 requests/s. The queue grows
+// steadily until the checkout timeout: a ramp, not a staircase.
+func TestQueueRampIsNoStaircase(t *testing.T) {
+	for _, file := range []string{"ruby-info-512.lll", "ruby-buildpacks-128.lll"} {
+		t.Run(file, func(t *testing.T) {
+			src, err := results.Open(filepath.Join("testdata/queue-ramp", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			var tl timeline
+			for {
+				var r results.Result
+				if err := src.Decode(&r); err != nil {
+					break
+				}
+				tl.add(&r)
+			}
+			if len(tl.pts) < 300 {
+				t.Fatalf("read only %d results", len(tl.pts))
+			}
+			if s := measureStaircase(tl.pts); s != nil {
+				t.Errorf("a queue ramp taken for a staircase: %+v", *s)
+			}
+		})
+	}
+	// The same ramp, simulated: 2 workers of 30 ms at 128/s, 1 s timeout.
+	if s := measureStaircase(pool(2, 0.03, 128, 3, 1, 0.002, 1)); s != nil {
+		t.Errorf("a simulated queue ramp taken for a staircase: %+v", *s)
+	}
+}
