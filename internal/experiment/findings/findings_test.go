@@ -196,3 +196,51 @@ func TestFindingsOfStaircaseRun(t *testing.T) {
 		}
 	}
 }
+
+// predictor stands in for a model that covers one step: it explains that
+// step and leaves the others to the heuristics.
+type predictor struct{ step string }
+
+func (p predictor) Explain(_ *summary.Summary, st *summary.StepResult) ([]findings.Finding, bool) {
+	if st.Name != p.step {
+		return nil, false
+	}
+	return []findings.Finding{{Kind: summary.KindStaircase, Text: "The model: " + st.Name}}, true
+}
+
+// A Predictor's findings replace the heuristic explanations of the steps
+// it covers, and only those.
+func TestPredictorReplacesHeuristics(t *testing.T) {
+	p, err := plan.Load("../../../examples/003-pool-staircase/plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := readSummary(t, "staircase")
+	sum.Design = experiment.Design(p)
+	const covered = "16 rps, checkout timeout 1.2s"
+	all := findings.Compute(sum, findings.Options{})
+	got := findings.Compute(sum, findings.Options{Predictor: predictor{covered}})
+	heuristic := func(fs []findings.Finding, step string) int {
+		n := 0
+		for _, f := range fs {
+			if f.Heuristic && strings.Contains(f.Text, "step \""+step+"\"") {
+				n++
+			}
+		}
+		return n
+	}
+	if heuristic(all, covered) == 0 || heuristic(got, covered) != 0 {
+		t.Errorf("heuristics for the covered step: %d without a model, %d with", heuristic(all, covered), heuristic(got, covered))
+	}
+	if other := "24 rps, checkout timeout 1.2s"; heuristic(got, other) != heuristic(all, other) || heuristic(got, other) == 0 {
+		t.Errorf("the uncovered step lost its heuristics: %d of %d", heuristic(got, other), heuristic(all, other))
+	}
+	if last := got[len(got)-1]; last.Text != "The model: "+covered || last.Heuristic {
+		t.Errorf("model finding missing: %+v", got)
+	}
+	for _, f := range all {
+		if f.Kind == "" || (f.Kind == summary.KindStaircase) != strings.Contains(f.Text, "latency climbed") {
+			t.Errorf("finding of kind %q: %s", f.Kind, f.Text)
+		}
+	}
+}

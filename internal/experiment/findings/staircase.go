@@ -71,12 +71,11 @@ func staircaseText(st *summary.StepResult, sc *summary.ScenarioResult, s *summar
 		if near(s.MaxOK, ceil, 0.1) {
 			fmt.Fprintf(b, " = checkout timeout %s s + %s %s", approx(p.CheckoutTimeout), secs(held), what)
 		} else {
+			term := secs(held) + " " + what
 			if what == "origin" {
-				what = "the first plateau's"
-				fmt.Fprintf(b, ", which does not match checkout timeout %s s + %s %s (%s s)", approx(p.CheckoutTimeout), what, secs(held), approx(ceil))
-			} else {
-				fmt.Fprintf(b, ", which does not match checkout timeout %s s + %s %s (%s s)", approx(p.CheckoutTimeout), secs(held), what, approx(ceil))
+				term = "the first plateau's " + secs(held) // the origin's time is not known to be that
 			}
+			fmt.Fprintf(b, ", which does not match checkout timeout %s s + %s (%s s)", approx(p.CheckoutTimeout), term, approx(ceil))
 			if s.MaxOK > ceil {
 				fmt.Fprintf(b, ": %s of it is time the pool's configuration does not account for", secs(s.MaxOK-ceil))
 			} else {
