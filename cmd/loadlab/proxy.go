@@ -6,11 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"runtime/debug"
-	"syscall"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -71,67 +66,21 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	if *check {
-		fmt.Fprintf(stdout, "%s: ok, %s, %s\n", *cfgFile, plural(len(cfg.Pools), "pool"), plural(len(cfg.Routes), "route"))
+		fmt.Fprintf(stdout, "%s: ok, %s\n", *cfgFile, proxy.Describe(cfg))
 		return nil
 	}
-	if os.Getenv("GOGC") == "" {
-		// The proxy's live heap is small and its garbage per request
-		// steady: collect less often than the default 100% so that GC
-		// cycles do not sit in the latency tail (GOGC still overrides).
-		debug.SetGCPercent(400)
-	}
-	p, err := proxy.New(cfg, proxy.Options{Logf: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }})
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
+	err = proxy.Serve(ctx, proxy.ServeOptions{
+		ConfigFile:    *cfgFile,
+		Config:        cfg,
+		Listen:        *listen,
+		ShutdownGrace: *grace,
+		IdleTimeout:   *idle,
+		Ready:         func(url string) { fmt.Fprintf(stdout, "proxy listening on %s\n", url) },
+		Logf:          func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
+	})
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "listen" {
 		return badinput.Field("-listen", "%v", err)
 	}
-	srv := &http.Server{
-		Handler:           p,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       *idle,
-		ErrorLog:          nil,
-	}
-	fmt.Fprintf(stdout, "proxy listening on http://%s\n", ln.Addr())
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	for {
-		select {
-		case <-hup:
-			next, err := proxy.LoadConfig(*cfgFile)
-			if err == nil {
-				err = p.Reload(next)
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "loadlab proxy: reload failed, keeping the running config: %v\n", err)
-				continue
-			}
-			fmt.Fprintf(stderr, "loadlab proxy: reloaded %s (%s, %s)\n", *cfgFile, plural(len(next.Pools), "pool"), plural(len(next.Routes), "route"))
-		case err := <-served:
-			return err
-		case <-ctx.Done():
-			sctx, cancel := context.WithTimeout(context.Background(), *grace)
-			err := srv.Shutdown(sctx)
-			cancel()
-			if errors.Is(err, context.DeadlineExceeded) {
-				srv.Close()
-				return fmt.Errorf("shutdown: requests still in flight after %v", *grace)
-			}
-			return err
-		}
-	}
-}
-
-// plural writes n with the noun, in the plural unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return err
 }
