@@ -7,8 +7,8 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
-// breakerStory tells report 002's sequence when the proxy's metrics show it:
-// the pool drained, the breaker opened, fallbacks were served.
+// breakerStory tells the pool-drain story when the proxy's metrics show
+// it: the pool drained, the breaker opened, fallbacks were served.
 func breakerStory(sum *summary.Summary) []finding {
 	for _, st := range sum.Steps {
 		open, ok := seriesValue(st.Peaks, "breaker_state", "state=open")

@@ -51,8 +51,8 @@ func poolWhy(best, worst *summary.StepResult, all []*summary.StepResult) string 
 	return s
 }
 
-// managerWhy explains a collapse by the proxy's serial pool manager (seed
-// 000's "Mailbox" graph): one goroutine, as poolboy is one Erlang process,
+// managerWhy explains a collapse by the proxy's serial pool manager (its
+// mailbox length): one goroutine, as poolboy is one Erlang process,
 // that starts and dismisses overflow workers itself. When the worst
 // configuration's mailbox grew and the best's did not, it says how many
 // workers the manager could start per second against the requests that

@@ -76,7 +76,7 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 		out = append(out, fact(summary.KindComparison, fmt.Sprintf("%s%s %s: %s %s %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
 			at, best.Configuration, verb, main, keep, 100*bs.Success, summary.FmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, summary.FmtSeconds(ws.Latency.P99))))
 	}
-	// The other scenarios at the heaviest load (seed 000's /news poll).
+	// The other scenarios at the heaviest load (e.g. the incident replay's /news poll).
 	last := byKey[keys[len(keys)-1]]
 	for _, sc := range last[0].Scenarios {
 		if sc.Name == main {
@@ -105,7 +105,7 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 }
 
 // latencyDiffers describes configurations whose success is alike but whose
-// latency is not (report 004's regression hunt): the p99 of each, in run
+// latency is not (a regression hunt over builds): the p99 of each, in run
 // order, at the load where they differ most, and the first that regressed.
 func latencyDiffers(main string, keys []string, byKey map[string][]*summary.StepResult) string {
 	bestRatio, bestKey, found := 1.5, "", false
@@ -198,8 +198,8 @@ func alike(main string, keys []string, byKey map[string][]*summary.StepResult) s
 // churn compares how many upstream connections the configurations opened
 // per second (overflow workers open one per request and close it after),
 // and what that cost in CPU. It prefers a load that every configuration
-// held, where the cost is paid for nothing (seed 000's "overflow uses more
-// CPU even when the system is functioning normally"), and within those the
+// held, where the cost is paid for nothing (an overflow pool uses more CPU
+// even while the system copes), and within those the
 // largest difference.
 func churn(main string, keys []string, byKey map[string][]*summary.StepResult) string {
 	mean := func(st *summary.StepResult, metric string) (float64, bool) {

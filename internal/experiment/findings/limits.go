@@ -48,7 +48,7 @@ func group(sum *summary.Summary, st *summary.StepResult, rate string) string {
 
 // limits gives, for each configuration (and other variable) swept over
 // rates, the last rate with at least 99% success and the first below it:
-// seed 001's table of limits. It says nothing when every group has the same.
+// the step sweep's table of limits. It says nothing when every group has the same.
 func limits(sum *summary.Summary, main string) string {
 	rate := rateAxis(sum)
 	if rate == "" {

@@ -17,7 +17,7 @@ func latencyCells(l summary.LatencySummary) string {
 	return strings.Join([]string{summary.FmtSeconds(l.Mean), summary.FmtSeconds(l.P50), summary.FmtSeconds(l.P95), summary.FmtSeconds(l.P99), summary.FmtSeconds(l.Max)}, ", ")
 }
 
-// comparisonRows is the seed reports' table: Configuration | RPS |
+// comparisonRows is the comparison table: Configuration | RPS |
 // Latencies [mean, 50, 95, 99, max] | Success ratio, per scenario.
 func comparisonRows(sum *summary.Summary, name string) [][]string {
 	var rows [][]string
@@ -37,7 +37,7 @@ func comparisonRows(sum *summary.Summary, name string) [][]string {
 
 var comparisonHeader = []string{"Configuration", "RPS", "Latencies [mean, 50, 95, 99, max]", "Success ratio", "Requests"}
 
-// cpuRows is seed 000's CPU comparison: peak and mean CPU per component.
+// cpuRows is the CPU comparison: peak and mean CPU per component.
 func cpuRows(sum *summary.Summary) ([]string, [][]string) {
 	comps := map[string]bool{}
 	for _, st := range sum.Steps {
