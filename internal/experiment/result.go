@@ -18,12 +18,10 @@ type stepRun struct {
 	scenarios []*scenarioRun
 }
 
-// scenarioRun is a scenario's result with its metrics and the points the
-// staircase is measured on.
+// scenarioRun is a scenario's result with its metrics.
 type scenarioRun struct {
 	*summary.ScenarioResult
-	m  *metrics.Metrics
-	tl timeline
+	m *metrics.Metrics
 }
 
 // add appends a scenario to the step.

@@ -13,9 +13,11 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/writeup"
 )
 
-// writeUp is the end of every run: the analysis (findings), then
-// summary.json and the report, all from what the run folder holds.
+// writeUp is the end of every run: the analysis (the staircases measured
+// on the results streams, the findings), then summary.json and the report,
+// all from what the run folder holds.
 func writeUp(dir string, sum *summary.Summary, pred findings.Predictor) error {
+	findings.MeasureStaircases(dir, sum)
 	sum.Findings = findings.Compute(sum, findings.Options{Predictor: pred})
 	if err := summary.Write(dir, sum); err != nil {
 		return err
@@ -24,8 +26,8 @@ func writeUp(dir string, sum *summary.Summary, pred findings.Predictor) error {
 }
 
 // Rewrite analyses the run in dir again and rebuilds its report (report.md,
-// report.html, the charts) and the findings in summary.json, from the run
-// folder alone: nothing is run. A folder written before the summary
+// report.html, the charts) and the staircases and findings in
+// summary.json, from the run folder alone: nothing is run. A folder written before the summary
 // recorded the plan's shape gets it from the plan's copy in the folder,
 // when the files that plan names are still where it says.
 func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {

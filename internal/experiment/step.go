@@ -372,7 +372,6 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			err := atk.Run(ctx, func(rs *results.Result) {
 				w.Encode(rs)
 				sr.m.Add(rs)
-				sr.tl.add(rs)
 				win.add(time.Now(), rs.Success())
 				if now := time.Now(); now.Sub(last) > time.Second {
 					// Flush a block a second so a crash loses little.
@@ -440,8 +439,6 @@ func (r *runner) finishScenario(sr *scenarioRun) {
 	}
 	sort.Strings(sr.Errors)
 	sr.Dropped, sr.Late, sr.MaxLag = m.Dropped, m.Lag.Late, m.Lag.Max.Seconds()
-	sr.Staircase = measureStaircase(sr.tl.pts)
-	sr.tl = timeline{}
 	text := textReport(m)
 	if sr.RunError != "" {
 		text += "Run error: " + sr.RunError + "\n"

@@ -4,7 +4,8 @@
 // which configuration held and which collapsed at the same load, where
 // success fell below 99% in a sweep, the limits per configuration, how the
 // other scenarios fared, what the pool metrics were doing meanwhile, the
-// breaker's story and the pool staircase. The explanations (why a pool
+// breaker's story and the pool staircase (measured on the run folder's
+// results streams by MeasureStaircases). The explanations (why a pool
 // fell, the staircase, the breaker) are heuristics on the measured figures;
 // a Predictor (a model of the system under test) replaces them for the
 // steps it covers. It is the only part of the experiment that reads the

@@ -1,4 +1,4 @@
-package experiment
+package findings
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 // pool simulates a pool of w workers, each held for service seconds, fed
@@ -116,18 +116,9 @@ func TestMeasureStaircaseOfRealStreams(t *testing.T) {
 		{file: "06-24-rps-checkout-timeout-0-6s.lll"}, // one step, then the 1.6 s ceiling
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			src, err := results.Open(filepath.Join("testdata/staircase", tc.file))
+			tl, err := readTimeline(filepath.Join("testdata/staircase", tc.file))
 			if err != nil {
 				t.Fatal(err)
-			}
-			defer src.Close()
-			var tl timeline
-			for {
-				var r results.Result
-				if err := src.Decode(&r); err != nil {
-					break
-				}
-				tl.add(&r)
 			}
 			if len(tl.pts) < 80 {
 				t.Fatalf("read only %d results", len(tl.pts))
@@ -157,18 +148,9 @@ func TestMeasureStaircaseOfRealStreams(t *testing.T) {
 func TestQueueRampIsNoStaircase(t *testing.T) {
 	for _, file := range []string{"ruby-info-512.lll", "ruby-buildpacks-128.lll"} {
 		t.Run(file, func(t *testing.T) {
-			src, err := results.Open(filepath.Join("testdata/queue-ramp", file))
+			tl, err := readTimeline(filepath.Join("testdata/queue-ramp", file))
 			if err != nil {
 				t.Fatal(err)
-			}
-			defer src.Close()
-			var tl timeline
-			for {
-				var r results.Result
-				if err := src.Decode(&r); err != nil {
-					break
-				}
-				tl.add(&r)
 			}
 			if len(tl.pts) < 300 {
 				t.Fatalf("read only %d results", len(tl.pts))
@@ -181,5 +163,30 @@ func TestQueueRampIsNoStaircase(t *testing.T) {
 	// The same ramp, simulated: 2 workers of 30 ms at 128/s, 1 s timeout.
 	if s := measureStaircase(pool(2, 0.03, 128, 3, 1, 0.002, 1)); s != nil {
 		t.Errorf("a simulated queue ramp taken for a staircase: %+v", *s)
+	}
+}
+
+// MeasureStaircases measures every scenario's staircase from the run
+// folder's streams, replacing what the summary held: a ramp an older
+// analysis called a staircase loses it, a real staircase is found, a
+// missing stream leaves none.
+func TestMeasureStaircasesOfAFolder(t *testing.T) {
+	scenario := func(stream string) *summary.ScenarioResult {
+		return &summary.ScenarioResult{Name: "search", Results: stream, Staircase: &summary.Staircase{Steps: 24}}
+	}
+	sum := &summary.Summary{Steps: []*summary.StepResult{
+		{Name: "ramp", Scenarios: []*summary.ScenarioResult{scenario("queue-ramp/ruby-info-512.lll")}},
+		{Name: "stairs", Scenarios: []*summary.ScenarioResult{scenario("staircase/02-16-rps-checkout-timeout-1-2s.lll")}},
+		{Name: "gone", Scenarios: []*summary.ScenarioResult{scenario("missing.lll")}},
+	}}
+	MeasureStaircases("testdata", sum)
+	if s := sum.Steps[0].Scenarios[0].Staircase; s != nil {
+		t.Errorf("ramp: %+v", *s)
+	}
+	if s := sum.Steps[1].Scenarios[0].Staircase; s == nil || s.Steps < 3 || math.Abs(s.StepLength-0.75) > 0.075 {
+		t.Errorf("stairs: %+v", s)
+	}
+	if s := sum.Steps[2].Scenarios[0].Staircase; s != nil {
+		t.Errorf("missing stream: %+v", *s)
 	}
 }

@@ -1,6 +1,7 @@
-package experiment
+package findings
 
 import (
+	"path/filepath"
 	"sort"
 	"strconv"
 	"time"
@@ -20,7 +21,40 @@ type point struct {
 // maxPoints bounds the memory a scenario's points take (12 bytes each).
 const maxPoints = 1 << 21
 
-// timeline collects a scenario's points as its results arrive.
+// MeasureStaircases measures the pool staircase of every scenario of the
+// run in dir from its results stream, and records it in the summary (nil
+// where latency did not climb in one). A stream that cannot be read
+// leaves its scenario without a staircase.
+func MeasureStaircases(dir string, sum *summary.Summary) {
+	for _, st := range sum.Steps {
+		for _, sc := range st.Scenarios {
+			sc.Staircase = nil
+			if tl, err := readTimeline(filepath.Join(dir, sc.Results)); err == nil {
+				sc.Staircase = measureStaircase(tl.pts)
+			}
+		}
+	}
+}
+
+// readTimeline reads a results stream's points, up to a torn or corrupt
+// block (what a crash leaves).
+func readTimeline(path string) (*timeline, error) {
+	src, err := results.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	tl := &timeline{}
+	for {
+		var r results.Result
+		if err := src.Decode(&r); err != nil {
+			return tl, nil
+		}
+		tl.add(&r)
+	}
+}
+
+// timeline collects a scenario's points.
 type timeline struct {
 	origin time.Time
 	pts    []point
