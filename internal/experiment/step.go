@@ -323,7 +323,7 @@ func (r *runner) warmup(ctx context.Context, st *plan.Step) uint64 {
 }
 
 // attackAll runs the step's scenarios concurrently, each into its results
-// stream, metrics and the step's charts.
+// stream and metrics (the charts are drawn from the streams afterwards).
 func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, st *plan.Step, dir string, res *stepRun) {
 	win := &window{buckets: map[int64][2]uint64{}}
 	var wg sync.WaitGroup
