@@ -11,6 +11,7 @@ import (
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/slug"
 )
 
 func init() {
@@ -59,7 +60,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	dir := *out
 	if dir == "" {
-		dir = fmt.Sprintf("loadlab-run-%s-%s", slugName(p.Name), time.Now().Format("20060102-150405"))
+		dir = fmt.Sprintf("loadlab-run-%s-%s", slug.Make(p.Name, "plan"), time.Now().Format("20060102-150405"))
 	}
 	var log io.Writer = stderr
 	if *quiet {
@@ -147,23 +148,4 @@ func thresholdMessage(ths []experiment.ThresholdResult) string {
 	}
 	return fmt.Sprintf("%d of %d threshold checks failed: %s. Exit code 1 means a threshold was crossed (setup errors exit 2); see the report's Thresholds section",
 		failed, len(ths), strings.Join(parts, "; "))
-}
-
-// slugName makes a plan name safe for a folder name.
-func slugName(s string) string {
-	b := []byte{}
-	for _, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
-			b = append(b, c)
-		default:
-			if len(b) > 0 && b[len(b)-1] != '-' {
-				b = append(b, '-')
-			}
-		}
-	}
-	if len(b) == 0 {
-		return "plan"
-	}
-	return string(b)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
 	"github.com/loadlab/loadlab/internal/plot"
+	"github.com/loadlab/loadlab/internal/slug"
 )
 
 // chartFile is a chart and where its SVG is written (relative path).
@@ -49,7 +50,7 @@ func stepCharts(st *StepResult) []chartFile {
 		)
 	}
 	for _, g := range groupSamples(st.samples) {
-		out = append(out, chartFile{g.title, prefix + slug(g.title) + ".svg", plot.MetricChart(g.title+": "+st.Name, ax, g.metrics...)})
+		out = append(out, chartFile{g.title, prefix + slug.Make(g.title, "") + ".svg", plot.MetricChart(g.title+": "+st.Name, ax, g.metrics...)})
 	}
 	return out
 }
@@ -180,7 +181,7 @@ func percentileCharts(sum *Summary) []chartFile {
 		if len(dists) == 0 {
 			continue
 		}
-		out = append(out, chartFile{"Latency percentiles of " + name, "charts/percentiles-" + slug(name) + ".svg",
+		out = append(out, chartFile{"Latency percentiles of " + name, "charts/percentiles-" + slug.Make(name, "") + ".svg",
 			plot.PercentileChart("Latency by percentile, "+name+", every step", dists...)})
 	}
 	return out

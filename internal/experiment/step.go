@@ -18,6 +18,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/slug"
 )
 
 // errAbortStep and friends are the causes a step's context is cancelled with.
@@ -76,24 +77,6 @@ func (w *window) ratio(now time.Time, span time.Duration) (total uint64, ratio f
 	return total, float64(errs) / float64(total)
 }
 
-func slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 60 {
-			break
-		}
-	}
-	return strings.TrimRight(b.String(), "-")
-}
-
 // configuration names what a step tests: its variants' labels, plus the
 // matrix variables that do not set the first scenario's rate (the RPS
 // column shows that one); else the step's name.
@@ -124,7 +107,7 @@ func (r *runner) configuration(st *plan.Step) string {
 // runStep runs one step and returns its result; fatal is set when the plan
 // must stop (a component failed, or ctx was cancelled).
 func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *StepResult, fatal error) {
-	dirName := filepath.Join("steps", fmt.Sprintf("%02d-%s", st.Index+1, slug(st.Name)))
+	dirName := filepath.Join("steps", fmt.Sprintf("%02d-%s", st.Index+1, slug.Make(st.Name, "")))
 	res = &StepResult{Index: st.Index, Name: st.Name, Configuration: r.configuration(st), Vars: st.Vars,
 		Variants: st.Variants, Dir: dirName, Started: time.Now()}
 	defer func() { res.Ended = time.Now() }()
