@@ -32,12 +32,9 @@ func poolLimits(file, path string) *PoolLimits {
 	if err != nil || len(cfg.Routes) == 0 {
 		return nil
 	}
-	route := cfg.Routes[0]
-	for _, r := range cfg.Routes {
-		if p, prefix := strings.CutSuffix(r.Path, "*"); (prefix && strings.HasPrefix(path, p)) || r.Path == path {
-			route = r
-			break
-		}
+	route := cfg.RouteFor(path)
+	if route == nil {
+		route = cfg.Routes[0]
 	}
 	name, pc := cfg.PoolFor(route)
 	if pc == nil {

@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/routepath"
 )
 
 // Config is a proxy configuration, as read from YAML (see docs/proxy.md).
@@ -463,7 +464,7 @@ func (v *validator) route(c *Config, r *RouteConfig, i int) error {
 	if !strings.HasPrefix(r.Path, "/") {
 		return v.errAt(fmt.Sprintf("%q must start with /", r.Path), at("path")...)
 	}
-	if strings.Contains(strings.TrimSuffix(r.Path, "*"), "*") {
+	if routepath.InnerStar(r.Path) {
 		return v.errAt(fmt.Sprintf("%q: only a trailing * is supported", r.Path), at("path")...)
 	}
 	if r.Name == "" {
@@ -546,6 +547,17 @@ func (v *validator) breaker(b *BreakerConfig, path []any) error {
 	}
 	if b.Status < 100 || b.Status > 599 {
 		return v.errAt("not an HTTP status (100-599)", at("status")...)
+	}
+	return nil
+}
+
+// RouteFor returns the route that serves path, as the proxy picks it: the
+// first whose pattern matches, or nil.
+func (c *Config) RouteFor(path string) *RouteConfig {
+	for _, r := range c.Routes {
+		if routepath.Match(r.Path, path) {
+			return r
+		}
 	}
 	return nil
 }
