@@ -80,40 +80,30 @@ func (r *Conn) sendThenRead(fd uintptr) bool {
 	if r.pending == nil {
 		return r.rawRead(fd)
 	}
-	for len(r.pending) > 0 {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.pending[0])), uintptr(len(r.pending)))
-		switch e {
-		case 0:
-			r.pending = r.pending[n:]
-			continue
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return true // socket buffer full: Read finishes with Write
-		}
-		r.errno, r.writeFailed, r.pending = e, true, nil
-		return true
+	n, e := WriteSome(fd, r.pending)
+	r.pending = r.pending[n:]
+	switch e {
+	case 0:
+		r.pending = nil
+		return false // sent: wait for the response
+	case syscall.EAGAIN:
+		return true // socket buffer full: Read finishes with Write
 	}
-	r.pending = nil
-	return false // sent: wait for the response
+	r.errno, r.writeFailed, r.pending = e, true, nil
+	return true
 }
 
 func (r *Conn) rawWrite(fd uintptr) bool {
-	for len(r.p) > 0 {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
-		switch e {
-		case 0:
-			r.n += int(n)
-			r.p = r.p[n:]
-			continue
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false // socket buffer full: wait until writable
-		}
-		r.errno = e
+	n, e := WriteSome(fd, r.p)
+	r.n += n
+	r.p = r.p[n:]
+	switch e {
+	case 0:
 		return true
+	case syscall.EAGAIN:
+		return false // socket buffer full: wait until writable
 	}
+	r.errno = e
 	return true
 }
 
