@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -133,12 +132,12 @@ func followInput(ctx context.Context, path string, idle time.Duration) ([]report
 	}
 	src := results.Follow(ctx, f, 100*time.Millisecond, idle)
 	// Check the magic first, so a vegeta file is refused instead of waited on.
-	head := make([]byte, len("LOADLAB\n"))
-	if _, err := io.ReadFull(src, head); err != nil || !results.IsStream(head) {
+	stream, ok := results.SniffStream(src)
+	if !ok {
 		f.Close()
 		return nil, nil, badinput.At(path, 0, "-follow reads loadlab results streams only (this file is not one, or stayed empty)")
 	}
-	r, err := results.NewReader(io.MultiReader(bytes.NewReader(head), src))
+	r, err := results.NewReader(stream)
 	if err != nil {
 		f.Close()
 		return nil, nil, badinput.Wrap(path, err)
