@@ -140,7 +140,7 @@ func TestRunBadPlan(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	runMain([]string{"run", plan}, nil, &stdout, &stderr)
-	if want := "plan.yaml:5: scenarios[0].duration: bad duration \"2 seconds\""; !strings.Contains(stderr.String(), want) {
+	if want := "plan.yaml:5: scenarios[0].duration: \"2 seconds\" is not a duration"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {

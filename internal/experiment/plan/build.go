@@ -11,12 +11,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
 )
 
-// at is shorthand for a lineError.
+// at reports a problem at a line of the plan (Parse adds the file).
 func at(line int, format string, args ...any) error {
-	return &lineError{line: line, msg: fmt.Sprintf(format, args...)}
+	return badinput.At("", line, format, args...)
 }
 
 // builder turns the raw document into a Plan, validating as it goes.

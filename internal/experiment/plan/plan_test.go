@@ -143,11 +143,14 @@ func TestParseErrors(t *testing.T) {
 		line int
 		want string
 	}{
-		{"unknown top field", base + "colour: red\n" + scen, 5, `unknown field "colour"`},
-		{"unknown nested field", base + "    recipes: x.json\n" + scen, 5, `unknown field "components.origin.recipes"`},
-		{"unknown scenario field", base + scen + "    rat: 5\n", 10, `unknown field "scenarios[].rat"`},
-		{"bad duration", base + "warmup: 5 seconds\n" + scen, 5, `bad duration "5 seconds"`},
-		{"bad scenario duration", base + strings.Replace(scen, "1s", "1 sec", 1), 9, `bad duration "1 sec"`},
+		{"unknown top field", base + "colour: red\n" + scen, 5, `plan.yaml:5: colour: unknown field (known: name, description, target, components,`},
+		{"unknown nested field", base + "    recipes: x.json\n" + scen, 5, `components.origin.recipes: unknown field (known: kind, recipe, config,`},
+		{"unknown scenario field", base + scen + "    rat: 5\n", 10, `scenarios[0].rat: unknown field (known: name, target,`},
+		{"bad duration", base + "warmup: 5 seconds\n" + scen, 5, `warmup: "5 seconds" is not a duration`},
+		{"bad scenario duration", base + strings.Replace(scen, "1s", "1 sec", 1), 9, `scenarios[0].duration: "1 sec" is not a duration`},
+		{"alias", base + "vars: &v {a: 1}\nmatrix: *v\n" + scen, 6, "aliases"},
+		{"value of the wrong type", base + strings.Replace(scen, "rate: 5/s", "rate: {per: s}", 1), 8, `scenarios[0].rate: expected a single value, found a mapping`},
+		{"list where a mapping belongs", base + "stop: [1]\n" + scen, 5, `stop: expected a mapping`},
 		{"missing recipe file", strings.Replace(base, "origin.json", "nope.json", 1) + scen, 4, `file "nope.json" not found`},
 		{"missing targets file", base + "scenarios:\n  - {targets_file: t.txt, rate: 1, duration: 1s}\n", 6, `file "t.txt" not found`},
 		{"bad kind", strings.Replace(base, "kind: origin", "kind: nginx", 1) + scen, 3, `unknown kind "nginx"`},

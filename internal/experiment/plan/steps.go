@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/yamlfile"
 )
 
 var varRE = regexp.MustCompile(`\$\{([^}]*)\}`)
@@ -38,7 +39,7 @@ func (b *builder) substitute(s string, vars map[string]string) (string, error) {
 		return m
 	})
 	if bad != "" {
-		return "", &valueError{msg: "unknown reference ${" + bad + "} (known: " + strings.Join(b.known(vars), ", ") + ")"}
+		return "", errors.New("unknown reference ${" + bad + "} (known: " + strings.Join(b.known(vars), ", ") + ")")
 	}
 	return out, nil
 }
@@ -322,7 +323,7 @@ func (b *builder) scenario(path string, j int, rs rawScenario, vars map[string]s
 			return nil, at(rs.Rate.Line, "%s: %v", field("rate"), err)
 		}
 		if sc.Rate.From.IsZero() && sc.Rate.To.IsZero() {
-			return nil, at(rs.Rate.Line, "%s: must be above zero, got %s", field("rate"), quote(rate))
+			return nil, at(rs.Rate.Line, "%s: must be above zero, got %s", field("rate"), yamlfile.Quote(rate))
 		}
 		if rs.StepDur.Set {
 			return nil, at(rs.StepDur.Line, "%s: only with steps", field("step_duration"))
@@ -338,7 +339,7 @@ func (b *builder) scenario(path string, j int, rs rawScenario, vars map[string]s
 	case dur == "":
 		return nil, at(line, "scenario %q: missing duration (e.g. duration: 10s)", sc.Name)
 	default:
-		if sc.Duration, err = parseDuration(dur); err != nil {
+		if sc.Duration, err = yamlfile.ParseDuration(dur); err != nil {
 			return nil, at(rs.Duration.Line, "%s: %v", field("duration"), err)
 		}
 		if sc.Duration <= 0 {
@@ -369,7 +370,7 @@ func (b *builder) scenario(path string, j int, rs rawScenario, vars map[string]s
 		if err != nil {
 			return nil, err
 		}
-		if *d.dst, err = parseDuration(v); err != nil {
+		if *d.dst, err = yamlfile.ParseDuration(v); err != nil {
 			return nil, at(d.s.Line, "%s: %v", field(d.f), err)
 		}
 	}
@@ -440,7 +441,7 @@ func (b *builder) stairs(rs rawScenario, sub func(Str, string) (string, error), 
 	if err != nil {
 		return sp, err
 	}
-	if sp.StepDuration, err = parseDuration(d); err != nil || sp.StepDuration <= 0 {
+	if sp.StepDuration, err = yamlfile.ParseDuration(d); err != nil || sp.StepDuration <= 0 {
 		return sp, at(rs.StepDur.Line, "%s: want a positive duration like 5s, got %q", field("step_duration"), d)
 	}
 	sp.From, sp.To = sp.Steps[0], sp.Steps[len(sp.Steps)-1]
