@@ -23,8 +23,11 @@ func init() {
 	})
 }
 
-const runExamples = `  # Run seed 000's incident replay at laptop scale; writes ./loadlab-run-<name>-<time>/
+const runExamples = `  # Replay the search-flood incident at laptop scale; writes ./loadlab-run-<name>-<time>/
   loadlab run examples/000-incident-replay/plan.yaml
+
+  # Override plan variables (repeatable): a longer run at one rate of the matrix
+  loadlab run -set duration=300s -set rate=1000 plan.yaml
 
   # Choose the output folder, and only check the plan (nothing is started)
   loadlab run -out /tmp/replay examples/000-incident-replay/plan.yaml
@@ -41,13 +44,15 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	out := fs.String("out", "", "output `folder` (default ./loadlab-run-<plan name>-<timestamp>); must not hold a previous run")
 	check := fs.Bool("check", false, "validate the plan and list its steps, start nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines, only the final summary")
+	var set overrideFlag
+	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return badinput.Field("", "want exactly one plan file, got %d arguments", fs.NArg())
 	}
-	p, err := plan.Load(fs.Arg(0))
+	p, err := plan.Load(fs.Arg(0), set...)
 	if err != nil {
 		return err
 	}
@@ -148,4 +153,24 @@ func thresholdMessage(ths []experiment.ThresholdResult) string {
 	}
 	return fmt.Sprintf("%d of %d threshold checks failed: %s. Exit code 1 means a threshold was crossed (setup errors exit 2); see the report's Thresholds section",
 		failed, len(ths), strings.Join(parts, "; "))
+}
+
+// overrideFlag collects -set NAME=VALUE flags.
+type overrideFlag []plan.Override
+
+func (f *overrideFlag) String() string {
+	parts := make([]string, len(*f))
+	for i, o := range *f {
+		parts[i] = o.Name + "=" + o.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f *overrideFlag) Set(s string) error {
+	o, err := plan.ParseOverride(s)
+	if err != nil {
+		return err
+	}
+	*f = append(*f, o)
+	return nil
 }

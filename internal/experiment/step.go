@@ -355,7 +355,7 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 		}
 		bw := bufio.NewWriterSize(f, 64<<10)
 		w, err := results.NewWriter(bw, results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
-			Rate: sc.Rate.Text, Command: []string{"loadlab", "run", r.plan.File},
+			Rate: sc.Rate.Text, Command: append([]string{"loadlab", "run"}, r.plan.RunArgs()...),
 			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}})
 		if err != nil {
 			f.Close()

@@ -187,7 +187,7 @@ func (r *runner) markdown(sum *Summary, perStep [][]chartFile, pct []chartFile) 
 	p := r.plan
 	fmt.Fprintf(&b, "# %s\n", p.Name)
 	fmt.Fprintf(&b, "- %s, %s\n", sum.Started.UTC().Format("2 January 2006 15:04 UTC"), sum.Ended.Sub(sum.Started).Round(1e9))
-	fmt.Fprintf(&b, "- loadlab %s (%s), plan `%s`\n", sum.Version, sum.Machine.Go, p.File)
+	fmt.Fprintf(&b, "- loadlab %s (%s), `loadlab run %s`\n", sum.Version, sum.Machine.Go, strings.Join(p.RunArgs(), " "))
 	fmt.Fprintf(&b, "- Machine: %s, %d cores, %.1f GB, %s %s; generator and components share it\n", orText(sum.Machine.CPU, "unknown CPU"), sum.Machine.Cores, sum.Machine.MemoryGB, sum.Machine.OS, sum.Machine.Kernel)
 	fmt.Fprintf(&b, "- Latencies are measured from when each request was due (no coordinated omission); HTTP/1.1 keep-alive unless a scenario says otherwise\n\n")
 	if p.Description != "" {

@@ -26,6 +26,7 @@ type builder struct {
 	raw       *rawPlan
 	plan      *Plan
 	vars      map[string]string // plan-level vars
+	set       []Override        // -set overrides, in the order given
 }
 
 var (
@@ -63,6 +64,10 @@ func (b *builder) build(p *Plan) error {
 		}
 		b.vars[k.Value] = r.Vars.Vals[i].Value
 	}
+	if err := b.applyOverrides(); err != nil {
+		return err
+	}
+	p.Overrides = b.set
 	p.Warmup, p.Cooldown = r.Warmup.Value, r.Cooldown.Value
 	if r.Retries.Set {
 		n, err := strconv.Atoi(r.Retries.Value)

@@ -14,20 +14,22 @@ const maxPlanSize = 1 << 20
 // maxSteps bounds the matrix expansion.
 const maxSteps = 1000
 
-// Load reads and validates the plan in file.
-func Load(file string) (*Plan, error) {
+// Load reads and validates the plan in file, with set overriding its
+// variables.
+func Load(file string, set ...Override) (*Plan, error) {
 	data, err := yamlfile.ReadFile(file, "plan", maxPlanSize)
 	if err != nil {
 		return nil, err
 	}
 	dir, _ := filepath.Abs(filepath.Dir(file))
-	return Parse(file, dir, data)
+	return Parse(file, dir, data, set...)
 }
 
 // Parse validates a plan held in memory. Relative paths in it are resolved
 // against dir; file names the plan in error messages. Files the plan
-// references must exist.
-func Parse(file, dir string, data []byte) (*Plan, error) {
+// references must exist. set overrides the plan's variables; one naming
+// no variable of the plan is an error.
+func Parse(file, dir string, data []byte, set ...Override) (*Plan, error) {
 	doc, err := yamlfile.Parse(file, data, reflect.TypeFor[rawPlan](), yamlfile.Options{})
 	if err != nil {
 		return nil, err
@@ -39,7 +41,7 @@ func Parse(file, dir string, data []byte) (*Plan, error) {
 	if err := doc.Decode(&raw); err != nil {
 		return nil, err
 	}
-	b := &builder{file: file, dir: dir, raw: &raw}
+	b := &builder{file: file, dir: dir, raw: &raw, set: set}
 	p := &Plan{File: file, Dir: dir, Source: data}
 	if err := b.build(p); err != nil {
 		return nil, doc.Error(err)

@@ -37,6 +37,7 @@ type Plan struct {
 	Stop        Stop
 	Samplers    Samplers
 	Thresholds  []threshold.Threshold
+	Overrides   []Override // variables set on the command line (-set)
 }
 
 // Component is a process the runner starts, health-checks and stops.

@@ -72,6 +72,7 @@ func (b *builder) steps() error {
 			for j, k := range rs.Vars.Keys {
 				vars[k.Value] = rs.Vars.Vals[j].Value
 			}
+			b.overrideStep(vars)
 			for j, k := range rs.Variants.Keys {
 				v := rs.Variants.Vals[j]
 				if err := b.selectVariant(k, v, variants, vars); err != nil {
