@@ -18,7 +18,7 @@ func init() {
 	})
 }
 
-const compareExamples = `  # Report 004: the same test against several builds, the first is the baseline
+const compareExamples = `  # The same test against several builds (which one regressed?); the first is the baseline
   loadlab compare jan09.lll jan30.lll feb03.lll feb04.lll
 
   # Write the percentile overlay (SVG, self-contained HTML, Markdown) too

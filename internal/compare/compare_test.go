@@ -357,7 +357,7 @@ func TestNewcombe(t *testing.T) {
 		{200, 200, 5000, 5000, -1.9, 0.1, false},       // no failures anywhere: no difference
 		{198, 200, 4950, 5000, -2.6, 0.8, false},       // 1% failures both sides
 		{180, 200, 4950, 5000, -13.9, -5.6, true},      // 10% against 1%
-		{20289, 21000, 20980, 21000, -3.5, -3.0, true}, // report 004: 96.61% vs 99.90%
+		{20289, 21000, 20980, 21000, -3.5, -3.0, true}, // a regressed build: 96.61% vs 99.90%
 	}
 	for _, tc := range tests {
 		lo, hi := newcombe(tc.x1, tc.n1, tc.x2, tc.n2, 0.95)

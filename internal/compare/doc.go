@@ -1,6 +1,6 @@
 // Package compare tells which differences between load-test runs are real
-// and which are noise, the question of report 004 (six builds, one
-// regression).
+// and which are noise: which of several builds of a service regressed,
+// and which only look different because of noise.
 //
 // Each run is summarised by an HdrHistogram of its latencies and its
 // success count. Every run is compared with its baseline on mean, p50, p90,

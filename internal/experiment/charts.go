@@ -141,7 +141,7 @@ func unitOf(name, suffix, unit string) string {
 	return "value"
 }
 
-// rank orders charts as the seed reports show them: pool workers, waiting,
+// rank orders charts by what explains a pool's behaviour: pool workers, waiting,
 // other pool series, breaker, the rest, then CPU and memory.
 func rank(title string) int {
 	switch {

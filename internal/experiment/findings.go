@@ -139,7 +139,8 @@ func group(p *plan.Plan, st *StepResult, rate string) string {
 
 // limits gives, for each configuration (and other variable) swept over
 // rates, the last rate with at least 99% success and the first below it:
-// seed 001's table of limits. It says nothing when every group has the same.
+// a table of limits per implementation. It says nothing when every group
+// has the same.
 func limits(p *plan.Plan, sum *Summary, main string) string {
 	rate := rateAxis(p, sum)
 	if rate == "" {
@@ -192,7 +193,8 @@ func limits(p *plan.Plan, sum *Summary, main string) string {
 	return "Limits (last rate with at least 99% success): " + strings.Join(parts, "; ") + "."
 }
 
-// breakerStory tells report 002's sequence when the proxy's metrics show it:
+// breakerStory tells a breaker incident's sequence when the proxy's metrics
+// show it:
 // the pool drained, the breaker opened, fallbacks were served.
 func breakerStory(sum *Summary) []string {
 	for _, st := range sum.Steps {
@@ -325,7 +327,8 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 		out = append(out, fmt.Sprintf("%s%s %s: %s %s %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
 			at, best.Configuration, verb, main, keep, 100*bs.Success, fmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, fmtSeconds(ws.Latency.P99)))
 	}
-	// The other scenarios at the heaviest load (seed 000's /news poll).
+	// The other scenarios at the heaviest load (e.g. the /news poll beside a
+	// /search flood).
 	last := byKey[keys[len(keys)-1]]
 	for _, sc := range last[0].Scenarios {
 		if sc.Name == main {
@@ -354,7 +357,7 @@ func compareConfigs(p *plan.Plan, sum *Summary, main string) []string {
 }
 
 // latencyDiffers describes configurations whose success is alike but whose
-// latency is not (report 004's regression hunt): the p99 of each, in run
+// latency is not (a hunt for the build that regressed): the p99 of each, in run
 // order, at the load where they differ most, and the first that regressed.
 func latencyDiffers(main string, keys []string, byKey map[string][]*StepResult) string {
 	bestRatio, bestKey, found := 1.5, "", false
@@ -455,9 +458,8 @@ func alike(main string, keys []string, byKey map[string][]*StepResult) string {
 // churn compares how many upstream connections the configurations opened
 // per second (overflow workers open one per request and close it after),
 // and what that cost in CPU. It prefers a load that every configuration
-// held, where the cost is paid for nothing (seed 000's "overflow uses more
-// CPU even when the system is functioning normally"), and within those the
-// largest difference.
+// held, where the overflow's churn costs CPU although the system is working
+// normally, and within those the largest difference.
 func churn(main string, keys []string, byKey map[string][]*StepResult) string {
 	mean := func(st *StepResult, metric string) (float64, bool) {
 		for k, v := range st.Means {

@@ -8,7 +8,7 @@ import (
 	"github.com/loadlab/loadlab/internal/results"
 )
 
-// Staircase is seed report 003's pattern measured in one scenario's
+// Staircase is the pool staircase measured in one scenario's
 // results: under a saturated pool, latency by send time climbs in plateaus,
 // one per batch of requests the pool's workers take in together, each a
 // fixed increment above the last, up to a ceiling where requests start to

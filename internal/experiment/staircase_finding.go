@@ -65,7 +65,7 @@ func targetPath(target string) string {
 	return u
 }
 
-// staircases states seed 003's staircase for every step whose scenarios'
+// staircases states the pool staircase for every step whose scenarios'
 // latency climbed in plateaus: the step length and increment, step length ×
 // rate against the pool's workers, and the ceiling against checkout timeout
 // + the time a request holds a worker.

@@ -254,7 +254,7 @@ func (r *runner) samplerConfig() sampler.Config {
 		cfg.Sources = append(cfg.Sources, src)
 	}
 	if len(r.plan.Samplers.Metrics) == 0 {
-		// By default, the proxy's pool and breaker: the graphs the seed reports show.
+		// By default, the proxy's pool and breaker series: what explains its latency.
 		for _, rn := range r.fleet.running {
 			if rn.c.Kind == plan.KindProxy && rn.c.MetricsPath != "" {
 				src := sampler.Source{Name: rn.c.Name, URL: rn.proc.URL + rn.c.MetricsPath}

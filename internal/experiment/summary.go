@@ -73,7 +73,7 @@ type ScenarioResult struct {
 	Results     string            `json:"results"` // results stream, relative to the output folder
 	Report      string            `json:"report"`  // text report, relative to the output folder
 	RunError    string            `json:"run_error,omitempty"`
-	Staircase   *Staircase        `json:"staircase,omitempty"` // seed 003's latency staircase, when there was one
+	Staircase   *Staircase        `json:"staircase,omitempty"` // the pool staircase of latency, when there was one
 
 	text string
 	m    *metrics.Metrics

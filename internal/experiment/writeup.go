@@ -98,7 +98,7 @@ func latencyCells(l LatencySummary) string {
 	return strings.Join([]string{fmtSeconds(l.Mean), fmtSeconds(l.P50), fmtSeconds(l.P95), fmtSeconds(l.P99), fmtSeconds(l.Max)}, ", ")
 }
 
-// comparisonRows is the seed reports' table: Configuration | RPS |
+// comparisonRows is the comparison table: Configuration | RPS |
 // Latencies [mean, 50, 95, 99, max] | Success ratio, per scenario.
 func comparisonRows(sum *Summary, name string) [][]string {
 	var rows [][]string
@@ -118,7 +118,7 @@ func comparisonRows(sum *Summary, name string) [][]string {
 
 var comparisonHeader = []string{"Configuration", "RPS", "Latencies [mean, 50, 95, 99, max]", "Success ratio", "Requests"}
 
-// cpuRows is seed 000's CPU comparison: peak and mean CPU per component.
+// cpuRows compares CPU use: peak and mean CPU per component.
 func cpuRows(sum *Summary) ([]string, [][]string) {
 	comps := map[string]bool{}
 	for _, st := range sum.Steps {

@@ -16,9 +16,9 @@ import (
 // deadlines and waiting for readiness work as with net.Conn. Raw calls do
 // not enter the Go scheduler's syscall state: a read or write (which never
 // blocks on a non-blocking socket) then does not wake the runtime's sysmon
-// thread and reset it to 20 µs polling, which at a few thousand paced
-// requests per second cost more CPU than the requests themselves (about
-// two extra thread wake-ups per request).
+// thread and reset it to its fastest polling, which at thousands of paced
+// requests per second costs extra thread wake-ups for every request
+// (bench/README.md, attack, "Raw system calls").
 //
 // For a client, a request need not be written at once: after Send,
 // sendThenRead writes it inside the first Read, after the poller has been reset for reading, and then waits
