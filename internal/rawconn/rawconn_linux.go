@@ -251,17 +251,13 @@ func (r *Conn) SendFile(head []byte, f *os.File, n int64) (sent int64, ok bool, 
 	}
 	var werr syscall.Errno
 	err = r.rc.Write(func(fd uintptr) bool {
-		for len(head) > 0 {
-			m, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&head[0])), uintptr(len(head)), syscall.MSG_MORE, 0, 0)
-			switch e {
-			case 0:
-				head = head[m:]
-				continue
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false
-			}
+		m, e := sendSome(fd, head, syscall.MSG_MORE)
+		head = head[m:]
+		switch e {
+		case 0:
+		case syscall.EAGAIN:
+			return false
+		default:
 			werr = e
 			return true
 		}
