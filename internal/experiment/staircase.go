@@ -42,7 +42,8 @@ type timeline struct {
 	pts    []point
 }
 
-func (tl *timeline) add(r *results.Result) {
+// Add keeps r as a point, up to maxPoints.
+func (tl *timeline) Add(r *results.Result) {
 	if len(tl.pts) >= maxPoints || r.Dropped() {
 		return
 	}

@@ -216,7 +216,7 @@ func TestMeasureStaircaseOfRealStreams(t *testing.T) {
 				if err := src.Decode(&r); err != nil {
 					break
 				}
-				tl.add(&r)
+				tl.Add(&r)
 			}
 			if len(tl.pts) < 80 {
 				t.Fatalf("read only %d results", len(tl.pts))

@@ -47,11 +47,13 @@ type window struct {
 	buckets map[int64][2]uint64 // unix second -> total, errors
 }
 
-func (w *window) add(t time.Time, ok bool) {
+// Add counts r in the second it arrives in.
+func (w *window) Add(r *results.Result) {
+	t := time.Now()
 	w.mu.Lock()
 	b := w.buckets[t.Unix()]
 	b[0]++
-	if !ok {
+	if !r.Success() {
 		b[1]++
 	}
 	w.buckets[t.Unix()] = b
@@ -353,19 +355,29 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			sr.RunError = err.Error()
 			continue
 		}
-		bw := bufio.NewWriterSize(f, 64<<10)
-		w, err := results.NewWriter(bw, results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
+		// Flushed every second, so a crash loses little.
+		stream, err := results.NewStreamSink(f, results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
 			Rate: sc.Rate.Text, Command: append([]string{"loadlab", "run"}, r.plan.RunArgs()...),
-			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}})
+			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}}, time.Second)
 		if err != nil {
 			f.Close()
 			sr.RunError = err.Error()
 			continue
 		}
+		sink := results.Tee(stream, sr.m, &sr.tl, win, results.SinkFunc(func(rs *results.Result) {
+			collMu.Lock()
+			res.coll.Add(rs)
+			collMu.Unlock()
+		}))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer f.Close()
+			defer func() {
+				if err := stream.Close(); err != nil && sr.RunError == "" {
+					sr.RunError = "writing results: " + err.Error()
+				}
+			}()
 			if sc.StartAfter > 0 {
 				select {
 				case <-time.After(sc.StartAfter):
@@ -373,27 +385,9 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 					return
 				}
 			}
-			last := time.Now()
-			err := atk.Run(ctx, func(rs *results.Result) {
-				w.Encode(rs)
-				sr.m.Add(rs)
-				sr.tl.add(rs)
-				win.add(time.Now(), rs.Success())
-				collMu.Lock()
-				res.coll.Add(rs)
-				collMu.Unlock()
-				if now := time.Now(); now.Sub(last) > time.Second {
-					// Flush a block a second so a crash loses little.
-					w.Flush()
-					bw.Flush()
-					last = now
-				}
-			})
-			if err != nil {
+			if err := atk.Run(ctx, sink.Add); err != nil {
 				sr.RunError = err.Error()
 			}
-			w.Close()
-			bw.Flush()
 		}()
 	}
 	if r.plan.Stop.ErrorRatio > 0 {

@@ -25,7 +25,7 @@ func IsTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// Bar is the live status line. Observe is called with every result (from
+// Bar is the live status line. Add is called with every result (from
 // one goroutine); the line is redrawn every interval until Stop.
 type Bar struct {
 	w     io.Writer
@@ -53,8 +53,8 @@ func New(w io.Writer, total time.Duration, stats func() attack.Stats) *Bar {
 	}
 }
 
-// Observe counts one result.
-func (b *Bar) Observe(r *results.Result) {
+// Add counts one result.
+func (b *Bar) Add(r *results.Result) {
 	if strings.HasPrefix(r.Error, attack.DroppedPrefix) {
 		return // counted by the attack's stats
 	}

@@ -32,9 +32,9 @@ func TestBarLine(t *testing.T) {
 				if i >= 98 {
 					r.Code, r.Latency = 500, time.Second
 				}
-				b.Observe(&r)
+				b.Add(&r)
 			}
-			b.Observe(&results.Result{Error: attack.ErrDropped}) // not a response
+			b.Add(&results.Result{Error: attack.ErrDropped}) // not a response
 			b.Start(time.Hour)
 			b.Stop()
 			line := buf.String()
