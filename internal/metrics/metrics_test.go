@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -227,17 +228,15 @@ func TestIntervalsNonCumulative(t *testing.T) {
 	// completion order: the request sent at 0.9s finishes after one sent at 1.1s
 	for _, ms := range []int{100, 1100, 900, 1200, 3500, 3600} {
 		r := res(ms, time.Millisecond, 200, "")
-		if err := iv.Add(&r); err != nil {
-			t.Fatal(err)
-		}
+		iv.Add(&r)
 	}
 	// a straggler far behind
 	for s := 4; s < 4+MaxOpenIntervals+2; s++ {
 		r := res(s*1000, time.Millisecond, 200, "")
-		_ = iv.Add(&r)
+		iv.Add(&r)
 	}
 	late := res(100, time.Millisecond, 200, "")
-	_ = iv.Add(&late)
+	iv.Add(&late)
 	if err := iv.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -326,4 +325,47 @@ func FuzzParseBuckets(f *testing.F) {
 			t.Fatalf("%q: counts %v below %d total %d", s, h.Counts, h.Below, h.Total)
 		}
 	})
+}
+
+// TestIntervalsPartial: a 200/s attack of 1 s starting at .905 s falls in two
+// wall-clock seconds, 19 requests in the first and 181 in the second. Both
+// intervals are partial and their rates are per second of the part the
+// attack covered, so neither reads as 19 or 181 req/s; a full interval in
+// the middle of a longer attack is not partial.
+func TestIntervalsPartial(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		n        int
+		requests []uint64
+		partial  []bool
+	}{
+		{"one second across two intervals", 200, []uint64{19, 181}, []bool{true, true}},
+		{"three seconds", 600, []uint64{19, 200, 200, 181}, []bool{true, false, false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []*Interval
+			iv := NewIntervals(time.Second, Options{}, func(in *Interval) error { got = append(got, in); return nil })
+			for i := range tc.n {
+				r := res(905+i*5, time.Millisecond, 200, "")
+				iv.Add(&r)
+			}
+			if err := iv.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.requests) {
+				t.Fatalf("%d intervals, want %d", len(got), len(tc.requests))
+			}
+			for i, in := range got {
+				if in.Requests != tc.requests[i] || in.Partial != tc.partial[i] {
+					t.Errorf("interval %d: %d requests, partial %v; want %d, %v", i, in.Requests, in.Partial, tc.requests[i], tc.partial[i])
+				}
+				if math.Abs(in.Rate-200) > 0.01 || math.Abs(in.Throughput-200) > 0.01 {
+					t.Errorf("interval %d (covered %v): rate %.2f/s, throughput %.2f/s; want 200", i, in.Covered, in.Rate, in.Throughput)
+				}
+			}
+			if first := got[0]; first.Covered != 95*time.Millisecond {
+				t.Errorf("first interval covered %v, want 95ms (from the first send at .905 to the end)", first.Covered)
+			}
+		})
+	}
 }

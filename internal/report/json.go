@@ -71,20 +71,22 @@ type jsonReport struct {
 	Errors      []string       `json:"errors"`
 
 	// loadlab's additions
-	IntervalStart  *time.Time      `json:"interval_start,omitempty"`
-	IntervalEnd    *time.Time      `json:"interval_end,omitempty"`
-	SendLatencies  *jsonLatencies  `json:"send_latencies,omitempty"`
-	Lag            jsonLag         `json:"lag"`
-	Dropped        uint64          `json:"dropped"`
-	ErrorCounts    []jsonError     `json:"error_counts"`
-	ErrorsOmitted  uint64          `json:"errors_omitted,omitempty"`
-	LatencyBasis   string          `json:"latency_basis"`
-	ByAttack       []jsonGroup     `json:"by_attack,omitempty"`
-	ByTarget       []jsonGroup     `json:"by_target,omitempty"`
-	ByStep         []jsonGroup     `json:"by_step,omitempty"`
-	Stragglers     uint64          `json:"stragglers,omitempty"`
-	ReadIncomplete bool            `json:"read_incomplete,omitempty"`
-	Accounting     *jsonAccounting `json:"accounting,omitempty"`
+	IntervalStart   *time.Time      `json:"interval_start,omitempty"`
+	IntervalEnd     *time.Time      `json:"interval_end,omitempty"`
+	Partial         bool            `json:"partial,omitempty"`
+	IntervalCovered time.Duration   `json:"interval_covered,omitempty"`
+	SendLatencies   *jsonLatencies  `json:"send_latencies,omitempty"`
+	Lag             jsonLag         `json:"lag"`
+	Dropped         uint64          `json:"dropped"`
+	ErrorCounts     []jsonError     `json:"error_counts"`
+	ErrorsOmitted   uint64          `json:"errors_omitted,omitempty"`
+	LatencyBasis    string          `json:"latency_basis"`
+	ByAttack        []jsonGroup     `json:"by_attack,omitempty"`
+	ByTarget        []jsonGroup     `json:"by_target,omitempty"`
+	ByStep          []jsonGroup     `json:"by_step,omitempty"`
+	Stragglers      uint64          `json:"stragglers,omitempty"`
+	ReadIncomplete  bool            `json:"read_incomplete,omitempty"`
+	Accounting      *jsonAccounting `json:"accounting,omitempty"`
 }
 
 // jsonAccounting says whether every scheduled request is in the results

@@ -51,9 +51,15 @@ func ParseType(s string) (Kind, metrics.Buckets, error) {
 // overall metrics, closed.
 func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) {
 	m := metrics.NewWith(o.Metrics)
+	sinks := []results.Sink{m}
 	var hist *metrics.Hist
 	if o.Kind == KindHist {
 		hist = metrics.NewHist(o.Buckets)
+		sinks = append(sinks, results.SinkFunc(func(r *results.Result) {
+			if !r.Dropped() {
+				hist.Add(r.DueLatency())
+			}
+		}))
 	}
 	var iv *metrics.Intervals
 	var table *intervalTable
@@ -67,7 +73,9 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		default:
 			return nil, fmt.Errorf("-every works with -type text or json, not %s", o.Kind)
 		}
+		sinks = append(sinks, iv)
 	}
+	sink := results.Tee(sinks...)
 	var r results.Result
 	for {
 		err := dec.Decode(&r)
@@ -77,14 +85,9 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		if err != nil {
 			return nil, err
 		}
-		m.Add(&r)
-		if hist != nil && !r.Dropped() {
-			hist.Add(r.DueLatency())
-		}
-		if iv != nil {
-			if err := iv.Add(&r); err != nil {
-				return nil, err
-			}
+		sink.Add(&r)
+		if iv != nil && iv.Err() != nil {
+			return nil, iv.Err()
 		}
 	}
 	m.Close()
