@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -51,8 +52,13 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	output := fs.String("output", "-", "output `file`; - writes to stdout")
 	follow := fs.Bool("follow", false, "follow one loadlab results file while an attack is still writing it; stops on Ctrl-C or after -follow-idle without new results")
 	followIdle := fs.Duration("follow-idle", 10*time.Second, "with -follow, stop after this long without new results (0 = only on Ctrl-C)")
+	basisFlag := fs.String("basis", "due", basisUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	basis, err := metrics.ParseBasis(*basisFlag)
+	if err != nil {
+		return badinput.Field("-basis", "%v", err)
 	}
 	kind, buckets, err := report.ParseType(*typ)
 	if err != nil {
@@ -80,7 +86,8 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	defer closeAll()
 	merge := report.NewMerge(inputs...)
 	err = withOutput(*output, stdout, *every > 0, func(w io.Writer) error {
-		_, err := report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every})
+		_, err := report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every,
+			Metrics: metrics.Options{Basis: basis}})
 		return err
 	})
 	if err != nil {

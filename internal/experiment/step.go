@@ -432,7 +432,7 @@ func (r *runner) finishScenario(sr *ScenarioResult) {
 	m := sr.m
 	m.Close()
 	sr.Requests, sr.RateActual, sr.Throughput, sr.Success = m.Requests, m.Rate, m.Throughput, m.Success
-	sr.Latency, sr.SendLatency = latencySummary(&m.Latencies), latencySummary(&m.SendLatencies)
+	sr.Latency, sr.SendLatency = latencySummary(&m.Latencies), latencySummary(&m.OtherLatencies)
 	sr.StatusCodes = map[string]uint64{}
 	for code, n := range m.StatusCodes {
 		sr.StatusCodes[fmt.Sprint(code)] = n

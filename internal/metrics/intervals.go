@@ -88,7 +88,7 @@ func (iv *Intervals) Add(r *results.Result) {
 		in = &Interval{Start: start, End: start.Add(iv.every), Metrics: m}
 		iv.open[n] = in
 	}
-	s := sampleOf(r)
+	s := sampleOf(r, iv.opts.Basis)
 	in.addOwn(r, &s)
 	_ = iv.flush(iv.last - MaxOpenIntervals + 1)
 }

@@ -57,7 +57,7 @@ func TestVegetaFormulas(t *testing.T) {
 		{"code 500", m.StatusCodes[500], uint64(2)},
 		{"errors in first-seen order", fmt.Sprint(m.ErrorTexts()), "[500 Internal Server Error connection refused]"},
 		{"error count", m.Errors[0].Count, uint64(2)},
-		{"no due times: same latencies", m.SendLatencies.Mean, m.Latencies.Mean},
+		{"no due times: same latencies", m.OtherLatencies.Mean, m.Latencies.Mean},
 		{"not lagged", m.DueDiffers(), false},
 	}
 	for _, tc := range tests {
@@ -131,8 +131,8 @@ func TestDueLatencyLagAndDropped(t *testing.T) {
 	if !m.DueDiffers() || m.Lag.Late != 3 || m.Lag.Max != 50*time.Millisecond {
 		t.Fatalf("lag: %+v differs=%v", m.Lag, m.DueDiffers())
 	}
-	if m.Latencies.Max != 52*time.Millisecond || m.SendLatencies.Max != 2*time.Millisecond {
-		t.Fatalf("due max %v send max %v", m.Latencies.Max, m.SendLatencies.Max)
+	if m.Latencies.Max != 52*time.Millisecond || m.OtherLatencies.Max != 2*time.Millisecond {
+		t.Fatalf("due max %v send max %v", m.Latencies.Max, m.OtherLatencies.Max)
 	}
 	if m.StatusCodes[0] != 1 || m.Errors[0].Text != results.DroppedPrefix+"max-workers reached" {
 		t.Fatalf("a drop is a failed request: codes %v errors %v", m.StatusCodes, m.Errors)
@@ -172,7 +172,7 @@ func TestBreakdownAndCaps(t *testing.T) {
 		}
 	}
 	g := b.ByAttack()[0].Metrics
-	if g.Latencies.Count != 15 || g.SendLatencies.Count != 0 || g.Latencies.P50 == 0 {
+	if g.Latencies.Count != 15 || g.OtherLatencies.Count != 0 || g.Latencies.P50 == 0 {
 		t.Fatalf("group latencies: %+v", g.Latencies)
 	}
 }

@@ -95,7 +95,7 @@ func (t *intervalTable) close(stragglers uint64) error {
 // keys plus interval_start, interval_end and, for a partial interval,
 // partial and interval_covered.
 func writeIntervalJSON(w io.Writer, in *metrics.Interval) error {
-	j := toJSON(in.Metrics)
+	j := toJSON(in.Metrics, nil)
 	j.IntervalStart, j.IntervalEnd = &in.Start, &in.End
 	if in.Partial {
 		j.Partial, j.IntervalCovered = true, in.Covered

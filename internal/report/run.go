@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -57,7 +58,7 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		hist = metrics.NewHist(o.Buckets)
 		sinks = append(sinks, results.SinkFunc(func(r *results.Result) {
 			if !r.Dropped() {
-				hist.Add(r.DueLatency())
+				hist.Add(o.Metrics.Basis.Latency(r))
 			}
 		}))
 	}
@@ -91,6 +92,10 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		}
 	}
 	m.Close()
+	var bases []InputBasis
+	if mg, ok := dec.(*Merge); ok {
+		bases = mg.Bases()
+	}
 	if iv != nil {
 		if err := iv.Close(); err != nil {
 			return nil, err
@@ -100,18 +105,18 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 				return nil, err
 			}
 			fmt.Fprintln(w, "\nWhole run:")
-			return m, WriteText(w, m)
+			return m, writeText(w, m, bases)
 		}
 		return m, nil
 	}
 	switch o.Kind {
 	case KindJSON:
-		return m, WriteJSON(w, m)
+		return m, json.NewEncoder(w).Encode(toJSON(m, bases))
 	case KindHist:
 		return m, WriteHist(w, hist)
 	case KindHDRPlot:
 		return m, WriteHDRPlot(w, m)
 	default:
-		return m, WriteText(w, m)
+		return m, writeText(w, m, bases)
 	}
 }

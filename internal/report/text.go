@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/loadlab/loadlab/internal/metrics"
@@ -24,14 +25,34 @@ func newTabWriter(w io.Writer) *tabwriter.Writer {
 }
 
 // WriteText writes m (closed) in vegeta's text layout, then loadlab's
-// additions: latencies from the send time when they differ from the due
-// time, schedule lag, dropped requests, errors beyond the kept set, and the
-// breakdowns that have more than one group.
-func WriteText(w io.Writer, m *metrics.Metrics) error {
+// additions: latencies from the other basis (the send time by default) when
+// they differ, schedule lag, dropped requests, errors beyond the kept set,
+// and the breakdowns that have more than one group.
+func WriteText(w io.Writer, m *metrics.Metrics) error { return writeText(w, m, nil) }
+
+// writeText is WriteText saying which inputs had due times when some had
+// none.
+func writeText(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 	if err := writeVegetaText(w, m); err != nil {
 		return err
 	}
-	return writeAdditions(w, m)
+	return writeAdditions(w, m, bases)
+}
+
+// basisNote is the line under the additions saying what the two latency
+// lines measure, and for a merge of files with and without due times,
+// which files had them.
+func basisNote(m *metrics.Metrics, bases []InputBasis) string {
+	late := fmt.Sprintf("Late: sent over %s after due.", metrics.DefaultLateAfter)
+	if m.Basis() == metrics.FromSend {
+		return "(Latencies run from the send time, as vegeta measures them (-basis send); Due Latencies from the due time. " + late + ")"
+	}
+	if due, send := mixedBases(bases); due != nil {
+		return fmt.Sprintf("(Latencies run from the due time for %s; %s %s no due times, so its latencies run from the send time. "+
+			"Send Latencies run from the send time for every input. %s)",
+			strings.Join(due, ", "), strings.Join(send, ", "), map[bool]string{true: "have", false: "has"}[len(send) > 1], late)
+	}
+	return "(Latencies run from the due time; Send Latencies from the send time, as vegeta measures them. " + late + ")"
 }
 
 func writeVegetaText(w io.Writer, m *metrics.Metrics) error {
@@ -70,7 +91,7 @@ func writeVegetaText(w io.Writer, m *metrics.Metrics) error {
 	return tw.Flush()
 }
 
-func writeAdditions(w io.Writer, m *metrics.Metrics) error {
+func writeAdditions(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 	tw := newTabWriter(w)
 	wrote := false
 	line := func(format string, args ...any) {
@@ -84,9 +105,9 @@ func writeAdditions(w io.Writer, m *metrics.Metrics) error {
 		line("Errors Omitted\t[count]\t%d results with errors beyond the %d distinct ones listed\n", m.ErrorsOmitted, len(m.Errors))
 	}
 	if m.DueDiffers() {
-		s := &m.SendLatencies
-		line("Send Latencies\t[min, mean, 50, 90, 95, 99, max]\t%s, %s, %s, %s, %s, %s, %s\n",
-			round(s.Min), round(s.Mean), round(s.P50), round(s.P90), round(s.P95), round(s.P99), round(s.Max))
+		s := &m.OtherLatencies
+		line("%s Latencies\t[min, mean, 50, 90, 95, 99, max]\t%s, %s, %s, %s, %s, %s, %s\n",
+			map[metrics.Basis]string{metrics.FromDue: "Due", metrics.FromSend: "Send"}[m.Basis().Other()], round(s.Min), round(s.Mean), round(s.P50), round(s.P90), round(s.P95), round(s.P99), round(s.Max))
 		line("Schedule Lag\t[late, mean, max]\t%d, %s, %s\n", m.Lag.Late, round(m.Lag.Mean), round(m.Lag.Max))
 	}
 	if m.Dropped > 0 {
@@ -103,7 +124,7 @@ func writeAdditions(w io.Writer, m *metrics.Metrics) error {
 		return err
 	}
 	if m.DueDiffers() {
-		fmt.Fprintf(w, "(Latencies run from the due time; Send Latencies from the send time, as vegeta measures them. Late: sent over %s after due.)\n", metrics.DefaultLateAfter)
+		fmt.Fprintln(w, basisNote(m, bases))
 	}
 	if b := m.Breakdown(); b != nil {
 		for _, t := range []struct {
