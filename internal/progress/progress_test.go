@@ -19,7 +19,7 @@ func TestBarLine(t *testing.T) {
 		want  []string
 	}{
 		{"bounded", 10 * time.Second, attack.Stats{Started: start, Sent: 100, InFlight: 3},
-			[]string{"[==========          ]", "/10s", "in flight 3", "done 100", "ok 98.00%", "p50 10.0", "p99 1s"}},
+			[]string{"[==========          ]", "/10s", "in flight 3", "done 100", "ok 98.00%", "p50 10ms", "p99 1s"}},
 		{"unbounded with drops", 0, attack.Stats{Started: start, Sent: 100, Dropped: 7, Late: 2, MaxLag: 3 * time.Millisecond},
 			[]string{"dropped 7", "late 2 (max 3ms)"}},
 	}
