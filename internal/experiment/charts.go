@@ -172,9 +172,7 @@ func percentileCharts(sum *Summary) []chartFile {
 		for _, st := range sum.Steps {
 			for _, sc := range st.Scenarios {
 				if sc.Name == name && sc.m != nil && sc.m.Latencies.Count > 0 {
-					if h := sc.m.Latencies.Histogram(); h != nil {
-						dists = append(dists, plot.DistributionFromHistogram(st.Name, h, time.Nanosecond))
-					}
+					dists = append(dists, plot.DistributionOf(st.Name, &sc.m.Latencies))
 				}
 			}
 		}

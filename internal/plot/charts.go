@@ -20,6 +20,13 @@ func NewCollector(columns int) *Collector {
 	return &Collector{Latency: NewLatencyPoints(columns), Timeline: NewTimeline(time.Second)}
 }
 
+// The collectors of the time charts are results sinks.
+var (
+	_ results.Sink = (*Collector)(nil)
+	_ results.Sink = (*LatencyPoints)(nil)
+	_ results.Sink = (*Timeline)(nil)
+)
+
 // Add records one result.
 func (c *Collector) Add(r *results.Result) {
 	c.Latency.Add(r)

@@ -61,10 +61,10 @@ func (t *intervalTable) row(in *metrics.Interval) error {
 		errs += e.Count
 	}
 	errs += in.ErrorsOmitted
-	d := func(x time.Duration) string { return round(x).String() }
+	d := func(x time.Duration) string { return Round(x).String() }
 	covered := ""
 	if in.Partial {
-		covered = "partial: " + round(in.Covered).String()
+		covered = "partial: " + Round(in.Covered).String()
 		t.partial = true
 	}
 	return t.line([]string{

@@ -60,8 +60,8 @@ func writeVegetaText(w io.Writer, m *metrics.Metrics) error {
 	l := &m.Latencies
 	if _, err := fmt.Fprintf(tw, vegetaText,
 		m.Requests, m.Rate, m.Throughput,
-		round(m.Duration+m.Wait), round(m.Duration), round(m.Wait),
-		round(l.Min), round(l.Mean), round(l.P50), round(l.P90), round(l.P95), round(l.P99), round(l.Max),
+		Round(m.Duration+m.Wait), Round(m.Duration), Round(m.Wait),
+		Round(l.Min), Round(l.Mean), Round(l.P50), Round(l.P90), Round(l.P95), Round(l.P99), Round(l.Max),
 		m.BytesIn.Total, m.BytesIn.Mean,
 		m.BytesOut.Total, m.BytesOut.Mean,
 		m.Success*100,
@@ -107,8 +107,8 @@ func writeAdditions(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 	if m.DueDiffers() {
 		s := &m.OtherLatencies
 		line("%s Latencies\t[min, mean, 50, 90, 95, 99, max]\t%s, %s, %s, %s, %s, %s, %s\n",
-			map[metrics.Basis]string{metrics.FromDue: "Due", metrics.FromSend: "Send"}[m.Basis().Other()], round(s.Min), round(s.Mean), round(s.P50), round(s.P90), round(s.P95), round(s.P99), round(s.Max))
-		line("Schedule Lag\t[late, mean, max]\t%d, %s, %s\n", m.Lag.Late, round(m.Lag.Mean), round(m.Lag.Max))
+			map[metrics.Basis]string{metrics.FromDue: "Due", metrics.FromSend: "Send"}[m.Basis().Other()], Round(s.Min), Round(s.Mean), Round(s.P50), Round(s.P90), Round(s.P95), Round(s.P99), Round(s.Max))
+		line("Schedule Lag\t[late, mean, max]\t%d, %s, %s\n", m.Lag.Late, Round(m.Lag.Mean), Round(m.Lag.Max))
 	}
 	if m.Dropped > 0 {
 		line("Dropped\t[total, ratio]\t%d, %.2f%%\n", m.Dropped, 100*float64(m.Dropped)/float64(m.Requests))
@@ -157,7 +157,7 @@ func writeGroups(w io.Writer, title string, gs []*metrics.Group) error {
 		errs += m.ErrorsOmitted
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n",
 			g.Key, m.Requests, m.Rate, m.Success*100,
-			round(l.Min), round(l.Mean), round(l.P50), round(l.P90), round(l.P99), round(l.Max), errs)
+			Round(l.Min), Round(l.Mean), Round(l.P50), Round(l.P90), Round(l.P99), Round(l.Max), errs)
 	}
 	return tw.Flush()
 }
