@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/compare"
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 func init() {
@@ -42,8 +43,13 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	resamples := fs.Int("resamples", 1000, "bootstrap resamples per run (`n`); more gives steadier intervals, slower")
 	seed := fs.Uint64("seed", 1, "random `seed` of the bootstrap; the same seed prints the same table")
 	format := fs.String("format", "text", "table `format`: text or markdown")
+	basisFlag := fs.String("basis", "due", basisUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	basis, err := metrics.ParseBasis(*basisFlag)
+	if err != nil {
+		return badinput.Field("-basis", "%v", err)
 	}
 	if *format != "text" && *format != "markdown" {
 		return badinput.Field("-format", "unknown format %q (want text or markdown)", *format)
@@ -51,7 +57,7 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *resamples < 20 || *resamples > 1_000_000 {
 		return badinput.Field("-resamples", "must be between 20 and 1000000, got %d", *resamples)
 	}
-	runs, err := compare.Load(fs.Args(), func(msg string) { fmt.Fprintln(stderr, "loadlab compare: warning:", msg) })
+	runs, err := compare.Load(fs.Args(), basis, func(msg string) { fmt.Fprintln(stderr, "loadlab compare: warning:", msg) })
 	if err != nil {
 		return err
 	}

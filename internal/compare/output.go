@@ -15,7 +15,7 @@ import (
 func Distributions(runs []*Run) []plot.Distribution {
 	out := make([]plot.Distribution, len(runs))
 	for i, r := range runs {
-		out[i] = plot.DistributionFromHistogram(r.Name, r.Hist, Unit)
+		out[i] = plot.DistributionOf(r.Name, r.Latencies())
 	}
 	return out
 }
