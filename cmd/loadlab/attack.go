@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -130,7 +129,7 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	fs.Visit(func(fl *flag.Flag) { f.maxWorkersSet = f.maxWorkersSet || fl.Name == "max-workers" })
+	f.maxWorkersSet = flagSet(fs, "max-workers")
 	if fs.NArg() > 0 {
 		return badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
 	}

@@ -62,3 +62,11 @@ func (b Basis) Timestamp(r *results.Result) time.Time {
 	}
 	return r.Due
 }
+
+// ForVegeta rewrites r as vegeta's formats carry it, with one time and one
+// latency: the send time and latency from the send time (FromSend), or
+// the due time and latency from the due time (FromDue). Either way the
+// response's end stays where it was, and Due is cleared.
+func (b Basis) ForVegeta(r *results.Result) {
+	r.Latency, r.Sent, r.Due = b.Latency(r), b.Timestamp(r), time.Time{}
+}
