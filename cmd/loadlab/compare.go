@@ -43,13 +43,10 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	resamples := fs.Int("resamples", 1000, "bootstrap resamples per run (`n`); more gives steadier intervals, slower")
 	seed := fs.Uint64("seed", 1, "random `seed` of the bootstrap; the same seed prints the same table")
 	format := fs.String("format", "text", "table `format`: text or markdown")
-	basisFlag := fs.String("basis", "due", basisUsage)
+	var basis metrics.Basis
+	fs.Var(&basis, "basis", basisUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	basis, err := metrics.ParseBasis(*basisFlag)
-	if err != nil {
-		return badinput.Field("-basis", "%v", err)
 	}
 	if *format != "text" && *format != "markdown" {
 		return badinput.Field("-format", "unknown format %q (want text or markdown)", *format)

@@ -39,17 +39,14 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs := newFlagSet("encode", "[flags] [files...]   (no files or -: stdin; the input format is detected)", encodeExamples, stderr)
 	to := fs.String("to", "json", "output `format`: json (vegeta's JSON lines plus loadlab's due, step and target keys), csv (vegeta's 12 columns), gob (what vegeta attack writes) or loadlab (compact stream)")
 	output := fs.String("output", "-", "output `file`; - writes to stdout")
-	basisFlag := fs.String("basis", "due", "for csv and gob, which carry one time per result: "+basisUsage+". json and loadlab keep both times")
+	var basis metrics.Basis
+	fs.Var(&basis, "basis", "for csv and gob, which carry one time per result: "+basisUsage+". json and loadlab keep both times")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	format, err := results.ParseFormat(*to)
 	if err != nil {
 		return badinput.Field("-to", "%v", err)
-	}
-	basis, err := metrics.ParseBasis(*basisFlag)
-	if err != nil {
-		return badinput.Field("-basis", "%v", err)
 	}
 	oneTime := format == results.FormatCSV || format == results.FormatGob
 	if !oneTime && flagSet(fs, "basis") {

@@ -46,14 +46,11 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 	title := fs.String("title", "Latency over time", "chart `title`")
 	format := fs.String("format", "", "output `format`: html (interactive, self-contained) or svg (the latency scatter); default from -output's extension, else html")
 	columns := fs.Int("resolution", 0, "time `columns` the latency scatter keeps (between n and 2n, each keeping one point per latency cell); 0: 2000 for html, 800 for svg")
-	basisFlag := fs.String("basis", "due", basisUsage)
+	var basis metrics.Basis
+	fs.Var(&basis, "basis", basisUsage)
 	fs.Bool("due", true, "kept for older scripts: the same as -basis due, the default")
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	basis, err := metrics.ParseBasis(*basisFlag)
-	if err != nil {
-		return badinput.Field("-basis", "%v", err)
 	}
 	f := strings.ToLower(*format)
 	if f == "" {

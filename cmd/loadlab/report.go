@@ -52,13 +52,10 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	output := fs.String("output", "-", "output `file`; - writes to stdout")
 	follow := fs.Bool("follow", false, "follow one loadlab results file while an attack is still writing it; stops on Ctrl-C or after -follow-idle without new results")
 	followIdle := fs.Duration("follow-idle", 10*time.Second, "with -follow, stop after this long without new results (0 = only on Ctrl-C)")
-	basisFlag := fs.String("basis", "due", basisUsage)
+	var basis metrics.Basis
+	fs.Var(&basis, "basis", basisUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	basis, err := metrics.ParseBasis(*basisFlag)
-	if err != nil {
-		return badinput.Field("-basis", "%v", err)
 	}
 	kind, buckets, err := report.ParseType(*typ)
 	if err != nil {

@@ -43,6 +43,15 @@ func (b Basis) String() string {
 	return "due"
 }
 
+// Set parses s (see ParseBasis) into b, so a Basis is a flag.Value.
+func (b *Basis) Set(s string) error {
+	v, err := ParseBasis(s)
+	if err == nil {
+		*b = v
+	}
+	return err
+}
+
 // Other is the basis b is not.
 func (b Basis) Other() Basis { return 1 - b }
 
