@@ -42,6 +42,8 @@ type timeline struct {
 	pts    []point
 }
 
+var _ results.Sink = (*timeline)(nil)
+
 // Add keeps r as a point, up to maxPoints.
 func (tl *timeline) Add(r *results.Result) {
 	if len(tl.pts) >= maxPoints || r.Dropped() {

@@ -47,6 +47,8 @@ type window struct {
 	buckets map[int64][2]uint64 // unix second -> total, errors
 }
 
+var _ results.Sink = (*window)(nil)
+
 // Add counts r in the second it arrives in.
 func (w *window) Add(r *results.Result) {
 	t := time.Now()
