@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/compare"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/plot/web"
 	"github.com/loadlab/loadlab/internal/results"
@@ -39,7 +40,7 @@ func main() {
 	tw.Flush()
 
 	// compare: two runs of 1M results, 1000 resamples.
-	a, b := compare.NewRun("a"), compare.NewRun("b")
+	a, b := compare.NewRun("a", metrics.FromDue), compare.NewRun("b", metrics.FromDue)
 	rng := rand.New(rand.NewPCG(1, 1))
 	for i := 0; i < 1_000_000; i++ {
 		a.Record(latency(rng, 1), true)

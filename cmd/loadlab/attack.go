@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"runtime/pprof"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack"
@@ -131,7 +129,7 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	fs.Visit(func(fl *flag.Flag) { f.maxWorkersSet = f.maxWorkersSet || fl.Name == "max-workers" })
+	f.maxWorkersSet = flagSet(fs, "max-workers")
 	if fs.NArg() > 0 {
 		return badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
 	}
@@ -215,61 +213,27 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		defer of.Close()
 		out = of
 	}
-	w, err := results.NewWriter(out, results.Meta{
+	// The data flow: the attack's results go to the stream (flushed every
+	// 250 ms so followers see fresh data) and to the progress line.
+	stream, err := results.NewStreamSink(out, results.Meta{
 		Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, args...),
 		Attack: f.name, Rate: sched.String(),
-	})
+	}, 250*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
-
+	sinks := []results.Sink{stream}
 	var bar *progress.Bar
 	if !f.quiet && progress.IsTerminal(stderr) {
 		bar = progress.New(stderr, sched.Duration, a.Stats)
 		bar.Start(250 * time.Millisecond)
+		sinks = append(sinks, bar)
 	}
-
-	// The writer is fed by the attack's single result goroutine and flushed
-	// by a ticker so followers see data; the mutex keeps the two apart.
-	var mu sync.Mutex
-	var werr error
-	stopFlush := make(chan struct{})
-	flushed := make(chan struct{})
-	go func() {
-		defer close(flushed)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				mu.Lock()
-				if err := w.Flush(); err != nil && werr == nil {
-					werr = err
-				}
-				mu.Unlock()
-			case <-stopFlush:
-				return
-			}
-		}
-	}()
-	runErr := a.Run(ctx, func(r *results.Result) {
-		if bar != nil {
-			bar.Observe(r)
-		}
-		mu.Lock()
-		if err := w.Encode(r); err != nil && werr == nil {
-			werr = err
-		}
-		mu.Unlock()
-	})
-	close(stopFlush)
-	<-flushed
+	runErr := a.Run(ctx, results.Tee(sinks...).Add)
 	if bar != nil {
 		bar.Stop()
 	}
-	if err := w.Close(); err != nil && werr == nil {
-		werr = err
-	}
+	werr := stream.Close()
 	if runErr != nil {
 		return runErr
 	}

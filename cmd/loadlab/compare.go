@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/compare"
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func init() {
 	})
 }
 
-const compareExamples = `  # Report 004: the same test against several builds, the first is the baseline
+const compareExamples = `  # The same test against several builds (which one regressed?); the first is the baseline
   loadlab compare jan09.lll jan30.lll feb03.lll feb04.lll
 
   # Write the percentile overlay (SVG, self-contained HTML, Markdown) too
@@ -42,6 +43,8 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	resamples := fs.Int("resamples", 1000, "bootstrap resamples per run (`n`); more gives steadier intervals, slower")
 	seed := fs.Uint64("seed", 1, "random `seed` of the bootstrap; the same seed prints the same table")
 	format := fs.String("format", "text", "table `format`: text or markdown")
+	var basis metrics.Basis
+	fs.Var(&basis, "basis", basisUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -51,7 +54,7 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *resamples < 20 || *resamples > 1_000_000 {
 		return badinput.Field("-resamples", "must be between 20 and 1000000, got %d", *resamples)
 	}
-	runs, err := compare.Load(fs.Args(), func(msg string) { fmt.Fprintln(stderr, "loadlab compare: warning:", msg) })
+	runs, err := compare.Load(fs.Args(), basis, func(msg string) { fmt.Fprintln(stderr, "loadlab compare: warning:", msg) })
 	if err != nil {
 		return err
 	}

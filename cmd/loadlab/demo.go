@@ -17,7 +17,7 @@ import (
 func init() {
 	register(command{
 		name:    "demo",
-		summary: "replay seed report 000 (overflow vs fixed pool under a /search flood) in under two minutes",
+		summary: "replay the search-flood incident (overflow vs fixed pool under a /search flood) in under two minutes",
 		order:   1,
 		run:     runDemo,
 	})
@@ -68,7 +68,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "loadlab demo: writing the report: %v\n", err)
 	}
 	s := res.Summary
-	fmt.Fprintf(stdout, "\nloadlab demo (%s): seed report 000 at laptop scale: /search flooded, /news polled at 1/s, origin answering in 1 s:\n", time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "\nloadlab demo (%s): the search-flood incident at laptop scale: /search flooded, /news polled at 1/s, origin answering in 1 s:\n", time.Since(start).Round(time.Second))
 	fmt.Fprint(stdout, writeup.Brief(s))
 	for _, f := range demoFindings(s.Findings) {
 		fmt.Fprintln(stdout, f)

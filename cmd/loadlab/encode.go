@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -22,8 +23,11 @@ func init() {
 const encodeExamples = `  # A loadlab results stream as vegeta-compatible JSON lines (with due/step/target keys)
   loadlab encode -to json results.lll > results.json
 
-  # vegeta's CSV (12 columns, readable by 'vegeta encode' and 'vegeta report')
+  # vegeta's CSV (12 columns, readable by 'vegeta encode' and 'vegeta report'):
+  # timestamps and latencies from the due time, so 'vegeta report' prints
+  # the latencies 'loadlab report' does; -basis send gives vegeta's own
   loadlab encode -to csv -output results.csv results.lll
+  loadlab encode -to csv -basis send -output sent.csv results.lll
 
   # And back: vegeta's gob, CSV or JSON into a compact loadlab stream
   loadlab encode -to loadlab -output archive.lll vegeta-results.bin
@@ -35,12 +39,18 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs := newFlagSet("encode", "[flags] [files...]   (no files or -: stdin; the input format is detected)", encodeExamples, stderr)
 	to := fs.String("to", "json", "output `format`: json (vegeta's JSON lines plus loadlab's due, step and target keys), csv (vegeta's 12 columns), gob (what vegeta attack writes) or loadlab (compact stream)")
 	output := fs.String("output", "-", "output `file`; - writes to stdout")
+	var basis metrics.Basis
+	fs.Var(&basis, "basis", "for csv and gob, which carry one time per result: "+basisUsage+". json and loadlab keep both times")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	format, err := results.ParseFormat(*to)
 	if err != nil {
 		return badinput.Field("-to", "%v", err)
+	}
+	oneTime := format == results.FormatCSV || format == results.FormatGob
+	if !oneTime && flagSet(fs, "basis") {
+		return badinput.Field("-basis", "-to %s keeps both the due and the send time; -basis applies to csv and gob", *to)
 	}
 	inputs, closeAll, err := openInputs(fs.Args(), stdin)
 	if err != nil {
@@ -61,6 +71,9 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 			}
 			if err != nil {
 				return err
+			}
+			if oneTime {
+				basis.ForVegeta(&r)
 			}
 			if err := enc.Encode(&r); err != nil {
 				return err

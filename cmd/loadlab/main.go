@@ -161,3 +161,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return badinput.Errorf("%v (see '%s -help')", err, fs.Name())
 }
+
+// flagSet reports whether the flag called name was given on the command
+// line (fs parsed).
+func flagSet(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}

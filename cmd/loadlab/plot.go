@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/plot/web"
+	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -31,8 +33,9 @@ const plotExamples = `  # vegeta plot's job: an interactive latency plot of an a
   # A static SVG of the latency scatter, e.g. for a Markdown report
   loadlab plot -format svg -output latency.svg results.lll
 
-  # Latency measured from the scheduled time (no coordinated omission)
-  loadlab plot -due -output plot.html results.lll
+  # Latency measured from the send time, as vegeta plots it (the default is
+  # from the scheduled time: no coordinated omission)
+  loadlab plot -basis send -output plot.html results.lll
 
   # From stdin
   loadlab attack ... | loadlab plot > plot.html`
@@ -43,7 +46,9 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 	title := fs.String("title", "Latency over time", "chart `title`")
 	format := fs.String("format", "", "output `format`: html (interactive, self-contained) or svg (the latency scatter); default from -output's extension, else html")
 	columns := fs.Int("resolution", 0, "time `columns` the latency scatter keeps (between n and 2n, each keeping one point per latency cell); 0: 2000 for html, 800 for svg")
-	due := fs.Bool("due", false, "plot latency from each request's due time instead of its send time (includes the generator's lag)")
+	var basis metrics.Basis
+	fs.Var(&basis, "basis", basisUsage)
+	fs.Bool("due", true, "kept for older scripts: the same as -basis due, the default")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,13 +86,13 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 		if err != nil {
 			return err
 		}
-		set = plot.NewFileSet(*columns, *due)
+		set = plot.NewFileSet(*columns, basis)
 		if err := set.Read(src, "stdin", false, warn); err != nil {
 			return err
 		}
 	} else {
 		var err error
-		if set, err = plot.ReadFiles(files, *columns, *due, warn); err != nil {
+		if set, err = plot.ReadFiles(files, *columns, basis, warn); err != nil {
 			return err
 		}
 	}
@@ -98,8 +103,24 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		return web.Write(w, web.Page{
 			Title:    *title,
-			Intro:    fmt.Sprintf("%d results from %s.", set.Collector.Latency.Count(), strings.Join(files, ", ")),
+			Intro:    fmt.Sprintf("%d results from %s. %s", set.Collector.Latency.Count(), strings.Join(files, ", "), percentiles(set, basis)),
 			Sections: []web.Section{{Charts: charts}},
 		})
 	})
+}
+
+// percentiles states each file's latency percentiles as loadlab report
+// prints them, and what they run from.
+func percentiles(set *plot.FileSet, basis metrics.Basis) string {
+	var parts []string
+	for _, f := range set.Files {
+		l := &f.Metrics.Latencies
+		parts = append(parts, fmt.Sprintf("%s: p50 %s, p90 %s, p99 %s", f.Name,
+			report.Round(l.P50), report.Round(l.P90), report.Round(l.P99)))
+	}
+	from := "the due time (files without due times: the send time)"
+	if basis == metrics.FromSend {
+		from = "the send time"
+	}
+	return "Latencies from " + from + ": " + strings.Join(parts, "; ") + "."
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -52,6 +52,8 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	output := fs.String("output", "-", "output `file`; - writes to stdout")
 	follow := fs.Bool("follow", false, "follow one loadlab results file while an attack is still writing it; stops on Ctrl-C or after -follow-idle without new results")
 	followIdle := fs.Duration("follow-idle", 10*time.Second, "with -follow, stop after this long without new results (0 = only on Ctrl-C)")
+	var basis metrics.Basis
+	fs.Var(&basis, "basis", basisUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,7 +83,8 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	defer closeAll()
 	merge := report.NewMerge(inputs...)
 	err = withOutput(*output, stdout, *every > 0, func(w io.Writer) error {
-		_, err := report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every})
+		_, err := report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every,
+			Metrics: metrics.Options{Basis: basis}})
 		return err
 	})
 	if err != nil {
@@ -133,12 +136,12 @@ func followInput(ctx context.Context, path string, idle time.Duration) ([]report
 	}
 	src := results.Follow(ctx, f, 100*time.Millisecond, idle)
 	// Check the magic first, so a vegeta file is refused instead of waited on.
-	head := make([]byte, len("LOADLAB\n"))
-	if _, err := io.ReadFull(src, head); err != nil || !results.IsStream(head) {
+	stream, ok := results.SniffStream(src)
+	if !ok {
 		f.Close()
 		return nil, nil, badinput.At(path, 0, "-follow reads loadlab results streams only (this file is not one, or stayed empty)")
 	}
-	r, err := results.NewReader(io.MultiReader(bytes.NewReader(head), src))
+	r, err := results.NewReader(stream)
 	if err != nil {
 		f.Close()
 		return nil, nil, badinput.Wrap(path, err)

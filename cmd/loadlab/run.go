@@ -12,6 +12,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/slug"
 )
 
 func init() {
@@ -23,8 +24,11 @@ func init() {
 	})
 }
 
-const runExamples = `  # Run seed 000's incident replay at laptop scale; writes ./loadlab-run-<name>-<time>/
+const runExamples = `  # Replay the search-flood incident at laptop scale; writes ./loadlab-run-<name>-<time>/
   loadlab run examples/000-incident-replay/plan.yaml
+
+  # Override plan variables (repeatable): a longer run at one rate of the matrix
+  loadlab run -set duration=300s -set rate=1000 plan.yaml
 
   # Choose the output folder, and only check the plan (nothing is started)
   loadlab run -out /tmp/replay examples/000-incident-replay/plan.yaml
@@ -46,6 +50,8 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	check := fs.Bool("check", false, "validate the plan and list its steps, start nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines, only the final summary")
 	rewrite := fs.String("rewrite", "", "rebuild the findings and report (report.md, report.html, charts) of the run in `folder` from its data, running nothing")
+	var set overrideFlag
+	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -63,7 +69,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if fs.NArg() != 1 {
 		return badinput.Field("", "want exactly one plan file, got %d arguments", fs.NArg())
 	}
-	p, err := plan.Load(fs.Arg(0))
+	p, err := plan.Load(fs.Arg(0), set...)
 	if err != nil {
 		return err
 	}
@@ -76,7 +82,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	dir := *out
 	if dir == "" {
-		dir = fmt.Sprintf("loadlab-run-%s-%s", slugName(p.Name), time.Now().Format("20060102-150405"))
+		dir = fmt.Sprintf("loadlab-run-%s-%s", slug.Make(p.Name, "plan"), time.Now().Format("20060102-150405"))
 	}
 	var log io.Writer = stderr
 	if *quiet {
@@ -166,21 +172,22 @@ func thresholdMessage(ths []summary.ThresholdResult) string {
 		failed, len(ths), strings.Join(parts, "; "))
 }
 
-// slugName makes a plan name safe for a folder name.
-func slugName(s string) string {
-	b := []byte{}
-	for _, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
-			b = append(b, c)
-		default:
-			if len(b) > 0 && b[len(b)-1] != '-' {
-				b = append(b, '-')
-			}
-		}
+// overrideFlag collects -set NAME=VALUE flags.
+type overrideFlag []plan.Override
+
+func (f *overrideFlag) String() string {
+	parts := make([]string, len(*f))
+	for i, o := range *f {
+		parts[i] = o.Name + "=" + o.Value
 	}
-	if len(b) == 0 {
-		return "plan"
+	return strings.Join(parts, " ")
+}
+
+func (f *overrideFlag) Set(s string) error {
+	o, err := plan.ParseOverride(s)
+	if err != nil {
+		return err
 	}
-	return string(b)
+	*f = append(*f, o)
+	return nil
 }

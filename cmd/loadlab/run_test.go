@@ -158,10 +158,39 @@ func TestRunBadPlan(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	runMain([]string{"run", plan}, nil, &stdout, &stderr)
-	if want := "plan.yaml:5: duration: bad duration \"2 seconds\""; !strings.Contains(stderr.String(), want) {
+	if want := "plan.yaml:5: scenarios[0].duration: \"2 seconds\" is not a duration"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
 		t.Error("an output folder was created for a bad plan")
+	}
+}
+
+// TestRunSet: -set overrides plan variables (a matrix axis runs at the one
+// value given); an unknown name is one line naming the known ones, exit 2.
+func TestRunSet(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(plan, []byte("target: http://127.0.0.1:9\nvars: {duration: 2s}\nmatrix: {rate: [10, 20]}\nscenarios:\n  - {target: \"GET ${target}/\", rate: \"${rate}\", duration: \"${duration}\"}\n"), 0o644)
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"run", "-check", plan}, 0, "2 steps", ""},
+		{[]string{"run", "-check", "-set", "rate=1000", "-set", "duration=300s", plan}, 0, "1 steps\n  step 1: rate=1000", ""},
+		{[]string{"run", "-check", "-set", "rte=5", plan}, 2, "", `plan.yaml: -set: the plan has no variable "rte" (known: duration, rate)`},
+		{[]string{"run", "-check", "-set", "duration=forever", plan}, 2, "", `scenarios[0].duration: "forever" is not a duration`},
+		{[]string{"run", "-check", "-set", "rate", plan}, 2, "", `invalid value "rate" for flag -set: want NAME=VALUE`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := runMain(tc.args, nil, &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args[1:], code, stdout.String(), stderr.String())
+		}
+		if tc.code == 2 && strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%v: stderr is not one line: %q", tc.args[1:], stderr.String())
+		}
 	}
 }

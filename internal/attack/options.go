@@ -32,11 +32,11 @@ type Options struct {
 	// timerfd). Without it, waits of a millisecond or more use the timerfd
 	// too, but shorter ones use Go's timers, which wake a process about a
 	// millisecond apart: requests due within that millisecond then leave
-	// together, up to ~1 ms late (mean ~0.5 ms; recorded, so the lag is in
-	// the due-based latencies). Precise pacing cuts the lag to ~0.1 ms at
-	// any rate at the cost of a wake-up per request: 1.5-1.8x the CPU at
-	// 2,000-5,000 requests/s (bench/README.md). Ignored where there is no
-	// timerfd.
+	// together, up to a millisecond late (recorded, so the lag is in the
+	// due-based latencies). Precise pacing sends each request at its due
+	// time at any rate, at the cost of a wake-up per request, which costs
+	// CPU (bench/README.md, attack, has the measured lag and CPU). Ignored
+	// where there is no timerfd.
 	Precise bool
 	// Harvest lets a paced attack's lean client read answers when the
 	// pacer wakes up anyway, not when each answer arrives (see package

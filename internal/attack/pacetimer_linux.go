@@ -11,9 +11,9 @@ import (
 
 // paceTimer is the pacer's clock: a Linux timerfd waited on through the
 // runtime poller. Go's own timers wake the process through epoll_wait's
-// millisecond timeout, so a request due 0.3 ms from now went out about
-// 1 ms late, and a wait of 1.4 ms took two wake-ups (1 ms, then the rest
-// rounded up to 1 ms). A timerfd becomes readable at its nanosecond
+// millisecond timeout, so a wait shorter than a millisecond ends up to a
+// millisecond late, and a longer one that is not a whole number of
+// milliseconds takes two wake-ups. A timerfd becomes readable at its nanosecond
 // expiry: one wake-up, on time. Arming and reading it are raw system calls
 // (see internal/rawconn).
 type paceTimer struct {

@@ -3,14 +3,13 @@ package compare
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 )
 
 // Options tune the bootstrap.
 type Options struct {
 	Resamples  int     // bootstrap replicates; 0 means 1000
-	Seed       uint64  // random seed; the same seed gives the same table
+	Seed       uint64  // random seed; with a run's content it seeds the run's resamples, so the same seed gives the same table
 	Confidence float64 // 0 means 0.95
 }
 
@@ -84,13 +83,13 @@ func Compare(base *Run, runs []*Run, opt Options) Report {
 	rep := Report{Group: base.Group, Baseline: base.Name, Runs: []string{base.Name}, Options: opt}
 	bb := flatten(base)
 	bpoint := bb.point()
-	bres := bb.resample(rand.New(rand.NewPCG(opt.Seed, 0)), opt.Resamples)
+	bres := bb.resample(opt.Seed, opt.Resamples)
 	alpha := (1 - opt.Confidence) / 2
-	for k, run := range runs {
+	for _, run := range runs {
 		rep.Runs = append(rep.Runs, run.Name)
 		rb := flatten(run)
 		rpoint := rb.point()
-		rres := rb.resample(rand.New(rand.NewPCG(opt.Seed, uint64(k+1))), opt.Resamples)
+		rres := rb.resample(opt.Seed, opt.Resamples)
 		for _, s := range Stats {
 			row := Row{Run: run.Name, Stat: s, Base: bpoint[s], Value: rpoint[s]}
 			row.Diff = row.Value - row.Base
@@ -110,7 +109,7 @@ func Compare(base *Run, runs []*Run, opt Options) Report {
 				rep.Rows = append(rep.Rows, row)
 				continue
 			}
-			if !enough(s, base.N) || !enough(s, run.N) {
+			if !enough(s, sampleSize(s, base)) || !enough(s, sampleSize(s, run)) {
 				row.Lo, row.Hi, row.Verdict = math.NaN(), math.NaN(), TooFew
 				rep.Rows = append(rep.Rows, row)
 				continue
@@ -118,13 +117,23 @@ func Compare(base *Run, runs []*Run, opt Options) Report {
 			sort.Float64s(diffs)
 			row.Lo, row.Hi = quantile(diffs, alpha), quantile(diffs, 1-alpha)
 			if s == Success {
-				row.Lo, row.Hi = newcombe(run.OK, run.N, base.OK, base.N, opt.Confidence)
+				row.Lo, row.Hi = newcombe(run.OK(), run.N(), base.OK(), base.N(), opt.Confidence)
 			}
 			row.Verdict = verdict(s, row.Lo, row.Hi)
 			rep.Rows = append(rep.Rows, row)
 		}
 	}
 	return rep
+}
+
+// sampleSize is the number of requests statistic s of run is taken from:
+// every request for the success ratio, the ones with a latency (not
+// dropped) for the others.
+func sampleSize(s Stat, run *Run) int64 {
+	if s == Success {
+		return run.N()
+	}
+	return int64(run.Latencies().Count)
 }
 
 func verdict(s Stat, lo, hi float64) string {

@@ -6,6 +6,7 @@ import (
 
 	"bytes"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -18,7 +19,7 @@ import (
 // shape), scaled by factor, with the given share of failures.
 func synth(name string, seed uint64, n int, median time.Duration, factor, failRatio float64) *Run {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	r := NewRun(name)
+	r := NewRun(name, metrics.FromDue)
 	for i := 0; i < n; i++ {
 		lat := float64(median) * math.Exp(0.4*rng.NormFloat64()) * factor
 		r.Record(time.Duration(lat), rng.Float64() >= failRatio)
@@ -102,7 +103,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestEmptyRunHasNoData(t *testing.T) {
 	base := synth("base", 1, 1000, 5*time.Millisecond, 1, 0)
-	rep := Compare(base, []*Run{NewRun("empty")}, Options{Resamples: 50, Seed: 1})
+	rep := Compare(base, []*Run{NewRun("empty", metrics.FromDue)}, Options{Resamples: 50, Seed: 1})
 	for _, row := range rep.Rows {
 		if row.Verdict != NoData {
 			t.Errorf("%v: verdict %q, want %q", row.Stat, row.Verdict, NoData)
@@ -191,7 +192,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			runs, err := Load(tc.args, nil)
+			runs, err := Load(tc.args, metrics.FromDue, nil)
 			if tc.wantErr != "" {
 				if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want bad input containing %q", err, tc.wantErr)
@@ -205,8 +206,8 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("%d runs, want %d", len(runs), len(tc.want))
 			}
 			for i, r := range runs {
-				if r.Name != tc.want[i] || r.N != tc.counts[i] || r.Hist.TotalCount() != tc.counts[i] {
-					t.Errorf("run %d = %s with %d results, want %s with %d", i, r.Name, r.N, tc.want[i], tc.counts[i])
+				if r.Name != tc.want[i] || r.N() != tc.counts[i] || int64(r.Latencies().Count) != tc.counts[i] {
+					t.Errorf("run %d = %s with %d results, want %s with %d", i, r.Name, r.N(), tc.want[i], tc.counts[i])
 				}
 			}
 		})
@@ -220,24 +221,25 @@ func TestLoad(t *testing.T) {
 // this bimodal sample, 9.721ms, sits between the 199th and 200th values,
 // 9.696ms and 9.880ms).
 func TestLoadMatchesVegetaReport(t *testing.T) {
-	runs, err := Load([]string{"testdata/mixed.bin"}, nil)
+	runs, err := Load([]string{"testdata/mixed.bin"}, metrics.FromDue, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := runs[0]
-	if r.OK != 192 || r.N != 400 {
-		t.Errorf("ok %d of %d, want 192 of 400", r.OK, r.N)
+	if r.OK() != 192 || r.N() != 400 {
+		t.Errorf("ok %d of %d, want 192 of 400", r.OK(), r.N())
 	}
+	h := r.Latencies().Histogram()
 	b := flatten(r)
 	v := b.point()
 	for _, c := range []struct {
 		s    Stat
 		want float64
 	}{
-		{P50, float64(r.Hist.ValueAtPercentile(50)) / 1000},
-		{P90, float64(r.Hist.ValueAtPercentile(90)) / 1000},
-		{P99, float64(r.Hist.ValueAtPercentile(99)) / 1000},
-		{Mean, r.Hist.Mean() / 1000},
+		{P50, float64(h.ValueAtPercentile(50)) / 1e6},
+		{P90, float64(h.ValueAtPercentile(90)) / 1e6},
+		{P99, float64(h.ValueAtPercentile(99)) / 1e6},
+		{Mean, h.Mean() / 1e6},
 		{Success, 48},
 	} {
 		if math.Abs(v[c.s]-c.want)/c.want > 0.001 {
@@ -304,7 +306,7 @@ func TestCompareGroups(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			runs, err := Load(tc.args, nil)
+			runs, err := Load(tc.args, metrics.FromDue, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -357,7 +359,7 @@ func TestNewcombe(t *testing.T) {
 		{200, 200, 5000, 5000, -1.9, 0.1, false},       // no failures anywhere: no difference
 		{198, 200, 4950, 5000, -2.6, 0.8, false},       // 1% failures both sides
 		{180, 200, 4950, 5000, -13.9, -5.6, true},      // 10% against 1%
-		{20289, 21000, 20980, 21000, -3.5, -3.0, true}, // report 004: 96.61% vs 99.90%
+		{20289, 21000, 20980, 21000, -3.5, -3.0, true}, // a regressed build: 96.61% vs 99.90%
 	}
 	for _, tc := range tests {
 		lo, hi := newcombe(tc.x1, tc.n1, tc.x2, tc.n2, 0.95)
@@ -366,6 +368,62 @@ func TestNewcombe(t *testing.T) {
 		}
 		if real := lo > 0 || hi < 0; real != tc.real {
 			t.Errorf("newcombe(%d/%d - %d/%d): significant %v, want %v", tc.x1, tc.n1, tc.x2, tc.n2, real, tc.real)
+		}
+	}
+}
+
+// TestResamplingPerRun: a run's resamples are seeded by its own content, so
+// its row against the baseline is the same whether it is compared alone or
+// beside another run, in either order.
+func TestResamplingPerRun(t *testing.T) {
+	base := synth("base", 1, 3000, 10*time.Millisecond, 1, 0.01)
+	b := synth("b", 2, 3000, 10*time.Millisecond, 1.03, 0.02)
+	c := synth("c", 3, 3000, 10*time.Millisecond, 0.9, 0.01)
+	rowsOf := func(rep Report, run string) []Row {
+		var out []Row
+		for _, r := range rep.Rows {
+			if r.Run == run {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	opt := Options{Resamples: 300, Seed: 7}
+	alone := rowsOf(Compare(base, []*Run{b}, opt), "b")
+	for _, others := range [][]*Run{{c, b}, {b, c}} {
+		with := rowsOf(Compare(base, others, opt), "b")
+		if !reflect.DeepEqual(alone, with) {
+			t.Fatalf("b's rows change with the runs beside it:\nalone %+v\nwith c %+v", alone, with)
+		}
+	}
+	// The interval is a real one, not a degenerate [0, 0].
+	if alone[P50].Lo == alone[P50].Hi || math.IsNaN(alone[P50].Lo) {
+		t.Fatalf("p50 interval %v..%v", alone[P50].Lo, alone[P50].Hi)
+	}
+	if other := rowsOf(Compare(base, []*Run{b}, Options{Resamples: 300, Seed: 8}), "b"); reflect.DeepEqual(alone, other) {
+		t.Fatal("another seed gave the same intervals")
+	}
+}
+
+// TestPointIsMetrics: the values compared are the run's metrics, the
+// numbers `loadlab report` prints (exact mean, percentiles clamped to the
+// exact extremes), not a second estimate from compare's own histogram.
+func TestPointIsMetrics(t *testing.T) {
+	runs, err := Load([]string{"testdata/mixed.bin", "testdata/basic.bin"}, metrics.FromDue, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Compare(runs[0], runs[1:], Options{Resamples: 50, Seed: 1})
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	for _, row := range rep.Rows {
+		var want [2]float64
+		for i, r := range runs {
+			m := r.Metrics
+			want[i] = map[Stat]float64{Mean: ms(m.Latencies.Mean), P50: ms(m.Latencies.P50), P90: ms(m.Latencies.P90),
+				P99: ms(m.Latencies.P99), Success: 100 * m.Success}[row.Stat]
+		}
+		if row.Base != want[0] || row.Value != want[1] {
+			t.Errorf("%v: baseline %v, run %v; metrics say %v, %v", row.Stat, row.Base, row.Value, want[0], want[1])
 		}
 	}
 }

@@ -1,19 +1,21 @@
 // Package compare tells which differences between load-test runs are real
-// and which are noise, the question of report 004 (six builds, one
-// regression).
+// and which are noise: which of several builds of a service regressed,
+// and which only look different because of noise.
 //
-// Each run is summarised by an HdrHistogram of its latencies and its
-// success count. Every run is compared with its baseline on mean, p50, p90,
-// p99 and success ratio, and each difference gets a 95% confidence
-// interval:
+// Each run is summarised by package metrics (the figures `loadlab report`
+// prints): its latency histogram and its success count. Every run is
+// compared with its baseline on mean, p50, p90, p99 and success ratio, and
+// each difference gets a 95% confidence interval:
 //
 //   - latencies: a Poisson bootstrap. Each resample redraws every histogram
 //     bucket's count from Poisson(count), which approximates drawing n
 //     requests with replacement (Hanley & MacGibbon 2006) at a cost that
 //     depends on the number of buckets, not of requests. Baseline and run are
-//     resampled independently, B times (1000 by default) from a fixed seed,
-//     so the output is deterministic; the interval is the 2.5th-97.5th
-//     percentile of the B differences.
+//     resampled independently, B times (1000 by default), each from a
+//     random stream seeded by the seed and the run's own content, so the
+//     output is deterministic and a run's interval does not depend on the
+//     other runs compared; the interval is the 2.5th-97.5th percentile of
+//     the B differences.
 //   - success ratio: Newcombe's hybrid score interval for a difference of
 //     proportions (1998, method 10), which stays honest when failures are
 //     rare or absent, where a bootstrap would not.

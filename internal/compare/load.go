@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -28,9 +29,10 @@ import (
 // folders it is the file's path inside its folder, so that before/ and
 // after/ are compared step by step.
 //
-// A stream that ends in a torn or corrupt block keeps the results before it
-// and warn is told. Unreadable or unrecognised files are *badinput.Error.
-func Load(args []string, warn func(string)) ([]*Run, error) {
+// Latencies are measured from basis. A stream that ends in a torn or
+// corrupt block keeps the results before it and warn is told. Unreadable
+// or unrecognised files are *badinput.Error.
+func Load(args []string, basis metrics.Basis, warn func(string)) ([]*Run, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
@@ -47,7 +49,7 @@ func Load(args []string, warn func(string)) ([]*Run, error) {
 			return nil, badinput.Wrap(arg, err)
 		}
 		if !st.IsDir() {
-			r, err := loadFile(arg, filepath.Clean(arg), warn)
+			r, err := loadFile(arg, filepath.Clean(arg), basis, warn)
 			if err != nil {
 				return nil, err
 			}
@@ -67,7 +69,7 @@ func Load(args []string, warn func(string)) ([]*Run, error) {
 			if len(files) > 1 {
 				name = filepath.Join(name, rel)
 			}
-			r, err := loadFile(f, name, warn)
+			r, err := loadFile(f, name, basis, warn)
 			if err != nil {
 				return nil, err
 			}
@@ -132,13 +134,13 @@ func trimCommonDir(runs []*Run) {
 	}
 }
 
-func loadFile(path, name string, warn func(string)) (*Run, error) {
+func loadFile(path, name string, basis metrics.Basis, warn func(string)) (*Run, error) {
 	src, err := results.Open(path)
 	if err != nil {
 		return nil, badinput.Wrap(path, err)
 	}
 	defer src.Close()
-	run := NewRun(name)
+	run := NewRun(name, basis)
 	var res results.Result
 	for {
 		err := src.Decode(&res)
@@ -147,7 +149,7 @@ func loadFile(path, name string, warn func(string)) (*Run, error) {
 		}
 		var ce *results.CorruptError
 		if errors.As(err, &ce) {
-			warn(fmt.Sprintf("%s: %v; using the %d results before it", path, err, run.N))
+			warn(fmt.Sprintf("%s: %v; using the %d results before it", path, err, run.N()))
 			break
 		}
 		if err != nil {

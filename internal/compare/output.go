@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/plot/web"
+	"github.com/loadlab/loadlab/internal/slug"
 )
 
 // Distributions returns each run's percentile distribution, for overlays.
 func Distributions(runs []*Run) []plot.Distribution {
 	out := make([]plot.Distribution, len(runs))
 	for i, r := range runs {
-		out[i] = plot.DistributionFromHistogram(r.Name, r.Hist, Unit)
+		out[i] = plot.DistributionOf(r.Name, r.Latencies())
 	}
 	return out
 }
@@ -49,7 +49,7 @@ func WriteDir(dir, title string, comps []Comparison) ([]string, error) {
 			ctitle = title + ": " + c.Report.Group
 		}
 		if len(comps) > 1 {
-			svgName = fmt.Sprintf("percentiles-%02d-%s.svg", i+1, slug(c.Report.Group))
+			svgName = fmt.Sprintf("percentiles-%02d-%s.svg", i+1, slug.Make(c.Report.Group, "runs"))
 		}
 		chart := plot.PercentileChart(ctitle, Distributions(c.Runs)...)
 		var svg bytes.Buffer
@@ -87,24 +87,4 @@ func WriteDir(dir, title string, comps []Comparison) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
-}
-
-// slug makes a group name safe for a file name.
-func slug(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
-				b.WriteByte('-')
-			}
-		}
-	}
-	out := strings.TrimSuffix(b.String(), "-")
-	if out == "" {
-		return "runs"
-	}
-	return out
 }

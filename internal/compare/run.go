@@ -3,47 +3,47 @@ package compare
 import (
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
-// Unit is the resolution latencies are recorded at in a Run's histogram.
-const Unit = time.Microsecond
-
-// Histogram range: 1µs to one hour, 3 significant digits.
-const (
-	lowest  = 1
-	highest = int64(time.Hour / Unit)
-	sigfigs = 3
-)
-
-// Run is one side of a comparison: a name, the latency histogram of all its
-// requests (in Unit) and how many succeeded.
+// Run is one side of a comparison: a name, and the metrics of all its
+// requests (package metrics, the same figures `loadlab report` prints: a
+// run's p99 here is its report's p99).
 type Run struct {
-	Name  string
-	Group string // runs are compared within their group (see Load)
-	Hist  *hdrhistogram.Histogram
-	OK    int64 // successful requests (2xx/3xx)
-	N     int64 // all requests
+	Name    string
+	Group   string // runs are compared within their group (see Load)
+	Metrics *metrics.Metrics
 }
 
-// NewRun returns an empty run.
-func NewRun(name string) *Run {
-	return &Run{Name: name, Hist: hdrhistogram.New(lowest, highest, sigfigs)}
+var _ results.Sink = (*Run)(nil)
+
+// NewRun returns an empty run whose latencies are measured from basis.
+func NewRun(name string, basis metrics.Basis) *Run {
+	return &Run{Name: name, Metrics: metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: basis})}
 }
 
-// Add records one result, as vegeta report counts it: every request's
-// latency, and whether it succeeded.
-func (r *Run) Add(res *results.Result) {
-	r.Record(res.Latency, res.Success())
-}
+// Add records one result, as report counts it: every request's latency
+// but the dropped ones', and whether it succeeded.
+func (r *Run) Add(res *results.Result) { r.Metrics.Add(res) }
 
-// Record records one request's latency and outcome.
+// Record records one request's latency and outcome (a 200 or a 500).
 func (r *Run) Record(latency time.Duration, ok bool) {
-	v := min(max(int64(latency/Unit), 0), highest)
-	_ = r.Hist.RecordValue(v)
-	r.N++
+	res := results.Result{Latency: latency, Code: 500}
 	if ok {
-		r.OK++
+		res.Code = 200
 	}
+	r.Metrics.Add(&res)
 }
+
+// Latencies returns the run's latencies, closed.
+func (r *Run) Latencies() *metrics.Latencies {
+	r.Metrics.Close()
+	return &r.Metrics.Latencies
+}
+
+// N is the number of requests.
+func (r *Run) N() int64 { return int64(r.Metrics.Requests) }
+
+// OK is the number of successful requests (2xx/3xx).
+func (r *Run) OK() int64 { return int64(r.Metrics.Successes) }

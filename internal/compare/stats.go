@@ -1,9 +1,13 @@
 package compare
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 // Stat is a statistic compared between runs.
@@ -31,27 +35,60 @@ func (s Stat) String() string {
 var quantileOf = map[Stat]float64{P50: 0.50, P90: 0.90, P99: 0.99}
 
 // buckets is a run's histogram flattened to its non-empty buckets plus the
-// failure count, the form the bootstrap resamples.
+// failure count, the form the bootstrap resamples, with the run's exact
+// figures (from package metrics) for the point estimates.
 type buckets struct {
 	mid    []float64 // bucket midpoint, ms (for the mean)
 	top    []float64 // bucket's highest equivalent value, ms (for percentiles, as HdrHistogram reports them)
 	count  []int64
 	ok, ko int64
+	exact  [numStats]float64 // the run's statistics as report prints them
+	seed   uint64            // from the run's content, for its resamples
 }
 
 func flatten(r *Run) buckets {
 	var b buckets
-	for _, bar := range r.Hist.Distribution() {
-		if bar.Count == 0 {
-			continue
+	l := r.Latencies()
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	if h := l.Histogram(); h != nil {
+		unit := float64(metrics.HistogramUnit) / float64(time.Millisecond)
+		for _, bar := range h.Distribution() {
+			if bar.Count == 0 {
+				continue
+			}
+			b.mid = append(b.mid, float64(bar.From+bar.To)/2*unit)
+			b.top = append(b.top, float64(bar.To)*unit)
+			b.count = append(b.count, bar.Count)
 		}
-		ms := float64(Unit) / float64(time.Millisecond)
-		b.mid = append(b.mid, float64(bar.From+bar.To)/2*ms)
-		b.top = append(b.top, float64(bar.To)*ms)
-		b.count = append(b.count, bar.Count)
 	}
-	b.ok, b.ko = r.OK, r.N-r.OK
+	b.ok, b.ko = r.OK(), r.N()-r.OK()
+	b.exact = b.values(b.count, b.ok, b.ko)
+	if l.Count > 0 {
+		b.exact[Mean] = ms(l.Mean)
+		for _, s := range []Stat{P50, P90, P99} {
+			b.exact[s] = ms(l.Quantile(quantileOf[s]))
+		}
+	}
+	if r.N() > 0 {
+		b.exact[Success] = 100 * r.Metrics.Success
+	}
+	b.seed = b.contentSeed()
 	return b
+}
+
+// contentSeed hashes the run's histogram and counts, so that a run's
+// resamples depend on its content only, not on the other runs compared.
+func (b *buckets) contentSeed() uint64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	put := func(v uint64) { binary.LittleEndian.PutUint64(buf[:], v); h.Write(buf[:]) }
+	for i, c := range b.count {
+		put(math.Float64bits(b.top[i]))
+		put(uint64(c))
+	}
+	put(uint64(b.ok))
+	put(uint64(b.ko))
+	return h.Sum64()
 }
 
 // values computes every Stat from bucket counts (latencies in ms, success
@@ -91,11 +128,24 @@ func (b *buckets) values(counts []int64, ok, ko int64) [numStats]float64 {
 	return out
 }
 
-// point is the statistics of the run as observed.
-func (b *buckets) point() [numStats]float64 { return b.values(b.count, b.ok, b.ko) }
+// point is the statistics of the run as observed: the exact mean and the
+// percentiles of package metrics, the numbers report prints.
+func (b *buckets) point() [numStats]float64 { return b.exact }
 
-// resample returns reps Poisson-bootstrap replicates of every statistic.
-func (b *buckets) resample(rng *rand.Rand, reps int) [][numStats]float64 {
+// resample returns reps Poisson-bootstrap replicates of every statistic,
+// drawn from a random stream seeded by seed and the run's content alone.
+// Each replicate is shifted by the gap between the exact figures and those
+// of the buckets (bucket midpoints for the mean, the clamp to the exact
+// maximum for percentiles), so the replicates centre on the point.
+func (b *buckets) resample(seed uint64, reps int) [][numStats]float64 {
+	rng := rand.New(rand.NewPCG(seed, b.seed))
+	var shift [numStats]float64
+	bucketed := b.values(b.count, b.ok, b.ko)
+	for s := range shift {
+		if d := b.exact[s] - bucketed[s]; !math.IsNaN(d) {
+			shift[s] = d
+		}
+	}
 	out := make([][numStats]float64, reps)
 	counts := make([]int64, len(b.count))
 	for r := range out {
@@ -103,6 +153,9 @@ func (b *buckets) resample(rng *rand.Rand, reps int) [][numStats]float64 {
 			counts[i] = poisson(rng, float64(c))
 		}
 		out[r] = b.values(counts, poisson(rng, float64(b.ok)), poisson(rng, float64(b.ko)))
+		for s := range out[r] {
+			out[r][s] += shift[s]
+		}
 	}
 	return out
 }

@@ -82,7 +82,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	r := &runner{opts: opts, plan: p, out: opts.Out, fleet: &fleet{exe: opts.Exe, out: opts.Out, plan: p}}
-	sum := &summary.Summary{Plan: p.File, Name: p.Name, Description: p.Description, Started: time.Now(),
+	sum := &summary.Summary{Plan: p.File, RunArgs: p.RunArgs(), Name: p.Name, Description: p.Description, Started: time.Now(),
 		Version: opts.Version, Machine: machine(), Design: Design(p)}
 	var runs []*stepRun
 	defer r.fleet.stopAll()

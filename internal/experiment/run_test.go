@@ -276,18 +276,6 @@ func TestRenderConfig(t *testing.T) {
 	}
 }
 
-func TestRateSpec(t *testing.T) {
-	for in, want := range map[string]string{"50/s": "50/s", "1": "1/s", "30/m": "30/m", "0.25": "15/m", "10/s..100/s": "10/s..100/s", "1/h": "1/h"} {
-		r, err := plan.ParseRate(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := rateSpec(r); got != want {
-			t.Errorf("%s -> %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestExternalTarget runs a plan that starts nothing: the target is a URL.
 func TestExternalTarget(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

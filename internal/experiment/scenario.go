@@ -3,10 +3,8 @@ package experiment
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,30 +13,6 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/targets"
 )
-
-// rateSpec writes a plan rate in the attack schedule's syntax.
-func rateSpec(r plan.Rate) string {
-	one := func(f float64) string {
-		if f == math.Trunc(f) {
-			return strconv.FormatFloat(f, 'f', 0, 64) + "/s"
-		}
-		if m := f * 60; math.Abs(m-math.Round(m)) < 1e-9 {
-			return strconv.FormatFloat(math.Round(m), 'f', 0, 64) + "/m"
-		}
-		return strconv.FormatFloat(math.Round(f*3600), 'f', 0, 64) + "/h"
-	}
-	if len(r.Steps) > 0 {
-		parts := make([]string, len(r.Steps))
-		for i, f := range r.Steps {
-			parts[i] = one(f)
-		}
-		return strings.Join(parts, ",")
-	}
-	if r.Ramp() {
-		return one(r.From) + ".." + one(r.To)
-	}
-	return one(r.From)
-}
 
 // targetText returns the scenario's targets with component addresses
 // filled in.
@@ -91,12 +65,7 @@ func (r *runner) newAttacker(sc *plan.Scenario, text string, dur time.Duration) 
 	if sc.MaxWorkers > 0 {
 		o.MaxWorkers = sc.MaxWorkers
 	}
-	if len(sc.Rate.Steps) > 0 {
-		o.Schedule, err = schedule.ParseSteps(rateSpec(sc.Rate), sc.Rate.StepDuration, dur)
-	} else {
-		o.Schedule, err = schedule.Parse(rateSpec(sc.Rate), dur)
-	}
-	if err != nil {
+	if o.Schedule, err = schedule.New(sc.Rate, dur); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	return attack.New(tr, o)

@@ -48,11 +48,15 @@ type window struct {
 	buckets map[int64][2]uint64 // unix second -> total, errors
 }
 
-func (w *window) add(t time.Time, ok bool) {
+var _ results.Sink = (*window)(nil)
+
+// Add counts r in the second it arrives in.
+func (w *window) Add(r *results.Result) {
+	t := time.Now()
 	w.mu.Lock()
 	b := w.buckets[t.Unix()]
 	b[0]++
-	if !ok {
+	if !r.Success() {
 		b[1]++
 	}
 	w.buckets[t.Unix()] = b
@@ -250,7 +254,7 @@ func (r *runner) samplerConfig() sampler.Config {
 		cfg.Sources = append(cfg.Sources, src)
 	}
 	if len(r.plan.Samplers.Metrics) == 0 {
-		// By default, the proxy's pool and breaker: the graphs the seed reports show.
+		// By default, the proxy's pool and breaker series: what explains its latency.
 		for _, rn := range r.fleet.running {
 			if rn.c.Kind == plan.KindProxy && rn.c.MetricsPath != "" {
 				src := sampler.Source{Name: rn.c.Name, URL: rn.proc.URL + rn.c.MetricsPath}
@@ -348,19 +352,25 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			sr.RunError = err.Error()
 			continue
 		}
-		bw := bufio.NewWriterSize(f, 64<<10)
-		w, err := results.NewWriter(bw, results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
-			Rate: sc.Rate.Text, Command: []string{"loadlab", "run", r.plan.File},
-			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}})
+		// Flushed every second, so a crash loses little.
+		stream, err := results.NewStreamSink(f, results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
+			Rate: sc.Rate.Text, Command: append([]string{"loadlab", "run"}, r.plan.RunArgs()...),
+			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}}, time.Second)
 		if err != nil {
 			f.Close()
 			sr.RunError = err.Error()
 			continue
 		}
+		sink := results.Tee(stream, sr.m, win)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer f.Close()
+			defer func() {
+				if err := stream.Close(); err != nil && sr.RunError == "" {
+					sr.RunError = "writing results: " + err.Error()
+				}
+			}()
 			if sc.StartAfter > 0 {
 				select {
 				case <-time.After(sc.StartAfter):
@@ -368,23 +378,9 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 					return
 				}
 			}
-			last := time.Now()
-			err := atk.Run(ctx, func(rs *results.Result) {
-				w.Encode(rs)
-				sr.m.Add(rs)
-				win.add(time.Now(), rs.Success())
-				if now := time.Now(); now.Sub(last) > time.Second {
-					// Flush a block a second so a crash loses little.
-					w.Flush()
-					bw.Flush()
-					last = now
-				}
-			})
-			if err != nil {
+			if err := atk.Run(ctx, sink.Add); err != nil {
 				sr.RunError = err.Error()
 			}
-			w.Close()
-			bw.Flush()
 		}()
 	}
 	if r.plan.Stop.ErrorRatio > 0 {
@@ -429,7 +425,7 @@ func (r *runner) finishScenario(sr *scenarioRun) {
 	m := sr.m
 	m.Close()
 	sr.Requests, sr.RateActual, sr.Throughput, sr.Success = m.Requests, m.Rate, m.Throughput, m.Success
-	sr.Latency, sr.SendLatency = latencySummary(&m.Latencies), latencySummary(&m.SendLatencies)
+	sr.Latency, sr.SendLatency = latencySummary(&m.Latencies), latencySummary(&m.OtherLatencies)
 	sr.StatusCodes = map[string]uint64{}
 	for code, n := range m.StatusCodes {
 		sr.StatusCodes[fmt.Sprint(code)] = n

@@ -212,14 +212,12 @@ func (c *Conn) recv(b []byte) (int, syscall.Errno) {
 func (c *Conn) Write(b []byte) (int, error) {
 	c.wrote = true
 	done := 0
-	for done < len(b) {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
+	for {
+		n, e := rawconn.WriteSome(uintptr(c.fd), b[done:])
+		done += n
 		switch e {
 		case 0:
-			done += int(n)
-			continue
-		case syscall.EINTR:
-			continue
+			return done, nil
 		case syscall.EAGAIN: // the send buffer is full: it drains at network speed
 			if err := c.block(pollOut); err != nil {
 				return done, c.opError("write", err)
@@ -228,7 +226,6 @@ func (c *Conn) Write(b []byte) (int, error) {
 		}
 		return done, c.opError("write", os.NewSyscallError("write", e))
 	}
-	return done, nil
 }
 
 // Received returns when the bytes of c's last read reached the machine

@@ -12,7 +12,7 @@ const OtherGroup = "(other)"
 
 // Group is the figures of the results sharing one key of a breakdown
 // dimension. Its Metrics has no breakdown of its own, and to save memory
-// records only the due-based Latencies (SendLatencies stay empty).
+// records only Latencies (OtherLatencies stay empty).
 type Group struct {
 	Key     string // attack name, "METHOD URL", or step number
 	Step    uint32 // for step groups
@@ -37,7 +37,7 @@ func newDimension[K comparable](o Options) *dimension[K] {
 
 func newChild(o Options) *Metrics {
 	m := NewWith(o)
-	m.dueOnly = true
+	m.oneBasis = true
 	return m
 }
 

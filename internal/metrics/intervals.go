@@ -13,16 +13,27 @@ import (
 const MaxOpenIntervals = 32
 
 // Interval is the (non-cumulative) figures of the results sent in
-// [Start, End). Rate and Throughput are per second of the interval.
+// [Start, End). Rate and Throughput are per second of the interval, or of
+// its Covered part when the interval is Partial.
 type Interval struct {
 	Start, End time.Time
+	// Partial is set on the first and last intervals of a run when the
+	// run covers only part of them: a run starting at 12:00:00.905 covers
+	// the last 95 ms of the interval [12:00:00, 12:00:01).
+	Partial bool
+	// Covered is the part of the interval the run covered: from the first
+	// send (first interval) to one send interval after the last send (last
+	// interval), the send interval being the mean gap between the
+	// interval's sends. It is End - Start for a full interval.
+	Covered time.Duration
 	*Metrics
 }
 
 // Intervals splits results by send time into consecutive intervals of a
 // fixed length, aligned on multiples of it since the Unix epoch, and hands
 // each one, closed, to emit in time order. Empty intervals between two
-// non-empty ones are emitted too.
+// non-empty ones are emitted too. It is a results.Sink: emit's first error
+// stops it and is returned by Close.
 type Intervals struct {
 	every   time.Duration
 	opts    Options
@@ -31,7 +42,9 @@ type Intervals struct {
 	first   int64               // lowest interval number not yet emitted, once started
 	last    int64               // highest interval number seen
 	any     bool                // a result was added
-	started bool                // an interval was emitted
+	started bool                // the first interval is known
+	emitted bool                // an interval was emitted
+	closing bool                // Close is emitting the last intervals
 	err     error
 
 	// Stragglers counts results that arrived after their interval had been
@@ -47,11 +60,13 @@ func NewIntervals(every time.Duration, o Options, emit func(*Interval) error) *I
 	return &Intervals{every: every, opts: o, emit: emit, open: make(map[int64]*Interval)}
 }
 
+var _ results.Sink = (*Intervals)(nil)
+
 // Add accounts for r in its interval, emitting intervals that can no longer
-// receive results. It returns emit's first error.
-func (iv *Intervals) Add(r *results.Result) error {
+// receive results.
+func (iv *Intervals) Add(r *results.Result) {
 	if iv.err != nil {
-		return iv.err
+		return
 	}
 	n := r.Sent.UnixNano() / int64(iv.every)
 	if r.Sent.UnixNano() < 0 {
@@ -62,7 +77,7 @@ func (iv *Intervals) Add(r *results.Result) error {
 	}
 	if iv.started && n < iv.first {
 		iv.Stragglers++
-		return nil
+		return
 	}
 	iv.last = max(iv.last, n)
 	in, ok := iv.open[n]
@@ -73,9 +88,9 @@ func (iv *Intervals) Add(r *results.Result) error {
 		in = &Interval{Start: start, End: start.Add(iv.every), Metrics: m}
 		iv.open[n] = in
 	}
-	s := sampleOf(r)
+	s := sampleOf(r, iv.opts.Basis)
 	in.addOwn(r, &s)
-	return iv.flush(iv.last - MaxOpenIntervals + 1)
+	_ = iv.flush(iv.last - MaxOpenIntervals + 1)
 }
 
 // maxEmptyRun bounds the empty intervals emitted in a row (a gap between
@@ -107,6 +122,8 @@ func (iv *Intervals) flush(upTo int64) error {
 			in = &Interval{Start: start, End: start.Add(iv.every), Metrics: m}
 		}
 		delete(iv.open, iv.first)
+		iv.cover(in, !iv.emitted, iv.closing && iv.first == iv.last)
+		iv.emitted = true
 		in.Close()
 		iv.err = iv.emit(in)
 	}
@@ -121,10 +138,42 @@ func (iv *Intervals) lowestOpen() int64 {
 	return lowest
 }
 
-// Close emits the intervals still open.
+// Err is emit's first error, if any; the results added after it are not
+// counted.
+func (iv *Intervals) Err() error { return iv.err }
+
+// Close emits the intervals still open and returns emit's first error.
 func (iv *Intervals) Close() error {
 	if !iv.any {
 		return iv.err
 	}
+	iv.closing = true
 	return iv.flush(iv.last + 1)
+}
+
+// cover sets in.Covered and in.Partial, and makes its rates per second of
+// the covered span. Only the run's first and last intervals can be partial:
+// the first is covered from its first send to its end, the last from its
+// start to one send interval after its last send.
+func (iv *Intervals) cover(in *Interval, first, last bool) {
+	in.Covered = iv.every
+	if in.Requests == 0 || !(first || last) || (first && last && in.Requests == 1) {
+		return // a lone request says nothing of the span it covers
+	}
+	from, to := in.Start, in.End
+	if first {
+		from = in.Earliest
+	}
+	if last && in.Requests > 1 {
+		gap := in.Latest.Sub(in.Earliest) / time.Duration(in.Requests-1)
+		if end := in.Latest.Add(gap); end.Before(to) {
+			to = end
+		}
+	}
+	covered := to.Sub(from)
+	// Jitter of less than one send interval is not a partial interval.
+	if slack := iv.every / time.Duration(in.Requests); covered > 0 && covered < iv.every-slack {
+		in.Partial, in.Covered = true, covered
+		in.Window = covered
+	}
 }

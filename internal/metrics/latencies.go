@@ -6,13 +6,28 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Histogram range and precision. Values outside the range are clamped into
-// it for the histogram; the exact Min, Max, Mean and Total are unaffected.
+// Every latency histogram in loadlab (reports, plots, compare, the progress
+// line, the proxy's /status) is made by NewHistogram: values in
+// HistogramUnit, discernible from HistogramLowest, up to HistogramHighest,
+// with HistogramSigFigs significant digits. Values outside the range are
+// clamped into it by RecordLatency.
 const (
-	lowestLatency  = int64(time.Microsecond)
-	highestLatency = int64(time.Hour)
-	sigFigs        = 3
+	HistogramUnit    = time.Nanosecond
+	HistogramLowest  = time.Microsecond
+	HistogramHighest = time.Hour
+	HistogramSigFigs = 3
 )
+
+// NewHistogram returns an empty latency histogram (see HistogramUnit).
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(int64(HistogramLowest/HistogramUnit), int64(HistogramHighest/HistogramUnit), HistogramSigFigs)
+}
+
+// RecordLatency records d in h (made by NewHistogram), clamped into its
+// range.
+func RecordLatency(h *hdrhistogram.Histogram, d time.Duration) {
+	_ = h.RecordValue(min(max(int64(d/HistogramUnit), 0), int64(HistogramHighest/HistogramUnit)))
+}
 
 // Latencies summarises latency samples: exact count, total, min, max and
 // mean, and percentiles from an HdrHistogram (3 significant digits).
@@ -30,16 +45,12 @@ type Latencies struct {
 	hist *hdrhistogram.Histogram
 }
 
-func newHist() *hdrhistogram.Histogram {
-	return hdrhistogram.New(lowestLatency, highestLatency, sigFigs)
-}
-
 // HistogramBytes is the memory one latency histogram takes.
-func HistogramBytes() int { return newHist().ByteSize() }
+func HistogramBytes() int { return NewHistogram().ByteSize() }
 
 func (l *Latencies) add(d time.Duration) {
 	if l.hist == nil {
-		l.hist = newHist()
+		l.hist = NewHistogram()
 	}
 	if l.Count == 0 || d < l.Min {
 		l.Min = d
@@ -49,9 +60,7 @@ func (l *Latencies) add(d time.Duration) {
 	}
 	l.Count++
 	l.Total += d
-	v := int64(d)
-	v = min(max(v, 0), highestLatency)
-	_ = l.hist.RecordValue(v)
+	RecordLatency(l.hist, d)
 }
 
 func (l *Latencies) merge(o *Latencies) {
@@ -59,7 +68,7 @@ func (l *Latencies) merge(o *Latencies) {
 		return
 	}
 	if l.hist == nil {
-		l.hist = newHist()
+		l.hist = NewHistogram()
 	}
 	if l.Count == 0 || o.Min < l.Min {
 		l.Min = o.Min
@@ -94,10 +103,10 @@ func (l *Latencies) Quantile(q float64) time.Duration {
 	if q >= 1 {
 		return l.Max
 	}
-	v := time.Duration(l.hist.ValueAtQuantile(q * 100))
+	v := time.Duration(l.hist.ValueAtQuantile(q*100)) * HistogramUnit
 	return min(max(v, l.Min), l.Max)
 }
 
-// Histogram returns the underlying HdrHistogram (values in nanoseconds), or
-// nil when nothing was recorded. Callers must not modify it.
+// Histogram returns the underlying HdrHistogram (values in HistogramUnit),
+// or nil when nothing was recorded. Callers must not modify it.
 func (l *Latencies) Histogram() *hdrhistogram.Histogram { return l.hist }

@@ -20,6 +20,8 @@ type Options struct {
 	MaxGroups int
 	// NoBreakdown disables the per-attack, per-target and per-step groups.
 	NoBreakdown bool
+	// Basis is what Latencies are measured from (FromDue by default).
+	Basis Basis
 }
 
 // Defaults for Options.
@@ -81,12 +83,14 @@ type Metrics struct {
 	BytesOut    Bytes
 	StatusCodes map[uint16]uint64 // responses per status code (0: no response)
 
-	// Latencies run from the due time to the end of the response: what a
-	// user arriving on schedule waited (no coordinated omission). For input
-	// without due times (vegeta's files) they equal SendLatencies.
+	// Latencies run from Options.Basis to the end of the response. By
+	// default that is the due time: what a user arriving on schedule
+	// waited (no coordinated omission). For input without due times
+	// (vegeta's files) both bases give the same latencies.
 	Latencies Latencies
-	// SendLatencies run from the send time, as vegeta measures them.
-	SendLatencies Latencies
+	// OtherLatencies run from the other basis (the send time, as vegeta
+	// measures them, by default). Groups and intervals leave them empty.
+	OtherLatencies Latencies
 
 	Errors        []ErrorCount // distinct errors in first-seen order
 	ErrorsOmitted uint64       // results whose error did not fit in Errors (Options.MaxErrors)
@@ -105,7 +109,7 @@ type Metrics struct {
 	errIdx    map[string]int
 	breakdown *Breakdown
 	closed    bool
-	dueOnly   bool // groups and intervals keep one histogram, not two
+	oneBasis  bool // groups and intervals keep one histogram, not two
 }
 
 // New returns an empty Metrics with default options.
@@ -132,18 +136,22 @@ func NewWith(o Options) *Metrics {
 type sample struct {
 	end     time.Time
 	lag     time.Duration
-	due     time.Duration // latency from the due time
+	latency time.Duration // from the basis
+	other   time.Duration // from the other basis
 	success bool
 	dropped bool
 }
 
-func sampleOf(r *results.Result) sample {
-	return sample{end: r.End(), lag: r.Lag(), due: r.DueLatency(), success: r.Success(), dropped: r.Dropped()}
+func sampleOf(r *results.Result, b Basis) sample {
+	return sample{end: r.End(), lag: r.Lag(), latency: b.Latency(r), other: b.Other().Latency(r),
+		success: r.Success(), dropped: r.Dropped()}
 }
+
+var _ results.Sink = (*Metrics)(nil)
 
 // Add accounts for one result. r is not retained.
 func (m *Metrics) Add(r *results.Result) {
-	s := sampleOf(r)
+	s := sampleOf(r, m.opts.Basis)
 	m.addOwn(r, &s)
 	if m.Accounting != nil {
 		m.Accounting.add(r)
@@ -185,10 +193,10 @@ func (m *Metrics) addOwn(r *results.Result, s *sample) {
 			m.Lag.Late++
 		}
 	}
-	if !m.dueOnly {
-		m.SendLatencies.add(r.Latency)
+	if !m.oneBasis {
+		m.OtherLatencies.add(s.other)
 	}
-	m.Latencies.add(s.due)
+	m.Latencies.add(s.latency)
 }
 
 func (m *Metrics) addError(e string, n uint64) {
@@ -213,7 +221,7 @@ func (m *Metrics) addError(e string, n uint64) {
 func (m *Metrics) Close() {
 	m.closed = true
 	m.Latencies.close()
-	m.SendLatencies.close()
+	m.OtherLatencies.close()
 	if m.breakdown != nil {
 		m.breakdown.close()
 	}
@@ -244,13 +252,16 @@ func (m *Metrics) Close() {
 	}
 }
 
-// Quantile is the due-based latency at quantile q (0..1); see
+// Quantile is the latency at quantile q (0..1) from the basis; see
 // Latencies.Quantile.
 func (m *Metrics) Quantile(q float64) time.Duration { return m.Latencies.Quantile(q) }
 
 // DueDiffers reports whether any request went out after its due time, so
 // latencies from the due time differ from those from the send time.
 func (m *Metrics) DueDiffers() bool { return m.Lagged > 0 }
+
+// Basis is what Latencies are measured from.
+func (m *Metrics) Basis() Basis { return m.opts.Basis }
 
 // Codes returns the status codes seen, in ascending order.
 func (m *Metrics) Codes() []uint16 {
@@ -312,7 +323,7 @@ func (m *Metrics) mergeOwn(o *Metrics) {
 	}
 	m.ErrorsOmitted += o.ErrorsOmitted
 	m.Latencies.merge(&o.Latencies)
-	m.SendLatencies.merge(&o.SendLatencies)
+	m.OtherLatencies.merge(&o.OtherLatencies)
 	m.Lag.Late += o.Lag.Late
 	m.Lag.Total += o.Lag.Total
 	m.Lag.Max = max(m.Lag.Max, o.Lag.Max)

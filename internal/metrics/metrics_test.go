@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -56,7 +57,7 @@ func TestVegetaFormulas(t *testing.T) {
 		{"code 500", m.StatusCodes[500], uint64(2)},
 		{"errors in first-seen order", fmt.Sprint(m.ErrorTexts()), "[500 Internal Server Error connection refused]"},
 		{"error count", m.Errors[0].Count, uint64(2)},
-		{"no due times: same latencies", m.SendLatencies.Mean, m.Latencies.Mean},
+		{"no due times: same latencies", m.OtherLatencies.Mean, m.Latencies.Mean},
 		{"not lagged", m.DueDiffers(), false},
 	}
 	for _, tc := range tests {
@@ -130,8 +131,8 @@ func TestDueLatencyLagAndDropped(t *testing.T) {
 	if !m.DueDiffers() || m.Lag.Late != 3 || m.Lag.Max != 50*time.Millisecond {
 		t.Fatalf("lag: %+v differs=%v", m.Lag, m.DueDiffers())
 	}
-	if m.Latencies.Max != 52*time.Millisecond || m.SendLatencies.Max != 2*time.Millisecond {
-		t.Fatalf("due max %v send max %v", m.Latencies.Max, m.SendLatencies.Max)
+	if m.Latencies.Max != 52*time.Millisecond || m.OtherLatencies.Max != 2*time.Millisecond {
+		t.Fatalf("due max %v send max %v", m.Latencies.Max, m.OtherLatencies.Max)
 	}
 	if m.StatusCodes[0] != 1 || m.Errors[0].Text != results.DroppedPrefix+"max-workers reached" {
 		t.Fatalf("a drop is a failed request: codes %v errors %v", m.StatusCodes, m.Errors)
@@ -171,7 +172,7 @@ func TestBreakdownAndCaps(t *testing.T) {
 		}
 	}
 	g := b.ByAttack()[0].Metrics
-	if g.Latencies.Count != 15 || g.SendLatencies.Count != 0 || g.Latencies.P50 == 0 {
+	if g.Latencies.Count != 15 || g.OtherLatencies.Count != 0 || g.Latencies.P50 == 0 {
 		t.Fatalf("group latencies: %+v", g.Latencies)
 	}
 }
@@ -227,17 +228,15 @@ func TestIntervalsNonCumulative(t *testing.T) {
 	// completion order: the request sent at 0.9s finishes after one sent at 1.1s
 	for _, ms := range []int{100, 1100, 900, 1200, 3500, 3600} {
 		r := res(ms, time.Millisecond, 200, "")
-		if err := iv.Add(&r); err != nil {
-			t.Fatal(err)
-		}
+		iv.Add(&r)
 	}
 	// a straggler far behind
 	for s := 4; s < 4+MaxOpenIntervals+2; s++ {
 		r := res(s*1000, time.Millisecond, 200, "")
-		_ = iv.Add(&r)
+		iv.Add(&r)
 	}
 	late := res(100, time.Millisecond, 200, "")
-	_ = iv.Add(&late)
+	iv.Add(&late)
 	if err := iv.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -326,4 +325,47 @@ func FuzzParseBuckets(f *testing.F) {
 			t.Fatalf("%q: counts %v below %d total %d", s, h.Counts, h.Below, h.Total)
 		}
 	})
+}
+
+// TestIntervalsPartial: a 200/s attack of 1 s starting at .905 s falls in two
+// wall-clock seconds, 19 requests in the first and 181 in the second. Both
+// intervals are partial and their rates are per second of the part the
+// attack covered, so neither reads as 19 or 181 req/s; a full interval in
+// the middle of a longer attack is not partial.
+func TestIntervalsPartial(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		n        int
+		requests []uint64
+		partial  []bool
+	}{
+		{"one second across two intervals", 200, []uint64{19, 181}, []bool{true, true}},
+		{"three seconds", 600, []uint64{19, 200, 200, 181}, []bool{true, false, false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []*Interval
+			iv := NewIntervals(time.Second, Options{}, func(in *Interval) error { got = append(got, in); return nil })
+			for i := range tc.n {
+				r := res(905+i*5, time.Millisecond, 200, "")
+				iv.Add(&r)
+			}
+			if err := iv.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.requests) {
+				t.Fatalf("%d intervals, want %d", len(got), len(tc.requests))
+			}
+			for i, in := range got {
+				if in.Requests != tc.requests[i] || in.Partial != tc.partial[i] {
+					t.Errorf("interval %d: %d requests, partial %v; want %d, %v", i, in.Requests, in.Partial, tc.requests[i], tc.partial[i])
+				}
+				if math.Abs(in.Rate-200) > 0.01 || math.Abs(in.Throughput-200) > 0.01 {
+					t.Errorf("interval %d (covered %v): rate %.2f/s, throughput %.2f/s; want 200", i, in.Covered, in.Rate, in.Throughput)
+				}
+			}
+			if first := got[0]; first.Covered != 95*time.Millisecond {
+				t.Errorf("first interval covered %v, want 95ms (from the first send at .905 to the end)", first.Covered)
+			}
+		})
+	}
 }

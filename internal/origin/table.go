@@ -3,12 +3,12 @@ package origin
 import (
 	"hash/fnv"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/origin/recipe"
+	"github.com/loadlab/loadlab/internal/routepath"
 )
 
 // route is one loaded recipe and the stage it is in.
@@ -105,7 +105,7 @@ func newTable(routes []*route, isDefault bool) *table {
 	t := &table{exact: map[string]*route{}, list: routes, isDefault: isDefault}
 	sort.Slice(t.list, func(i, j int) bool { return t.list[i].name < t.list[j].name })
 	for _, r := range routes {
-		if strings.HasSuffix(r.name, "*") {
+		if _, ok := routepath.Prefix(r.name); ok {
 			t.wild = append(t.wild, r)
 		} else {
 			t.exact[r.name] = r
@@ -122,7 +122,7 @@ func (t *table) match(path string) *route {
 		return r
 	}
 	for _, r := range t.wild {
-		if strings.HasPrefix(path, r.name[:len(r.name)-1]) {
+		if routepath.Match(r.name, path) {
 			return r
 		}
 	}

@@ -20,6 +20,13 @@ func NewCollector(columns int) *Collector {
 	return &Collector{Latency: NewLatencyPoints(columns), Timeline: NewTimeline(time.Second)}
 }
 
+// The collectors of the time charts are results sinks.
+var (
+	_ results.Sink = (*Collector)(nil)
+	_ results.Sink = (*LatencyPoints)(nil)
+	_ results.Sink = (*Timeline)(nil)
+)
+
 // Add records one result.
 func (c *Collector) Add(r *results.Result) {
 	c.Latency.Add(r)
@@ -73,7 +80,7 @@ func StatusChart(title string, ta TimeAxis, t *Timeline) Chart {
 
 // LogSpread is the ratio of the slowest p99 to the fastest p50 from which
 // PercentileChart draws latency on a log scale, so that a 2 ms run and a
-// 30 s run (report 004's builds) can both be read.
+// 30 s run (a healthy and a regressed build) can both be read.
 const LogSpread = 50
 
 // PercentileChart overlays latency distributions on HdrHistogram's

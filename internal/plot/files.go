@@ -5,18 +5,27 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
 // FileSet is what `loadlab plot` draws from a set of results files: every
-// result in one Collector, and the latency distribution of each file.
+// result in one Collector, and each file's metrics, whose latency histogram
+// gives its distribution (so a file's p99 is the number `loadlab report`
+// prints for it).
 type FileSet struct {
 	Collector     *Collector
 	Distributions []Distribution
+	Files         []File
+	basis         metrics.Basis
+}
+
+// File is one file of a FileSet and its figures (closed).
+type File struct {
+	Name    string
+	Metrics *metrics.Metrics
 }
 
 // ReadFiles reads results files of any supported format into a FileSet
@@ -24,8 +33,8 @@ type FileSet struct {
 // read, results with no attack name take their file's base name, so each
 // file gets its own series. A torn or corrupt tail is reported to warn and
 // the results before it are kept.
-func ReadFiles(paths []string, columns int, useDue bool, warn func(string)) (*FileSet, error) {
-	fs := NewFileSet(columns, useDue)
+func ReadFiles(paths []string, columns int, basis metrics.Basis, warn func(string)) (*FileSet, error) {
+	fs := NewFileSet(columns, basis)
 	for _, p := range paths {
 		src, err := results.Open(p)
 		if err != nil {
@@ -40,17 +49,19 @@ func ReadFiles(paths []string, columns int, useDue bool, warn func(string)) (*Fi
 	return fs, nil
 }
 
-// NewFileSet returns an empty FileSet (see ReadFiles).
-func NewFileSet(columns int, useDue bool) *FileSet {
-	fs := &FileSet{Collector: NewCollector(columns)}
-	fs.Collector.Latency.UseDue = useDue
+// NewFileSet returns an empty FileSet drawing latencies from basis (see
+// ReadFiles).
+func NewFileSet(columns int, basis metrics.Basis) *FileSet {
+	fs := &FileSet{Collector: NewCollector(columns), basis: basis}
+	fs.Collector.Latency.UseDue = basis == metrics.FromDue
 	return fs
 }
 
 // Read adds every result of src, read from the file path. With nameAttacks,
 // results with no attack name take the file's base name.
 func (fs *FileSet) Read(src results.Decoder, path string, nameAttacks bool, warn func(string)) error {
-	h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	m := metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: fs.basis})
+	sink := results.Tee(fs.Collector, m)
 	base := filepath.Base(path)
 	var r results.Result
 	for {
@@ -61,7 +72,7 @@ func (fs *FileSet) Read(src results.Decoder, path string, nameAttacks bool, warn
 		var ce *results.CorruptError
 		if errors.As(err, &ce) {
 			if warn != nil {
-				warn(fmt.Sprintf("%s: %v; plotting the %d results before it", path, err, h.TotalCount()))
+				warn(fmt.Sprintf("%s: %v; plotting the %d results before it", path, err, m.Requests))
 			}
 			break
 		}
@@ -71,14 +82,11 @@ func (fs *FileSet) Read(src results.Decoder, path string, nameAttacks bool, warn
 		if nameAttacks && r.Attack == "" {
 			r.Attack = base
 		}
-		fs.Collector.Add(&r)
-		lat := r.Latency
-		if fs.Collector.Latency.UseDue {
-			lat = r.DueLatency()
-		}
-		_ = h.RecordValue(min(int64(lat/time.Microsecond), int64(time.Hour/time.Microsecond)))
+		sink.Add(&r)
 	}
-	fs.Distributions = append(fs.Distributions, DistributionFromHistogram(base, h, time.Microsecond))
+	m.Close()
+	fs.Files = append(fs.Files, File{Name: base, Metrics: m})
+	fs.Distributions = append(fs.Distributions, DistributionOf(base, &m.Latencies))
 	return nil
 }
 

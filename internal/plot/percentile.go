@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 // Percentile is one point of a latency distribution.
@@ -16,6 +18,14 @@ type Percentile struct {
 type Distribution struct {
 	Name        string
 	Percentiles []Percentile
+}
+
+// DistributionOf is the distribution of l (metrics' latency histogram).
+func DistributionOf(name string, l *metrics.Latencies) Distribution {
+	if l.Histogram() == nil {
+		return Distribution{Name: name}
+	}
+	return DistributionFromHistogram(name, l.Histogram(), metrics.HistogramUnit)
 }
 
 // DistributionFromHistogram reads HdrHistogram's standard percentile output

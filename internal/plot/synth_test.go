@@ -9,7 +9,7 @@ import (
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-// staircase makes report 003's picture: a pool that saturates every step
+// staircase makes the pool staircase's picture: a pool that saturates every step
 // seconds, latency climbing by rise per step up to a ceiling where requests
 // fail with 500, plus a few transport errors.
 func staircase(rate, seconds int) []results.Result {

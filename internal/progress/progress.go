@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/term"
 
 	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -25,17 +25,15 @@ func IsTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// Bar is the live status line. Observe is called with every result (from
+// Bar is the live status line. Add is called with every result (from
 // one goroutine); the line is redrawn every interval until Stop.
 type Bar struct {
 	w     io.Writer
 	total time.Duration // 0 when unbounded
 	stats func() attack.Stats
 
-	mu   sync.Mutex
-	hist *hdrhistogram.Histogram
-	n    uint64
-	ok   uint64
+	mu sync.Mutex
+	m  *metrics.Metrics // the results so far
 
 	lastSent uint64
 	lastAt   time.Time
@@ -48,23 +46,17 @@ type Bar struct {
 func New(w io.Writer, total time.Duration, stats func() attack.Stats) *Bar {
 	return &Bar{
 		w: w, total: total, stats: stats,
-		hist: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+		m:    metrics.NewWith(metrics.Options{NoBreakdown: true}),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 }
 
-// Observe counts one result.
-func (b *Bar) Observe(r *results.Result) {
-	if strings.HasPrefix(r.Error, attack.DroppedPrefix) {
-		return // counted by the attack's stats
-	}
-	us := max(r.DueLatency().Microseconds(), 1)
+var _ results.Sink = (*Bar)(nil)
+
+// Add counts one result.
+func (b *Bar) Add(r *results.Result) {
 	b.mu.Lock()
-	_ = b.hist.RecordValue(min(us, b.hist.HighestTrackableValue()))
-	b.n++
-	if r.Success() {
-		b.ok++
-	}
+	b.m.Add(r)
 	b.mu.Unlock()
 }
 
@@ -107,9 +99,8 @@ func (b *Bar) draw(final bool) {
 	}
 	b.lastSent, b.lastAt = st.Sent, now
 	b.mu.Lock()
-	p50 := time.Duration(b.hist.ValueAtQuantile(50)) * time.Microsecond
-	p99 := time.Duration(b.hist.ValueAtQuantile(99)) * time.Microsecond
-	n, ok := b.n, b.ok
+	p50, p99 := b.m.Quantile(0.50), b.m.Quantile(0.99)
+	n, ok := b.m.Requests-b.m.Dropped, b.m.Successes // dropped ones are in the attack's stats
 	b.mu.Unlock()
 	succ := 0.0
 	if n > 0 {

@@ -19,7 +19,7 @@ func TestBarLine(t *testing.T) {
 		want  []string
 	}{
 		{"bounded", 10 * time.Second, attack.Stats{Started: start, Sent: 100, InFlight: 3},
-			[]string{"[==========          ]", "/10s", "in flight 3", "done 100", "ok 98.00%", "p50 10.0", "p99 1s"}},
+			[]string{"[==========          ]", "/10s", "in flight 3", "done 100", "ok 98.00%", "p50 10ms", "p99 1s"}},
 		{"unbounded with drops", 0, attack.Stats{Started: start, Sent: 100, Dropped: 7, Late: 2, MaxLag: 3 * time.Millisecond},
 			[]string{"dropped 7", "late 2 (max 3ms)"}},
 	}
@@ -32,9 +32,9 @@ func TestBarLine(t *testing.T) {
 				if i >= 98 {
 					r.Code, r.Latency = 500, time.Second
 				}
-				b.Observe(&r)
+				b.Add(&r)
 			}
-			b.Observe(&results.Result{Error: attack.ErrDropped}) // not a response
+			b.Add(&results.Result{Error: attack.ErrDropped}) // not a response
 			b.Start(time.Hour)
 			b.Stop()
 			line := buf.String()

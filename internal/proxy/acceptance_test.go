@@ -22,7 +22,7 @@ type staircaseCase struct {
 	okStatus       int // what requests that got a worker return
 }
 
-// TestStaircase checks report 003's finding on a small pool: with W workers,
+// TestStaircase checks the pool staircase on a small pool: with W workers,
 // origin latency L and rate R > W/L, latency rises in steps every W requests
 // (W/R seconds) by L - W/R, and is capped at checkout_timeout plus the time
 // a worker is held (min(L, request_timeout)), past which requests fail with
@@ -35,8 +35,8 @@ func TestStaircase(t *testing.T) {
 		// Origin faster than the request timeout: staircase then cap at
 		// checkout + L.
 		{"origin under request timeout", 4, 4, 400 * time.Millisecond, 2 * time.Second, 600 * time.Millisecond, 40, 64, 200},
-		// Origin slower than the request timeout, as in report 003 (5 s
-		// origin, 5 s timeout): cap at checkout + request timeout.
+		// Origin slower than the request timeout (as with a 5 s origin and
+		// a 5 s timeout): cap at checkout + request timeout.
 		{"origin past request timeout", 8, 0, 800 * time.Millisecond, 400 * time.Millisecond, 600 * time.Millisecond, 40, 64, 504},
 	}
 	for _, tc := range tests {
@@ -180,7 +180,7 @@ routes:
 	}
 }
 
-// TestBreakerFallbackRecovery follows report 002: the origin slows, the pool
+// TestBreakerFallbackRecovery follows a breaker incident: the origin slows, the pool
 // drains, pool timeouts trip the breaker, stale fallbacks are served, and
 // once the origin recovers the breaker closes again.
 func TestBreakerFallbackRecovery(t *testing.T) {
@@ -222,7 +222,7 @@ routes:
 				t.Fatalf("second request not a cache hit: %+v", r)
 			}
 			time.Sleep(1100 * time.Millisecond)             // the copy goes stale
-			o.set(time.Second, 200, "private, max-age=0")   // as report 002's origin
+			o.set(time.Second, 200, "private, max-age=0")   // an origin that stops caching
 			res := pace(t, client, srv.URL+"/news", 50, 40) // 0.8 s: drains the pool
 			seen := map[string]int{}
 			for _, r := range res {

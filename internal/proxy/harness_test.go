@@ -188,8 +188,8 @@ func countConns(srv *httptest.Server, n *atomic.Int64) {
 	}
 }
 
-// simOrigin is loadlab's origin simulator on loopback, driven by recipes as
-// in the seed reports; set swaps the recipe.
+// simOrigin is loadlab's origin simulator on loopback, driven by recipes;
+// set swaps the recipe.
 type simOrigin struct {
 	t     *testing.T
 	sim   *origin.Simulator

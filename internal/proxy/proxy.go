@@ -3,8 +3,8 @@
 // per-route circuit breaker that recovers as Belfrage's route state does (or
 // with half-open probes), and a cache of public responses whose stale copies
 // are served as fallbacks. Every mechanism is real (callers wait in queues,
-// connections are opened and closed), so the latency staircases and
-// collapses of the seed reports emerge from them rather than from formulas.
+// connections are opened and closed), so latency staircases and pool
+// collapses emerge from them rather than from formulas.
 //
 // The proxy serves its own /metrics (Prometheus) and /status (JSON) and can
 // swap configs without dropping in-flight requests.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/proxy/breaker"
 	"github.com/loadlab/loadlab/internal/proxy/hist"
+	"github.com/loadlab/loadlab/internal/routepath"
 )
 
 // Origins name who produced a response, in the X-Loadlab-Origin header and
@@ -26,8 +27,6 @@ const (
 // route is a config route made ready to serve.
 type route struct {
 	cfg      *RouteConfig
-	prefix   string // path, without the trailing * of a prefix pattern
-	isPrefix bool
 	upstream *url.URL
 	pool     *poolEntry
 	breaker  *breaker.Breaker
@@ -41,25 +40,13 @@ func newRoute(rc *RouteConfig, pe *poolEntry) (*route, error) {
 		return nil, err
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	r := &route{cfg: rc, upstream: u, pool: pe, prefix: rc.Path, errlog: &errLog{}}
-	if strings.HasSuffix(rc.Path, "*") {
-		r.isPrefix = true
-		r.prefix = strings.TrimSuffix(rc.Path, "*")
-	}
-	return r, nil
-}
-
-func (r *route) matches(path string) bool {
-	if r.isPrefix {
-		return strings.HasPrefix(path, r.prefix)
-	}
-	return path == r.prefix
+	return &route{cfg: rc, upstream: u, pool: pe, errlog: &errLog{}}, nil
 }
 
 // match returns the first route matching path, or nil.
 func (rt *generation) match(path string) *route {
 	for _, r := range rt.routes {
-		if r.matches(path) {
+		if routepath.Match(r.cfg.Path, path) {
 			return r
 		}
 	}

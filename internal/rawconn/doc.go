@@ -2,9 +2,10 @@
 // through the runtime poller (syscall.RawConn): deadlines and readiness
 // waits work as with net.Conn, but a read or write does not enter the Go
 // scheduler's syscall state, which wakes the runtime's sysmon thread and
-// resets it to 20 µs polling. At a few thousand requests per second that
-// wake-up cost more CPU than the requests themselves, in the attack's lean
-// client and in the origin's lean server alike; both use this package.
+// resets it to its fastest polling: at thousands of requests per second
+// those wake-ups dominate the CPU of the attack's lean client and of the
+// origin's lean server (bench/README.md has the figures); both use this
+// package.
 // Stamped reads bring the kernel's receive time of the bytes
 // (SO_TIMESTAMPNS): the origin anchors a latency on the request's arrival,
 // the attack's harvested connections end a latency on the answer's.

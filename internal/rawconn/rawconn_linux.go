@@ -16,9 +16,9 @@ import (
 // deadlines and waiting for readiness work as with net.Conn. Raw calls do
 // not enter the Go scheduler's syscall state: a read or write (which never
 // blocks on a non-blocking socket) then does not wake the runtime's sysmon
-// thread and reset it to 20 µs polling, which at a few thousand paced
-// requests per second cost more CPU than the requests themselves (about
-// two extra thread wake-ups per request).
+// thread and reset it to its fastest polling, which at thousands of paced
+// requests per second costs extra thread wake-ups for every request
+// (bench/README.md, attack, "Raw system calls").
 //
 // For a client, a request need not be written at once: after Send,
 // sendThenRead writes it inside the first Read, after the poller has been reset for reading, and then waits
@@ -80,40 +80,30 @@ func (r *Conn) sendThenRead(fd uintptr) bool {
 	if r.pending == nil {
 		return r.rawRead(fd)
 	}
-	for len(r.pending) > 0 {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.pending[0])), uintptr(len(r.pending)))
-		switch e {
-		case 0:
-			r.pending = r.pending[n:]
-			continue
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return true // socket buffer full: Read finishes with Write
-		}
-		r.errno, r.writeFailed, r.pending = e, true, nil
-		return true
+	n, e := WriteSome(fd, r.pending)
+	r.pending = r.pending[n:]
+	switch e {
+	case 0:
+		r.pending = nil
+		return false // sent: wait for the response
+	case syscall.EAGAIN:
+		return true // socket buffer full: Read finishes with Write
 	}
-	r.pending = nil
-	return false // sent: wait for the response
+	r.errno, r.writeFailed, r.pending = e, true, nil
+	return true
 }
 
 func (r *Conn) rawWrite(fd uintptr) bool {
-	for len(r.p) > 0 {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
-		switch e {
-		case 0:
-			r.n += int(n)
-			r.p = r.p[n:]
-			continue
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false // socket buffer full: wait until writable
-		}
-		r.errno = e
+	n, e := WriteSome(fd, r.p)
+	r.n += n
+	r.p = r.p[n:]
+	switch e {
+	case 0:
 		return true
+	case syscall.EAGAIN:
+		return false // socket buffer full: wait until writable
 	}
+	r.errno = e
 	return true
 }
 
@@ -261,17 +251,13 @@ func (r *Conn) SendFile(head []byte, f *os.File, n int64) (sent int64, ok bool, 
 	}
 	var werr syscall.Errno
 	err = r.rc.Write(func(fd uintptr) bool {
-		for len(head) > 0 {
-			m, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&head[0])), uintptr(len(head)), syscall.MSG_MORE, 0, 0)
-			switch e {
-			case 0:
-				head = head[m:]
-				continue
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false
-			}
+		m, e := sendSome(fd, head, syscall.MSG_MORE)
+		head = head[m:]
+		switch e {
+		case 0:
+		case syscall.EAGAIN:
+			return false
+		default:
 			werr = e
 			return true
 		}

@@ -67,7 +67,7 @@ func exactLatencies(t *testing.T, file string) []time.Duration {
 }
 
 // nearestRank is the exact percentile with HdrHistogram's rank rule: the
-// sample at rank round(q*n), at least 1.
+// sample at rank Round(q*n), at least 1.
 func nearestRank(sorted []time.Duration, q float64) time.Duration {
 	i := int(q*float64(len(sorted))+0.5) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]

@@ -71,20 +71,24 @@ type jsonReport struct {
 	Errors      []string       `json:"errors"`
 
 	// loadlab's additions
-	IntervalStart  *time.Time      `json:"interval_start,omitempty"`
-	IntervalEnd    *time.Time      `json:"interval_end,omitempty"`
-	SendLatencies  *jsonLatencies  `json:"send_latencies,omitempty"`
-	Lag            jsonLag         `json:"lag"`
-	Dropped        uint64          `json:"dropped"`
-	ErrorCounts    []jsonError     `json:"error_counts"`
-	ErrorsOmitted  uint64          `json:"errors_omitted,omitempty"`
-	LatencyBasis   string          `json:"latency_basis"`
-	ByAttack       []jsonGroup     `json:"by_attack,omitempty"`
-	ByTarget       []jsonGroup     `json:"by_target,omitempty"`
-	ByStep         []jsonGroup     `json:"by_step,omitempty"`
-	Stragglers     uint64          `json:"stragglers,omitempty"`
-	ReadIncomplete bool            `json:"read_incomplete,omitempty"`
-	Accounting     *jsonAccounting `json:"accounting,omitempty"`
+	IntervalStart   *time.Time        `json:"interval_start,omitempty"`
+	IntervalEnd     *time.Time        `json:"interval_end,omitempty"`
+	Partial         bool              `json:"partial,omitempty"`
+	IntervalCovered time.Duration     `json:"interval_covered,omitempty"`
+	SendLatencies   *jsonLatencies    `json:"send_latencies,omitempty"`
+	DueLatencies    *jsonLatencies    `json:"due_latencies,omitempty"`
+	Lag             jsonLag           `json:"lag"`
+	Dropped         uint64            `json:"dropped"`
+	ErrorCounts     []jsonError       `json:"error_counts"`
+	ErrorsOmitted   uint64            `json:"errors_omitted,omitempty"`
+	LatencyBasis    string            `json:"latency_basis"`
+	InputBases      map[string]string `json:"latency_basis_by_input,omitempty"`
+	ByAttack        []jsonGroup       `json:"by_attack,omitempty"`
+	ByTarget        []jsonGroup       `json:"by_target,omitempty"`
+	ByStep          []jsonGroup       `json:"by_step,omitempty"`
+	Stragglers      uint64            `json:"stragglers,omitempty"`
+	ReadIncomplete  bool              `json:"read_incomplete,omitempty"`
+	Accounting      *jsonAccounting   `json:"accounting,omitempty"`
 }
 
 // jsonAccounting says whether every scheduled request is in the results
@@ -125,7 +129,7 @@ func groupsJSON(gs []*metrics.Group) []jsonGroup {
 	return out
 }
 
-func toJSON(m *metrics.Metrics) *jsonReport {
+func toJSON(m *metrics.Metrics, bases []InputBasis) *jsonReport {
 	j := &jsonReport{
 		Latencies: latenciesJSON(&m.Latencies),
 		BytesIn:   jsonBytes{m.BytesIn.Total, m.BytesIn.Mean},
@@ -144,10 +148,26 @@ func toJSON(m *metrics.Metrics) *jsonReport {
 	for i, e := range m.Errors {
 		j.ErrorCounts[i] = jsonError{e.Text, e.Count}
 	}
-	if m.DueDiffers() {
-		s := latenciesJSON(&m.SendLatencies)
+	switch {
+	case m.Basis() == metrics.FromSend:
+		j.LatencyBasis = "send"
+		if m.DueDiffers() {
+			s := latenciesJSON(&m.OtherLatencies)
+			j.DueLatencies = &s
+		}
+	case m.DueDiffers():
+		s := latenciesJSON(&m.OtherLatencies)
 		j.SendLatencies = &s
-	} else {
+		if due, send := mixedBases(bases); due != nil {
+			j.InputBases = map[string]string{}
+			for _, n := range due {
+				j.InputBases[n] = "due"
+			}
+			for _, n := range send {
+				j.InputBases[n] = "send"
+			}
+		}
+	default:
 		j.LatencyBasis = "send"
 	}
 	if b := m.Breakdown(); b != nil {
@@ -163,5 +183,5 @@ func toJSON(m *metrics.Metrics) *jsonReport {
 // WriteJSON writes m (closed) as one JSON object on one line: vegeta's keys
 // and units (nanoseconds, ratios), then loadlab's extra keys.
 func WriteJSON(w io.Writer, m *metrics.Metrics) error {
-	return json.NewEncoder(w).Encode(toJSON(m))
+	return json.NewEncoder(w).Encode(toJSON(m, nil))
 }

@@ -43,11 +43,12 @@ type Merge struct {
 	started  bool
 	inputs   []Input
 	counts   []uint64
+	due      []bool // the input's results carry due times
 }
 
 // NewMerge returns a Merge over inputs.
 func NewMerge(inputs ...Input) *Merge {
-	return &Merge{inputs: inputs, counts: make([]uint64, len(inputs))}
+	return &Merge{inputs: inputs, counts: make([]uint64, len(inputs)), due: make([]bool, len(inputs))}
 }
 
 type head struct {
@@ -74,6 +75,7 @@ func (m *Merge) fill(hd *head) (bool, error) {
 	err := in.Dec.Decode(&hd.r)
 	if err == nil {
 		m.counts[hd.src]++
+		m.due[hd.src] = m.due[hd.src] || !hd.r.Due.IsZero()
 		return true, nil
 	}
 	if err == io.EOF {
@@ -130,4 +132,37 @@ func (m *Merge) Corrupt() bool {
 		}
 	}
 	return false
+}
+
+// InputBasis says whether one input's results carry due times: latencies
+// from the due time exist only for those that do (loadlab's streams), the
+// others' (vegeta's files) run from the send time whatever the basis.
+type InputBasis struct {
+	Name     string
+	DueTimes bool
+}
+
+// Bases returns each input's InputBasis, as far as it has been read.
+func (m *Merge) Bases() []InputBasis {
+	out := make([]InputBasis, len(m.inputs))
+	for i, in := range m.inputs {
+		out[i] = InputBasis{Name: in.Name, DueTimes: m.due[i]}
+	}
+	return out
+}
+
+// mixedBases returns the inputs with and without due times when there are
+// both, else nil, nil.
+func mixedBases(bases []InputBasis) (due, send []string) {
+	for _, b := range bases {
+		if b.DueTimes {
+			due = append(due, b.Name)
+		} else {
+			send = append(send, b.Name)
+		}
+	}
+	if len(due) == 0 || len(send) == 0 {
+		return nil, nil
+	}
+	return due, send
 }

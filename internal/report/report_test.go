@@ -226,3 +226,45 @@ func TestEmptyInputEveryType(t *testing.T) {
 		t.Errorf("text of nothing:\n%s", out)
 	}
 }
+
+// TestEveryPartialIntervals: a 200/s attack of 1 s that starts 905 ms into a
+// wall-clock second gives intervals of 19 and 181 requests; both rows are
+// marked partial with the span covered, and their rates read 200/s, not 19
+// and 181, in text and in JSON.
+func TestEveryPartialIntervals(t *testing.T) {
+	var rs []results.Result
+	for i := range 200 {
+		due := start.Add(905*time.Millisecond + time.Duration(i)*5*time.Millisecond)
+		rs = append(rs, results.Result{Seq: uint64(i), Due: due, Sent: due, Latency: time.Millisecond, Code: 200,
+			Method: "GET", URL: "http://127.0.0.1:8080/"})
+	}
+	data := stream(t, rs)
+	out, _ := report(t, data, Options{Kind: KindText, Every: time.Second})
+	lines := strings.Split(out, "\n")
+	for i, want := range []string{"19  ", "181  "} {
+		row := lines[1+i]
+		f := strings.Fields(row)
+		if f[1]+"  " != want || f[2] != "200.00" || !strings.HasSuffix(row, []string{"partial: 95ms", "partial: 905ms"}[i]) {
+			t.Errorf("row %d: %q; want %srequests at 200.00/s, marked partial", i, row, want)
+		}
+	}
+	if !strings.Contains(out, "(partial: the run started or ended inside that interval") {
+		t.Errorf("no note on partial intervals:\n%s", out)
+	}
+	js, _ := report(t, data, Options{Kind: KindJSON, Every: time.Second})
+	dec := json.NewDecoder(strings.NewReader(js))
+	for i := 0; dec.More(); i++ {
+		var j struct {
+			Requests uint64        `json:"requests"`
+			Rate     float64       `json:"rate"`
+			Partial  bool          `json:"partial"`
+			Covered  time.Duration `json:"interval_covered"`
+		}
+		if err := dec.Decode(&j); err != nil {
+			t.Fatal(err)
+		}
+		if !j.Partial || j.Rate < 199.99 || j.Rate > 200.01 || j.Covered <= 0 {
+			t.Errorf("JSON interval %d: %+v; want partial at 200/s", i, j)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -51,9 +52,15 @@ func ParseType(s string) (Kind, metrics.Buckets, error) {
 // overall metrics, closed.
 func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) {
 	m := metrics.NewWith(o.Metrics)
+	sinks := []results.Sink{m}
 	var hist *metrics.Hist
 	if o.Kind == KindHist {
 		hist = metrics.NewHist(o.Buckets)
+		sinks = append(sinks, results.SinkFunc(func(r *results.Result) {
+			if !r.Dropped() {
+				hist.Add(o.Metrics.Basis.Latency(r))
+			}
+		}))
 	}
 	var iv *metrics.Intervals
 	var table *intervalTable
@@ -67,7 +74,9 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		default:
 			return nil, fmt.Errorf("-every works with -type text or json, not %s", o.Kind)
 		}
+		sinks = append(sinks, iv)
 	}
+	sink := results.Tee(sinks...)
 	var r results.Result
 	for {
 		err := dec.Decode(&r)
@@ -77,17 +86,16 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		if err != nil {
 			return nil, err
 		}
-		m.Add(&r)
-		if hist != nil && !r.Dropped() {
-			hist.Add(r.DueLatency())
-		}
-		if iv != nil {
-			if err := iv.Add(&r); err != nil {
-				return nil, err
-			}
+		sink.Add(&r)
+		if iv != nil && iv.Err() != nil {
+			return nil, iv.Err()
 		}
 	}
 	m.Close()
+	var bases []InputBasis
+	if mg, ok := dec.(*Merge); ok {
+		bases = mg.Bases()
+	}
 	if iv != nil {
 		if err := iv.Close(); err != nil {
 			return nil, err
@@ -97,18 +105,18 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 				return nil, err
 			}
 			fmt.Fprintln(w, "\nWhole run:")
-			return m, WriteText(w, m)
+			return m, writeText(w, m, bases)
 		}
 		return m, nil
 	}
 	switch o.Kind {
 	case KindJSON:
-		return m, WriteJSON(w, m)
+		return m, json.NewEncoder(w).Encode(toJSON(m, bases))
 	case KindHist:
 		return m, WriteHist(w, hist)
 	case KindHDRPlot:
 		return m, WriteHDRPlot(w, m)
 	default:
-		return m, WriteText(w, m)
+		return m, writeText(w, m, bases)
 	}
 }

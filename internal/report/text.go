@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/loadlab/loadlab/internal/metrics"
@@ -24,14 +25,34 @@ func newTabWriter(w io.Writer) *tabwriter.Writer {
 }
 
 // WriteText writes m (closed) in vegeta's text layout, then loadlab's
-// additions: latencies from the send time when they differ from the due
-// time, schedule lag, dropped requests, errors beyond the kept set, and the
-// breakdowns that have more than one group.
-func WriteText(w io.Writer, m *metrics.Metrics) error {
+// additions: latencies from the other basis (the send time by default) when
+// they differ, schedule lag, dropped requests, errors beyond the kept set,
+// and the breakdowns that have more than one group.
+func WriteText(w io.Writer, m *metrics.Metrics) error { return writeText(w, m, nil) }
+
+// writeText is WriteText saying which inputs had due times when some had
+// none.
+func writeText(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 	if err := writeVegetaText(w, m); err != nil {
 		return err
 	}
-	return writeAdditions(w, m)
+	return writeAdditions(w, m, bases)
+}
+
+// basisNote is the line under the additions saying what the two latency
+// lines measure, and for a merge of files with and without due times,
+// which files had them.
+func basisNote(m *metrics.Metrics, bases []InputBasis) string {
+	late := fmt.Sprintf("Late: sent over %s after due.", metrics.DefaultLateAfter)
+	if m.Basis() == metrics.FromSend {
+		return "(Latencies run from the send time, as vegeta measures them (-basis send); Due Latencies from the due time. " + late + ")"
+	}
+	if due, send := mixedBases(bases); due != nil {
+		return fmt.Sprintf("(Latencies run from the due time for %s; %s %s no due times, so its latencies run from the send time. "+
+			"Send Latencies run from the send time for every input. %s)",
+			strings.Join(due, ", "), strings.Join(send, ", "), map[bool]string{true: "have", false: "has"}[len(send) > 1], late)
+	}
+	return "(Latencies run from the due time; Send Latencies from the send time, as vegeta measures them. " + late + ")"
 }
 
 func writeVegetaText(w io.Writer, m *metrics.Metrics) error {
@@ -39,8 +60,8 @@ func writeVegetaText(w io.Writer, m *metrics.Metrics) error {
 	l := &m.Latencies
 	if _, err := fmt.Fprintf(tw, vegetaText,
 		m.Requests, m.Rate, m.Throughput,
-		round(m.Duration+m.Wait), round(m.Duration), round(m.Wait),
-		round(l.Min), round(l.Mean), round(l.P50), round(l.P90), round(l.P95), round(l.P99), round(l.Max),
+		Round(m.Duration+m.Wait), Round(m.Duration), Round(m.Wait),
+		Round(l.Min), Round(l.Mean), Round(l.P50), Round(l.P90), Round(l.P95), Round(l.P99), Round(l.Max),
 		m.BytesIn.Total, m.BytesIn.Mean,
 		m.BytesOut.Total, m.BytesOut.Mean,
 		m.Success*100,
@@ -70,7 +91,7 @@ func writeVegetaText(w io.Writer, m *metrics.Metrics) error {
 	return tw.Flush()
 }
 
-func writeAdditions(w io.Writer, m *metrics.Metrics) error {
+func writeAdditions(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 	tw := newTabWriter(w)
 	wrote := false
 	line := func(format string, args ...any) {
@@ -84,10 +105,10 @@ func writeAdditions(w io.Writer, m *metrics.Metrics) error {
 		line("Errors Omitted\t[count]\t%d results with errors beyond the %d distinct ones listed\n", m.ErrorsOmitted, len(m.Errors))
 	}
 	if m.DueDiffers() {
-		s := &m.SendLatencies
-		line("Send Latencies\t[min, mean, 50, 90, 95, 99, max]\t%s, %s, %s, %s, %s, %s, %s\n",
-			round(s.Min), round(s.Mean), round(s.P50), round(s.P90), round(s.P95), round(s.P99), round(s.Max))
-		line("Schedule Lag\t[late, mean, max]\t%d, %s, %s\n", m.Lag.Late, round(m.Lag.Mean), round(m.Lag.Max))
+		s := &m.OtherLatencies
+		line("%s Latencies\t[min, mean, 50, 90, 95, 99, max]\t%s, %s, %s, %s, %s, %s, %s\n",
+			map[metrics.Basis]string{metrics.FromDue: "Due", metrics.FromSend: "Send"}[m.Basis().Other()], Round(s.Min), Round(s.Mean), Round(s.P50), Round(s.P90), Round(s.P95), Round(s.P99), Round(s.Max))
+		line("Schedule Lag\t[late, mean, max]\t%d, %s, %s\n", m.Lag.Late, Round(m.Lag.Mean), Round(m.Lag.Max))
 	}
 	if m.Dropped > 0 {
 		line("Dropped\t[total, ratio]\t%d, %.2f%%\n", m.Dropped, 100*float64(m.Dropped)/float64(m.Requests))
@@ -103,7 +124,7 @@ func writeAdditions(w io.Writer, m *metrics.Metrics) error {
 		return err
 	}
 	if m.DueDiffers() {
-		fmt.Fprintf(w, "(Latencies run from the due time; Send Latencies from the send time, as vegeta measures them. Late: sent over %s after due.)\n", metrics.DefaultLateAfter)
+		fmt.Fprintln(w, basisNote(m, bases))
 	}
 	if b := m.Breakdown(); b != nil {
 		for _, t := range []struct {
@@ -136,7 +157,7 @@ func writeGroups(w io.Writer, title string, gs []*metrics.Group) error {
 		errs += m.ErrorsOmitted
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n",
 			g.Key, m.Requests, m.Rate, m.Success*100,
-			round(l.Min), round(l.Mean), round(l.P50), round(l.P90), round(l.P99), round(l.Max), errs)
+			Round(l.Min), Round(l.Mean), Round(l.P50), Round(l.P90), Round(l.P99), Round(l.Max), errs)
 	}
 	return tw.Flush()
 }

@@ -1,6 +1,13 @@
-// Package results defines the Result record every request produces and the
-// loadlab results stream: an append-only, compact, checksummed file format
-// that can be followed while it is written and survives a SIGKILL.
+// Package results defines the Result record every request produces, the
+// Sink every consumer of results implements (Tee hands one result to
+// several), and the loadlab results stream: an append-only, compact,
+// checksummed file format that can be followed while it is written and
+// survives a SIGKILL. StreamSink writes the stream during an attack,
+// flushing it periodically.
+//
+// Results flow one way: targets -> attack -> results (a Sink: the stream
+// being written, the progress line) -> metrics (a Sink) -> report, plot and
+// compare.
 //
 // # Stream format (version 1)
 //

@@ -23,7 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 func main() {
@@ -54,10 +54,10 @@ func main() {
 	slots := make(chan time.Time, total)
 	var (
 		mu   sync.Mutex
-		hist = hdrhistogram.New(1, int64(time.Minute/time.Microsecond), 3)
+		hist = metrics.NewHistogram()
 		// sendHist measures from the actual write: without the
 		// generator's own dispatch delay (sends go out in 1 ms batches).
-		sendHist  = hdrhistogram.New(1, int64(time.Minute/time.Microsecond), 3)
+		sendHist  = metrics.NewHistogram()
 		ok, bad   atomic.Int64
 		inFlight  atomic.Int64
 		maxFlight atomic.Int64
@@ -111,8 +111,8 @@ func main() {
 				if sched.Sub(start) >= *warmup {
 					now := time.Now()
 					mu.Lock()
-					_ = hist.RecordValue(now.Sub(sched).Microseconds())
-					_ = sendHist.RecordValue(now.Sub(sent).Microseconds())
+					metrics.RecordLatency(hist, now.Sub(sched))
+					metrics.RecordLatency(sendHist, now.Sub(sent))
 					mu.Unlock()
 				}
 			}
@@ -130,13 +130,16 @@ func main() {
 	sendEnd := time.Since(start)
 	close(slots)
 	wg.Wait()
-	ms := func(q float64) string { return fmt.Sprintf("%.1f", float64(hist.ValueAtQuantile(q))/1000) }
+	msOf := func(v int64) float64 {
+		return float64(time.Duration(v)*metrics.HistogramUnit) / float64(time.Millisecond)
+	}
+	ms := func(q float64) string { return fmt.Sprintf("%.1f", msOf(hist.ValueAtQuantile(q))) }
 	// Requests never sent (all connections broken) count as errors.
 	unsent := int64(total) - ok.Load() - bad.Load()
-	fromSend := func(q float64) string { return fmt.Sprintf("%.1f", float64(sendHist.ValueAtQuantile(q))/1000) }
+	fromSend := func(q float64) string { return fmt.Sprintf("%.1f", msOf(sendHist.ValueAtQuantile(q))) }
 	fmt.Printf("| %d | %.0f | %d | %d | %d | %d | %s | %s | %s | %s | %.1f | %s | %s |",
 		total, float64(total)/sendEnd.Seconds(), opened.Load(), ok.Load(), bad.Load()+unsent, maxFlight.Load(),
-		ms(50), ms(90), ms(99), ms(99.9), float64(hist.Max())/1000, fromSend(50), fromSend(99))
+		ms(50), ms(90), ms(99), ms(99.9), msOf(hist.Max()), fromSend(50), fromSend(99))
 }
 
 // readResponse reads one response with a Content-Length body, expecting 200.

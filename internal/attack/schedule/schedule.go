@@ -5,106 +5,12 @@
 package schedule
 
 import (
-	"fmt"
 	"math"
-	"math/bits"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
 )
-
-// Rate is a request rate of Freq requests per Per.
-type Rate struct {
-	Freq uint64
-	Per  time.Duration
-}
-
-// PerSecond is the rate in requests per second.
-func (r Rate) PerSecond() float64 {
-	if r.Per <= 0 {
-		return 0
-	}
-	return float64(r.Freq) * float64(time.Second) / float64(r.Per)
-}
-
-// IsZero reports whether r means "as fast as possible".
-func (r Rate) IsZero() bool { return r.Freq == 0 }
-
-// String formats r as it is parsed, e.g. "1000/s", "60/m" or "5/250ms".
-func (r Rate) String() string {
-	if r.Freq == 0 {
-		return "0"
-	}
-	switch r.Per {
-	case time.Second:
-		return fmt.Sprintf("%d/s", r.Freq)
-	case time.Minute:
-		return fmt.Sprintf("%d/m", r.Freq)
-	case time.Hour:
-		return fmt.Sprintf("%d/h", r.Freq)
-	}
-	return fmt.Sprintf("%d/%s", r.Freq, r.Per)
-}
-
-// at is the offset of the i-th request (0-based) at this rate: i*Per/Freq,
-// computed in 128 bits so it is exact.
-func (r Rate) at(i uint64) time.Duration {
-	hi, lo := bits.Mul64(i, uint64(r.Per))
-	if hi >= r.Freq {
-		return math.MaxInt64
-	}
-	q, _ := bits.Div64(hi, lo, r.Freq)
-	if q > math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(q)
-}
-
-// count is how many requests are due strictly before d: ceil(d*Freq/Per).
-func (r Rate) count(d time.Duration) uint64 {
-	if d <= 0 {
-		return 0
-	}
-	hi, lo := bits.Mul64(uint64(d), r.Freq)
-	if hi >= uint64(r.Per) {
-		return math.MaxUint64
-	}
-	q, rem := bits.Div64(hi, lo, uint64(r.Per))
-	if rem != 0 {
-		q++
-	}
-	return q
-}
-
-// ParseRate parses vegeta's rate syntax: "N" (per second), "N/s", "N/m",
-// "N/h", "N/1s", "N/250ms"; "0" means as fast as possible.
-func ParseRate(s string) (Rate, error) {
-	s = strings.TrimSpace(s)
-	num, per, hasPer := strings.Cut(s, "/")
-	f, err := strconv.ParseUint(strings.TrimSpace(num), 10, 64)
-	if err != nil {
-		return Rate{}, fmt.Errorf("bad rate %q: want N, N/s, N/m or N/<duration>, e.g. 1000/s", s)
-	}
-	r := Rate{Freq: f, Per: time.Second}
-	if hasPer {
-		per = strings.TrimSpace(per)
-		switch per {
-		case "s", "m", "h", "ms", "us", "µs", "ns":
-			per = "1" + per
-		}
-		d, err := time.ParseDuration(per)
-		if err != nil || d <= 0 {
-			return Rate{}, fmt.Errorf("bad rate %q: %q is not a positive duration", s, per)
-		}
-		r.Per = d
-	}
-	if f > 0 && r.Per/time.Duration(f) == 0 && f > uint64(r.Per) {
-		return Rate{}, fmt.Errorf("bad rate %q: more than one request per nanosecond", s)
-	}
-	return r, nil
-}
 
 // Kind names a schedule shape.
 type Kind uint8
@@ -130,68 +36,47 @@ type Schedule struct {
 	stepStart []uint64 // index of the first request of each step
 }
 
-// Parse parses a -rate value: a rate ("1000/s", "0") or a linear ramp
-// "100/s..2000/s" over duration. duration 0 runs until cancelled, except
-// for ramps, which need one.
-func Parse(rate string, duration time.Duration) (*Schedule, error) {
-	if duration < 0 {
-		return nil, badinput.Field("-duration", "must not be negative, got %s", duration)
+// flagNames are the attack flags each schedule input comes from.
+var flagNames = map[string]string{"rate": "-rate", "duration": "-duration", "steps": "-steps", "step_duration": "-step-duration"}
+
+func flagName(input string) string { return flagNames[input] }
+
+// flagError words a grammar or schedule error with the attack's flags.
+func flagError(flag string, err error) error {
+	if ie, ok := err.(*InputError); ok {
+		return badinput.Field(flagName(ie.Input), "%s", ie.Message(flagName))
 	}
-	if from, to, ok := strings.Cut(rate, ".."); ok {
-		f, err := ParseRate(from)
-		if err != nil {
-			return nil, badinput.Field("-rate", "%v", err)
-		}
-		t, err := ParseRate(to)
-		if err != nil {
-			return nil, badinput.Field("-rate", "%v", err)
-		}
-		if duration == 0 {
-			return nil, badinput.Field("-rate", "a ramp %q needs a -duration to ramp over", rate)
-		}
-		if f.IsZero() && t.IsZero() {
-			return nil, badinput.Field("-rate", "a ramp from 0 to 0 sends nothing")
-		}
-		return &Schedule{Kind: Ramp, From: f, To: t, Duration: duration}, nil
-	}
-	r, err := ParseRate(rate)
-	if err != nil {
-		return nil, badinput.Field("-rate", "%v", err)
-	}
-	if r.IsZero() {
-		return &Schedule{Kind: Max, Duration: duration}, nil
-	}
-	return &Schedule{Kind: Constant, Rate: r, Duration: duration}, nil
+	return badinput.Field(flag, "%v", err)
 }
 
-// ParseSteps parses -steps "8,16,32" (rates, per second unless given as
-// N/m etc.), each held for stepDuration. duration, when not 0, cuts the
-// staircase short.
+// Parse reads the attack's -rate and -duration flags: a rate ("1000/s",
+// "0") or a linear ramp "100/s..2000/s" over duration. duration 0 runs
+// until cancelled, except for ramps, which need one. Errors name the flags.
+func Parse(rate string, duration time.Duration) (*Schedule, error) {
+	sp, err := ParseSpec(rate)
+	if err != nil {
+		return nil, flagError("-rate", err)
+	}
+	s, err := New(sp, duration)
+	if err != nil {
+		return nil, flagError("-rate", err)
+	}
+	return s, nil
+}
+
+// ParseSteps reads the attack's -steps "8,16,32" (rates in ParseRate's
+// grammar), each held for -step-duration; -duration, when not 0, cuts the
+// staircase short. Errors name the flags.
 func ParseSteps(list string, stepDuration, duration time.Duration) (*Schedule, error) {
-	if stepDuration <= 0 {
-		return nil, badinput.Field("-step-duration", "must be positive with -steps, got %s", stepDuration)
+	sp, err := ParseStepList(list)
+	if err != nil {
+		return nil, flagError("-steps", err)
 	}
-	var rates []Rate
-	for i, f := range strings.Split(list, ",") {
-		r, err := ParseRate(f)
-		if err != nil {
-			return nil, badinput.Field("-steps", "step %d: %v", i+1, err)
-		}
-		rates = append(rates, r)
+	sp.StepDuration = stepDuration
+	s, err := New(sp, duration)
+	if err != nil {
+		return nil, flagError("-steps", err)
 	}
-	total := stepDuration * time.Duration(len(rates))
-	if duration > 0 && duration < total {
-		total = duration
-	}
-	s := &Schedule{Kind: Steps, StepRates: rates, StepDuration: stepDuration, Duration: total}
-	var n uint64
-	for _, r := range rates {
-		s.stepStart = append(s.stepStart, n)
-		if !r.IsZero() {
-			n += r.count(stepDuration)
-		}
-	}
-	s.stepStart = append(s.stepStart, n)
 	return s, nil
 }
 

@@ -1,6 +1,8 @@
 package schedule
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,13 @@ func TestParseRate(t *testing.T) {
 		{"5/250ms", Rate{5, 250 * time.Millisecond}},
 		{"50/1s", Rate{50, time.Second}},
 		{"0", Rate{0, time.Second}},
+		// decimals, as plans always allowed, are carried exactly
+		{"1.5", Rate{3, 2 * time.Second}},
+		{"0.25", Rate{1, 4 * time.Second}},
+		{"2.5/m", Rate{5, 2 * time.Minute}},
+		{"1e3/s", Rate{1000, time.Second}},
+		{"50/", Rate{50, time.Second}},
+		{" 7 / 2s ", Rate{7, 2 * time.Second}},
 	}
 	for _, c := range cases {
 		got, err := ParseRate(c.in)
@@ -26,7 +35,7 @@ func TestParseRate(t *testing.T) {
 			t.Errorf("ParseRate(%q) = %v, %v; want %v", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"", "fast", "-5", "10/x", "10/0s", "1.5"} {
+	for _, bad := range []string{"", "fast", "-5", "10/x", "10/0s", "NaN", "Inf", "2/0.5ns", "1.5.2"} {
 		if _, err := ParseRate(bad); err == nil {
 			t.Errorf("ParseRate(%q) accepted", bad)
 		}
@@ -158,6 +167,94 @@ func TestParseErrors(t *testing.T) {
 	if _, err := ParseSteps("8", 0, 0); err == nil {
 		t.Error("steps without duration accepted")
 	}
+}
+
+func TestRateExactAndNearest(t *testing.T) {
+	// 0.3333/s is 3333 per 10,000 s, not a rounded float
+	r, err := ParseRate("0.3333")
+	if err != nil || r != (Rate{3333, 10000 * time.Second}) {
+		t.Fatalf("0.3333 = %v, %v", r, err)
+	}
+	if d := r.at(3333); d != 10000*time.Second {
+		t.Errorf("request 3333 at 0.3333/s due %v, want 10000s", d)
+	}
+	// too fine for 64 bits: the nearest rate that fits, never zero
+	r, err = ParseRate("0.0000001/h")
+	if err != nil || r.IsZero() || r.Per <= 0 {
+		t.Fatalf("tiny rate = %v, %v", r, err)
+	}
+	r, err = ParseRate("1.00000000000000000000000000001/s")
+	if err != nil || r.Per <= 0 || math.Abs(r.PerSecond()-1) > 1e-9 {
+		t.Fatalf("over-precise rate = %v (%v/s), %v", r, r.PerSecond(), err)
+	}
+	if !(Rate{60, time.Minute}).Equal(Rate{1, time.Second}) || (Rate{2, time.Second}).Equal(Rate{1, time.Second}) {
+		t.Error("Equal")
+	}
+}
+
+func TestSpec(t *testing.T) {
+	sp, err := ParseSpec(" 10/s..30 ")
+	if err != nil || !sp.IsRamp() || sp.Text != "10/s..30" || sp.To != (Rate{30, time.Second}) {
+		t.Fatalf("%+v %v", sp, err)
+	}
+	// equal ends: a constant rate, due times exact
+	sp, _ = ParseSpec("60/m..1/s")
+	s, err := New(sp, time.Second)
+	if err != nil || s.Kind != Constant {
+		t.Fatalf("equal-ended ramp: %+v %v", s, err)
+	}
+	if _, err := ParseSpec("0..0/s"); err == nil || !strings.Contains(err.Error(), "from 0 to 0") {
+		t.Errorf("0..0: %v", err)
+	}
+	// errors from New name the inputs with the caller's words
+	sp, _ = ParseSpec("1..2")
+	_, err = New(sp, 0)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Input != "rate" {
+		t.Fatalf("ramp without duration: %v", err)
+	}
+	if got := ie.Message(func(in string) string { return "scenarios[0]." + in }); got != `a ramp "1..2" needs a scenarios[0].duration to ramp over` {
+		t.Errorf("message %q", got)
+	}
+	if _, err := ParseStepList("8,,16"); err == nil || !strings.Contains(err.Error(), "step 2") {
+		t.Errorf("empty step: %v", err)
+	}
+}
+
+func FuzzParseRate(f *testing.F) {
+	for _, s := range []string{"1000/s", "60/m", "0", "2.5/s", "0.25", "5/250ms", "1/1ns", "1e3", "0x10/h", "+5", "1/", "0.0000001/h", "9/ 2s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRate(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		if r.Per <= 0 {
+			t.Fatalf("%q: period %v", s, r.Per)
+		}
+		if !r.IsZero() && r.Freq > uint64(r.Per) {
+			t.Fatalf("%q: %v is above one request per nanosecond", s, r)
+		}
+		// the rate's own text reads back as the same rate
+		back, err := ParseRate(r.String())
+		if err != nil || !back.Equal(r) {
+			t.Fatalf("%q -> %v -> %q -> %v, %v", s, r, r.String(), back, err)
+		}
+		// a staircase and a ramp of it parse too, with the same rates
+		sp, err := ParseStepList(s + "," + s)
+		if err != nil || len(sp.Steps) != 2 || !sp.Steps[0].Equal(r) {
+			t.Fatalf("steps of %q: %+v, %v", s, sp, err)
+		}
+		if !r.IsZero() {
+			if sp, err := ParseSpec(r.String() + ".." + s); err != nil || sp.IsRamp() || !sp.To.Equal(r) {
+				t.Fatalf("ramp of %q: %+v, %v", s, sp, err)
+			}
+		}
+	})
 }
 
 func FuzzParse(f *testing.F) {

@@ -1,5 +1,5 @@
 // Package demo holds the plan `loadlab demo` runs, embedded in the binary:
-// seed report 000's incident replay (a /search flood plus a /news poll
+// the search-flood incident replayed (a /search flood plus a /news poll
 // through an overflow pool and a fixed pool) at laptop scale.
 package demo
 

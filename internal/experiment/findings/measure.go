@@ -50,7 +50,7 @@ func readTimeline(path string) (*timeline, error) {
 		if err := src.Decode(&r); err != nil {
 			return tl, nil
 		}
-		tl.add(&r)
+		tl.Add(&r)
 	}
 }
 
@@ -60,7 +60,10 @@ type timeline struct {
 	pts    []point
 }
 
-func (tl *timeline) add(r *results.Result) {
+var _ results.Sink = (*timeline)(nil)
+
+// Add keeps r as a point, up to maxPoints.
+func (tl *timeline) Add(r *results.Result) {
 	if len(tl.pts) >= maxPoints || r.Dropped() {
 		return
 	}

@@ -22,12 +22,9 @@ func PoolLimits(file, target string) *summary.PoolLimits {
 	if err != nil || len(cfg.Routes) == 0 {
 		return nil
 	}
-	route := cfg.Routes[0]
-	for _, r := range cfg.Routes {
-		if p, prefix := strings.CutSuffix(r.Path, "*"); (prefix && strings.HasPrefix(path, p)) || r.Path == path {
-			route = r
-			break
-		}
+	route := cfg.RouteFor(path)
+	if route == nil {
+		route = cfg.Routes[0]
 	}
 	name, pc := cfg.PoolFor(route)
 	if pc == nil {

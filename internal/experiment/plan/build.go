@@ -11,12 +11,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
 )
 
-// at is shorthand for a lineError.
+// at reports a problem at a line of the plan (Parse adds the file).
 func at(line int, format string, args ...any) error {
-	return &lineError{line: line, msg: fmt.Sprintf(format, args...)}
+	return badinput.At("", line, format, args...)
 }
 
 // builder turns the raw document into a Plan, validating as it goes.
@@ -25,6 +26,7 @@ type builder struct {
 	raw       *rawPlan
 	plan      *Plan
 	vars      map[string]string // plan-level vars
+	set       []Override        // -set overrides, in the order given
 }
 
 var (
@@ -62,6 +64,10 @@ func (b *builder) build(p *Plan) error {
 		}
 		b.vars[k.Value] = r.Vars.Vals[i].Value
 	}
+	if err := b.applyOverrides(); err != nil {
+		return err
+	}
+	p.Overrides = b.set
 	p.Warmup, p.Cooldown = r.Warmup.Value, r.Cooldown.Value
 	if r.Retries.Set {
 		n, err := strconv.Atoi(r.Retries.Value)

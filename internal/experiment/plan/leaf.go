@@ -1,10 +1,10 @@
 package plan
 
 import (
-	"strconv"
-	"strings"
+	"reflect"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -18,7 +18,7 @@ type Str struct {
 // UnmarshalYAML accepts any scalar (numbers included) as a string.
 func (s *Str) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return &lineError{line: n.Line, msg: "expected a single value, found " + kindName(n)}
+		return yamlfile.ErrorAt(n, "expected a single value, found %s", yamlfile.KindName(n))
 	}
 	s.Value, s.Line, s.Set = n.Value, n.Line, true
 	if n.Tag == "!!null" {
@@ -34,33 +34,14 @@ type Dur struct {
 	Set   bool
 }
 
-// UnmarshalYAML parses a Go duration; a bare 0 is allowed.
+// UnmarshalYAML parses the duration as yamlfile.Duration does.
 func (d *Dur) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return &lineError{line: n.Line, msg: "expected a duration like 500ms or 2s, found " + kindName(n)}
+	var v yamlfile.Duration
+	if err := v.UnmarshalYAML(n); err != nil {
+		return err
 	}
-	v, err := parseDuration(n.Value)
-	if err != nil {
-		return &lineError{line: n.Line, msg: err.Error()}
-	}
-	d.Value, d.Line, d.Set = v, n.Line, true
+	d.Value, d.Line, d.Set = v.D(), n.Line, true
 	return nil
-}
-
-// parseDuration parses a non-negative Go duration, accepting a bare "0".
-func parseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "0" {
-		return 0, nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, &valueError{msg: "bad duration " + quote(s) + " (want e.g. 500ms, 2s, 1m30s)"}
-	}
-	if v < 0 {
-		return 0, &valueError{msg: "negative duration " + quote(s)}
-	}
-	return v, nil
 }
 
 // Ordered is a YAML mapping whose key order is kept (matrix axes, variants,
@@ -77,14 +58,14 @@ func (o *Ordered[T]) UnmarshalYAML(n *yaml.Node) error {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return &lineError{line: n.Line, msg: "expected a mapping (key: value lines), found " + kindName(n)}
+		return yamlfile.ErrorAt(n, "expected a mapping (key: value lines), found %s", yamlfile.KindName(n))
 	}
 	o.Line = n.Line
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		for _, prev := range o.Keys {
 			if prev.Value == k.Value {
-				return &lineError{line: k.Line, msg: "duplicate key " + quote(k.Value)}
+				return yamlfile.ErrorAt(k, "duplicate key %s", yamlfile.Quote(k.Value))
 			}
 		}
 		var val T
@@ -95,6 +76,11 @@ func (o *Ordered[T]) UnmarshalYAML(n *yaml.Node) error {
 		o.Vals = append(o.Vals, val)
 	}
 	return nil
+}
+
+// YAMLShape lets the unknown-field check see the values as T.
+func (o *Ordered[T]) YAMLShape(*yaml.Node) reflect.Type {
+	return reflect.MapOf(reflect.TypeFor[string](), reflect.TypeFor[T]())
 }
 
 // Len is the number of entries.
@@ -124,7 +110,7 @@ func (s *Strs) UnmarshalYAML(n *yaml.Node) error {
 		*s = out
 		return nil
 	}
-	return &lineError{line: n.Line, msg: "expected a value or a list of values, found " + kindName(n)}
+	return yamlfile.ErrorAt(n, "expected a value or a list of values, found %s", yamlfile.KindName(n))
 }
 
 // Scalar is any scalar value kept as its YAML node (for proxy config
@@ -138,35 +124,3 @@ func (s *Scalar) UnmarshalYAML(n *yaml.Node) error {
 	s.Node = n
 	return nil
 }
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	return "a value " + quote(n.Value)
-}
-
-func quote(s string) string {
-	if len(s) > 60 {
-		s = s[:60] + "..."
-	}
-	return strconv.Quote(s) // escapes newlines too: errors stay on one line
-}
-
-// lineError is a problem found while decoding, at a known line.
-type lineError struct {
-	line int
-	msg  string
-}
-
-func (e *lineError) Error() string { return e.msg }
-
-// valueError is a problem with a value whose line the caller adds.
-type valueError struct{ msg string }
-
-func (e *valueError) Error() string { return e.msg }

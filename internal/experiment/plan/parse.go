@@ -1,17 +1,11 @@
 package plan
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
-	"strconv"
-	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/yamlfile"
 )
 
 // maxPlanSize bounds the plan file; plans are a few kilobytes.
@@ -20,97 +14,37 @@ const maxPlanSize = 1 << 20
 // maxSteps bounds the matrix expansion.
 const maxSteps = 1000
 
-// Load reads and validates the plan in file.
-func Load(file string) (*Plan, error) {
-	st, err := os.Stat(file)
+// Load reads and validates the plan in file, with set overriding its
+// variables.
+func Load(file string, set ...Override) (*Plan, error) {
+	data, err := yamlfile.ReadFile(file, "plan", maxPlanSize)
 	if err != nil {
-		return nil, &badinput.Error{File: file, Msg: "cannot read plan", Err: unwrapPath(err)}
-	}
-	if st.Size() > maxPlanSize {
-		return nil, badinput.At(file, 0, "plan is larger than 1 MB")
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, &badinput.Error{File: file, Msg: "cannot read plan", Err: unwrapPath(err)}
+		return nil, err
 	}
 	dir, _ := filepath.Abs(filepath.Dir(file))
-	return Parse(file, dir, data)
+	return Parse(file, dir, data, set...)
 }
 
 // Parse validates a plan held in memory. Relative paths in it are resolved
 // against dir; file names the plan in error messages. Files the plan
-// references must exist.
-func Parse(file, dir string, data []byte) (*Plan, error) {
-	p, err := parse(file, dir, data)
+// references must exist. set overrides the plan's variables; one naming
+// no variable of the plan is an error.
+func Parse(file, dir string, data []byte, set ...Override) (*Plan, error) {
+	doc, err := yamlfile.Parse(file, data, reflect.TypeFor[rawPlan](), yamlfile.Options{})
 	if err != nil {
-		return nil, toBadInput(file, err)
-	}
-	return p, nil
-}
-
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
-// toBadInput turns any parse error into a one-line *badinput.Error.
-func toBadInput(file string, err error) error {
-	var le *lineError
-	if errors.As(err, &le) {
-		return badinput.At(file, le.line, "%s", le.msg)
-	}
-	var bi *badinput.Error
-	if errors.As(err, &bi) {
-		return badinput.Wrap(file, err)
-	}
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return badinput.At(file, n, "%s", cleanYAML(m[2]))
-	}
-	return badinput.At(file, 0, "%s", cleanYAML(strings.TrimPrefix(msg, "yaml: ")))
-}
-
-// cleanYAML rewrites the decoder's Go-flavoured messages for users.
-func cleanYAML(s string) string {
-	s = strings.ReplaceAll(s, "!!str", "text")
-	s = strings.ReplaceAll(s, "!!int", "number")
-	s = strings.ReplaceAll(s, "!!seq", "list")
-	s = strings.ReplaceAll(s, "!!map", "mapping")
-	if i := strings.Index(s, " into "); i >= 0 && strings.HasPrefix(s, "cannot unmarshal") {
-		s = "wrong type: " + strings.TrimPrefix(s[:i], "cannot unmarshal ")
-	}
-	return s
-}
-
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-func parse(file, dir string, data []byte) (*Plan, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, err
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &lineError{line: 1, msg: "empty plan: it needs at least scenarios (see docs/experiments.md)"}
-	}
-	if err := checkKnown(&doc, reflect.TypeFor[rawPlan](), ""); err != nil {
-		return nil, err
+	if doc.Root == nil {
+		return nil, badinput.At(file, 1, "empty plan: it needs at least scenarios (see docs/experiments.md)")
 	}
 	var raw rawPlan
 	if err := doc.Decode(&raw); err != nil {
 		return nil, err
 	}
-	b := &builder{file: file, dir: dir, raw: &raw}
+	b := &builder{file: file, dir: dir, raw: &raw, set: set}
 	p := &Plan{File: file, Dir: dir, Source: data}
 	if err := b.build(p); err != nil {
-		return nil, err
+		return nil, doc.Error(err)
 	}
 	return p, nil
 }

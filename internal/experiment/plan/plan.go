@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
 )
 
@@ -36,6 +37,7 @@ type Plan struct {
 	Stop        Stop
 	Samplers    Samplers
 	Thresholds  []threshold.Threshold
+	Overrides   []Override // variables set on the command line (-set)
 }
 
 // Component is a process the runner starts, health-checks and stops.
@@ -99,9 +101,9 @@ type Step struct {
 // Scenario is one attack run concurrently with the step's others.
 type Scenario struct {
 	Name        string
-	Targets     string // vegeta http-format targets; may hold ${comp.url}
-	TargetsFile string // absolute path, or ""
-	Rate        Rate
+	Targets     string        // vegeta http-format targets; may hold ${comp.url}
+	TargetsFile string        // absolute path, or ""
+	Rate        schedule.Spec // the one rate grammar of the attack flags and plans
 	Duration    time.Duration
 	Headers     [][2]string
 	Timeout     time.Duration
@@ -111,19 +113,6 @@ type Scenario struct {
 	KeepAlive   bool
 	Line        int
 }
-
-// Rate is a constant rate (From == To), a linear ramp from From to To over
-// the scenario's duration, or a staircase of Steps each held StepDuration
-// (vegeta's -steps), in requests per second.
-type Rate struct {
-	From, To     float64
-	Steps        []float64
-	StepDuration time.Duration
-	Text         string
-}
-
-// Ramp reports whether the rate changes linearly over time.
-func (r Rate) Ramp() bool { return r.From != r.To && len(r.Steps) == 0 }
 
 // Stop holds the stop conditions.
 type Stop struct {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/badinput"
 )
 
@@ -69,7 +71,7 @@ func TestParseGood(t *testing.T) {
 	if s.Variants["proxy"] != "fixed" || s.Vars["rate"] != "20" {
 		t.Errorf("step 4: variants %v vars %v", s.Variants, s.Vars)
 	}
-	if len(s.Scenarios) != 2 || s.Scenarios[0].Rate.From != 20 || s.Scenarios[1].Name != "news" {
+	if len(s.Scenarios) != 2 || s.Scenarios[0].Rate.From.PerSecond() != 20 || s.Scenarios[1].Name != "news" {
 		t.Errorf("step 4 scenarios: %+v %+v", s.Scenarios[0], s.Scenarios[1])
 	}
 	if !strings.Contains(s.Scenarios[0].Targets, "${proxy.url}/search?q={{rand.letters 50}}") {
@@ -102,8 +104,33 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Steps) != 2 || p.Steps[0].Scenarios[0].Rate.From != 5 || p.Steps[1].Scenarios[0].Name != "other" || !p.Steps[1].Scenarios[0].Rate.Ramp() {
+	if len(p.Steps) != 2 || p.Steps[0].Scenarios[0].Rate.From.PerSecond() != 5 || p.Steps[1].Scenarios[0].Name != "other" || !p.Steps[1].Scenarios[0].Rate.IsRamp() {
 		t.Fatalf("steps %+v %+v", p.Steps[0].Scenarios[0], p.Steps[1].Scenarios[0])
+	}
+}
+
+// TestRates: plans read rates with the attack's own grammar, decimals and
+// staircases included, and keep them exact.
+func TestRates(t *testing.T) {
+	src := `target: http://127.0.0.1:9
+scenarios:
+  - {name: a, target: "GET ${target}/a", rate: 2.5/s, duration: 4s}
+  - {name: b, target: "GET ${target}/b", rate: 0.25, duration: 4s}
+  - {name: c, target: "GET ${target}/c", steps: ["8, 16", 32], step_duration: 2s}
+`
+	p, err := Parse("p.yaml", "testdata", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := p.Steps[0].Scenarios
+	if sc[0].Rate.From != (schedule.Rate{Freq: 5, Per: 2 * time.Second}) || sc[0].Rate.IsRamp() {
+		t.Errorf("2.5/s = %+v", sc[0].Rate)
+	}
+	if sc[1].Rate.From != (schedule.Rate{Freq: 1, Per: 4 * time.Second}) {
+		t.Errorf("0.25 = %+v", sc[1].Rate)
+	}
+	if r := sc[2].Rate; len(r.Steps) != 3 || r.Steps[2].PerSecond() != 32 || r.Text != "8,16,32 every 2s" || sc[2].Duration != 6*time.Second {
+		t.Errorf("staircase = %+v, duration %v", r, sc[2].Duration)
 	}
 }
 
@@ -116,15 +143,21 @@ func TestParseErrors(t *testing.T) {
 		line int
 		want string
 	}{
-		{"unknown top field", base + "colour: red\n" + scen, 5, `unknown field "colour"`},
-		{"unknown nested field", base + "    recipes: x.json\n" + scen, 5, `unknown field "components.origin.recipes"`},
-		{"unknown scenario field", base + scen + "    rat: 5\n", 10, `unknown field "scenarios[].rat"`},
-		{"bad duration", base + "warmup: 5 seconds\n" + scen, 5, `bad duration "5 seconds"`},
-		{"bad scenario duration", base + strings.Replace(scen, "1s", "1 sec", 1), 9, `bad duration "1 sec"`},
+		{"unknown top field", base + "colour: red\n" + scen, 5, `plan.yaml:5: colour: unknown field (known: name, description, target, components,`},
+		{"unknown nested field", base + "    recipes: x.json\n" + scen, 5, `components.origin.recipes: unknown field (known: kind, recipe, config,`},
+		{"unknown scenario field", base + scen + "    rat: 5\n", 10, `scenarios[0].rat: unknown field (known: name, target,`},
+		{"bad duration", base + "warmup: 5 seconds\n" + scen, 5, `warmup: "5 seconds" is not a duration`},
+		{"bad scenario duration", base + strings.Replace(scen, "1s", "1 sec", 1), 9, `scenarios[0].duration: "1 sec" is not a duration`},
+		{"alias", base + "vars: &v {a: 1}\nmatrix: *v\n" + scen, 6, "aliases"},
+		{"value of the wrong type", base + strings.Replace(scen, "rate: 5/s", "rate: {per: s}", 1), 8, `scenarios[0].rate: expected a single value, found a mapping`},
+		{"list where a mapping belongs", base + "stop: [1]\n" + scen, 5, `stop: expected a mapping`},
 		{"missing recipe file", strings.Replace(base, "origin.json", "nope.json", 1) + scen, 4, `file "nope.json" not found`},
 		{"missing targets file", base + "scenarios:\n  - {targets_file: t.txt, rate: 1, duration: 1s}\n", 6, `file "t.txt" not found`},
 		{"bad kind", strings.Replace(base, "kind: origin", "kind: nginx", 1) + scen, 3, `unknown kind "nginx"`},
-		{"bad rate", base + strings.Replace(scen, "5/s", "fast", 1), 8, `bad rate "fast"`},
+		{"bad rate", base + strings.Replace(scen, "5/s", "fast", 1), 8, `scenarios[0].rate: bad rate "fast"`},
+		{"zero rate", base + strings.Replace(scen, "5/s", "0/m", 1), 8, `scenarios[0].rate: must be above zero`},
+		{"zero ramp", base + strings.Replace(scen, "5/s", "0..0", 1), 8, `scenarios[0].rate: a ramp from 0 to 0`},
+		{"step scenario rate", base + "steps:\n  - name: one\n    scenarios:\n      - {target: \"GET ${origin.url}/\", rate: 5/x, duration: 1s}\n", 8, `steps[0].scenarios[0].rate: bad rate "5/x"`},
 		{"unknown reference", base + strings.Replace(scen, "${origin.url}", "${proxy.url}", 1), 7, `unknown reference ${proxy.url}`},
 		{"unknown variant", base + "matrix:\n  origin: [slow]\n" + scen, 0, `component "origin" has no variant "slow"`},
 		{"bad threshold", base + scen + "thresholds: [\"p99 < soon\"]\n", 10, `want a duration`},
@@ -145,7 +178,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad header", base + scen + "    headers: {x-a: \"{{nope}}\"}\n", 7, "nope"},
 		{"steps without duration", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", steps: [8, 16]}\n", 6, "missing step_duration"},
 		{"steps and rate", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", rate: 1, steps: [8, 16], step_duration: 1s}\n", 6, "rate or steps, not both"},
-		{"bad step rate", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", steps: [\"8,x\"], step_duration: 1s}\n", 6, "bad rate \"x\""},
+		{"bad step rate", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", steps: [\"8,x\"], step_duration: 1s}\n", 6, "scenarios[0].steps[0]: step 2: bad rate \"x\""},
 		{"bad variant name", "components:\n  b:\n    kind: command\n    command: [x]\n    variants: {\"-x\": {args: [y]}}\n" + strings.ReplaceAll(scen, "origin.url", "b.url"), 5, "bad variant name"},
 		{"set on origin", strings.Replace(base, "recipe: origin.json", "recipe: origin.json\n    variants: {a: {set: {x: 1}}}", 1) + scen, 5, "config and set are for proxy"},
 	} {

@@ -1,7 +1,5 @@
 package plan
 
-import "reflect"
-
 // The raw* types mirror the YAML document; Parse turns them into a Plan.
 // Every key is listed in docs/experiments.md.
 
@@ -91,8 +89,3 @@ type rawMetricSource struct {
 	Path   Str  `yaml:"path"`
 	Series Strs `yaml:"series"`
 }
-
-// orderedElem lets the unknown-field check see through Ordered[T].
-type orderedElem interface{ elemType() reflect.Type }
-
-func (o *Ordered[T]) elemType() reflect.Type { return reflect.TypeFor[T]() }

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"errors"
+	"fmt"
 	"net/url"
 	"path"
 	"regexp"
@@ -8,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/yamlfile"
 )
 
 var varRE = regexp.MustCompile(`\$\{([^}]*)\}`)
@@ -34,7 +39,7 @@ func (b *builder) substitute(s string, vars map[string]string) (string, error) {
 		return m
 	})
 	if bad != "" {
-		return "", &valueError{msg: "unknown reference ${" + bad + "} (known: " + strings.Join(b.known(vars), ", ") + ")"}
+		return "", errors.New("unknown reference ${" + bad + "} (known: " + strings.Join(b.known(vars), ", ") + ")")
 	}
 	return out, nil
 }
@@ -67,6 +72,7 @@ func (b *builder) steps() error {
 			for j, k := range rs.Vars.Keys {
 				vars[k.Value] = rs.Vars.Vals[j].Value
 			}
+			b.overrideStep(vars)
 			for j, k := range rs.Variants.Keys {
 				v := rs.Variants.Vals[j]
 				if err := b.selectVariant(k, v, variants, vars); err != nil {
@@ -81,7 +87,11 @@ func (b *builder) steps() error {
 			if name == "" {
 				name = r.StepName.Value
 			}
-			if err := b.addStep(i, name, rs.Name.Line, vars, variants, scen); err != nil {
+			base := "scenarios"
+			if len(rs.Scenarios) > 0 {
+				base = fmt.Sprintf("steps[%d].scenarios", i)
+			}
+			if err := b.addStep(i, name, rs.Name.Line, vars, variants, base, scen); err != nil {
 				return err
 			}
 		}
@@ -134,7 +144,7 @@ func (b *builder) steps() error {
 			if name == "" {
 				name = strings.Join(parts, " ")
 			}
-			if err := b.addStep(n, name, r.StepName.Line, vars, variants, r.Scenarios); err != nil {
+			if err := b.addStep(n, name, r.StepName.Line, vars, variants, "scenarios", r.Scenarios); err != nil {
 				return err
 			}
 			// Odometer: the last axis turns fastest, so the first is outermost.
@@ -154,7 +164,7 @@ func (b *builder) steps() error {
 		if len(r.Scenarios) == 0 {
 			return at(1, "missing scenarios: (the attacks every step runs)")
 		}
-		if err := b.addStep(0, r.StepName.Value, r.StepName.Line, copyVars(b.vars), map[string]string{}, r.Scenarios); err != nil {
+		if err := b.addStep(0, r.StepName.Value, r.StepName.Line, copyVars(b.vars), map[string]string{}, "scenarios", r.Scenarios); err != nil {
 			return err
 		}
 	}
@@ -202,7 +212,9 @@ func copyVars(m map[string]string) map[string]string {
 	return out
 }
 
-func (b *builder) addStep(i int, name string, nameLine int, vars, variants map[string]string, raws []rawScenario) error {
+// addStep adds step i running raws, the scenarios found at base in the
+// plan (for error messages).
+func (b *builder) addStep(i int, name string, nameLine int, vars, variants map[string]string, base string, raws []rawScenario) error {
 	if len(raws) == 0 {
 		return at(nameLine, "step %d has no scenarios", i+1)
 	}
@@ -222,7 +234,7 @@ func (b *builder) addStep(i int, name string, nameLine int, vars, variants map[s
 	}
 	seen := map[string]bool{}
 	for j, rs := range raws {
-		sc, err := b.scenario(j, rs, vars)
+		sc, err := b.scenario(fmt.Sprintf("%s[%d]", base, j), j, rs, vars)
 		if err != nil {
 			return err
 		}
@@ -245,12 +257,15 @@ func firstLine(ss ...Str) int {
 	return 0
 }
 
-func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scenario, error) {
+// scenario builds the scenario at path (e.g. "scenarios[0]"), the j-th of
+// its step.
+func (b *builder) scenario(path string, j int, rs rawScenario, vars map[string]string) (*Scenario, error) {
 	line := firstLine(rs.Name, rs.Target, rs.Targets, rs.TargetsFile, rs.Rate, rs.Duration)
-	sub := func(s Str, field string) (string, error) {
+	field := func(name string) string { return path + "." + name }
+	sub := func(s Str, name string) (string, error) {
 		v, err := b.substitute(s.Value, vars)
 		if err != nil {
-			return "", at(s.Line, "%s: %v", field, err)
+			return "", at(s.Line, "%s: %v", field(name), err)
 		}
 		return v, nil
 	}
@@ -268,7 +283,7 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 	switch {
 	case rs.Target.Value != "":
 		if strings.Contains(rs.Target.Value, "\n") {
-			return nil, at(rs.Target.Line, "target: one line only; use targets: for several")
+			return nil, at(rs.Target.Line, "%s: one line only; use targets: for several", field("target"))
 		}
 		if sc.Targets, err = sub(rs.Target, "target"); err != nil {
 			return nil, err
@@ -278,7 +293,7 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 			return nil, err
 		}
 	default:
-		if sc.TargetsFile, err = b.path(rs.TargetsFile, "targets_file"); err != nil {
+		if sc.TargetsFile, err = b.path(rs.TargetsFile, field("targets_file")); err != nil {
 			return nil, err
 		}
 	}
@@ -289,7 +304,7 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 		sc.Name = defaultName(sc.Targets, j)
 	}
 	if !nameRE.MatchString(sc.Name) {
-		return nil, at(firstLine(rs.Name, rs.Target), "name: bad scenario name %q (letters, digits, - and _); set name:", sc.Name)
+		return nil, at(firstLine(rs.Name, rs.Target), "%s: bad scenario name %q (letters, digits, - and _); set name:", field("name"), sc.Name)
 	}
 	rate, err := sub(rs.Rate, "rate")
 	if err != nil {
@@ -299,17 +314,20 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 	case len(rs.Steps) > 0 && rate != "":
 		return nil, at(rs.Steps[0].Line, "scenario %q: give rate or steps, not both", sc.Name)
 	case len(rs.Steps) > 0:
-		if sc.Rate, err = b.stairs(rs, sub); err != nil {
+		if sc.Rate, err = b.stairs(rs, sub, field); err != nil {
 			return nil, err
 		}
 	case rate == "":
 		return nil, at(line, "scenario %q: missing rate (e.g. rate: 50/s)", sc.Name)
 	default:
-		if sc.Rate, err = ParseRate(rate); err != nil {
-			return nil, at(rs.Rate.Line, "rate: %v", err)
+		if sc.Rate, err = schedule.ParseSpec(rate); err != nil {
+			return nil, at(rs.Rate.Line, "%s: %v", field("rate"), err)
+		}
+		if sc.Rate.From.IsZero() && sc.Rate.To.IsZero() {
+			return nil, at(rs.Rate.Line, "%s: must be above zero, got %s", field("rate"), yamlfile.Quote(rate))
 		}
 		if rs.StepDur.Set {
-			return nil, at(rs.StepDur.Line, "step_duration: only with steps")
+			return nil, at(rs.StepDur.Line, "%s: only with steps", field("step_duration"))
 		}
 	}
 	dur, err := sub(rs.Duration, "duration")
@@ -322,12 +340,24 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 	case dur == "":
 		return nil, at(line, "scenario %q: missing duration (e.g. duration: 10s)", sc.Name)
 	default:
-		if sc.Duration, err = parseDuration(dur); err != nil {
-			return nil, at(rs.Duration.Line, "duration: %v", err)
+		if sc.Duration, err = yamlfile.ParseDuration(dur); err != nil {
+			return nil, at(rs.Duration.Line, "%s: %v", field("duration"), err)
 		}
 		if sc.Duration <= 0 {
-			return nil, at(rs.Duration.Line, "duration: must be positive")
+			return nil, at(rs.Duration.Line, "%s: must be positive", field("duration"))
 		}
+	}
+	// The attack builds the same schedule; its checks name plan fields here.
+	if _, err := schedule.New(sc.Rate, sc.Duration); err != nil {
+		var ie *schedule.InputError
+		if !errors.As(err, &ie) {
+			return nil, at(line, "%s: %v", path, err)
+		}
+		l := map[string]int{"rate": rs.Rate.Line, "duration": rs.Duration.Line, "step_duration": rs.StepDur.Line}[ie.Input]
+		if l == 0 {
+			l = line
+		}
+		return nil, at(l, "%s: %s", field(ie.Input), ie.Message(field))
 	}
 	for _, d := range []struct {
 		s   Str
@@ -341,8 +371,8 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 		if err != nil {
 			return nil, err
 		}
-		if *d.dst, err = parseDuration(v); err != nil {
-			return nil, at(d.s.Line, "%s: %v", d.f, err)
+		if *d.dst, err = yamlfile.ParseDuration(v); err != nil {
+			return nil, at(d.s.Line, "%s: %v", field(d.f), err)
 		}
 	}
 	if rs.MaxWorkers.Set {
@@ -351,7 +381,7 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 			return nil, err
 		}
 		if sc.MaxWorkers, err = strconv.Atoi(v); err != nil || sc.MaxWorkers <= 0 {
-			return nil, at(rs.MaxWorkers.Line, "max_workers: want a positive whole number, got %q", v)
+			return nil, at(rs.MaxWorkers.Line, "%s: want a positive whole number, got %q", field("max_workers"), v)
 		}
 	}
 	for _, f := range []struct {
@@ -362,7 +392,7 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 		if f.s.Set {
 			v, err := strconv.ParseBool(f.s.Value)
 			if err != nil {
-				return nil, at(f.s.Line, "%s: want true or false, got %q", f.n, f.s.Value)
+				return nil, at(f.s.Line, "%s: want true or false, got %q", field(f.n), f.s.Value)
 			}
 			*f.dst = v
 		}
@@ -373,10 +403,10 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 			return nil, err
 		}
 		if k.Value == "" || strings.ContainsAny(k.Value, " :\r\n") {
-			return nil, at(k.Line, "headers: bad header name %q", k.Value)
+			return nil, at(k.Line, "%s: bad header name %q", field("headers"), k.Value)
 		}
 		if strings.ContainsAny(v, "\r\n") {
-			return nil, at(rs.Headers.Vals[i].Line, "headers.%s: value spans lines", k.Value)
+			return nil, at(rs.Headers.Vals[i].Line, "%s: value spans lines", field("headers."+k.Value))
 		}
 		sc.Headers = append(sc.Headers, [2]string{k.Value, v})
 	}
@@ -387,39 +417,37 @@ func (b *builder) scenario(j int, rs rawScenario, vars map[string]string) (*Scen
 }
 
 // stairs reads steps: [8, 16, 32] with step_duration: 5s.
-func (b *builder) stairs(rs rawScenario, sub func(Str, string) (string, error)) (Rate, error) {
-	r := Rate{}
+func (b *builder) stairs(rs rawScenario, sub func(Str, string) (string, error), field func(string) string) (schedule.Spec, error) {
+	var sp schedule.Spec
 	var texts []string
-	for _, st := range rs.Steps {
+	for i, st := range rs.Steps {
 		v, err := sub(st, "steps")
 		if err != nil {
-			return r, err
+			return sp, err
 		}
-		for _, part := range strings.Split(v, ",") {
-			f, err := parseOneRate(part)
-			if err != nil {
-				return r, at(st.Line, "steps: %v", err)
-			}
-			r.Steps = append(r.Steps, f)
-			texts = append(texts, strings.TrimSpace(part))
+		part, err := schedule.ParseStepList(v)
+		if err != nil {
+			return sp, at(st.Line, "%s[%d]: %v", field("steps"), i, err)
 		}
+		sp.Steps = append(sp.Steps, part.Steps...)
+		texts = append(texts, part.Text)
 	}
-	if len(r.Steps) > 1000 {
-		return r, at(rs.Steps[0].Line, "steps: more than 1000 rates")
+	if len(sp.Steps) > 1000 {
+		return sp, at(rs.Steps[0].Line, "%s: more than 1000 rates", field("steps"))
 	}
 	if !rs.StepDur.Set {
-		return r, at(rs.Steps[0].Line, "steps: missing step_duration (how long each rate is held, e.g. 5s)")
+		return sp, at(rs.Steps[0].Line, "%s: missing step_duration (how long each rate is held, e.g. 5s)", field("steps"))
 	}
 	d, err := sub(rs.StepDur, "step_duration")
 	if err != nil {
-		return r, err
+		return sp, err
 	}
-	if r.StepDuration, err = parseDuration(d); err != nil || r.StepDuration <= 0 {
-		return r, at(rs.StepDur.Line, "step_duration: want a positive duration like 5s, got %q", d)
+	if sp.StepDuration, err = yamlfile.ParseDuration(d); err != nil || sp.StepDuration <= 0 {
+		return sp, at(rs.StepDur.Line, "%s: want a positive duration like 5s, got %q", field("step_duration"), d)
 	}
-	r.From, r.To = r.Steps[0], r.Steps[len(r.Steps)-1]
-	r.Text = strings.Join(texts, ",") + " every " + r.StepDuration.String()
-	return r, nil
+	sp.From, sp.To = sp.Steps[0], sp.Steps[len(sp.Steps)-1]
+	sp.Text = strings.Join(texts, ",") + " every " + sp.StepDuration.String()
+	return sp, nil
 }
 
 // defaultName names a scenario after the last path segment of its first
@@ -437,49 +465,4 @@ func defaultName(targets string, j int) string {
 		}
 	}
 	return "scenario" + strconv.Itoa(j+1)
-}
-
-// ParseRate reads "50", "50/s", "600/m", "1/h" or a ramp "10/s..100/s".
-func ParseRate(s string) (Rate, error) {
-	s = strings.TrimSpace(s)
-	r := Rate{Text: s}
-	from, to, ramp := strings.Cut(s, "..")
-	var err error
-	if r.From, err = parseOneRate(from); err != nil {
-		return r, err
-	}
-	r.To = r.From
-	if ramp {
-		if r.To, err = parseOneRate(to); err != nil {
-			return r, err
-		}
-	}
-	if r.From <= 0 && r.To <= 0 {
-		return r, &valueError{msg: "rate must be above zero, got " + quote(s)}
-	}
-	return r, nil
-}
-
-func parseOneRate(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	num, unit, _ := strings.Cut(s, "/")
-	per := 1.0
-	switch strings.TrimSpace(unit) {
-	case "", "s", "1s":
-	case "m", "1m":
-		per = 60
-	case "h", "1h":
-		per = 3600
-	default:
-		d, err := time.ParseDuration(unit)
-		if err != nil || d <= 0 {
-			return 0, &valueError{msg: "bad rate " + quote(s) + " (want e.g. 50/s, 600/m or 10/s..100/s)"}
-		}
-		per = d.Seconds()
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || f < 0 || f > 1e7 || f != f {
-		return 0, &valueError{msg: "bad rate " + quote(s) + " (want e.g. 50/s, 600/m or 10/s..100/s)"}
-	}
-	return f / per, nil
 }

@@ -19,6 +19,9 @@ const maxScrape = 8 << 20
 
 func (s *Sampler) scrape(ctx context.Context, now time.Time, src Source) {
 	fams, err := s.fetch(ctx, src.URL)
+	if err != nil && ctx.Err() != nil {
+		return // the run ended during the scrape: not the source's failure
+	}
 	if err != nil {
 		s.mu.Lock()
 		s.errs[src.Name] = err.Error()

@@ -19,7 +19,10 @@ const File = "summary.json"
 // Summary is what summary.json holds: every step's figures, the
 // thresholds' verdicts and the findings.
 type Summary struct {
-	Plan        string            `json:"plan"`
+	Plan string `json:"plan"`
+	// RunArgs are the arguments of the loadlab run that made the folder
+	// (its -set overrides and the plan file).
+	RunArgs     []string          `json:"run_args,omitempty"`
 	Name        string            `json:"name"`
 	Description string            `json:"description,omitempty"`
 	Started     time.Time         `json:"started"`
@@ -77,7 +80,7 @@ type ScenarioResult struct {
 	Results     string            `json:"results"` // results stream, relative to the output folder
 	Report      string            `json:"report"`  // text report, relative to the output folder
 	RunError    string            `json:"run_error,omitempty"`
-	Staircase   *Staircase        `json:"staircase,omitempty"` // the pool staircase, when latency climbed in one
+	Staircase   *Staircase        `json:"staircase,omitempty"` // the pool staircase of latency, when there was one
 }
 
 // LatencySummary holds latencies in seconds.

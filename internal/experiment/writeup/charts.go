@@ -145,7 +145,7 @@ func unitOf(name, suffix, unit string) string {
 	return "value"
 }
 
-// rank orders charts by what a reader looks at first: pool workers, waiting,
+// rank orders charts by what explains a pool's behaviour: pool workers, waiting,
 // other pool series, breaker, the rest, then CPU and memory.
 func rank(title string) int {
 	switch {
@@ -176,9 +176,7 @@ func percentileCharts(sum *summary.Summary, data []*stepData) []chartFile {
 		for i, st := range sum.Steps {
 			for j, sc := range st.Scenarios {
 				if m := data[i].metrics[j]; sc.Name == name && m.Latencies.Count > 0 {
-					if h := m.Latencies.Histogram(); h != nil {
-						dists = append(dists, plot.DistributionFromHistogram(st.Name, h, time.Nanosecond))
-					}
+					dists = append(dists, plot.DistributionOf(st.Name, &m.Latencies))
 				}
 			}
 		}

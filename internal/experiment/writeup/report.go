@@ -37,7 +37,7 @@ func comparisonRows(sum *summary.Summary, name string) [][]string {
 
 var comparisonHeader = []string{"Configuration", "RPS", "Latencies [mean, 50, 95, 99, max]", "Success ratio", "Requests"}
 
-// cpuRows is the CPU comparison: peak and mean CPU per component.
+// cpuRows compares CPU use: peak and mean CPU per component.
 func cpuRows(sum *summary.Summary) ([]string, [][]string) {
 	comps := map[string]bool{}
 	for _, st := range sum.Steps {
@@ -109,7 +109,11 @@ func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []char
 	}
 	fmt.Fprintf(&b, "# %s\n", sum.Name)
 	fmt.Fprintf(&b, "- %s, %s\n", sum.Started.UTC().Format("2 January 2006 15:04 UTC"), sum.Ended.Sub(sum.Started).Round(1e9))
-	fmt.Fprintf(&b, "- loadlab %s (%s), plan `%s`\n", sum.Version, sum.Machine.Go, sum.Plan)
+	if len(sum.RunArgs) > 0 {
+		fmt.Fprintf(&b, "- loadlab %s (%s), `loadlab run %s`\n", sum.Version, sum.Machine.Go, strings.Join(sum.RunArgs, " "))
+	} else {
+		fmt.Fprintf(&b, "- loadlab %s (%s), plan `%s`\n", sum.Version, sum.Machine.Go, sum.Plan)
+	}
 	fmt.Fprintf(&b, "- Machine: %s, %d cores, %.1f GB, %s %s; generator and components share it\n", orText(sum.Machine.CPU, "unknown CPU"), sum.Machine.Cores, sum.Machine.MemoryGB, sum.Machine.OS, sum.Machine.Kernel)
 	fmt.Fprintf(&b, "- Latencies are measured from when each request was due (no coordinated omission); HTTP/1.1 keep-alive unless a scenario says otherwise\n\n")
 	if sum.Description != "" {

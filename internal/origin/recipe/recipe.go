@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/routepath"
 )
 
 // DefaultRoute is the route of a recipe that names none: every path.
@@ -241,7 +242,7 @@ func checkRoute(s string) string {
 	switch {
 	case !strings.HasPrefix(s, "/"):
 		return "want a path starting with \"/\", e.g. \"/news\" or \"/news*\""
-	case strings.Contains(strings.TrimSuffix(s, "*"), "*"):
+	case routepath.InnerStar(s):
 		return "\"*\" may only end a route (prefix match)"
 	case len(s) > 2048:
 		return "longer than 2048 characters"

@@ -5,21 +5,19 @@
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
-	"regexp"
+	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/routepath"
+	"github.com/loadlab/loadlab/internal/yamlfile"
 )
 
 // Config is a proxy configuration, as read from YAML (see docs/proxy.md).
@@ -99,36 +97,17 @@ type CacheConfig struct {
 	MaxBodyBytes int      `yaml:"max_body_bytes"` // larger bodies are not stored (default 1 MiB)
 }
 
-// Duration is a time.Duration written as "250ms", "5s".
-type Duration time.Duration
+// Duration is a time.Duration written as "250ms", "5s" (see yamlfile).
+type Duration = yamlfile.Duration
 
-// UnmarshalYAML parses a Go duration string.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
-	if n.Kind != yaml.ScalarNode || err != nil {
-		return &valueError{line: n.Line, col: n.Column, msg: fmt.Sprintf("%q is not a duration (e.g. 250ms, 5s)", n.Value)}
+// YAMLShape tells the unknown-field check that an inline pool is read as
+// a PoolConfig.
+func (p *PoolRef) YAMLShape(n *yaml.Node) reflect.Type {
+	if n.Kind == yaml.MappingNode {
+		return reflect.TypeFor[PoolConfig]()
 	}
-	if v < 0 {
-		return &valueError{line: n.Line, col: n.Column, msg: fmt.Sprintf("duration %q is negative", n.Value)}
-	}
-	*d = Duration(v)
 	return nil
 }
-
-// valueError is a bad value met while decoding, at a node whose key the
-// decoder does not know; Parse names the field from the position.
-type valueError struct {
-	line, col int
-	msg       string
-}
-
-func (e *valueError) Error() string { return e.msg }
-
-// MarshalYAML writes the duration as a string.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
-
-// D returns the time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // UnmarshalYAML accepts a pool name or an inline pool mapping.
 func (p *PoolRef) UnmarshalYAML(n *yaml.Node) error {
@@ -137,9 +116,6 @@ func (p *PoolRef) UnmarshalYAML(n *yaml.Node) error {
 		p.Name = n.Value
 		return nil
 	case yaml.MappingNode:
-		if err := checkKeys(n, "size", "overflow", "checkout_timeout", "timeout_status", "manager", "worker_start_cost", "worker_stop_cost"); err != nil {
-			return err
-		}
 		pc := &PoolConfig{}
 		if err := n.Decode(pc); err != nil {
 			return err
@@ -147,7 +123,7 @@ func (p *PoolRef) UnmarshalYAML(n *yaml.Node) error {
 		p.Inline = pc
 		return nil
 	}
-	return &badinput.Error{Line: n.Line, Field: "pool", Msg: "want a pool name or a mapping with size, overflow, checkout_timeout"}
+	return yamlfile.ErrorAt(n, "want a pool name or a mapping with size, overflow, checkout_timeout")
 }
 
 // MarshalYAML writes the name or the inline pool.
@@ -158,27 +134,15 @@ func (p PoolRef) MarshalYAML() (any, error) {
 	return p.Name, nil
 }
 
-// checkKeys rejects mapping keys outside allowed (Node.Decode does not).
-func checkKeys(n *yaml.Node, allowed ...string) error {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		ok := false
-		for _, a := range allowed {
-			ok = ok || k.Value == a
-		}
-		if !ok {
-			return &badinput.Error{Line: k.Line, Field: k.Value, Msg: "unknown field (want one of " + strings.Join(allowed, ", ") + ")"}
-		}
-	}
-	return nil
-}
+// maxConfigSize bounds a config file; configs are a few kilobytes.
+const maxConfigSize = 4 << 20
 
 // Load reads a YAML config file, replaces its ${NAME} and ${NAME:-default}
 // references with environment variables, and validates it.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlfile.ReadFile(path, "config", maxConfigSize)
 	if err != nil {
-		return nil, &badinput.Error{File: path, Msg: "cannot read config", Err: unwrapPathErr(err)}
+		return nil, err
 	}
 	if data, err = expandEnv(data, path, os.LookupEnv); err != nil {
 		return nil, err
@@ -186,15 +150,7 @@ func Load(path string) (*Config, error) {
 	return Parse(data, path)
 }
 
-func unwrapPathErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// Defaults, as Belfrage's (seed report 003: 6 s checkout, 5 s request).
+// Defaults, as Belfrage's: a 6 s checkout timeout and a 5 s request timeout.
 const (
 	DefaultCheckoutTimeout = 6 * time.Second
 	DefaultRequestTimeout  = 5 * time.Second
@@ -203,165 +159,40 @@ const (
 	defaultPoolName        = "default"
 )
 
-var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
-
 // Parse parses and validates a YAML config; source names it in errors.
 // Problems come back as *badinput.Error naming the file, line and field.
 func Parse(data []byte, source string) (*Config, error) {
 	cfg := &Config{Source: source}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &badinput.Error{File: source, Msg: "config is empty"}
-		}
-		var ve *valueError
-		if errors.As(err, &ve) {
-			var root yaml.Node
-			field := ""
-			if yaml.Unmarshal(data, &root) == nil {
-				field = fieldAt(&root, ve.line, ve.col)
-			}
-			return nil, &badinput.Error{File: source, Line: ve.line, Field: field, Msg: ve.msg}
-		}
-		return nil, yamlError(source, err)
+	doc, err := yamlfile.Parse(source, data, reflect.TypeFor[Config](), yamlfile.Options{Aliases: true})
+	if err != nil {
+		return nil, err
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(source, err)
+	if doc.Root == nil {
+		return nil, &badinput.Error{File: source, Msg: "config is empty"}
 	}
-	if err := cfg.validate(&root); err != nil {
+	if err := doc.Decode(cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.validate(doc); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
 
-// yamlError turns a yaml error into a one-line bad-input error.
-func yamlError(source string, err error) error {
-	var be *badinput.Error
-	if errors.As(err, &be) {
-		return badinput.Wrap(source, be)
-	}
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &badinput.Error{File: source, Line: line, Msg: strings.TrimSpace(strings.SplitN(m[2], "\n", 2)[0])}
-	}
-	return &badinput.Error{File: source, Msg: strings.TrimPrefix(strings.SplitN(msg, "\n", 2)[0], "yaml: ")}
-}
-
 // validator reports problems at the line of a field.
 type validator struct {
-	source string
-	root   *yaml.Node
+	doc *yamlfile.Doc
 }
 
 func (v *validator) errAt(msg string, path ...any) error {
-	field, line := fieldName(path), lineOf(v.root, path)
-	return &badinput.Error{File: v.source, Line: line, Field: field, Msg: msg}
-}
-
-func fieldName(path []any) string {
-	var b strings.Builder
-	for _, p := range path {
-		switch p := p.(type) {
-		case int:
-			fmt.Fprintf(&b, "[%d]", p)
-		case string:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(p)
-		}
-	}
-	return b.String()
-}
-
-// walk follows path (mapping keys and sequence indexes) from the document
-// root. It returns the node at the end of path (nil if path is not all
-// there) and the line of the deepest key or item found.
-func walk(root *yaml.Node, path []any) (*yaml.Node, int) {
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	line := n.Line
-	for _, p := range path {
-		var next *yaml.Node
-		switch p := p.(type) {
-		case string:
-			if n.Kind == yaml.MappingNode {
-				for i := 0; i+1 < len(n.Content); i += 2 {
-					if n.Content[i].Value == p {
-						line = n.Content[i].Line
-						next = n.Content[i+1]
-					}
-				}
-			}
-		case int:
-			if n.Kind == yaml.SequenceNode && p < len(n.Content) {
-				next = n.Content[p]
-				line = next.Line
-			}
-		}
-		if next == nil {
-			return nil, line
-		}
-		n = next
-	}
-	return n, line
-}
-
-// fieldAt names the field whose scalar value starts at line and col, or
-// returns "" when there is none.
-func fieldAt(root *yaml.Node, line, col int) string {
-	var path []any
-	var find func(n *yaml.Node) bool
-	find = func(n *yaml.Node) bool {
-		switch n.Kind {
-		case yaml.ScalarNode:
-			return n.Line == line && n.Column == col
-		case yaml.DocumentNode:
-			return len(n.Content) > 0 && find(n.Content[0])
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				path = append(path, n.Content[i].Value)
-				if find(n.Content[i+1]) {
-					return true
-				}
-				path = path[:len(path)-1]
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				path = append(path, i)
-				if find(c) {
-					return true
-				}
-				path = path[:len(path)-1]
-			}
-		}
-		return false
-	}
-	if !find(root) {
-		return ""
-	}
-	return fieldName(path)
-}
-
-// lineOf is the line of the deepest node along path.
-func lineOf(root *yaml.Node, path []any) int {
-	_, line := walk(root, path)
-	return line
+	return v.doc.Errorf(yamlfile.Path(path), "%s", msg)
 }
 
 // has reports whether path exists in the document.
-func has(root *yaml.Node, path ...any) bool {
-	n, _ := walk(root, path)
-	return n != nil
-}
+func (v *validator) has(path ...any) bool { return v.doc.Has(yamlfile.Path(path)) }
 
-func (c *Config) validate(root *yaml.Node) error {
-	v := &validator{source: c.Source, root: root}
+func (c *Config) validate(doc *yamlfile.Doc) error {
+	v := &validator{doc: doc}
 	if c.Pools == nil {
 		c.Pools = map[string]*PoolConfig{}
 	}
@@ -375,7 +206,7 @@ func (c *Config) validate(root *yaml.Node) error {
 		if pc == nil {
 			return v.errAt("empty pool; give at least size", "pools", name)
 		}
-		if err := v.pool(pc, has(root, "pools", name, "size"), "pools", name); err != nil {
+		if err := v.pool(pc, v.has("pools", name, "size"), "pools", name); err != nil {
 			return err
 		}
 	}
@@ -402,7 +233,7 @@ func (c *Config) validate(root *yaml.Node) error {
 	case cc.MaxBodyBytes < 0:
 		return v.errAt("must be >= 0", "cache", "max_body_bytes")
 	}
-	if !has(root, "cache", "max_entries") {
+	if !v.has("cache", "max_entries") {
 		cc.MaxEntries = 10000
 	}
 	if cc.MaxBodyBytes == 0 {
@@ -443,7 +274,7 @@ func (v *validator) pool(pc *PoolConfig, hasSize bool, path ...any) error {
 	if pc.Manager == "" {
 		pc.Manager = ManagerSerial
 	}
-	if !has(v.root, at("worker_stop_cost")...) {
+	if !v.has(at("worker_stop_cost")...) {
 		pc.WorkerStopCost = pc.WorkerStartCost / 4
 	}
 	if pc.CheckoutTimeout == 0 {
@@ -463,7 +294,7 @@ func (v *validator) route(c *Config, r *RouteConfig, i int) error {
 	if !strings.HasPrefix(r.Path, "/") {
 		return v.errAt(fmt.Sprintf("%q must start with /", r.Path), at("path")...)
 	}
-	if strings.Contains(strings.TrimSuffix(r.Path, "*"), "*") {
+	if routepath.InnerStar(r.Path) {
 		return v.errAt(fmt.Sprintf("%q: only a trailing * is supported", r.Path), at("path")...)
 	}
 	if r.Name == "" {
@@ -478,7 +309,7 @@ func (v *validator) route(c *Config, r *RouteConfig, i int) error {
 	}
 	switch {
 	case r.Pool.Inline != nil:
-		if err := v.pool(r.Pool.Inline, has(v.root, at("pool", "size")...), at("pool")...); err != nil {
+		if err := v.pool(r.Pool.Inline, v.has(at("pool", "size")...), at("pool")...); err != nil {
 			return err
 		}
 	case r.Pool.Name == "":
@@ -503,7 +334,7 @@ func (v *validator) route(c *Config, r *RouteConfig, i int) error {
 
 func (v *validator) breaker(b *BreakerConfig, path []any) error {
 	at := func(f string) []any { return append(append([]any{}, path...), f) }
-	if !has(v.root, at("threshold")...) {
+	if !v.has(at("threshold")...) {
 		return v.errAt("threshold is required (errors per window above which it opens)", path...)
 	}
 	if b.Threshold < 0 {
@@ -546,6 +377,17 @@ func (v *validator) breaker(b *BreakerConfig, path []any) error {
 	}
 	if b.Status < 100 || b.Status > 599 {
 		return v.errAt("not an HTTP status (100-599)", at("status")...)
+	}
+	return nil
+}
+
+// RouteFor returns the route that serves path, as the proxy picks it: the
+// first whose pattern matches, or nil.
+func (c *Config) RouteFor(path string) *RouteConfig {
+	for _, r := range c.Routes {
+		if routepath.Match(r.Path, path) {
+			return r
+		}
 	}
 	return nil
 }

@@ -1,8 +1,8 @@
 // Package hist records the proxy's durations (checkout waits, upstream
 // latencies) twice: in fixed buckets for Prometheus, dense around round
 // values so that a 1 s origin and a 1.004 s one land in different buckets,
-// and in an HDR histogram (3 significant digits) for the percentiles /status
-// reports.
+// and in loadlab's latency histogram (metrics.NewHistogram) for the
+// percentiles /status reports.
 package hist
 
 import (
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 // Buckets are the upper bounds, in seconds, of the Prometheus buckets: for
@@ -48,7 +50,7 @@ type Histogram struct {
 func New() *Histogram {
 	return &Histogram{
 		counts: make([]uint64, len(Buckets)+1),
-		hdr:    hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+		hdr:    metrics.NewHistogram(),
 	}
 }
 
@@ -56,15 +58,11 @@ func New() *Histogram {
 func (h *Histogram) Observe(d time.Duration) {
 	s := d.Seconds()
 	i := sort.SearchFloat64s(Buckets, s) // first bound >= s
-	us := d.Microseconds()
-	if us < 1 {
-		us = 1
-	}
 	h.mu.Lock()
 	h.counts[i]++
 	h.count++
 	h.sum += s
-	_ = h.hdr.RecordValue(us) // values past an hour are clamped out; rare
+	metrics.RecordLatency(h.hdr, d)
 	h.mu.Unlock()
 }
 
@@ -87,10 +85,11 @@ func (h *Histogram) Summary() Summary {
 	if h.count == 0 {
 		return s
 	}
-	q := func(p float64) float64 { return float64(h.hdr.ValueAtQuantile(p)) / 1e6 }
+	seconds := func(v int64) float64 { return (time.Duration(v) * metrics.HistogramUnit).Seconds() }
+	q := func(p float64) float64 { return seconds(h.hdr.ValueAtQuantile(p)) }
 	s.Mean = h.sum / float64(h.count)
 	s.P50, s.P90, s.P99 = q(50), q(90), q(99)
-	s.Max = float64(h.hdr.Max()) / 1e6
+	s.Max = seconds(h.hdr.Max())
 	return s
 }
 

@@ -20,7 +20,8 @@ type message struct {
 
 // mailbox is the serial manager's unbounded FIFO queue, as an Erlang
 // process's mailbox: senders never block, the manager takes one message at
-// a time, and its length is what seed report 000 graphs as "Mailbox".
+// a time, and its length is the pool's "Mailbox" graph: how far the
+// manager is behind.
 type mailbox struct {
 	mu      sync.Mutex
 	q       []message

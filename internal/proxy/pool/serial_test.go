@@ -53,8 +53,8 @@ func load(t *testing.T, p *Pool, url string, rate int, d time.Duration) (ok, tim
 	return nOK.Load(), nTO.Load()
 }
 
-// TestSerialManagerCollapsesUnderOverflowChurn is seed report 000 in
-// miniature: a 100 ms upstream at 100 requests/s needs about 10 workers.
+// TestSerialManagerCollapsesUnderOverflowChurn is the search-flood incident
+// in miniature: a 100 ms upstream at 100 requests/s needs about 10 workers.
 // A fixed pool of 32 holds. A pool of 2 + 30 overflow has the workers too,
 // but under the serial manager nearly every checkout starts a worker
 // (20 ms) and every checkin dismisses one (5 ms): 2.5 s of manager work per
