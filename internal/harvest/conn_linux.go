@@ -191,11 +191,20 @@ func pollReady(fd int, events int16, d time.Duration) bool {
 		revents int16
 	}{{fd: int32(fd), events: events}}
 	ts := syscall.NsecToTimespec(int64(d))
-	call := syscall.RawSyscall6
-	if d > 0 {
-		call = syscall.Syscall6 // blocks: tell the scheduler
+	// The uintptr(unsafe.Pointer(...)) conversions must stand in the call
+	// of syscall.Syscall6 itself: only there does the compiler keep the
+	// pointed-to memory in place until the call returns. Called through a
+	// function value, the goroutine's stack could grow and move between
+	// the conversion and the system call, and the kernel would poll a
+	// stale copy of pfd (an old stack slot, another fd): data in the
+	// socket went unseen and a read waited until its deadline.
+	var n uintptr
+	var e syscall.Errno
+	if d > 0 { // blocks: tell the scheduler
+		n, _, e = syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	} else {
+		n, _, e = syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	}
-	n, _, e := call(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	return e == 0 && n > 0
 }
 

@@ -381,9 +381,22 @@ func TestOnlyFirstBytesWaitForHarvest(t *testing.T) {
 	if _, err := c.Write([]byte("go\n")); err != nil {
 		t.Fatal(err)
 	}
-	// One harvest, long after the answer started: the first bytes wait
-	// for it, the rest must not wait for another.
-	time.AfterFunc(50*time.Millisecond, func() { p.Harvest() })
+	// Harvests every 20 ms until the first bytes are read (one harvest
+	// could come before them, and the first bytes rightly wait for the
+	// next), then none: the rest of the answer must not wait for one.
+	firstRead := make(chan struct{})
+	harvested := make(chan struct{})
+	go func() {
+		defer close(harvested)
+		for {
+			select {
+			case <-firstRead:
+				return
+			case <-time.After(20 * time.Millisecond):
+				p.Harvest()
+			}
+		}
+	}()
 	buf := make([]byte, 64<<10)
 	got := 0
 	var first time.Time
@@ -394,6 +407,8 @@ func TestOnlyFirstBytesWaitForHarvest(t *testing.T) {
 		}
 		if got == 0 {
 			first = time.Now()
+			close(firstRead)
+			<-harvested // no harvest from here on
 		}
 		got += n
 	}
