@@ -55,8 +55,8 @@ func (lw *leanWorker) do(w *worker, t *targets.Target, seq uint64, r *results.Re
 	} else {
 		w.url = t.URL.Append(w.url[:0], w.rng, seq)
 		host, path, ok := splitHTTPURL(w.url)
-		if !ok {
-			return false
+		if !ok || !sendableAsIs(path) {
+			return false // net/http escapes it or refuses it
 		}
 		lw.wbuf = lw.appendHead(lw.wbuf[:0], w, t, seq, host, path)
 		start := len(lw.wbuf)

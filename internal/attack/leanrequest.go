@@ -19,8 +19,8 @@ func (lw *leanWorker) prepare(t *targets.Target) *leanTarget {
 		return &leanTarget{}
 	}
 	host, path, ok := splitHTTPURL([]byte(t.URL.Text()))
-	if !ok {
-		return &leanTarget{}
+	if !ok || !sendableAsIs(path) {
+		return &leanTarget{} // net/http escapes it or refuses it
 	}
 	b := lw.appendHead(nil, nil, t, 0, host, path)
 	start := len(b)
@@ -119,6 +119,9 @@ func splitHTTPURL(u []byte) (host, path []byte, ok bool) {
 	}
 	rest := u[len(p):]
 	if i := bytes.IndexByte(rest, '#'); i >= 0 {
+		if !validFragment(rest[i+1:]) {
+			return nil, nil, false // net/url refuses the URL: leave it to net/http
+		}
 		rest = rest[:i]
 	}
 	i := bytes.IndexAny(rest, "/?")

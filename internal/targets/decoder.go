@@ -76,11 +76,11 @@ func NewDecoder(r io.Reader, opts Options) (*Decoder, error) {
 	sort.Strings(names)
 	for _, k := range names {
 		for _, v := range opts.Header[k] {
-			t, err := Compile(v)
+			h, err := compileHeader(k, v)
 			if err != nil {
-				return nil, badinput.Field("-header", "%s: %v", k, err)
+				return nil, badinput.Field("-header", "%v", err)
 			}
-			d.global = append(d.global, Header{Name: http.CanonicalHeaderKey(k), Value: t})
+			d.global = append(d.global, h)
 		}
 	}
 	if opts.Body != nil {
@@ -241,11 +241,11 @@ func (d *Decoder) nextHTTP() (*Target, error) {
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
 			return nil, d.errAt(d.line, "want a \"Name: value\" header, \"@bodyfile\" or a blank line, got %s", quote(s))
 		}
-		v, err := Compile(strings.TrimSpace(value))
+		h, err := compileHeader(name, strings.TrimSpace(value))
 		if err != nil {
-			return nil, d.errAt(d.line, "header %s: %v", name, err)
+			return nil, d.errAt(d.line, "%v", err)
 		}
-		t.Header = append(t.Header, Header{Name: http.CanonicalHeaderKey(name), Value: v})
+		t.Header = append(t.Header, h)
 	}
 	return t, nil
 }

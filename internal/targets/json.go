@@ -2,7 +2,6 @@ package targets
 
 import (
 	"encoding/json"
-	"net/http"
 	"sort"
 )
 
@@ -44,11 +43,11 @@ func (d *Decoder) nextJSON() (*Target, error) {
 	sort.Strings(names)
 	for _, k := range names {
 		for _, v := range jt.Header[k] {
-			tv, err := Compile(v)
+			h, err := compileHeader(k, v)
 			if err != nil {
-				return nil, d.errAt(at, "header %s: %v", k, err)
+				return nil, d.errAt(at, "%v", err)
 			}
-			t.Header = append(t.Header, Header{Name: http.CanonicalHeaderKey(k), Value: tv})
+			t.Header = append(t.Header, h)
 		}
 	}
 	if jt.Body != nil {
