@@ -130,6 +130,12 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	f.maxWorkersSet = flagSet(fs, "max-workers")
+	if f.maxWorkersSet && f.maxWorkers < 1 {
+		return badinput.Field("-max-workers", "want 1 or more requests in flight, got %d", f.maxWorkers)
+	}
+	if f.catchUp <= 0 {
+		return badinput.Field("-catch-up", "want a positive duration, got %v", f.catchUp)
+	}
 	if fs.NArg() > 0 {
 		return badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
 	}

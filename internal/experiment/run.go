@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
@@ -76,6 +77,8 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	opts.Out = abs
 	if err := prepareOut(opts.Out); err != nil {
+		// A setup error, not a crossed threshold: exit 2 with one line.
+		err = badinput.Field("-out", "%v", err)
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(opts.Out, "plan"+filepath.Ext(p.File)), p.Source, 0o644); err != nil {

@@ -48,19 +48,23 @@ func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
 // Reader decodes a loadlab results stream. It implements Decoder.
 type Reader struct {
-	src     *countingReader
-	meta    Meta
-	dec     *zstd.Decoder
-	block   []byte // decompressed payload of the current block
-	pos     int    // read position in block
-	left    int    // records left in block
-	prevSeq uint64
-	prevDue int64
-	errs    []string
-	attacks []string
-	targets []targetKey
-	zbuf    []byte
-	err     error // sticky
+	src   *countingReader
+	meta  Meta
+	dec   *zstd.Decoder
+	block []byte // decompressed payload of the current block
+	pos   int    // read position in block
+	left  int    // records left in block
+	// blockAt and blockCount are where the block being read starts and
+	// how many records its header announces.
+	blockAt    int64
+	blockCount uint64
+	prevSeq    uint64
+	prevDue    int64
+	errs       []string
+	attacks    []string
+	targets    []targetKey
+	zbuf       []byte
+	err        error // sticky
 }
 
 // IsStream reports whether prefix (at least 8 bytes) starts a loadlab stream.
@@ -122,6 +126,12 @@ func (r *Reader) Decode(res *Result) error {
 		return r.err
 	}
 	r.left--
+	if r.left == 0 && r.pos != len(r.block) {
+		// The header's count says the block is done but its data is not: a
+		// count rewritten smaller (with a valid checksum) would otherwise
+		// drop the remaining records without a word.
+		r.err = &CorruptError{Offset: r.blockAt, Reason: fmt.Sprintf("block holds %d bytes past its %d records: its record count does not match its data", len(r.block)-r.pos, r.blockCount)}
+	}
 	return nil
 }
 
@@ -190,7 +200,11 @@ func (r *Reader) nextBlock() error {
 		return bad("bad dictionary: " + err.Error())
 	}
 	r.left = int(count)
+	r.blockAt, r.blockCount = start, count
 	r.prevSeq, r.prevDue = 0, 0
+	if count == 0 && r.pos != len(r.block) {
+		return bad(fmt.Sprintf("block announces no records but holds %d bytes of them: its record count does not match its data", len(r.block)-r.pos))
+	}
 	return nil
 }
 

@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/badinput"
 )
 
 // Config says how to serve. The zero value serves HTTP/1.1 with keep-alive
@@ -70,7 +72,9 @@ func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		// A port in use or a bad address is the user's to fix: exit 2, as
+		// the proxy does.
+		return badinput.Field("-listen", "%v", err)
 	}
 	if !cfg.Std && !cfg.TLS {
 		if ready != nil {
