@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 )
 
 // waitFor polls f until it returns true or the deadline passes.
@@ -220,7 +222,12 @@ func TestCloseReleasesWaiters(t *testing.T) {
 	mustLoad(t, srv, `{"stages": [{"status": 200, "latency": "30s"}]}`)
 	done := make(chan result, 1)
 	go func() { done <- get(t, srv.URL+"/") }()
-	time.Sleep(100 * time.Millisecond)
+	// Close only once the request is waiting on its latency: closing first
+	// would fail it without testing the release.
+	waitFor(t, "the request to wait on its latency", 5*time.Second, func() bool {
+		var m dto.Metric
+		return sim.m.inFlight.Write(&m) == nil && m.GetGauge().GetValue() == 1
+	})
 	_ = sim.Close()
 	select {
 	case r := <-done:
