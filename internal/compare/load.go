@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -141,21 +140,12 @@ func loadFile(path, name string, basis metrics.Basis, warn func(string)) (*Run, 
 	}
 	defer src.Close()
 	run := NewRun(name, basis)
-	var res results.Result
-	for {
-		err := src.Decode(&res)
-		if err == io.EOF {
-			break
-		}
-		var ce *results.CorruptError
-		if errors.As(err, &ce) {
-			warn(fmt.Sprintf("%s: %v; using the %d results before it", path, err, run.N()))
-			break
-		}
-		if err != nil {
-			return nil, badinput.Wrap(path, err)
-		}
-		run.Add(&res)
+	n, damage, err := results.ReadAll(src, run, results.KeepBefore)
+	if err != nil {
+		return nil, badinput.Wrap(path, err)
+	}
+	if damage != nil {
+		warn(fmt.Sprintf("%s: %v; using the %d results before it", path, damage, n))
 	}
 	return run, nil
 }

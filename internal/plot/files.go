@@ -1,9 +1,7 @@
 package plot
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -63,26 +61,21 @@ func (fs *FileSet) Read(src results.Decoder, path string, nameAttacks bool, warn
 	m := metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: fs.basis})
 	sink := results.Tee(fs.Collector, m)
 	base := filepath.Base(path)
-	var r results.Result
-	for {
-		err := src.Decode(&r)
-		if err == io.EOF {
-			break
-		}
-		var ce *results.CorruptError
-		if errors.As(err, &ce) {
-			if warn != nil {
-				warn(fmt.Sprintf("%s: %v; plotting the %d results before it", path, err, m.Requests))
+	if nameAttacks {
+		named := sink
+		sink = results.SinkFunc(func(r *results.Result) {
+			if r.Attack == "" {
+				r.Attack = base
 			}
-			break
-		}
-		if err != nil {
-			return badinput.Wrap(path, err)
-		}
-		if nameAttacks && r.Attack == "" {
-			r.Attack = base
-		}
-		sink.Add(&r)
+			named.Add(r)
+		})
+	}
+	n, damage, err := results.ReadAll(src, sink, results.KeepBefore)
+	if err != nil {
+		return badinput.Wrap(path, err)
+	}
+	if damage != nil && warn != nil {
+		warn(fmt.Sprintf("%s: %v; plotting the %d results before it", path, damage, n))
 	}
 	m.Close()
 	fs.Files = append(fs.Files, File{Name: base, Metrics: m})

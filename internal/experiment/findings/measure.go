@@ -45,13 +45,10 @@ func readTimeline(path string) (*timeline, error) {
 	}
 	defer src.Close()
 	tl := &timeline{}
-	for {
-		var r results.Result
-		if err := src.Decode(&r); err != nil {
-			return tl, nil
-		}
-		tl.Add(&r)
+	if _, _, err := results.ReadAll(src, tl, results.KeepBefore); err != nil {
+		return nil, err
 	}
+	return tl, nil
 }
 
 // timeline collects a scenario's points.

@@ -9,7 +9,6 @@ package writeup
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -106,18 +105,12 @@ func readResults(path string, m *metrics.Metrics, coll *plot.Collector) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer src.Close()
-	for {
-		var r results.Result
-		err := src.Decode(&r)
-		if err == io.EOF || errors.Is(err, results.ErrCorrupt) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		m.Add(&r)
-		coll.Add(&r)
+	// A crash can leave a torn last block: the write-up draws what is
+	// there (the report's accounting line says what is missing).
+	if _, _, err := results.ReadAll(src, results.Tee(m, coll), results.KeepBefore); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
+	return nil
 }
 
 func orText(a, b string) string {
