@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/loadlab/loadlab/internal/attackrun"
 	"io"
 	"net/http"
 	"os"
@@ -179,23 +180,6 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		defer tf.Close()
 		in, topts.File = tf, f.targets
 	}
-	dec, err := targets.NewDecoder(in, topts)
-	if err != nil {
-		return err
-	}
-	var tr targets.Targeter
-	if f.lazy {
-		tr = targets.NewLazy(dec)
-	} else {
-		ts, err := dec.All()
-		if err != nil {
-			return err
-		}
-		if tr, err = targets.NewRoundRobin(ts); err != nil {
-			return err
-		}
-	}
-
 	opts := attack.DefaultOptions()
 	opts.Name, opts.Schedule, opts.Timeout = f.name, sched, f.timeout
 	opts.MaxWorkers, opts.Connections, opts.MaxConnections = f.maxWorkers, f.connections, f.maxConnections
@@ -205,49 +189,33 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if sched.Unpaced() && !f.maxWorkersSet {
 		return badinput.Field("-max-workers", "-rate=0 (as fast as possible) needs -max-workers, the number of concurrent requests, e.g. -max-workers=64")
 	}
-	a, err := attack.New(tr, opts)
-	if err != nil {
-		return err
-	}
-
-	var out io.Writer = stdout
-	if f.output != "stdout" && f.output != "-" && f.output != "" {
+	var outFile *os.File
+	output := func() (io.Writer, error) {
+		if f.output == "stdout" || f.output == "-" || f.output == "" {
+			return stdout, nil
+		}
 		of, err := os.Create(f.output)
 		if err != nil {
-			return badinput.Field("-output", "%v", err)
+			return nil, badinput.Field("-output", "%v", err)
 		}
-		defer of.Close()
-		out = of
+		outFile = of
+		return of, nil
 	}
-	// The data flow: the attack's results go to the stream (flushed every
-	// 250 ms so followers see fresh data) and to the progress line.
-	stream, err := results.NewStreamSink(out, results.Meta{
-		Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, args...),
-		Attack: f.name, Rate: sched.String(),
-	}, 250*time.Millisecond)
-	if err != nil {
-		return fmt.Errorf("writing results: %w", err)
+	job := attackrun.Job{
+		Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output,
+		Meta: results.Meta{Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, args...)},
 	}
-	sinks := []results.Sink{stream}
-	var bar *progress.Bar
-	if !f.quiet && progress.IsTerminal(stderr) {
-		bar = progress.New(stderr, sched.Duration, a.Stats)
-		bar.Start(250 * time.Millisecond)
-		sinks = append(sinks, bar)
+	if !f.quiet {
+		job.Log = stderr
+		if progress.IsTerminal(stderr) {
+			job.Progress = stderr
+		}
 	}
-	runErr := a.Run(ctx, results.Tee(sinks...).Add)
-	if bar != nil {
-		bar.Stop()
+	err = attackrun.Run(ctx, job)
+	if outFile != nil {
+		if cerr := outFile.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("writing results: %w", cerr)
+		}
 	}
-	werr := stream.Close()
-	if runErr != nil {
-		return runErr
-	}
-	if werr != nil {
-		return fmt.Errorf("writing results: %w", werr)
-	}
-	if st := a.Stats(); st.Dropped > 0 && !f.quiet {
-		fmt.Fprintf(stderr, "loadlab attack: %d requests dropped (max-workers %d reached or generator behind schedule); they are in the results\n", st.Dropped, f.maxWorkers)
-	}
-	return nil
+	return err
 }
