@@ -7,7 +7,7 @@ BIN := bin/loadlab
 build:
 	$(GO) build -o $(BIN) ./cmd/loadlab
 
-# The main job: report 000's story at laptop scale, ending with a summary.
+# The main job: the search-flood incident at laptop scale, ending with a summary.
 demo: build
 	./$(BIN) demo
 
