@@ -140,6 +140,19 @@ thresholds: ["success > 99%", "search: p99 < 1ns"]
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
+	// report.html leads with the answer and carries the thresholds too.
+	html, err := os.ReadFile(filepath.Join(filepath.Dir(res.Report), "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(html)
+	cmp, th, step := strings.Index(page, "<h2>Comparison</h2>"), strings.Index(page, "<h2>Thresholds</h2>"), strings.Index(page, "<h2>20 rps</h2>")
+	if cmp < 0 || th < cmp || step < th || !strings.Contains(page, "checks failed.") || !strings.Contains(page, "search: p99 &lt; 1ns") {
+		t.Errorf("report.html: comparison at %d, thresholds at %d, first step at %d", cmp, th, step)
+	}
+	if len(s.Findings) > 0 && !strings.Contains(page, `<ul class="findings"><li>`) {
+		t.Errorf("report.html does not list the findings")
+	}
 	for _, f := range []string{"charts/step02-latency.svg", "steps/01-20-rps/search.lll", "steps/02-30-rps/news.txt"} {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(res.Report), f)); err != nil {
 			t.Errorf("missing %s", f)

@@ -254,7 +254,14 @@ func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []char
 }
 
 func writeHTML(dir string, sum *summary.Summary, f *folder, perStep [][]chartFile, pct []chartFile) error {
-	page := web.Page{Title: sum.Name, Intro: strings.Join(summary.Texts(sum.Findings), " ")}
+	// The answer first: the findings as a list, then the comparison across
+	// configurations and rates and the thresholds; the background and the
+	// per-step detail after them.
+	page := web.Page{Title: sum.Name, Findings: summary.Texts(sum.Findings)}
+	page.Sections = append(page.Sections, comparisonSection(sum, pct))
+	if th := thresholdSection(sum); th != nil {
+		page.Sections = append(page.Sections, *th)
+	}
 	if sum.Description != "" {
 		page.Sections = append(page.Sections, web.Section{Title: "Background", Text: sum.Description})
 	}
@@ -276,19 +283,6 @@ func writeHTML(dir string, sum *summary.Summary, f *folder, perStep [][]chartFil
 		}
 		page.Sections = append(page.Sections, sec)
 	}
-	cmp := web.Section{Title: "Comparison"}
-	for _, name := range sum.ScenarioNames() {
-		hdr := append([]string(nil), comparisonHeader...)
-		hdr[0] = name + ": configuration"
-		cmp.Tables = append(cmp.Tables, web.Table{Header: hdr, Rows: comparisonRows(sum, name)})
-	}
-	if h, rows := cpuRows(sum); len(h) > 1 {
-		cmp.Tables = append(cmp.Tables, web.Table{Header: h, Rows: rows})
-	}
-	for _, c := range pct {
-		cmp.Charts = append(cmp.Charts, c.Chart)
-	}
-	page.Sections = append(page.Sections, cmp)
 	out, err := os.Create(filepath.Join(dir, "report.html"))
 	if err != nil {
 		return err
@@ -303,4 +297,44 @@ func writeHTML(dir string, sum *summary.Summary, f *folder, perStep [][]chartFil
 		return err
 	}
 	return out.Close()
+}
+
+// comparisonSection is the comparison of every configuration and rate,
+// per scenario, with the CPU table and the latency distributions.
+func comparisonSection(sum *summary.Summary, pct []chartFile) web.Section {
+	cmp := web.Section{Title: "Comparison"}
+	for _, name := range sum.ScenarioNames() {
+		hdr := append([]string(nil), comparisonHeader...)
+		hdr[0] = name + ": configuration"
+		cmp.Tables = append(cmp.Tables, web.Table{Header: hdr, Rows: comparisonRows(sum, name)})
+	}
+	if h, rows := cpuRows(sum); len(h) > 1 {
+		cmp.Tables = append(cmp.Tables, web.Table{Header: h, Rows: rows})
+	}
+	for _, c := range pct {
+		cmp.Charts = append(cmp.Charts, c.Chart)
+	}
+	return cmp
+}
+
+// thresholdSection lists every threshold check and how many failed, as
+// report.md does; nil when the plan has none.
+func thresholdSection(sum *summary.Summary) *web.Section {
+	if len(sum.Thresholds) == 0 {
+		return nil
+	}
+	sec := &web.Section{Title: "Thresholds"}
+	var rows [][]string
+	failed := 0
+	for _, t := range sum.Thresholds {
+		verdict := "pass"
+		if !t.Pass {
+			verdict = "FAIL"
+			failed++
+		}
+		rows = append(rows, []string{t.Threshold, t.Step, t.Scenario, t.Measured, verdict})
+	}
+	sec.Text = fmt.Sprintf("%d of %d checks failed.", failed, len(sum.Thresholds))
+	sec.Tables = []web.Table{{Header: []string{"Threshold", "Step", "Scenario", "Measured", "Verdict"}, Rows: rows}}
+	return sec
 }

@@ -14,7 +14,8 @@ import (
 // charts, in order.
 type Page struct {
 	Title    string
-	Intro    string // a paragraph under the title
+	Intro    string   // a paragraph under the title
+	Findings []string // a bulleted list under the title: the answer first
 	Sections []Section
 }
 
@@ -51,6 +52,8 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <body>
 <h1>{{.Title}}</h1>
 {{with .Intro}}<p>{{.}}</p>{{end}}
+{{with .Findings}}<ul class="findings">{{range .}}<li>{{.}}</li>
+{{end}}</ul>{{end}}
 {{if .HasCharts}}<p class="hint">Drag across a chart to zoom, double-click to reset; hover to read values; click a legend entry to hide or show its series.</p>{{end}}
 {{range .Sections}}
 <section>
@@ -97,6 +100,7 @@ func Write(w io.Writer, p Page) error {
 	return page.Execute(w, map[string]any{
 		"Title":     p.Title,
 		"Intro":     p.Intro,
+		"Findings":  p.Findings,
 		"Sections":  views,
 		"HasCharts": len(specs) > 0,
 		"UPlot":     UPlotVersion(),
