@@ -236,18 +236,9 @@ func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []char
 	}
 	if len(sum.Thresholds) > 0 {
 		b.WriteString("## Thresholds\n")
-		var rows [][]string
-		failed := 0
-		for _, t := range sum.Thresholds {
-			verdict := "pass"
-			if !t.Pass {
-				verdict = "**FAIL**"
-				failed++
-			}
-			rows = append(rows, []string{"`" + t.Threshold + "`", t.Step, t.Scenario, t.Measured, verdict})
-		}
+		rows, failed := thresholdRows(sum, func(s string) string { return "`" + s + "`" }, "**FAIL**")
 		fmt.Fprintf(&b, "%d of %d checks failed.\n\n", failed, len(sum.Thresholds))
-		mdTable(&b, []string{"Threshold", "Step", "Scenario", "Measured", "Verdict"}, rows)
+		mdTable(&b, thresholdHeader, rows)
 	}
 	b.WriteString("## Files\n- `summary.json`: every figure above, for scripts\n- `samples.csv`, `samples.json`: the sampled server metrics\n- `steps/*/*.lll`: raw results (`loadlab report`, `loadlab plot`, `loadlab compare` read them)\n- `report.html`: the same charts, interactive, self-contained\n- `loadlab compare steps/*` tells which differences between steps are real (bootstrap confidence intervals)\n")
 	return b.String()
@@ -323,18 +314,23 @@ func thresholdSection(sum *summary.Summary) *web.Section {
 	if len(sum.Thresholds) == 0 {
 		return nil
 	}
-	sec := &web.Section{Title: "Thresholds"}
-	var rows [][]string
-	failed := 0
+	rows, failed := thresholdRows(sum, func(s string) string { return s }, "FAIL")
+	return &web.Section{Title: "Thresholds", Text: fmt.Sprintf("%d of %d checks failed.", failed, len(sum.Thresholds)),
+		Tables: []web.Table{{Header: thresholdHeader, Rows: rows}}}
+}
+
+var thresholdHeader = []string{"Threshold", "Step", "Scenario", "Measured", "Verdict"}
+
+// thresholdRows is the thresholds table, one row a check, the threshold
+// written by code and a failure by fail; it also counts the failures.
+func thresholdRows(sum *summary.Summary, code func(string) string, fail string) (rows [][]string, failed int) {
 	for _, t := range sum.Thresholds {
 		verdict := "pass"
 		if !t.Pass {
-			verdict = "FAIL"
+			verdict = fail
 			failed++
 		}
-		rows = append(rows, []string{t.Threshold, t.Step, t.Scenario, t.Measured, verdict})
+		rows = append(rows, []string{code(t.Threshold), t.Step, t.Scenario, t.Measured, verdict})
 	}
-	sec.Text = fmt.Sprintf("%d of %d checks failed.", failed, len(sum.Thresholds))
-	sec.Tables = []web.Table{{Header: []string{"Threshold", "Step", "Scenario", "Measured", "Verdict"}, Rows: rows}}
-	return sec
+	return rows, failed
 }
