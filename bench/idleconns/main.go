@@ -12,6 +12,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -21,14 +22,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-)
 
-var listening = regexp.MustCompile(`listening on (http://[0-9.:]+)`)
+	"github.com/loadlab/loadlab/bench/labproc"
+)
 
 func main() {
 	idle := flag.Int("idle", 10000, "idle keep-alive connections to hold open")
@@ -148,42 +148,11 @@ func openIdle(url string, n int) []net.Conn {
 
 // start runs a loadlab server and returns its URL and a stop function.
 func start(bin string, args ...string) (string, func()) {
-	cmd := exec.Command(bin, args...)
-	stdout, err := cmd.StdoutPipe()
+	u, cmd, err := labproc.Start(context.Background(), os.Stderr, bin, args...)
 	if err != nil {
 		fail(err)
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		fail(err)
-	}
-	stop := func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-	}
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u, stop
-	case <-time.After(10 * time.Second):
-		stop()
-		fail(fmt.Errorf("%s did not start", args[0]))
-	}
-	return "", stop
+	return u, func() { labproc.Stop(cmd) }
 }
 
 // raiseFileLimit lifts the soft open-files limit to the hard one.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,9 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/loadlab/loadlab/bench/labproc"
 )
 
 // proc is one process of the lab.
@@ -63,8 +63,6 @@ routes:
     cache: true
     breaker: {window: 5s, threshold: 20, recovery: ramp}
 `
-
-var listening = regexp.MustCompile(`listening on (http://[0-9.:]+)`)
 
 func build(ctx context.Context, out string) error {
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/loadlab")
@@ -127,40 +125,16 @@ func startLab(ctx context.Context, bin, dir string, d time.Duration) (*lab, erro
 
 // server starts a loadlab server and waits for its "listening on" line.
 func (l *lab) server(ctx context.Context, name, metricsPath string, args ...string) (string, error) {
-	cmd := exec.Command(l.bin, args...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", err
-	}
 	log, err := os.Create(filepath.Join(l.dir, name+".log"))
 	if err != nil {
 		return "", err
 	}
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		return "", err
+	u, cmd, err := labproc.Start(ctx, log, l.bin, args...)
+	if err != nil {
+		return "", fmt.Errorf("%v (see %s.log)", err, name)
 	}
-	p := &proc{name: name, cmd: cmd}
-	l.procs = append(l.procs, p)
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-			fmt.Fprintln(log, sc.Text())
-		}
-	}()
-	select {
-	case u := <-found:
-		p.metrics = u + metricsPath
-		return u, nil
-	case <-time.After(10 * time.Second):
-		return "", fmt.Errorf("%s did not start in 10 s (see %s.log)", name, name)
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
+	l.procs = append(l.procs, &proc{name: name, cmd: cmd, metrics: u + metricsPath})
+	return u, nil
 }
 
 // run samples every interval until the attacks end (or ctx does), and
@@ -301,20 +275,6 @@ func (l *lab) checkBreaker(ctx context.Context) error {
 // stop ends every process still running (only those this program started).
 func (l *lab) stop() {
 	for _, p := range l.procs {
-		if p.cmd.Process != nil && p.cmd.ProcessState == nil {
-			_ = p.cmd.Process.Signal(os.Interrupt)
-		}
-	}
-	for _, p := range l.procs {
-		if p.cmd.Process != nil && p.cmd.ProcessState == nil {
-			done := make(chan struct{})
-			go func() { _ = p.cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				_ = p.cmd.Process.Kill()
-				<-done
-			}
-		}
+		labproc.Stop(p.cmd)
 	}
 }

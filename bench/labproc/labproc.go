@@ -1,0 +1,76 @@
+// Package labproc starts the loadlab servers the benchmarks under bench/
+// run as real processes (origin, proxy) and stops them: one way of
+// starting, waiting for "listening on URL" and ending them, for every
+// benchmark program.
+package labproc
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"time"
+)
+
+var listening = regexp.MustCompile(`listening on (http://[0-9.:]+)`)
+
+// Start runs bin with args and waits up to 10 s for the "listening on
+// URL" line it prints; log, if not nil, receives its output. It returns
+// the URL and the running command (stop it with Stop).
+func Start(ctx context.Context, log io.Writer, bin string, args ...string) (string, *exec.Cmd, error) {
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+			fmt.Fprintln(log, sc.Text())
+		}
+	}()
+	select {
+	case u := <-found:
+		return u, cmd, nil
+	case <-time.After(10 * time.Second):
+		Stop(cmd)
+		return "", nil, fmt.Errorf("%s did not start in 10 s", args[0])
+	case <-ctx.Done():
+		Stop(cmd)
+		return "", nil, ctx.Err()
+	}
+}
+
+// Stop interrupts cmd (if it is still running) and waits up to 20 s for
+// it to end, then kills it.
+func Stop(cmd *exec.Cmd) {
+	if cmd.Process == nil || cmd.ProcessState != nil {
+		return
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
