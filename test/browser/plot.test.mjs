@@ -170,7 +170,19 @@ test("loadlab run's report.html draws every chart in Chromium", { skip, timeout:
     const titles = charts.map((c) => c.title).join(" | ");
     assert.match(titles, /Latency over time/);
     assert.match(titles, /percentile/i);
+    // The answer comes first: the comparison before the first step.
+    const order = await page.evaluate(() => Array.from(document.querySelectorAll("h2")).map((h) => h.textContent));
+    assert.equal(order[0], "Comparison", `sections: ${order}`);
     await page.screenshot({ path: join(out, "report.png"), fullPage: true });
+    // On a phone (390 px wide) nothing sticks out sideways: wide tables
+    // and charts scroll inside their own box.
+    await page.setViewportSize({ width: 390, height: 844 });
+    // The charts resize on the window's resize event: wait for the layout
+    // to settle (or 5 s), then check.
+    await page.waitForFunction(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth, null, { timeout: 5_000 }).catch(() => {});
+    const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(widths[0] <= widths[1], `page is ${widths[0]} px wide in a ${widths[1]} px viewport`);
+    await page.screenshot({ path: join(out, "report-phone.png"), fullPage: false });
   });
 });
 

@@ -59,11 +59,11 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <section>
 {{with .Title}}<h2>{{.}}</h2>{{end}}
 {{with .Text}}<pre>{{.}}</pre>{{end}}
-{{range .Tables}}<table>
+{{range .Tables}}<div class="tw"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{end}}
 {{range .ChartIDs}}<div class="chart" id="chart-{{.}}"></div>
 {{end}}

@@ -86,7 +86,8 @@ pre { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 12px; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
-.chart { margin: 16px 0 28px; }
+.chart { margin: 16px 0 28px; overflow-x: auto; }
+.tw { overflow-x: auto; max-width: 100%; }
 .hint { color: #777; font-size: 12px; }
 .u-legend { font-size: 12px; }
 `
