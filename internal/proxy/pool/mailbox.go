@@ -14,7 +14,7 @@ const (
 
 type message struct {
 	kind msgKind
-	wt   *waiter
+	t    *ticket
 	w    *Worker
 }
 

@@ -17,12 +17,9 @@
 package pool
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"net"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -75,13 +72,7 @@ type Pool struct {
 	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	stats   *Stats
 	observe func(time.Duration)
-
-	mu       sync.Mutex
-	idle     []*Worker // LIFO, as poolboy's default strategy
-	busy     int       // workers checked out, overflow included
-	overflow int       // overflow workers alive (always checked out)
-	waiters  list.List // of *waiter, FIFO
-	closed   bool
+	m       *Machine[*Worker, chan *Worker] // the bookkeeping, shared with the model
 
 	// serial manager only
 	mb       *mailbox
@@ -89,14 +80,8 @@ type Pool struct {
 	exited   chan struct{} // closed when the manager goroutine returns
 }
 
-type waiter struct {
-	ch     chan *Worker // buffered 1; receives the handed-over worker
-	queued bool         // still in the queue (guarded by Pool.mu)
-
-	state atomic.Int32  // serial: waiting, delivered or abandoned
-	elem  *list.Element // serial: place in the queue (under Pool.mu)
-	given *Worker       // serial: handed over after the caller gave up
-}
+// ticket is a caller's checkout; the worker is handed over on its channel.
+type ticket = Ticket[*Worker, chan *Worker]
 
 // New builds a pool with Size idle persistent workers. Workers connect
 // lazily, on their first request.
@@ -109,11 +94,9 @@ func New(cfg Config, opts Options) *Pool {
 	if p.stats == nil {
 		p.stats = &Stats{}
 	}
-	p.idle = make([]*Worker, 0, cfg.Size)
-	for i := 0; i < cfg.Size; i++ {
-		p.idle = append(p.idle, p.newWorker(false))
-	}
-	if cfg.Manager == ManagerSerial {
+	serial := cfg.Manager == ManagerSerial
+	p.m = NewMachine[*Worker, chan *Worker](cfg.Size, cfg.Overflow, serial, liveEffects{p}, func() *Worker { return p.newWorker(false) })
+	if serial {
 		p.mb = newMailbox()
 		p.upstream = parseUpstream(cfg.Upstream)
 		p.exited = make(chan struct{})
@@ -135,39 +118,43 @@ func (p *Pool) Checkout(ctx context.Context) (*Worker, time.Duration, error) {
 		return p.checkoutSerial(ctx)
 	}
 	start := time.Now()
-	w, wt, err := p.tryCheckout()
-	if err != nil {
+	t := &ticket{Payload: make(chan *Worker, 1)}
+	if err := p.m.Checkout(t); err != nil {
 		return nil, 0, err
 	}
-	if w != nil {
+	select {
+	case w := <-t.Payload: // an idle or new overflow worker: no wait
 		p.stats.checkouts.Add(1)
 		p.done(0)
 		return w, 0, nil
+	default:
 	}
+	return p.await(ctx, start, t, func() { p.m.Cancel(t) })
+}
+
+// await waits for t's worker up to the checkout timeout, ctx's end or the
+// worker, whichever comes first. A caller giving up abandons its ticket and
+// calls cancel (the concurrent pool leaves the queue at once; the serial
+// manager is sent a cancel message); a worker handed over as it gave up is
+// checked back in, as poolboy does on a cancelled checkout.
+func (p *Pool) await(ctx context.Context, start time.Time, t *ticket, cancel func()) (*Worker, time.Duration, error) {
 	timer := time.NewTimer(p.cfg.CheckoutTimeout)
 	defer timer.Stop()
 	var cause error
 	select {
-	case w = <-wt.ch:
+	case w := <-t.Payload:
+		return p.finish(start, w, nil)
 	case <-timer.C:
 		cause = ErrTimeout
 	case <-ctx.Done():
 		cause = ctx.Err()
 	}
-	if w == nil {
-		p.mu.Lock()
-		if wt.queued {
-			p.removeWaiter(wt)
-			p.mu.Unlock()
-			return p.finish(start, nil, cause)
-		}
-		p.mu.Unlock()
-		// A worker was handed over while we gave up: as poolboy does on a
-		// cancelled checkout, give it back and fail.
-		p.Checkin(<-wt.ch)
-		return p.finish(start, nil, cause)
+	if t.Abandon() {
+		cancel()
+	} else {
+		p.Checkin(<-t.Payload)
 	}
-	return p.finish(start, w, nil)
+	return p.finish(start, nil, cause)
 }
 
 // finish counts a checkout that waited since start, successful (w, nil) or
@@ -190,39 +177,6 @@ func (p *Pool) done(wait time.Duration) {
 	}
 }
 
-// tryCheckout takes an idle worker or starts an overflow one; failing both it
-// queues a waiter.
-func (p *Pool) tryCheckout() (*Worker, *waiter, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, nil, ErrClosed
-	}
-	if w := p.popIdle(); w != nil {
-		return w, nil, nil
-	}
-	if p.overflow < p.cfg.Overflow {
-		p.overflow++
-		p.busy++
-		p.stats.overflowOpened.Add(1)
-		return p.newWorker(true), nil, nil
-	}
-	wt := &waiter{ch: make(chan *Worker, 1), queued: true}
-	p.waiters.PushBack(wt)
-	return nil, wt, nil
-}
-
-// removeWaiter unlinks wt; p.mu must be held.
-func (p *Pool) removeWaiter(wt *waiter) {
-	for e := p.waiters.Front(); e != nil; e = e.Next() {
-		if e.Value == wt {
-			p.waiters.Remove(e)
-			break
-		}
-	}
-	wt.queued = false
-}
-
 // Checkin returns a worker: to the longest waiting caller if any, else an
 // overflow worker is dismissed (its connection closed) and a persistent one
 // goes back to the idle list. On a closed pool, workers nobody waits for are
@@ -234,35 +188,7 @@ func (p *Pool) Checkin(w *Worker) {
 		}
 		return
 	}
-	p.mu.Lock()
-	if e := p.waiters.Front(); e != nil {
-		wt := p.waiters.Remove(e).(*waiter)
-		wt.queued = false
-		wt.ch <- w
-		p.mu.Unlock()
-		return
-	}
-	p.busy--
-	if w.overflow {
-		p.overflow--
-		p.mu.Unlock()
-		p.stats.overflowClosed.Add(1)
-		w.close()
-		return
-	}
-	p.shelve(w)
-}
-
-// shelve puts a returned persistent worker back on the idle list, or
-// closes it when the pool is closed; p.mu is held and is released.
-func (p *Pool) shelve(w *Worker) {
-	if p.closed {
-		p.mu.Unlock()
-		w.close()
-		return
-	}
-	p.idle = append(p.idle, w)
-	p.mu.Unlock()
+	p.m.Checkin(w)
 }
 
 // Close stops new checkouts and closes idle workers. Callers already waiting
@@ -274,49 +200,48 @@ func (p *Pool) Close() {
 		p.mb.push(message{kind: msgClose})
 		return
 	}
-	p.closeIdle()
+	p.m.Close()
 }
 
-// closeIdle marks the pool closed and closes its idle workers.
-func (p *Pool) closeIdle() {
-	p.mu.Lock()
-	p.closed = true
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
-	for _, w := range idle {
-		w.close()
+// liveEffects are the proxy's side of its Machine: real workers, real
+// dials and closes, channels to the waiting callers.
+type liveEffects struct{ p *Pool }
+
+func (fx liveEffects) Start() *Worker {
+	if fx.p.mb != nil {
+		return fx.p.startWorker()
 	}
+	fx.p.stats.overflowOpened.Add(1)
+	return fx.p.newWorker(true)
 }
 
-// popIdle checks out the most recently idled worker (LIFO), or returns nil
-// when none is idle; p.mu must be held.
-func (p *Pool) popIdle() *Worker {
-	n := len(p.idle)
-	if n == 0 {
-		return nil
+func (fx liveEffects) Dismiss(w *Worker) {
+	if fx.p.mb != nil {
+		fx.p.dismissWorker(w)
+		return
 	}
-	w := p.idle[n-1]
-	p.idle[n-1] = nil
-	p.idle = p.idle[:n-1]
-	p.busy++
-	return w
+	fx.p.stats.overflowClosed.Add(1)
+	w.close()
 }
+
+func (liveEffects) Close(w *Worker)              { w.close() }
+func (liveEffects) Overflow(w *Worker) bool      { return w.overflow }
+func (liveEffects) Claim(t *ticket) bool         { return t.TryClaim() }
+func (liveEffects) Deliver(t *ticket, w *Worker) { t.Payload <- w }
 
 // Snapshot reports the pool's gauges and counters.
 func (p *Pool) Snapshot() Snapshot {
-	p.mu.Lock()
+	g := p.m.Gauges()
 	s := Snapshot{
 		Name:          p.cfg.Name,
 		Manager:       p.manager(),
 		Size:          p.cfg.Size,
 		Overflow:      p.cfg.Overflow,
-		InUse:         p.busy,
-		Idle:          len(p.idle),
-		OverflowInUse: p.overflow,
-		Waiting:       p.waiters.Len(),
+		InUse:         g.InUse,
+		Idle:          g.Idle,
+		OverflowInUse: g.OverflowInUse,
+		Waiting:       g.Waiting,
 	}
-	p.mu.Unlock()
 	if p.mb != nil {
 		s.Mailbox, s.MailboxPeak = p.mb.lengths()
 	}
