@@ -111,21 +111,12 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 	}
 	switch c.Kind {
 	case plan.KindOrigin:
-		recipe := c.Recipe
-		if v != nil && v.Recipe != "" {
-			recipe = v.Recipe
-		}
+		recipe, _, _ := c.Files(st)
 		run.File = recipe
 		spec.Argv = append([]string{f.exe, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0"}, args...)
 	case plan.KindProxy:
-		cfg, set := c.Config, []plan.Setting(nil)
-		if v != nil {
-			if v.Config != "" {
-				cfg = v.Config
-			}
-			set = v.Set
-		}
-		text, err := renderConfig(cfg, set, urls, f.plan.Target)
+		_, cfg, set := c.Files(st)
+		text, err := plan.RenderConfig(cfg, set, urls, f.plan.Target)
 		if err != nil {
 			run.StartError = err.Error()
 			return nil, run, fmt.Errorf("component %s: %v", c.Name, err)
@@ -161,7 +152,7 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 			}
 		}
 		for i, a := range argv {
-			e, err := expand(a, urls, f.plan.Target)
+			e, err := plan.Expand(a, urls, f.plan.Target)
 			if err != nil {
 				run.StartError = err.Error()
 				return nil, run, fmt.Errorf("component %s: %v", c.Name, err)

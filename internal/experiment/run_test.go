@@ -273,7 +273,7 @@ func TestRenderConfig(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "proxy.yaml")
 	os.WriteFile(f, []byte("pools:\n  default: {size: 4, overflow: 32}\nroutes:\n  - path: /*\n    upstream: ${origin.url}\n    pool: default\n"), 0o644)
-	out, err := renderConfig(f, []plan.Setting{{Path: "pools.default.size", Value: 36}, {Path: "pools.default.overflow", Value: 0}, {Path: "cache.max_entries", Value: 5}},
+	out, err := plan.RenderConfig(f, []plan.Setting{{Path: "pools.default.size", Value: 36}, {Path: "pools.default.overflow", Value: 0}, {Path: "cache.max_entries", Value: 5}},
 		map[string]string{"origin": "http://127.0.0.1:9"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +284,7 @@ func TestRenderConfig(t *testing.T) {
 			t.Errorf("rendered config lacks %q:\n%s", want, s)
 		}
 	}
-	if _, err := renderConfig(f, nil, nil, ""); err == nil || !strings.Contains(err.Error(), "before component \"origin\"") {
+	if _, err := plan.RenderConfig(f, nil, nil, ""); err == nil || !strings.Contains(err.Error(), "before component \"origin\"") {
 		t.Errorf("got %v", err)
 	}
 }

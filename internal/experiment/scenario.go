@@ -25,7 +25,7 @@ func (r *runner) targetText(sc *plan.Scenario) (string, error) {
 		}
 		text = string(data)
 	}
-	return expand(text, r.fleet.urls(), r.plan.Target)
+	return plan.Expand(text, r.fleet.urls(), r.plan.Target)
 }
 
 // firstTarget is the first non-comment line of a target list, for display.

@@ -95,36 +95,27 @@ func (r *route) stop() {
 
 // table is the set of loaded routes; it is replaced, never mutated.
 type table struct {
-	exact     map[string]*route
-	wild      []*route // prefix routes, longest prefix first
-	list      []*route // all routes by name
-	isDefault bool     // only the welcome recipe
+	best      *routepath.Best // picks among list's names
+	list      []*route        // all routes by name
+	isDefault bool            // only the welcome recipe
 }
 
 func newTable(routes []*route, isDefault bool) *table {
-	t := &table{exact: map[string]*route{}, list: routes, isDefault: isDefault}
+	t := &table{list: routes, isDefault: isDefault}
 	sort.Slice(t.list, func(i, j int) bool { return t.list[i].name < t.list[j].name })
-	for _, r := range routes {
-		if _, ok := routepath.Prefix(r.name); ok {
-			t.wild = append(t.wild, r)
-		} else {
-			t.exact[r.name] = r
-		}
+	names := make([]string, len(routes))
+	for i, r := range routes {
+		names[i] = r.name
 	}
-	sort.SliceStable(t.wild, func(i, j int) bool { return len(t.wild[i].name) > len(t.wild[j].name) })
+	t.best = routepath.NewBest(names)
 	return t
 }
 
 // match finds the route for path: an exact route wins, otherwise the
 // longest matching prefix route ("/news*" before "/*").
 func (t *table) match(path string) *route {
-	if r, ok := t.exact[path]; ok {
-		return r
-	}
-	for _, r := range t.wild {
-		if routepath.Match(r.name, path) {
-			return r
-		}
+	if i := t.best.Match(path); i >= 0 {
+		return t.list[i]
 	}
 	return nil
 }

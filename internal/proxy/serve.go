@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/proxy/breaker"
 	"github.com/loadlab/loadlab/internal/proxy/cache"
 	"github.com/loadlab/loadlab/internal/proxy/pool"
 )
@@ -116,7 +117,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		p.fail(w, rt, rte, key, status, OriginUpstreamError, err)
 		return true
 	}
-	failed := isError(resp.StatusCode)
+	failed := breaker.IsError(resp.StatusCode)
 	if failed && rc.Fallback && key != "" {
 		if e, ok := rt.cache.Get(key); ok {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -177,12 +178,6 @@ func (rte *route) forget() {
 	if rte.breaker != nil {
 		rte.breaker.Forget()
 	}
-}
-
-// isError says whether a status counts against the breaker (Belfrage:
-// 500..504 and 408).
-func isError(status int) bool {
-	return (status >= 500 && status <= 504) || status == http.StatusRequestTimeout
 }
 
 // fail serves the stale copy of key when the route allows fallbacks, or the

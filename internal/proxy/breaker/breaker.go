@@ -17,6 +17,12 @@ import (
 	"time"
 )
 
+// IsError says whether a response status counts against the breaker
+// (Belfrage's rule: 500..504 and 408).
+func IsError(status int) bool {
+	return (status >= 500 && status <= 504) || status == 408
+}
+
 // Mode selects how an open breaker recovers.
 type Mode int
 

@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/loadlab/loadlab/internal/experiment/plan"
 )
 
+// refRE matches component address references.
 var refRE = regexp.MustCompile(`\$\{([A-Za-z][A-Za-z0-9_-]*)\.(url|addr)\}|\$\{target\}`)
 
-// expand replaces ${comp.url}, ${comp.addr} and ${target} with the
+// Expand replaces ${comp.url}, ${comp.addr} and ${target} with the
 // addresses of running components (urls maps name to http://host:port).
-func expand(s string, urls map[string]string, target string) (string, error) {
+func Expand(s string, urls map[string]string, target string) (string, error) {
 	var missing string
 	out := refRE.ReplaceAllStringFunc(s, func(m string) string {
 		if m == "${target}" {
@@ -40,14 +40,14 @@ func expand(s string, urls map[string]string, target string) (string, error) {
 	return out, nil
 }
 
-// renderConfig reads a proxy config file, fills in component addresses and
+// RenderConfig reads a proxy config file, fills in component addresses and
 // applies the variant's overrides, returning the text to run with.
-func renderConfig(file string, set []plan.Setting, urls map[string]string, target string) ([]byte, error) {
+func RenderConfig(file string, set []Setting, urls map[string]string, target string) ([]byte, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	text, err := expand(string(data), urls, target)
+	text, err := Expand(string(data), urls, target)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
@@ -101,4 +101,20 @@ func setPath(m *yaml.Node, path []string, value any) error {
 	child := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	m.Content = append(m.Content, key, child)
 	return setPath(child, path[1:], value)
+}
+
+// Files returns what a component runs with in step st: its recipe (origin),
+// its config file and overrides (proxy), after the step's variant.
+func (c *Component) Files(st *Step) (recipe, config string, set []Setting) {
+	recipe, config = c.Recipe, c.Config
+	if v := c.Variant(st.Variants[c.Name]); v != nil {
+		if v.Recipe != "" {
+			recipe = v.Recipe
+		}
+		if v.Config != "" {
+			config = v.Config
+		}
+		set = v.Set
+	}
+	return recipe, config, set
 }

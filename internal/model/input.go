@@ -1,0 +1,60 @@
+package model
+
+import (
+	"time"
+
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/origin/recipe"
+	"github.com/loadlab/loadlab/internal/proxy/config"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+// Input is one step to predict: the system under test and the scenarios
+// attacking it at once.
+type Input struct {
+	// Proxy is the proxy's configuration; nil when the scenarios reach the
+	// origin directly.
+	Proxy *config.Config
+	// Origin is the origin's recipes, as the origin serves them from the
+	// moment the step starts.
+	Origin []recipe.Recipe
+	// Scenarios are the concurrent attacks.
+	Scenarios []Scenario
+	// Costs are the serial manager's physical costs beyond the configured
+	// worker_start_cost and worker_stop_cost.
+	Costs Costs
+	// Seed makes the origin's random draws and the targets' templates
+	// repeatable.
+	Seed uint64
+	// Interval is how often the pool and breaker series are sampled
+	// (default 1 s).
+	Interval time.Duration
+}
+
+// Scenario is one attack.
+type Scenario struct {
+	Name     string
+	Schedule *schedule.Schedule
+	Targets  []*targets.Target
+	// ToProxy says, per target, whether it goes to the proxy (true) or
+	// straight to the origin.
+	ToProxy []bool
+	// Timeout is the client's timeout per request (the attack's -timeout).
+	Timeout time.Duration
+	// StartAfter delays the scenario's start within the step.
+	StartAfter time.Duration
+}
+
+// Costs are what the serial manager spends per worker and message beyond
+// the configured costs. The defaults are loopback figures measured on a
+// 2-core VM (see bench/README.md, "model"): a dial and a close of a
+// keep-alive connection to a local origin, and the handling of one
+// message by the manager goroutine.
+type Costs struct {
+	Dial    time.Duration // dialling a new overflow worker's connection
+	Close   time.Duration // closing a dismissed worker's connection
+	Message time.Duration // the manager's own work per message
+}
+
+// DefaultCosts are the loopback costs the model assumes unless told.
+var DefaultCosts = Costs{Dial: 60 * time.Microsecond, Close: 15 * time.Microsecond, Message: 2 * time.Microsecond}

@@ -1,0 +1,466 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/origin/recipe"
+	"github.com/loadlab/loadlab/internal/proxy/breaker"
+	"github.com/loadlab/loadlab/internal/proxy/cache"
+	"github.com/loadlab/loadlab/internal/proxy/config"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+// The proxy's answer origins, as in its X-Loadlab-Origin header, plus the
+// client's own give-up.
+const (
+	byUpstream      = "upstream"
+	byUpstreamError = "upstream_error"
+	byPoolTimeout   = "pool_timeout"
+	byBreaker       = "breaker"
+	byFallback      = "fallback"
+	byCache         = "cache"
+	byNoRoute       = "no_route"
+	byOrigin        = "origin" // a scenario aimed at the origin directly
+	byClientTimeout = "client_timeout"
+	byConnError     = "connection_error"
+)
+
+// request is one simulated request from due time to answer.
+type request struct {
+	sc        *scenarioRun
+	seq       uint64
+	due       time.Duration
+	path, uri string
+	toProxy   bool
+
+	route            *route
+	key              string // cache key, "" when the route neither caches nor falls back
+	ticket           *ticket
+	worker           *worker
+	checkoutDeadline time.Duration
+	clientDeadline   time.Duration
+	answer           answer
+
+	answered   bool // the client has its answer (or gave up)
+	upstreamOn bool // a worker is on the upstream exchange
+}
+
+// route is a proxy route in the simulation.
+type route struct {
+	cfg     *config.RouteConfig
+	pool    *simPool
+	breaker *breaker.Breaker
+	series  *BreakerSeries
+}
+
+type scenarioRun struct {
+	in   *Scenario
+	pred *ScenarioPrediction
+	next uint64 // next sequence number to schedule
+	buf  []byte
+}
+
+// sim is one step's simulation.
+type sim struct {
+	clock
+	in       *Input
+	origin   *origin
+	routes   []*route
+	pools    []*simPool
+	cache    *cache.Cache
+	scens    []*scenarioRun
+	trng     *targets.Rand
+	notes    map[string]bool
+	byConfig map[*config.RouteConfig]*route
+	noteSeq  []string
+}
+
+// ErrNothingToModel is returned for an input with no scenario.
+var ErrNothingToModel = errors.New("model: no scenario to simulate")
+
+// Predict simulates the input's step and returns what it expects to be
+// measured.
+func Predict(in Input) (*Prediction, error) {
+	if len(in.Scenarios) == 0 {
+		return nil, ErrNothingToModel
+	}
+	if in.Interval <= 0 {
+		in.Interval = time.Second
+	}
+	if in.Costs == (Costs{}) {
+		in.Costs = DefaultCosts
+	}
+	began := time.Now()
+	s := &sim{in: &in, notes: map[string]bool{}, trng: targets.NewRand(in.Seed ^ 0x9e3779b97f4a7c15)}
+	s.origin = newOrigin(in.Origin, rand.New(rand.NewPCG(in.Seed, 0x6c6f61646c6162)))
+	if len(in.Origin) == 0 {
+		s.note("no origin recipe: every request is answered 406 as by an origin with nothing loaded")
+	}
+	for _, rc := range in.Origin {
+		s.checkRecipe(rc)
+	}
+	if in.Proxy != nil {
+		s.buildProxy(in.Proxy)
+	}
+	var end time.Duration
+	for i := range in.Scenarios {
+		sc := &in.Scenarios[i]
+		if sc.Schedule == nil || len(sc.Targets) == 0 {
+			return nil, fmt.Errorf("model: scenario %q has no schedule or no targets", sc.Name)
+		}
+		if sc.Schedule.Unpaced() {
+			return nil, fmt.Errorf("model: scenario %q: an unpaced attack (-rate=0) depends on the system's answers; give it a rate", sc.Name)
+		}
+		if sc.Schedule.Duration <= 0 {
+			return nil, fmt.Errorf("model: scenario %q: the schedule needs a duration", sc.Name)
+		}
+		run := &scenarioRun{in: sc, pred: newScenarioPrediction(sc.Name)}
+		s.scens = append(s.scens, run)
+		s.scheduleNext(run)
+		end = max(end, sc.StartAfter+sc.Schedule.Duration)
+	}
+	for t := time.Duration(0); t <= end; t += in.Interval {
+		s.at(t, evSample, nil, nil)
+	}
+	for {
+		e, ok := s.pop()
+		if !ok {
+			break
+		}
+		s.handle(e)
+	}
+	p := &Prediction{Unsupported: s.noteSeq}
+	for _, run := range s.scens {
+		run.pred.finish()
+		p.Scenarios = append(p.Scenarios, run.pred)
+	}
+	for _, sp := range s.pools {
+		sr := sp.series
+		sr.Checkouts, sr.Timeouts, sr.Opened, sr.Dismissed, sr.MailboxPeak = sp.checkouts, sp.timeouts, sp.opened, sp.dismissed, sp.mailboxPeak
+		p.Pools = append(p.Pools, sr)
+	}
+	for _, r := range s.routes {
+		if r.series != nil {
+			p.Breakers = append(p.Breakers, *r.series)
+		}
+	}
+	p.Elapsed = time.Since(began)
+	return p, nil
+}
+
+// note records something the model does not represent, once.
+func (s *sim) note(msg string) {
+	if !s.notes[msg] {
+		s.notes[msg] = true
+		s.noteSeq = append(s.noteSeq, msg)
+	}
+}
+
+// checkRecipe names the parts of a recipe the model cannot represent.
+func (s *sim) checkRecipe(rc recipe.Recipe) {
+	if rc.Origin != "" {
+		s.note(fmt.Sprintf("recipe route %s fetches its body from %s: the model predicts latencies and statuses, not body sizes", rc.Route, rc.Origin))
+	}
+	for _, st := range rc.Stages {
+		if st.Faults.SlowRate > 0 || st.Faults.TruncateFraction > 0 {
+			s.note(fmt.Sprintf("recipe route %s: slow_body and truncate faults are modelled as upstream errors at the stage's latency", rc.Route))
+		}
+	}
+}
+
+func (s *sim) buildProxy(cfg *config.Config) {
+	s.cache = cache.New(cfg.Cache.MaxEntries, cfg.Cache.StaleFor.D(), s.wall)
+	byName := map[string]*simPool{}
+	s.byConfig = map[*config.RouteConfig]*route{}
+	for _, rc := range cfg.Routes {
+		name, pc := cfg.PoolFor(rc)
+		sp := byName[name]
+		if sp == nil {
+			sp = newSimPool(s, name, pc)
+			byName[name] = sp
+			s.pools = append(s.pools, sp)
+		}
+		r := &route{cfg: rc, pool: sp}
+		if bc := rc.Breaker; bc != nil {
+			mode := breaker.Ramp
+			if bc.Recovery == "half_open" {
+				mode = breaker.HalfOpen
+			}
+			r.breaker = breaker.New(breaker.Config{Window: bc.Window.D(), Threshold: bc.Threshold, Mode: mode,
+				Ramp: bc.Ramp, OpenFor: bc.OpenFor.D(), Probes: bc.Probes, Now: s.wall})
+			r.series = &BreakerSeries{Route: rc.Name}
+		}
+		s.routes = append(s.routes, r)
+		s.byConfig[rc] = r
+	}
+}
+
+// scheduleNext puts the scenario's next request on the agenda.
+func (s *sim) scheduleNext(run *scenarioRun) {
+	due, _, ok := run.in.Schedule.At(run.next)
+	if !ok {
+		return
+	}
+	r := &request{sc: run, seq: run.next, due: run.in.StartAfter + due}
+	run.next++
+	s.at(r.due, evArrive, r, nil)
+}
+
+func (s *sim) handle(e event) {
+	switch e.kind {
+	case evArrive:
+		s.scheduleNext(e.r.sc)
+		s.arrive(e.r)
+	case evDelivered:
+		s.delivered(e.r)
+	case evGiveUp:
+		s.giveUp(e.r)
+	case evUpstreamEnd:
+		s.upstreamEnd(e.r)
+	case evManager:
+		e.p.manage()
+	case evSample:
+		s.sample()
+	}
+}
+
+// render fills in the request's target: path and request URI.
+func (s *sim) render(r *request) {
+	sc := r.sc.in
+	i := int(r.seq % uint64(len(sc.Targets)))
+	t := sc.Targets[i]
+	r.toProxy = i < len(sc.ToProxy) && sc.ToProxy[i]
+	var raw string
+	if u := t.StaticURL(); u != nil {
+		r.path, r.uri = u.Path, u.RequestURI()
+		return
+	}
+	r.sc.buf = t.URL.Append(r.sc.buf[:0], s.trng, r.seq)
+	raw = string(r.sc.buf)
+	if k := strings.Index(raw, "://"); k >= 0 {
+		raw = raw[k+3:]
+		if j := strings.IndexByte(raw, '/'); j >= 0 {
+			raw = raw[j:]
+		} else {
+			raw = "/"
+		}
+	}
+	r.uri = raw
+	r.path, _, _ = strings.Cut(raw, "?")
+}
+
+// arrive is the request reaching the proxy (or the origin).
+func (s *sim) arrive(r *request) {
+	s.render(r)
+	r.clientDeadline = time.Duration(math.MaxInt64)
+	if to := r.sc.in.Timeout; to > 0 {
+		r.clientDeadline = r.due + to
+		s.at(r.clientDeadline, evGiveUp, r, nil)
+	}
+	if !r.toProxy || s.routes == nil {
+		r.answer = s.origin.answer(r.path, s.now)
+		s.exchange(r)
+		return
+	}
+	if rc := s.in.Proxy.RouteFor(r.path); rc != nil {
+		r.route = s.byConfig[rc]
+	}
+	if r.route == nil {
+		s.respond(r, http.StatusNotFound, byNoRoute)
+		return
+	}
+	rc := r.route.cfg
+	if rc.Cache || rc.Fallback {
+		r.key = rc.Name + " " + r.uri
+	}
+	if r.key != "" && rc.Cache {
+		if e, ok := s.cache.Get(r.key); ok && e.Fresh(s.wall()) {
+			s.respond(r, e.Status, byCache)
+			return
+		}
+	}
+	if br := r.route.breaker; br != nil && !br.Allow() {
+		s.fail(r, rc.Breaker.Status, byBreaker)
+		return
+	}
+	p := r.route.pool
+	r.checkoutDeadline = s.now + p.cfg.CheckoutTimeout.D()
+	r.ticket = &ticket{Payload: r}
+	s.at(r.checkoutDeadline, evGiveUp, r, nil)
+	p.send(message{kind: msgCheckout, t: r.ticket})
+}
+
+// delivered is a request getting its worker: the upstream exchange starts.
+func (s *sim) delivered(r *request) {
+	p := r.route.pool
+	p.checkouts++
+	p.maxWait = max(p.maxWait, s.now-r.due)
+	r.sc.pred.MaxCheckoutWait = max(r.sc.pred.MaxCheckoutWait, s.now-r.due)
+	r.answer = s.origin.answer(r.path, s.now)
+	s.exchange(r)
+}
+
+// exchange schedules the end of the exchange with the origin: after the
+// origin's latency, or at the proxy's request timeout, or never for a hang
+// the client gives up on.
+func (s *sim) exchange(r *request) {
+	a := r.answer
+	r.upstreamOn = true
+	if r.route == nil { // the client talks to the origin itself
+		if a.fault == recipe.Hang {
+			return // the client's timeout ends it
+		}
+		s.at(s.now+a.latency, evUpstreamEnd, r, nil)
+		return
+	}
+	rt := r.route.cfg.RequestTimeout.D()
+	if a.fault == recipe.Hang || a.latency >= rt {
+		r.answer.fault = recipe.Hang
+		s.at(s.now+rt, evUpstreamEnd, r, nil)
+		return
+	}
+	s.at(s.now+a.latency, evUpstreamEnd, r, nil)
+}
+
+// upstreamEnd is the origin's answer (or the request timeout) reaching the
+// proxy, or the client when it asked the origin directly.
+func (s *sim) upstreamEnd(r *request) {
+	if !r.upstreamOn {
+		return // the client left first and the exchange was cut
+	}
+	r.upstreamOn = false
+	a := r.answer
+	if r.route == nil {
+		if a.fault != recipe.None {
+			s.respond(r, 0, byConnError)
+			return
+		}
+		s.respond(r, a.status, byOrigin)
+		return
+	}
+	rc := r.route.cfg
+	r.route.pool.send(message{kind: msgCheckin, w: r.worker})
+	if a.fault != recipe.None {
+		status := http.StatusBadGateway
+		if a.fault == recipe.Hang {
+			status = http.StatusGatewayTimeout
+		}
+		if rc.ErrorStatus != 0 {
+			status = rc.ErrorStatus
+		}
+		s.recordBreaker(r, true)
+		s.fail(r, status, byUpstreamError)
+		return
+	}
+	failed := breaker.IsError(a.status)
+	if failed && rc.Fallback && r.key != "" {
+		if e, ok := s.cache.Get(r.key); ok {
+			s.recordBreaker(r, true)
+			s.respond(r, e.Status, byFallback)
+			return
+		}
+	}
+	s.recordBreaker(r, failed)
+	if r.key != "" {
+		if maxAge, ok := cache.MaxAge(http.MethodGet, a.status, a.header); ok {
+			s.cache.Put(r.key, &cache.Entry{Status: a.status, Header: a.header, Stored: s.wall(), MaxAge: maxAge})
+		}
+	}
+	s.respond(r, a.status, byUpstream)
+}
+
+// giveUp is a checkout timeout or the client's timeout.
+func (s *sim) giveUp(r *request) {
+	if r.answered {
+		return
+	}
+	clientGone := s.now >= r.clientDeadline
+	if r.ticket != nil && r.ticket.Abandon() { // still waiting for a worker
+		p := r.route.pool
+		if p.serial {
+			p.send(message{kind: msgCancel, t: r.ticket})
+		} else {
+			p.m.Cancel(r.ticket)
+		}
+		if clientGone {
+			s.forgetBreaker(r)
+			s.clientTimeout(r)
+			return
+		}
+		p.timeouts++
+		s.recordBreaker(r, true)
+		s.fail(r, p.cfg.TimeoutStatus, byPoolTimeout)
+		return
+	}
+	if !clientGone {
+		return // a checkout deadline passed after the worker came
+	}
+	if r.upstreamOn && r.route != nil {
+		// The client left: the proxy cuts the upstream exchange and takes
+		// the worker back at once.
+		r.upstreamOn = false
+		r.route.pool.send(message{kind: msgCheckin, w: r.worker})
+		s.forgetBreaker(r)
+	}
+	r.upstreamOn = false
+	s.clientTimeout(r)
+}
+
+func (s *sim) clientTimeout(r *request) {
+	r.answered = true
+	r.sc.pred.record(0, byClientTimeout, r.sc.in.Timeout)
+}
+
+// fail serves a cached copy when the route falls back, else the error.
+func (s *sim) fail(r *request, status int, by string) {
+	if r.route.cfg.Fallback && r.key != "" {
+		if e, ok := s.cache.Get(r.key); ok {
+			s.respond(r, e.Status, byFallback)
+			return
+		}
+	}
+	s.respond(r, status, by)
+}
+
+// respond is the client receiving its answer now.
+func (s *sim) respond(r *request, status int, by string) {
+	if r.answered {
+		return
+	}
+	r.answered = true
+	r.sc.pred.record(status, by, s.now-r.due)
+}
+
+func (s *sim) recordBreaker(r *request, failed bool) {
+	if br := r.route.breaker; br != nil {
+		br.Record(failed)
+	}
+}
+
+func (s *sim) forgetBreaker(r *request) {
+	if br := r.route.breaker; br != nil {
+		br.Forget()
+	}
+}
+
+// sample records the gauges.
+func (s *sim) sample() {
+	for _, p := range s.pools {
+		p.sample(s.now)
+	}
+	for _, r := range s.routes {
+		if r.series == nil {
+			continue
+		}
+		snap := r.breaker.Snapshot()
+		r.series.T = append(r.series.T, s.now.Seconds())
+		r.series.State = append(r.series.State, snap.State)
+		r.series.Throughput = append(r.series.Throughput, snap.Throughput)
+	}
+}
