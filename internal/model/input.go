@@ -29,6 +29,9 @@ type Input struct {
 	// Interval is how often the pool and breaker series are sampled
 	// (default 1 s).
 	Interval time.Duration
+
+	// observe, when set (tests), sees every answer the clients get.
+	observe func(sc string, seq uint64, due, latency time.Duration, code int)
 }
 
 // Scenario is one attack.

@@ -37,8 +37,11 @@ type ScenarioPrediction struct {
 	// MaxCheckoutWait is the longest a request waited for a worker.
 	MaxCheckoutWait time.Duration `json:"max_checkout_wait"`
 
-	hist       *hdrhistogram.Histogram
-	total, max time.Duration
+	// Duration is the scenario's schedule length, for its rate.
+	Duration time.Duration `json:"duration"`
+
+	hist            *hdrhistogram.Histogram
+	total, min, max time.Duration
 }
 
 // Latencies are percentiles in nanoseconds, keyed as vegeta's report.
@@ -95,6 +98,9 @@ func (p *ScenarioPrediction) record(code int, by string, latency time.Duration) 
 	metrics.RecordLatency(p.hist, latency)
 	p.total += latency
 	p.max = max(p.max, latency)
+	if p.Requests == 1 || latency < p.min {
+		p.min = latency
+	}
 }
 
 // finish turns counts into ratios and percentiles.

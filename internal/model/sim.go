@@ -38,6 +38,7 @@ type request struct {
 	due       time.Duration
 	path, uri string
 	toProxy   bool
+	get       bool // a GET: the proxy caches and falls back for GETs only
 
 	route            *route
 	key              string // cache key, "" when the route neither caches nor falls back
@@ -121,6 +122,7 @@ func Predict(in Input) (*Prediction, error) {
 			return nil, fmt.Errorf("model: scenario %q: the schedule needs a duration", sc.Name)
 		}
 		run := &scenarioRun{in: sc, pred: newScenarioPrediction(sc.Name)}
+		run.pred.Duration = sc.Schedule.Duration
 		s.scens = append(s.scens, run)
 		s.scheduleNext(run)
 		end = max(end, sc.StartAfter+sc.Schedule.Duration)
@@ -236,6 +238,7 @@ func (s *sim) render(r *request) {
 	i := int(r.seq % uint64(len(sc.Targets)))
 	t := sc.Targets[i]
 	r.toProxy = i < len(sc.ToProxy) && sc.ToProxy[i]
+	r.get = t.Method == http.MethodGet
 	var raw string
 	if u := t.StaticURL(); u != nil {
 		r.path, r.uri = u.Path, u.RequestURI()
@@ -276,7 +279,7 @@ func (s *sim) arrive(r *request) {
 		return
 	}
 	rc := r.route.cfg
-	if rc.Cache || rc.Fallback {
+	if r.get && (rc.Cache || rc.Fallback) {
 		r.key = rc.Name + " " + r.uri
 	}
 	if r.key != "" && rc.Cache {
@@ -415,6 +418,9 @@ func (s *sim) giveUp(r *request) {
 func (s *sim) clientTimeout(r *request) {
 	r.answered = true
 	r.sc.pred.record(0, byClientTimeout, r.sc.in.Timeout)
+	if s.in.observe != nil {
+		s.in.observe(r.sc.in.Name, r.seq, r.due, r.sc.in.Timeout, 0)
+	}
 }
 
 // fail serves a cached copy when the route falls back, else the error.
@@ -435,6 +441,9 @@ func (s *sim) respond(r *request, status int, by string) {
 	}
 	r.answered = true
 	r.sc.pred.record(status, by, s.now-r.due)
+	if s.in.observe != nil {
+		s.in.observe(r.sc.in.Name, r.seq, r.due, s.now-r.due, status)
+	}
 }
 
 func (s *sim) recordBreaker(r *request, failed bool) {

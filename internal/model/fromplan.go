@@ -1,0 +1,159 @@
+package model
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/origin/recipe"
+	"github.com/loadlab/loadlab/internal/proxy/config"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+// modelHost is the host a component stands at in the model: the plan's
+// ${name.url} references expand to http://name.model.invalid so that each
+// request can be traced to the component it goes to.
+func modelHost(name string) string { return name + ".model.invalid" }
+
+// StepInput builds the model's input for step st of plan p, as the runner
+// would start it: the step's origin recipe, its proxy config with the
+// variant's settings, and its scenarios. What the model cannot represent
+// is returned as notes (one line each); scenarios it cannot follow are
+// left out. An error means the step cannot be modelled at all.
+func StepInput(p *plan.Plan, st *plan.Step, seed uint64) (Input, []string, error) {
+	in := Input{Seed: seed}
+	var notes []string
+	urls := map[string]string{}
+	kinds := map[string]string{}
+	var proxyComp, originComp *plan.Component
+	for _, c := range p.Components {
+		urls[c.Name] = "http://" + modelHost(c.Name)
+		kinds[modelHost(c.Name)] = c.Kind
+		switch c.Kind {
+		case plan.KindOrigin:
+			if originComp != nil {
+				notes = append(notes, fmt.Sprintf("component %s: the model follows one origin (%s)", c.Name, originComp.Name))
+				continue
+			}
+			originComp = c
+		case plan.KindProxy:
+			if proxyComp != nil {
+				notes = append(notes, fmt.Sprintf("component %s: the model follows one proxy (%s)", c.Name, proxyComp.Name))
+				continue
+			}
+			proxyComp = c
+		case plan.KindCommand:
+			notes = append(notes, fmt.Sprintf("component %s is a command: the model does not know what it does", c.Name))
+		}
+	}
+	if originComp == nil {
+		return in, notes, fmt.Errorf("plan %s has no origin component: the model needs the origin's recipe", p.File)
+	}
+	rfile, _, _ := originComp.Files(st)
+	data, err := os.ReadFile(rfile)
+	if err != nil {
+		return in, notes, err
+	}
+	if in.Origin, err = recipe.Parse(data); err != nil {
+		return in, notes, fmt.Errorf("%s: %w", rfile, err)
+	}
+	if proxyComp != nil {
+		_, cfile, set := proxyComp.Files(st)
+		text, err := plan.RenderConfig(cfile, set, urls, p.Target)
+		if err != nil {
+			return in, notes, err
+		}
+		cfg, err := config.Parse(text, cfile)
+		if err != nil {
+			return in, notes, err
+		}
+		for _, rc := range cfg.Routes {
+			if u, err := url.Parse(rc.Upstream); err != nil || u.Host != modelHost(originComp.Name) {
+				notes = append(notes, fmt.Sprintf("proxy route %s goes to %s, not to the plan's origin: answered as the origin would", rc.Name, rc.Upstream))
+			}
+		}
+		in.Proxy = cfg
+	}
+	for _, sc := range st.Scenarios {
+		ms, note, err := scenarioInput(p, sc, urls, kinds)
+		if err != nil {
+			return in, notes, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+			continue
+		}
+		in.Scenarios = append(in.Scenarios, ms)
+	}
+	return in, notes, nil
+}
+
+// scenarioInput reads one scenario's targets and schedule. A scenario
+// aimed at something the model does not know comes back as a note.
+func scenarioInput(p *plan.Plan, sc *plan.Scenario, urls, kinds map[string]string) (Scenario, string, error) {
+	ms := Scenario{Name: sc.Name, Timeout: sc.Timeout, StartAfter: sc.StartAfter}
+	if ms.Timeout <= 0 {
+		ms.Timeout = attack.DefaultOptions().Timeout
+	}
+	text := sc.Targets
+	file := p.File
+	if sc.TargetsFile != "" {
+		data, err := os.ReadFile(sc.TargetsFile)
+		if err != nil {
+			return ms, "", err
+		}
+		text, file = string(data), sc.TargetsFile
+	}
+	text, err := plan.Expand(text, urls, p.Target)
+	if err != nil {
+		return ms, "", err
+	}
+	hdr := http.Header{}
+	for _, h := range sc.Headers {
+		hdr.Add(h[0], h[1])
+	}
+	ts, err := targets.ReadAll(strings.NewReader(text), targets.Options{File: file, Dir: p.Dir, Header: hdr})
+	if err != nil {
+		return ms, "", fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	for _, t := range ts {
+		host := ""
+		if u := targetURL(t); u != nil {
+			host = u.Host
+		}
+		switch kinds[host] {
+		case plan.KindProxy:
+			ms.ToProxy = append(ms.ToProxy, true)
+		case plan.KindOrigin:
+			ms.ToProxy = append(ms.ToProxy, false)
+		default:
+			return ms, fmt.Sprintf("scenario %s goes to %s, which the model does not know: left out", sc.Name, host), nil
+		}
+	}
+	ms.Targets = ts
+	if ms.Schedule, err = schedule.New(sc.Rate, sc.Duration); err != nil {
+		return ms, "", fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	if ms.Schedule.Unpaced() {
+		return ms, fmt.Sprintf("scenario %s has no rate (-rate=0): its load depends on the answers, left out", sc.Name), nil
+	}
+	return ms, "", nil
+}
+
+// targetURL is where a target goes (a templated URL is rendered once:
+// hosts and route prefixes are not expected to vary), or nil.
+func targetURL(t *targets.Target) *url.URL {
+	if u := t.StaticURL(); u != nil {
+		return u
+	}
+	u, err := url.Parse(string(t.URL.Append(nil, targets.NewRand(1), 0)))
+	if err != nil {
+		return nil
+	}
+	return u
+}
