@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -82,38 +81,11 @@ func (w *window) ratio(now time.Time, span time.Duration) (total uint64, ratio f
 	return total, float64(errs) / float64(total)
 }
 
-// configuration names what a step tests: its variants' labels, plus the
-// matrix variables that do not set the first scenario's rate (the RPS
-// column shows that one); else the step's name.
-func (r *runner) configuration(st *plan.Step) string {
-	var parts []string
-	for _, c := range r.plan.Components {
-		if v := c.Variant(st.Variants[c.Name]); v != nil && len(c.Variants) > 1 {
-			if v.Label != "" {
-				parts = append(parts, v.Label)
-			} else {
-				parts = append(parts, c.Name+" "+v.Name)
-			}
-		}
-	}
-	if len(parts) > 0 && len(st.Scenarios) > 0 {
-		for _, ax := range r.plan.Axes {
-			if v := st.Vars[ax.Key]; !ax.Component && !strings.Contains(st.Scenarios[0].Rate.Text, v) {
-				parts = append(parts, v)
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return st.Name
-	}
-	return strings.Join(parts, ", ")
-}
-
 // runStep runs one step and returns its result; fatal is set when the plan
 // must stop (a component failed, or ctx was cancelled).
 func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fatal error) {
 	dirName := filepath.Join("steps", fmt.Sprintf("%02d-%s", st.Index+1, slug.Make(st.Name, "")))
-	res = &stepRun{StepResult: &summary.StepResult{Index: st.Index, Name: st.Name, Configuration: r.configuration(st), Vars: st.Vars,
+	res = &stepRun{StepResult: &summary.StepResult{Index: st.Index, Name: st.Name, Configuration: r.plan.Configuration(st), Vars: st.Vars,
 		Variants: st.Variants, Dir: dirName, Started: time.Now()}}
 	defer func() { res.Ended = time.Now() }()
 	dir := filepath.Join(r.out, dirName)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/origin/recipe"
@@ -55,18 +56,15 @@ func StepInput(p *plan.Plan, st *plan.Step, seed uint64) (Input, []string, error
 		return in, notes, fmt.Errorf("plan %s has no origin component: the model needs the origin's recipe", p.File)
 	}
 	rfile, _, _ := originComp.Files(st)
-	data, err := os.ReadFile(rfile)
-	if err != nil {
+	var err error
+	if in.Origin, err = ReadRecipe(rfile); err != nil {
 		return in, notes, err
-	}
-	if in.Origin, err = recipe.Parse(data); err != nil {
-		return in, notes, fmt.Errorf("%s: %w", rfile, err)
 	}
 	if proxyComp != nil {
 		_, cfile, set := proxyComp.Files(st)
 		text, err := plan.RenderConfig(cfile, set, urls, p.Target)
 		if err != nil {
-			return in, notes, err
+			return in, notes, badinput.Wrap(cfile, err)
 		}
 		cfg, err := config.Parse(text, cfile)
 		if err != nil {
@@ -105,7 +103,7 @@ func scenarioInput(p *plan.Plan, sc *plan.Scenario, urls, kinds map[string]strin
 	if sc.TargetsFile != "" {
 		data, err := os.ReadFile(sc.TargetsFile)
 		if err != nil {
-			return ms, "", err
+			return ms, "", badinput.Wrap(sc.TargetsFile, err)
 		}
 		text, file = string(data), sc.TargetsFile
 	}
@@ -156,4 +154,17 @@ func targetURL(t *targets.Target) *url.URL {
 		return nil
 	}
 	return u
+}
+
+// ReadRecipe reads an origin recipe file as the origin does.
+func ReadRecipe(file string) ([]recipe.Recipe, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, badinput.Wrap(file, err)
+	}
+	rs, err := recipe.Parse(data)
+	if err != nil {
+		return nil, badinput.Wrap(file, err)
+	}
+	return rs, nil
 }

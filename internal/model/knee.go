@@ -47,7 +47,7 @@ type KneeOptions struct {
 // SearchKnee varies scenario's rate in in, holding everything else, and
 // returns the highest rate meeting ths (DefaultSLO when ths is empty).
 // The search starts from the scenario's own rate.
-func SearchKnee(in Input, scenario string, ths []threshold.Threshold, o KneeOptions) (Knee, error) {
+func SearchKnee(in Input, scenario string, ths []threshold.Threshold, o KneeOptions) (k Knee, err error) {
 	if o.Precision <= 0 {
 		o.Precision = 0.02
 	}
@@ -61,8 +61,8 @@ func SearchKnee(in Input, scenario string, ths []threshold.Threshold, o KneeOpti
 		}
 		ths = []threshold.Threshold{t}
 	}
-	k := Knee{Scenario: scenario, Precision: o.Precision}
-	defer sort.Slice(k.Points, func(i, j int) bool { return k.Points[i].Rate < k.Points[j].Rate })
+	k = Knee{Scenario: scenario, Precision: o.Precision}
+	defer func() { sort.Slice(k.Points, func(i, j int) bool { return k.Points[i].Rate < k.Points[j].Rate }) }()
 	for _, t := range ths {
 		k.Thresholds = append(k.Thresholds, t.Source)
 	}

@@ -170,7 +170,7 @@ func (s *sim) checkRecipe(rc recipe.Recipe) {
 		s.note(fmt.Sprintf("recipe route %s fetches its body from %s: the model predicts latencies and statuses, not body sizes", rc.Route, rc.Origin))
 	}
 	for _, st := range rc.Stages {
-		if st.Faults.SlowRate > 0 || st.Faults.TruncateFraction > 0 {
+		if st.Faults.Prob[recipe.SlowBody] > 0 || st.Faults.Prob[recipe.Truncate] > 0 {
 			s.note(fmt.Sprintf("recipe route %s: slow_body and truncate faults are modelled as upstream errors at the stage's latency", rc.Route))
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
 )
 
 // refRE matches component address references.
@@ -117,4 +116,31 @@ func (c *Component) Files(st *Step) (recipe, config string, set []Setting) {
 		set = v.Set
 	}
 	return recipe, config, set
+}
+
+// Configuration names what a step tests: its variants' labels, plus the
+// matrix variables that do not set the first scenario's rate (the RPS
+// column shows that one); else the step's name.
+func (p *Plan) Configuration(st *Step) string {
+	var parts []string
+	for _, c := range p.Components {
+		if v := c.Variant(st.Variants[c.Name]); v != nil && len(c.Variants) > 1 {
+			if v.Label != "" {
+				parts = append(parts, v.Label)
+			} else {
+				parts = append(parts, c.Name+" "+v.Name)
+			}
+		}
+	}
+	if len(parts) > 0 && len(st.Scenarios) > 0 {
+		for _, ax := range p.Axes {
+			if v := st.Vars[ax.Key]; !ax.Component && !strings.Contains(st.Scenarios[0].Rate.Text, v) {
+				parts = append(parts, v)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return st.Name
+	}
+	return strings.Join(parts, ", ")
 }

@@ -78,6 +78,7 @@ type Pool struct {
 	mb       *mailbox
 	upstream *upstream
 	exited   chan struct{} // closed when the manager goroutine returns
+	owed     time.Time     // when the manager's costs paid so far end (see pay)
 }
 
 // ticket is a caller's checkout; the worker is handed over on its channel.

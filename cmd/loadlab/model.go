@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/threshold"
+	"github.com/loadlab/loadlab/internal/model"
+	"github.com/loadlab/loadlab/internal/proxy/config"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+func init() {
+	register(command{
+		name:    "model",
+		summary: "predict a plan's results (or one attack's) in virtual time, and search the knee",
+		order:   85,
+		run:     runModel,
+	})
+}
+
+const modelExamples = `  # What will the pool staircase measure? Every step, in well under a second
+  loadlab model examples/003-pool-staircase-full-scale/plan.yaml
+
+  # The search-flood incident: the highest flood rate each pool holds (the
+  # plan's thresholds, or success >= 99% when it has none)
+  loadlab model -knee examples/000-incident-replay/plan.yaml
+
+  # A quick question without a plan: this proxy and origin at 30 requests/s
+  loadlab model -config proxy.yaml -recipe origin.json -rate 30/s -duration 60s -path /search
+
+  # For scripts: one JSON object per step and scenario (latencies in ns)
+  loadlab model -type json plan.yaml | jq '.[] | {step_name, success}'
+
+The model simulates the loadlab proxy (pools, both managers, timeouts,
+breakers, cache and fallbacks) in front of the loadlab origin, in virtual
+time, with the same pool, breaker and cache code the proxy runs. It does not
+model CPU: a measurement that leaves the prediction points at a machine, a
+proxy or a generator short of it. See docs/model.md.`
+
+func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("model", "[flags] [plan.yaml]", modelExamples, stderr)
+	typ := fs.String("type", "text", "output `format`: text or json")
+	knee := fs.Bool("knee", false, "search the knee: the highest rate of the flood scenario that meets the thresholds, per configuration")
+	kneeScenario := fs.String("knee-scenario", "", "`scenario` whose rate the knee search varies (default the fastest)")
+	precision := fs.Float64("precision", 0.02, "knee search: relative `width` of the answer")
+	seed := fs.Uint64("seed", 1, "seed of the origin's random draws and the targets' templates")
+	var set overrideFlag
+	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable), as loadlab run does")
+	var ths listFlag
+	fs.Var(&ths, "threshold", "a `threshold` such as \"p99 < 1s\" for the knee (repeatable; added to the plan's)")
+	cfgFile := fs.String("config", "", "without a plan: the proxy's config `file` (none: the attack goes to the origin)")
+	recipeFile := fs.String("recipe", "", "without a plan: the origin's recipe `file`")
+	rate := fs.String("rate", "50/s", "without a plan: the attack's `rate` (as loadlab attack -rate, ramps too)")
+	duration := fs.Duration("duration", 60*time.Second, "without a plan: the attack's `duration`")
+	path := fs.String("path", "/", "without a plan: the request `path` (and query); {{...}} templates as in targets")
+	timeout := fs.Duration("timeout", attack.DefaultOptions().Timeout, "without a plan: the client's `timeout` per request")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *typ != "text" && *typ != "json" {
+		return badinput.Field("-type", "want text or json, got %q", *typ)
+	}
+	if *precision <= 0 || *precision >= 1 {
+		return badinput.Field("-precision", "want a fraction between 0 and 1 such as 0.02, got %v", *precision)
+	}
+	var extra []threshold.Threshold
+	for _, s := range ths {
+		t, err := threshold.Parse(s)
+		if err != nil {
+			return badinput.Field("-threshold", "%v", err)
+		}
+		extra = append(extra, t)
+	}
+	ko := model.KneeOptions{Precision: *precision}
+	var steps []model.StepPrediction
+	var knees []model.Knee
+	switch {
+	case fs.NArg() == 1:
+		if *cfgFile != "" || *recipeFile != "" {
+			return badinput.Field("-config", "give a plan or -config/-recipe, not both")
+		}
+		p, err := plan.Load(fs.Arg(0), set...)
+		if err != nil {
+			return err
+		}
+		p.Thresholds = append(p.Thresholds, extra...)
+		steps = model.PredictPlan(p, *seed)
+		if allFailed(steps) {
+			return badinput.Errorf("%s: nothing to model: %v", p.File, steps[0].Err)
+		}
+		if *knee {
+			if knees, err = model.PlanKnees(p, *kneeScenario, *seed, ko); err != nil {
+				return err
+			}
+		}
+	case fs.NArg() == 0:
+		if *recipeFile == "" {
+			return badinput.Field("-recipe", "give a plan file, or at least -recipe (and -config for a proxy in front)")
+		}
+		in, err := quickInput(*cfgFile, *recipeFile, *rate, *duration, *path, *timeout, *seed)
+		if err != nil {
+			return err
+		}
+		pr, err := model.Predict(in)
+		if err != nil {
+			return badinput.Errorf("%v", err)
+		}
+		steps = []model.StepPrediction{{Step: 1, Name: *rate + " for " + duration.String() + " on " + *path,
+			Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported}}
+		if *knee {
+			k, err := model.SearchKnee(in, "attack", extra, ko)
+			if err != nil {
+				return badinput.Field("-knee", "%v", err)
+			}
+			knees = append(knees, k)
+		}
+	default:
+		return badinput.Field("", "want one plan file, or none with -recipe; got %d arguments", fs.NArg())
+	}
+	if *typ == "json" {
+		return model.WriteJSON(stdout, steps, knees)
+	}
+	model.WriteText(stdout, steps, knees)
+	return nil
+}
+
+func allFailed(steps []model.StepPrediction) bool {
+	for _, s := range steps {
+		if s.Err == nil {
+			return false
+		}
+	}
+	return len(steps) > 0
+}
+
+// quickInput builds a one-scenario input from flags.
+func quickInput(cfgFile, recipeFile, rate string, d time.Duration, path string, timeout time.Duration, seed uint64) (model.Input, error) {
+	in := model.Input{Seed: seed}
+	var err error
+	if in.Origin, err = model.ReadRecipe(recipeFile); err != nil {
+		return in, err
+	}
+	if cfgFile != "" {
+		if in.Proxy, err = config.Load(cfgFile); err != nil {
+			return in, err
+		}
+	}
+	sp, err := schedule.ParseSpec(rate)
+	if err != nil {
+		return in, badinput.Field("-rate", "%v", err)
+	}
+	sch, err := schedule.New(sp, d)
+	if err != nil {
+		return in, badinput.Field("-duration", "%v", err)
+	}
+	if !strings.HasPrefix(path, "/") {
+		return in, badinput.Field("-path", "want a path starting with /, got %q", path)
+	}
+	ts, err := targets.ReadAll(strings.NewReader(http.MethodGet+" http://loadlab.model.invalid"+path), targets.Options{})
+	if err != nil {
+		return in, badinput.Field("-path", "%v", err)
+	}
+	in.Scenarios = []model.Scenario{{Name: "attack", Schedule: sch, Targets: ts, ToProxy: []bool{cfgFile != ""}, Timeout: timeout}}
+	return in, nil
+}

@@ -1,0 +1,96 @@
+package model
+
+import (
+	"github.com/loadlab/loadlab/internal/experiment/plan"
+)
+
+// PredictPlan models every step of a plan.
+func PredictPlan(p *plan.Plan, seed uint64) []StepPrediction {
+	out := make([]StepPrediction, 0, len(p.Steps))
+	for _, st := range p.Steps {
+		out = append(out, PredictStep(p, st, seed))
+	}
+	return out
+}
+
+// PredictStep models one step of a plan.
+func PredictStep(p *plan.Plan, st *plan.Step, seed uint64) StepPrediction {
+	sp := StepPrediction{Step: st.Index + 1, Name: st.Name, Configuration: p.Configuration(st)}
+	in, notes, err := StepInput(p, st, seed)
+	sp.Notes = notes
+	if err != nil {
+		sp.Err = err
+		return sp
+	}
+	if sp.Prediction, err = Predict(in); err != nil {
+		sp.Err = err
+		return sp
+	}
+	sp.Prediction.Unsupported = append(notes, sp.Prediction.Unsupported...)
+	sp.Notes = sp.Prediction.Unsupported
+	sp.ClosedForms = ClosedForms(in)
+	return sp
+}
+
+// PlanKnees searches the knee of every configuration of a plan: the
+// highest rate of scenario (the step's fastest constant-rate scenario when
+// "") that meets the plan's thresholds, starting from the configuration's
+// first step.
+func PlanKnees(p *plan.Plan, scenario string, seed uint64, o KneeOptions) ([]Knee, error) {
+	var knees []Knee
+	seen := map[string]bool{}
+	for _, st := range p.Steps {
+		conf := configurationKey(p, st)
+		if seen[conf] {
+			continue
+		}
+		seen[conf] = true
+		in, _, err := StepInput(p, st, seed)
+		if err != nil {
+			return knees, err
+		}
+		name := scenario
+		if name == "" {
+			name = fastest(in)
+		}
+		k, err := SearchKnee(in, name, p.Thresholds, o)
+		if err != nil {
+			return knees, err
+		}
+		k.Configuration = p.Configuration(st)
+		if !hasVariants(p) {
+			k.Configuration = ""
+		}
+		knees = append(knees, k)
+	}
+	return knees, nil
+}
+
+// configurationKey identifies a step's component variants.
+func configurationKey(p *plan.Plan, st *plan.Step) string {
+	key := ""
+	for _, c := range p.Components {
+		key += c.Name + "=" + st.Variants[c.Name] + ";"
+	}
+	return key
+}
+
+func hasVariants(p *plan.Plan) bool {
+	for _, c := range p.Components {
+		if len(c.Variants) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// fastest is the scenario with the highest constant rate.
+func fastest(in Input) string {
+	best, rate := "", -1.0
+	for _, sc := range in.Scenarios {
+		if r := sc.Schedule.Rate.PerSecond(); r > rate {
+			best, rate = sc.Name, r
+		}
+	}
+	return best
+}

@@ -1,0 +1,209 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StepPrediction is one step's prediction with what names it.
+type StepPrediction struct {
+	Step          int    // 1-based
+	Name          string // the step's name
+	Configuration string // the component variants, "" when none
+	Prediction    *Prediction
+	ClosedForms   []PoolClosedForm
+	Notes         []string // what the model left out
+	Err           error    // the step could not be modelled
+}
+
+// Row is one step and scenario in the JSON output. Its names are stable:
+// scripts read them.
+type Row struct {
+	Step          int    `json:"step"`
+	StepName      string `json:"step_name"`
+	Configuration string `json:"configuration,omitempty"`
+	*ScenarioPrediction
+	Pools       []PoolSeries     `json:"pools,omitempty"`
+	Breakers    []BreakerSeries  `json:"breakers,omitempty"`
+	ClosedForms []PoolClosedForm `json:"closed_forms,omitempty"`
+	Unsupported []string         `json:"unsupported,omitempty"`
+	Knee        *Knee            `json:"knee,omitempty"`
+}
+
+// Rows flattens steps into one row per step and scenario.
+func Rows(steps []StepPrediction) []Row {
+	rows := []Row{}
+	for _, sp := range steps {
+		if sp.Prediction == nil {
+			continue
+		}
+		for _, s := range sp.Prediction.Scenarios {
+			rows = append(rows, Row{Step: sp.Step, StepName: sp.Name, Configuration: sp.Configuration,
+				ScenarioPrediction: s, Pools: sp.Prediction.Pools, Breakers: sp.Prediction.Breakers,
+				ClosedForms: sp.ClosedForms, Unsupported: sp.Notes})
+		}
+	}
+	return rows
+}
+
+// WriteJSON writes one JSON array, an object per step and scenario; a
+// knee searched for a step's configuration and scenario is in its rows.
+func WriteJSON(w io.Writer, steps []StepPrediction, knees []Knee) error {
+	rows := Rows(steps)
+	for i := range rows {
+		for j := range knees {
+			if knees[j].Configuration == rows[i].Configuration && knees[j].Scenario == rows[i].ScenarioPrediction.Scenario {
+				rows[i].Knee = &knees[j]
+			}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
+}
+
+// WriteText writes the predictions as loadlab report does its figures.
+func WriteText(w io.Writer, steps []StepPrediction, knees []Knee) {
+	for _, sp := range steps {
+		title := fmt.Sprintf("Step %d: %s", sp.Step, sp.Name)
+		if sp.Configuration != "" && !strings.Contains(sp.Name, sp.Configuration) {
+			title += " (" + sp.Configuration + ")"
+		}
+		fmt.Fprintln(w, title)
+		if sp.Err != nil {
+			fmt.Fprintf(w, "  not modelled: %v\n\n", sp.Err)
+			continue
+		}
+		for _, n := range sp.Notes {
+			fmt.Fprintf(w, "  not modelled: %s\n", n)
+		}
+		for _, s := range sp.Prediction.Scenarios {
+			writeScenario(w, s)
+		}
+		for _, ps := range sp.Prediction.Pools {
+			writePool(w, ps)
+		}
+		for _, bs := range sp.Prediction.Breakers {
+			writeBreaker(w, bs)
+		}
+		for _, cf := range sp.ClosedForms {
+			writeClosedForm(w, cf)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, k := range knees {
+		WriteKnee(w, k)
+	}
+}
+
+func writeScenario(w io.Writer, s *ScenarioPrediction) {
+	l := s.Latencies
+	rate := 0.0
+	if s.Duration > 0 {
+		rate = float64(s.Requests) / s.Duration.Seconds()
+	}
+	fmt.Fprintf(w, "  %s\n", s.Scenario)
+	fmt.Fprintf(w, "    Requests      [total, rate]                    %d, %.2f\n", s.Requests, rate)
+	fmt.Fprintf(w, "    Latencies     [mean, 50, 90, 95, 99, max]      %s, %s, %s, %s, %s, %s\n",
+		round(l.Mean), round(l.P50), round(l.P90), round(l.P95), round(l.P99), round(l.Max))
+	fmt.Fprintf(w, "    Success       [ratio]                          %.2f%%\n", s.Success*100)
+	fmt.Fprintf(w, "    Status Codes  [code:count]                     %s\n", counts(s.StatusCodes))
+	fmt.Fprintf(w, "    Answered by   [origin:count]                   %s\n", counts(s.Answered))
+	if s.MaxCheckoutWait > 0 {
+		fmt.Fprintf(w, "    Checkout wait [max]                            %s\n", round(s.MaxCheckoutWait))
+	}
+}
+
+func writePool(w io.Writer, p PoolSeries) {
+	fmt.Fprintf(w, "  pool %s (%s manager, %d + %d workers): peak in use %d, peak waiting %d, peak mailbox %d; %d checkouts, %d checkout timeouts, %d overflow workers started\n",
+		p.Pool, p.Manager, p.Size, p.Overflow, peak(p.InUse), peak(p.Waiting), p.MailboxPeak, p.Checkouts, p.Timeouts, p.Opened)
+}
+
+func writeBreaker(w io.Writer, b BreakerSeries) {
+	var parts []string
+	last := ""
+	for i, st := range b.State {
+		if st != last {
+			parts = append(parts, fmt.Sprintf("%s at %gs", st, b.T[i]))
+			last = st
+		}
+	}
+	fmt.Fprintf(w, "  breaker on route %s: %s\n", b.Route, strings.Join(parts, ", "))
+}
+
+func writeClosedForm(w io.Writer, c PoolClosedForm) {
+	fmt.Fprintf(w, "  closed form for pool %s: capacity W/L = %d / %s = %.1f req/s", c.Pool, c.Workers, round(c.Latency), c.Capacity)
+	if c.Overloaded() {
+		fmt.Fprintf(w, "; at %.1f req/s latency climbs in steps of W/R = %s, each L - W/R = %s higher, to the ceiling %s",
+			c.Rate, round(c.Step), round(c.Rise), round(c.Ceiling))
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteKnee writes one knee search's answer and its points.
+func WriteKnee(w io.Writer, k Knee) {
+	who := k.Configuration
+	if who == "" {
+		who = "the system"
+	}
+	switch {
+	case k.Rate == 0:
+		fmt.Fprintf(w, "Knee of %s: no rate of %s meets %s (%s)\n", who, k.Scenario, strings.Join(k.Thresholds, ", "), k.Broken)
+	case k.Unbounded:
+		fmt.Fprintf(w, "Knee of %s: %s still meets %s at %.0f req/s, the search's top\n", who, k.Scenario, strings.Join(k.Thresholds, ", "), k.Rate)
+	default:
+		fmt.Fprintf(w, "Knee of %s: %s holds up to %.1f req/s ± %.0f%% (%s); above it %s fails\n",
+			who, k.Scenario, k.Rate, k.Precision*100, strings.Join(k.Thresholds, ", "), k.Broken)
+	}
+	for _, p := range k.Points {
+		mark := "fails"
+		if p.Pass {
+			mark = "holds"
+		}
+		fmt.Fprintf(w, "  %10.1f req/s  success %6.2f%%  p50 %-10s p99 %-10s %s\n", p.Rate, p.Success*100, round(p.P50), round(p.P99), mark)
+	}
+}
+
+// round shortens a duration for reading, as the report does.
+func round(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.String()
+}
+
+func counts(m map[string]uint64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, ea := strconv.Atoi(keys[i])
+		b, eb := strconv.Atoi(keys[j])
+		if ea == nil && eb == nil {
+			return a < b
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s:%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func peak(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
