@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/attack"
-	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/origin/recipe"
 	"github.com/loadlab/loadlab/internal/proxy/config"
