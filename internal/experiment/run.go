@@ -211,6 +211,10 @@ func (r *runner) progressStep(st *stepRun) {
 	for _, sc := range st.Scenarios {
 		r.progress("  %-10s %6d requests  success %6.2f%%  p99 %-10s  max %s", sc.Name, sc.Requests, 100*sc.Success,
 			summary.FmtSeconds(sc.Latency.P99), summary.FmtSeconds(sc.Latency.Max))
+		if p := st.Model.PredictedScenario(sc.Name); p != nil {
+			r.progress("  %-10s %6d predicted success %6.2f%%  p99 %-10s  max %s", "", p.Requests, 100*p.Success,
+				summary.FmtSeconds(p.Latency.P99), summary.FmtSeconds(p.Latency.Max))
+		}
 	}
 	if st.Aborted != "" {
 		r.progress("  step stopped: %s", st.Aborted)

@@ -93,6 +93,7 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 		return res, err
 	}
 	r.progress("step %d/%d: %s", st.Index+1, len(r.plan.Steps), st.Name)
+	res.Model = r.predict(st)
 
 	runs, err := r.fleet.prepare(ctx, st)
 	res.Components = runs

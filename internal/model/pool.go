@@ -59,7 +59,8 @@ func newSimPool(s *sim, name string, cfg *config.PoolConfig) *simPool {
 		p.stopCost = s.in.Costs.Close + cfg.WorkerStopCost.D()
 	}
 	p.m = pool.NewMachine[*worker, *request](cfg.Size, cfg.Overflow, p.serial, simEffects{p}, func() *worker { return &worker{} })
-	p.series = PoolSeries{Pool: name, Manager: cfg.Manager, Size: cfg.Size, Overflow: cfg.Overflow}
+	p.series = PoolSeries{Pool: name, Manager: cfg.Manager, Size: cfg.Size, Overflow: cfg.Overflow,
+		StartCost: p.startCost, StopCost: p.stopCost, CheckoutTimeout: cfg.CheckoutTimeout.D()}
 	return p
 }
 

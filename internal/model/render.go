@@ -125,15 +125,7 @@ func writePool(w io.Writer, p PoolSeries) {
 }
 
 func writeBreaker(w io.Writer, b BreakerSeries) {
-	var parts []string
-	last := ""
-	for i, st := range b.State {
-		if st != last {
-			parts = append(parts, fmt.Sprintf("%s at %gs", st, b.T[i]))
-			last = st
-		}
-	}
-	fmt.Fprintf(w, "  breaker on route %s: %s\n", b.Route, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "  breaker on route %s: %s; %d requests rejected\n", b.Route, breakerStory(b), b.Rejected)
 }
 
 func writeClosedForm(w io.Writer, c PoolClosedForm) {

@@ -70,6 +70,14 @@ type PoolSeries struct {
 	Opened        uint64    `json:"overflow_opened"`
 	Dismissed     uint64    `json:"overflow_dismissed"`
 	MailboxPeak   int       `json:"mailbox_peak"`
+	// FirstTimeout is when the first checkout timed out (0: none did).
+	FirstTimeout time.Duration `json:"first_timeout"`
+	// StartCost and StopCost are the serial manager's per-worker costs,
+	// dial and close included.
+	StartCost time.Duration `json:"start_cost"`
+	StopCost  time.Duration `json:"stop_cost"`
+	// CheckoutTimeout is the pool's checkout timeout.
+	CheckoutTimeout time.Duration `json:"checkout_timeout"`
 }
 
 // BreakerSeries is a route's breaker state over the step.
@@ -79,6 +87,8 @@ type BreakerSeries struct {
 	State []string  `json:"state"`
 	// Throughput is the percentage let through at each point.
 	Throughput []int `json:"throughput_percent"`
+	// Rejected counts the requests the breaker turned away.
+	Rejected uint64 `json:"rejected"`
 }
 
 func newScenarioPrediction(name string) *ScenarioPrediction {

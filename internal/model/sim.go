@@ -289,6 +289,7 @@ func (s *sim) arrive(r *request) {
 		}
 	}
 	if br := r.route.breaker; br != nil && !br.Allow() {
+		r.route.series.Rejected++
 		s.fail(r, rc.Breaker.Status, byBreaker)
 		return
 	}
@@ -397,6 +398,9 @@ func (s *sim) giveUp(r *request) {
 			return
 		}
 		p.timeouts++
+		if p.timeouts == 1 {
+			p.series.FirstTimeout = s.now
+		}
 		s.recordBreaker(r, true)
 		s.fail(r, p.cfg.TimeoutStatus, byPoolTimeout)
 		return

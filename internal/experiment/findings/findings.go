@@ -32,8 +32,9 @@ type Predictor interface {
 
 // Options tune the analysis.
 type Options struct {
-	// Predictor, when set, explains the steps its model covers; the rest
-	// keep the heuristic explanations. Nil: heuristics only.
+	// Predictor explains the steps its model covers; the rest keep the
+	// heuristic explanations. Nil means Model: the predictions
+	// summary.json holds.
 	Predictor Predictor
 }
 
@@ -42,13 +43,18 @@ func Compute(sum *summary.Summary, opts Options) []Finding {
 	out := measured(sum)
 	modelled := map[*summary.StepResult]bool{}
 	var predicted []Finding
-	if opts.Predictor != nil {
-		for _, st := range sum.Steps {
-			if fs, ok := opts.Predictor.Explain(sum, st); ok {
-				modelled[st] = true
-				predicted = append(predicted, fs...)
-			}
+	pred := opts.Predictor
+	if pred == nil {
+		pred = Model{}
+	}
+	for _, st := range sum.Steps {
+		if fs, ok := pred.Explain(sum, st); ok {
+			modelled[st] = true
+			predicted = append(predicted, fs...)
 		}
+	}
+	for _, f := range modelAgreement(sum) {
+		predicted = append([]Finding{f.Finding}, predicted...)
 	}
 	var kept []Finding
 	for _, f := range out {

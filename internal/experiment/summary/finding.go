@@ -14,6 +14,8 @@ const (
 	KindBreaker    = "breaker"    // the pool drained and the breaker opened
 	KindStaircase  = "staircase"  // latency climbed in the pool staircase
 	KindDisturbed  = "disturbed"  // steps left out because the generator fell behind
+	KindModel      = "model"      // what the model says happened in a step, and why
+	KindPrediction = "prediction" // whether the measurements agreed with the model's predictions
 )
 
 // Finding is one sentence the data supports, of one kind. A heuristic

@@ -58,6 +58,7 @@ type StepResult struct {
 	Peaks         map[string]float64 `json:"peaks,omitempty"` // highest value of each sampled series
 	Means         map[string]float64 `json:"means,omitempty"` // mean of each sampled series
 	Pool          *PoolLimits        `json:"pool,omitempty"`  // the proxy pool the first scenario's route draws from
+	Model         *StepModel         `json:"model,omitempty"` // what the model predicted for the step
 }
 
 // ScenarioResult is one scenario's figures within a step.

@@ -35,6 +35,44 @@ func comparisonRows(sum *summary.Summary, name string) [][]string {
 	return rows
 }
 
+// predictionRows is the predicted | measured table: per step and
+// scenario, success, p50 and p99 as the model predicted them before the
+// step ran and as measured, with the verdict.
+func predictionRows(sum *summary.Summary, miss string) [][]string {
+	var rows [][]string
+	for _, c := range summary.Checks(sum) {
+		verdict := "agrees"
+		if !c.OK {
+			var what []string
+			if !c.Success {
+				what = append(what, "success")
+			}
+			if !c.P50 {
+				what = append(what, "p50")
+			}
+			if !c.P99 {
+				what = append(what, "p99")
+			}
+			verdict = miss + " (" + strings.Join(what, ", ") + ")"
+		}
+		rows = append(rows, []string{c.Step, c.Scenario,
+			fmt.Sprintf("%.2f%% \u2502 %.2f%%", 100*c.PSuccess, 100*c.MSuccess),
+			summary.FmtSeconds(c.Predicted.P50) + " \u2502 " + summary.FmtSeconds(c.Measured.P50),
+			summary.FmtSeconds(c.Predicted.P99) + " \u2502 " + summary.FmtSeconds(c.Measured.P99),
+			verdict})
+	}
+	return rows
+}
+
+var predictionHeader = []string{"Step", "Scenario", "Success predicted \u2502 measured", "p50 predicted \u2502 measured", "p99 predicted \u2502 measured", "Verdict"}
+
+// predictionNote says what the table is and how close is close.
+func predictionNote() string {
+	return fmt.Sprintf("The model (loadlab model) simulated each step before it ran, with the same pool, breaker and cache code the proxy runs. "+
+		"A prediction agrees when success is within %.0f points and p50 and p99 within %.0f%% (or %s).",
+		summary.SuccessTolerance*100, summary.LatencyTolerance*100, summary.FmtSeconds(summary.LatencyFloor))
+}
+
 var comparisonHeader = []string{"Configuration", "RPS", "Latencies [mean, 50, 95, 99, max]", "Success ratio", "Requests"}
 
 // cpuRows compares CPU use: peak and mean CPU per component.
@@ -227,6 +265,10 @@ func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []char
 		fmt.Fprintf(&b, "### %s\n", name)
 		mdTable(&b, comparisonHeader, comparisonRows(sum, name))
 	}
+	if rows := predictionRows(sum, "**MISS**"); len(rows) > 0 {
+		b.WriteString("### Predicted and measured\n" + predictionNote() + "\n\n")
+		mdTable(&b, predictionHeader, rows)
+	}
 	if h, rows := cpuRows(sum); len(h) > 1 {
 		b.WriteString("### CPU usage\n")
 		mdTable(&b, h, rows)
@@ -298,6 +340,10 @@ func comparisonSection(sum *summary.Summary, pct []chartFile) web.Section {
 		hdr := append([]string(nil), comparisonHeader...)
 		hdr[0] = name + ": configuration"
 		cmp.Tables = append(cmp.Tables, web.Table{Header: hdr, Rows: comparisonRows(sum, name)})
+	}
+	if rows := predictionRows(sum, "MISS"); len(rows) > 0 {
+		cmp.Text = predictionNote()
+		cmp.Tables = append(cmp.Tables, web.Table{Header: predictionHeader, Rows: rows})
 	}
 	if h, rows := cpuRows(sum); len(h) > 1 {
 		cmp.Tables = append(cmp.Tables, web.Table{Header: h, Rows: rows})

@@ -1,0 +1,135 @@
+package summary
+
+import "math"
+
+// Tolerances within which a measurement agrees with the model.
+const (
+	SuccessTolerance = 0.03  // absolute, in success ratio
+	LatencyTolerance = 0.10  // relative, for p50 and p99
+	LatencyFloor     = 0.010 // seconds: below this, differences are noise
+)
+
+// StepModel is what the model (loadlab model) predicted for a step before
+// it ran, kept beside the measurement so that the analysis can compare
+// them from the run folder alone.
+type StepModel struct {
+	// Error says why the step could not be modelled ("" when it was).
+	Error string `json:"error,omitempty"`
+	// Notes name what the model left out (a command component, a scenario
+	// aimed elsewhere, fetched bodies).
+	Notes     []string            `json:"notes,omitempty"`
+	Scenarios []PredictedScenario `json:"scenarios,omitempty"`
+	Pools     []PredictedPool     `json:"pools,omitempty"`
+	Breakers  []PredictedBreaker  `json:"breakers,omitempty"`
+	// Closed are the closed forms of the pools they describe.
+	Closed []ClosedForm `json:"closed_forms,omitempty"`
+}
+
+// PredictedScenario is one scenario's predicted figures.
+type PredictedScenario struct {
+	Name        string            `json:"name"`
+	Requests    uint64            `json:"requests"`
+	Success     float64           `json:"success"`
+	Latency     LatencySummary    `json:"latency_seconds"`
+	StatusCodes map[string]uint64 `json:"status_codes"`
+	// AnsweredBy counts who answered: upstream, pool_timeout,
+	// upstream_error, breaker, fallback, cache, client_timeout.
+	AnsweredBy      map[string]uint64 `json:"answered_by"`
+	MaxCheckoutWait float64           `json:"max_checkout_wait_seconds"`
+}
+
+// PredictedPool is a pool's predicted peaks and counts.
+type PredictedPool struct {
+	Pool        string  `json:"pool"`
+	Manager     string  `json:"manager"`
+	Size        int     `json:"size"`
+	Overflow    int     `json:"overflow"`
+	PeakInUse   int     `json:"peak_in_use"`
+	PeakWaiting int     `json:"peak_waiting"`
+	MailboxPeak int     `json:"mailbox_peak"`
+	Checkouts   uint64  `json:"checkouts"`
+	Timeouts    uint64  `json:"checkout_timeouts"`
+	Opened      uint64  `json:"overflow_opened"`
+	Dismissed   uint64  `json:"overflow_dismissed"`
+	StartCost   float64 `json:"start_cost_seconds,omitempty"` // serial: per worker start, dial included
+	StopCost    float64 `json:"stop_cost_seconds,omitempty"`  // serial: per dismissal, close included
+	Checkout    float64 `json:"checkout_timeout_seconds"`
+	// FirstTimeout is when the first checkout timed out, in seconds from
+	// the step's start (0: none did).
+	FirstTimeout float64 `json:"first_timeout_seconds,omitempty"`
+}
+
+// PredictedBreaker is a route breaker's predicted story.
+type PredictedBreaker struct {
+	Route string `json:"route"`
+	// Opened is when it first opened (seconds from the step's start; 0:
+	// never), Rejected how many requests it turned away.
+	Opened   float64 `json:"opened_seconds,omitempty"`
+	Rejected uint64  `json:"rejected"`
+	States   string  `json:"states"` // "closed, open at 12s, recovering at 72s, ..."
+}
+
+// ClosedForm is a pool's back-of-the-envelope figures: capacity W/L, the
+// staircase's step W/R and rise L - W/R, the ceiling checkout + min(L,
+// request timeout).
+type ClosedForm struct {
+	Pool     string  `json:"pool"`
+	Workers  int     `json:"workers"`
+	Latency  float64 `json:"origin_latency_seconds"`
+	Rate     float64 `json:"rate"`
+	Capacity float64 `json:"capacity"`
+	Step     float64 `json:"step_seconds"`
+	Rise     float64 `json:"rise_seconds"`
+	Ceiling  float64 `json:"ceiling_seconds"`
+}
+
+// PredictedScenario returns the named scenario's prediction, or nil.
+func (m *StepModel) PredictedScenario(name string) *PredictedScenario {
+	if m == nil {
+		return nil
+	}
+	for i := range m.Scenarios {
+		if m.Scenarios[i].Name == name {
+			return &m.Scenarios[i]
+		}
+	}
+	return nil
+}
+
+// Check is one scenario's prediction against its measurement.
+type Check struct {
+	Step, Scenario        string
+	Predicted, Measured   *LatencySummary
+	PSuccess, MSuccess    float64
+	Success, P50, P99, OK bool
+}
+
+// Checks compares every predicted scenario of the run with its
+// measurement.
+func Checks(sum *Summary) []Check {
+	var out []Check
+	for _, st := range sum.Steps {
+		if st.Aborted != "" {
+			continue
+		}
+		for _, sc := range st.Scenarios {
+			p := st.Model.PredictedScenario(sc.Name)
+			if p == nil || sc.RunError != "" || sc.Requests == 0 {
+				continue
+			}
+			c := Check{Step: st.Name, Scenario: sc.Name, Predicted: &p.Latency, Measured: &sc.Latency, PSuccess: p.Success, MSuccess: sc.Success}
+			c.Success = math.Abs(sc.Success-p.Success) <= SuccessTolerance
+			c.P50 = LatencyAgrees(p.Latency.P50, sc.Latency.P50)
+			c.P99 = LatencyAgrees(p.Latency.P99, sc.Latency.P99)
+			c.OK = c.Success && c.P50 && c.P99
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// LatencyAgrees says whether a measured latency agrees with the predicted
+// one (seconds).
+func LatencyAgrees(pred, meas float64) bool {
+	return math.Abs(meas-pred) <= max(LatencyTolerance*pred, LatencyFloor)
+}
