@@ -26,6 +26,12 @@ type Input struct {
 	// Seed makes the origin's random draws and the targets' templates
 	// repeatable.
 	Seed uint64
+	// Jitter spreads each request's arrival uniformly over [due, due +
+	// Jitter), as a real generator and network do (default 1 ms; negative:
+	// none). Without it, scenarios whose rates share a period lock in
+	// phase: a 1/s scenario beside a 1,100/s one would always arrive in
+	// the same slot of the pool's cycle, and always succeed or always fail.
+	Jitter time.Duration
 	// Interval is how often the pool and breaker series are sampled
 	// (default 1 s).
 	Interval time.Duration

@@ -36,6 +36,7 @@ type request struct {
 	sc        *scenarioRun
 	seq       uint64
 	due       time.Duration
+	arrived   time.Duration // reached the system (due + the generator's and network's jitter)
 	path, uri string
 	toProxy   bool
 	get       bool // a GET: the proxy caches and falls back for GETs only
@@ -77,6 +78,7 @@ type sim struct {
 	cache    *cache.Cache
 	scens    []*scenarioRun
 	trng     *targets.Rand
+	jrng     *rand.Rand // arrival jitter
 	notes    map[string]bool
 	byConfig map[*config.RouteConfig]*route
 	noteSeq  []string
@@ -94,11 +96,18 @@ func Predict(in Input) (*Prediction, error) {
 	if in.Interval <= 0 {
 		in.Interval = time.Second
 	}
+	switch {
+	case in.Jitter == 0:
+		in.Jitter = time.Millisecond
+	case in.Jitter < 0:
+		in.Jitter = 0
+	}
 	if in.Costs == (Costs{}) {
 		in.Costs = DefaultCosts
 	}
 	began := time.Now()
-	s := &sim{in: &in, notes: map[string]bool{}, trng: targets.NewRand(in.Seed ^ 0x9e3779b97f4a7c15)}
+	s := &sim{in: &in, notes: map[string]bool{}, trng: targets.NewRand(in.Seed ^ 0x9e3779b97f4a7c15),
+		jrng: rand.New(rand.NewPCG(in.Seed, 0x6a6974746572))}
 	s.origin = newOrigin(in.Origin, rand.New(rand.NewPCG(in.Seed, 0x6c6f61646c6162)))
 	if len(in.Origin) == 0 {
 		s.note("no origin recipe: every request is answered 406 as by an origin with nothing loaded")
@@ -211,7 +220,11 @@ func (s *sim) scheduleNext(run *scenarioRun) {
 	}
 	r := &request{sc: run, seq: run.next, due: run.in.StartAfter + due}
 	run.next++
-	s.at(r.due, evArrive, r, nil)
+	at := r.due
+	if s.in.Jitter > 0 {
+		at += time.Duration(s.jrng.Int64N(int64(s.in.Jitter)))
+	}
+	s.at(at, evArrive, r, nil)
 }
 
 func (s *sim) handle(e event) {
@@ -260,6 +273,7 @@ func (s *sim) render(r *request) {
 
 // arrive is the request reaching the proxy (or the origin).
 func (s *sim) arrive(r *request) {
+	r.arrived = s.now
 	s.render(r)
 	r.clientDeadline = time.Duration(math.MaxInt64)
 	if to := r.sc.in.Timeout; to > 0 {
@@ -304,8 +318,8 @@ func (s *sim) arrive(r *request) {
 func (s *sim) delivered(r *request) {
 	p := r.route.pool
 	p.checkouts++
-	p.maxWait = max(p.maxWait, s.now-r.due)
-	r.sc.pred.MaxCheckoutWait = max(r.sc.pred.MaxCheckoutWait, s.now-r.due)
+	p.maxWait = max(p.maxWait, s.now-r.arrived)
+	r.sc.pred.MaxCheckoutWait = max(r.sc.pred.MaxCheckoutWait, s.now-r.arrived)
 	r.answer = s.origin.answer(r.path, s.now)
 	s.exchange(r)
 }

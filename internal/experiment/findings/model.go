@@ -185,8 +185,11 @@ func modelPoolWhy(m *summary.StepModel, pp summary.PredictedPool) string {
 			turn = 1 / c
 		}
 		need := ""
-		if cf != nil && cf.Latency > 0 {
-			need = fmt.Sprintf(" while the flood needed about %.0f a second beyond what the %d persistent workers carry", math.Max(0, cf.Rate-float64(pp.Size)/cf.Latency), pp.Size)
+		if cf != nil && cf.Rate > 0 {
+			// poolboy dismisses a worker at almost every checkin while any
+			// overflow worker lives, so above size nearly every request
+			// costs one start and one dismissal.
+			need = fmt.Sprintf(" while the %.0f requests a second each needed one start and one dismissal once the %d persistent workers were busy", cf.Rate, pp.Size)
 		}
 		return fmt.Sprintf("pool %s's serial manager starts each overflow worker in %s and dismisses it in %s, one message at a time, so it turns over at most %.0f workers a second%s; its mailbox grew to %d messages and checkouts waited behind them with at most %d of %d workers in use%s",
 			pp.Pool, summary.FmtSeconds(pp.StartCost), summary.FmtSeconds(pp.StopCost), turn, need, pp.MailboxPeak, pp.PeakInUse, w, timedOut)

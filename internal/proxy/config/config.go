@@ -144,10 +144,17 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if data, err = expandEnv(data, path, os.LookupEnv); err != nil {
+	return ParseEnv(data, path, os.LookupEnv)
+}
+
+// ParseEnv is Parse after replacing ${NAME} and ${NAME:-default} with
+// lookup's values, as Load does with the environment.
+func ParseEnv(data []byte, source string, lookup func(string) (string, bool)) (*Config, error) {
+	data, err := expandEnv(data, source, lookup)
+	if err != nil {
 		return nil, err
 	}
-	return Parse(data, path)
+	return Parse(data, source)
 }
 
 // Defaults, as Belfrage's: a 6 s checkout timeout and a 5 s request timeout.
