@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -113,7 +114,12 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 	case plan.KindOrigin:
 		recipe, _, _ := c.Files(st)
 		run.File = recipe
-		spec.Argv = append([]string{f.exe, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0"}, args...)
+		spec.Argv = []string{f.exe, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0"}
+		if _, given := c.OriginSeed(st); !given {
+			// Repeatable draws, the same as the model's.
+			spec.Argv = append(spec.Argv, "-seed", strconv.Itoa(plan.DefaultOriginSeed))
+		}
+		spec.Argv = append(spec.Argv, args...)
 	case plan.KindProxy:
 		_, cfg, set := c.Files(st)
 		text, err := plan.RenderConfig(cfg, set, urls, f.plan.Target)

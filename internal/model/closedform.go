@@ -10,17 +10,18 @@ import (
 // origin with a fixed latency L, flooded at a constant rate R: where they
 // hold, the simulation must agree with them (see the tests).
 type ClosedForm struct {
-	Workers  int           // W = size + overflow
-	Latency  time.Duration // L, the origin's fixed latency
-	Rate     float64       // R, requests per second
-	Capacity float64       // W / L requests per second
+	Workers  int           `json:"workers"`  // W = size + overflow
+	Latency  time.Duration `json:"latency"`  // L, the origin's fixed latency
+	Rate     float64       `json:"rate"`     // R, requests per second
+	Capacity float64       `json:"capacity"` // W / L requests per second
 	// Step is how long one batch of W requests takes to arrive (W / R),
 	// and Rise how much longer each batch waits than the one before
 	// (L - W / R), once R exceeds the capacity.
-	Step, Rise time.Duration
+	Step time.Duration `json:"step"`
+	Rise time.Duration `json:"rise"`
 	// Ceiling is where latency stops: the checkout timeout plus the
 	// request time, min(L, request timeout).
-	Ceiling time.Duration
+	Ceiling time.Duration `json:"ceiling"`
 }
 
 // Overloaded reports whether the rate exceeds the pool's capacity.

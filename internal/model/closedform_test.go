@@ -15,12 +15,15 @@ func TestSimulationAgreesWithStaircaseClosedForm(t *testing.T) {
 			cfg := proxyConfig(t, poolYAML(512, 256, 6*time.Second, 5100*time.Millisecond, manager))
 			in := Input{Proxy: cfg, Origin: recipes(t, fixedRecipe("5s", 200)), Seed: 1,
 				Scenarios: []Scenario{scenario(t, "flood", "GET http://proxy.model.invalid/search", ratef(rate), 60*time.Second, 30*time.Second)}}
-			cf := Closed(cfg.Pools["default"], cfg.Routes[0].RequestTimeout.D(), L, rate)
+			// A worker is held for the origin's latency plus the exchange's
+			// own cost (see Costs.Exchange): that is the L of the formulas.
+			hold := L + DefaultCosts.Exchange
+			cf := Closed(cfg.Pools["default"], cfg.Routes[0].RequestTimeout.D(), hold, rate)
 			checked, maxLatency := 0, time.Duration(0)
 			in.observe = func(_ string, seq uint64, due, latency time.Duration, code int) {
 				maxLatency = max(maxLatency, latency)
 				k := time.Duration(seq / w)
-				want := L + k*cf.Rise
+				want := hold + k*cf.Rise
 				if code != 200 || want >= cf.Ceiling-time.Second {
 					return
 				}

@@ -21,7 +21,7 @@ func ClosedForms(in Input) []PoolClosedForm {
 	if in.Proxy == nil {
 		return nil
 	}
-	o := newOrigin(in.Origin, nil)
+	o := newOrigin(in.Origin, 0)
 	type acc struct {
 		rate        float64
 		latency, rt time.Duration

@@ -56,6 +56,7 @@ func StepInput(p *plan.Plan, st *plan.Step, seed uint64) (Input, []string, error
 		return in, notes, fmt.Errorf("plan %s has no origin component: the model needs the origin's recipe", p.File)
 	}
 	rfile, _, _ := originComp.Files(st)
+	in.OriginSeed, _ = originComp.OriginSeed(st)
 	var err error
 	if in.Origin, err = ReadRecipe(rfile); err != nil {
 		return in, notes, err

@@ -23,9 +23,13 @@ type Input struct {
 	// Costs are the serial manager's physical costs beyond the configured
 	// worker_start_cost and worker_stop_cost.
 	Costs Costs
-	// Seed makes the origin's random draws and the targets' templates
-	// repeatable.
+	// Seed makes the arrival jitter and the targets' templates
+	// repeatable, and the origin's draws when OriginSeed is 0.
 	Seed uint64
+	// OriginSeed is the origin's -seed: with the same seed, the n-th
+	// request of a route's stage draws the same status, latency and fault
+	// in the model as in the origin.
+	OriginSeed uint64
 	// Jitter spreads each request's arrival uniformly over [due, due +
 	// Jitter), as a real generator and network do (default 1 ms; negative:
 	// none). Without it, scenarios whose rates share a period lock in
@@ -63,7 +67,21 @@ type Costs struct {
 	Dial    time.Duration // dialling a new overflow worker's connection
 	Close   time.Duration // closing a dismissed worker's connection
 	Message time.Duration // the manager's own work per message
+	// Exchange is how much longer than the origin's latency a worker is
+	// held per request: writing the request, the loopback round trip,
+	// reading the answer, checking the worker in. It matters at the
+	// pool's capacity, where it decides whether a queue builds.
+	Exchange time.Duration
 }
 
 // DefaultCosts are the loopback costs the model assumes unless told.
-var DefaultCosts = Costs{Dial: 60 * time.Microsecond, Close: 15 * time.Microsecond, Message: 2 * time.Microsecond}
+var DefaultCosts = Costs{Dial: 60 * time.Microsecond, Close: 15 * time.Microsecond, Message: 2 * time.Microsecond,
+	Exchange: 450 * time.Microsecond}
+
+// originSeed is the seed of the origin's draws.
+func (in *Input) originSeed() uint64 {
+	if in.OriginSeed != 0 {
+		return in.OriginSeed
+	}
+	return in.Seed
+}

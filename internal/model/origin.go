@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -15,12 +14,15 @@ import (
 type origin struct {
 	recipes []recipe.Recipe
 	best    *routepath.Best
-	header  []http.Header // per recipe, for the proxy's cache decisions
-	rng     *rand.Rand
+	header  []http.Header    // per recipe, for the proxy's cache decisions
+	drawers []recipe.Drawer  // per recipe: the origin's own per-request draws
+	served  []map[int]uint64 // per recipe and stage: requests drawn so far
 }
 
-func newOrigin(recipes []recipe.Recipe, rng *rand.Rand) *origin {
-	o := &origin{recipes: recipes, rng: rng}
+// newOrigin answers with recipes as an origin started with seed does: the
+// n-th request of a route's stage gets the same draws as there.
+func newOrigin(recipes []recipe.Recipe, seed uint64) *origin {
+	o := &origin{recipes: recipes}
 	names := make([]string, len(recipes))
 	for i, r := range recipes {
 		names[i] = r.Route
@@ -29,6 +31,8 @@ func newOrigin(recipes []recipe.Recipe, rng *rand.Rand) *origin {
 			h.Set(k, v)
 		}
 		o.header = append(o.header, h)
+		o.drawers = append(o.drawers, recipe.NewDrawer(seed, r.Route))
+		o.served = append(o.served, map[int]uint64{})
 	}
 	o.best = routepath.NewBest(names)
 	return o
@@ -53,20 +57,10 @@ func (o *origin) answer(path string, now time.Duration) answer {
 	if st == nil { // before the first stage, as origin_simulator: 406
 		return answer{status: http.StatusNotAcceptable, header: o.header[i]}
 	}
-	a := answer{header: o.header[i]}
-	if code, ok := st.Status.Single(); ok {
-		a.status = code
-	} else {
-		a.status = st.Status.Pick(o.rng)
-	}
-	if f, ok := st.Latency.(recipe.Fixed); ok {
-		a.latency = time.Duration(f)
-	} else {
-		a.latency = st.Latency.Sample(o.rng)
-	}
-	if st.Faults.Any() {
-		a.fault = st.Faults.Pick(o.rng)
-	}
+	idx := stageIndex(rc.Stages, st)
+	o.served[i][idx]++
+	d := o.drawers[i].Draw(st, idx, o.served[i][idx], 1)
+	a := answer{header: o.header[i], status: d.Status, latency: d.Latency, fault: d.Fault}
 	return a
 }
 
@@ -80,4 +74,14 @@ func stageAt(stages []recipe.Stage, now time.Duration) *recipe.Stage {
 		st = &stages[i]
 	}
 	return st
+}
+
+// stageIndex is st's index in stages.
+func stageIndex(stages []recipe.Stage, st *recipe.Stage) int {
+	for i := range stages {
+		if &stages[i] == st {
+			return i
+		}
+	}
+	return -1
 }

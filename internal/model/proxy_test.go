@@ -1,80 +1,24 @@
 package model
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/attack"
-	"github.com/loadlab/loadlab/internal/metrics"
-	originsim "github.com/loadlab/loadlab/internal/origin"
-	"github.com/loadlab/loadlab/internal/proxy"
-	"github.com/loadlab/loadlab/internal/results"
-	"github.com/loadlab/loadlab/internal/targets"
+	"github.com/loadlab/loadlab/internal/model/lab"
 )
 
 // measured is what a real attack through the real proxy saw.
-type measured struct {
-	requests      uint64
-	success       float64
-	codes         map[int]uint64
-	p50, p99, max time.Duration
-}
+type measured = lab.Measured
 
-// runReal starts the origin with recipe and the proxy with cfgYAML (its
-// upstream replaced by the origin's address) on loopback, attacks the
-// proxy with sc's schedule, and returns what the attack measured.
+// runReal runs the real origin and proxy for sc (see package lab).
 func runReal(t *testing.T, cfgYAML, recipe string, sc Scenario, path string) measured {
 	t.Helper()
-	sim := originsim.New(originsim.Options{Seed: 1, NoOverrides: true})
-	if err := sim.LoadRecipe([]byte(recipe), "recipe.json"); err != nil {
-		t.Fatal(err)
-	}
-	osrv := httptest.NewServer(sim)
-	t.Cleanup(osrv.Close)
-	cfg := proxyConfig(t, strings.ReplaceAll(cfgYAML, "http://origin.model.invalid", osrv.URL))
-	px, err := proxy.New(cfg, proxy.Options{})
+	m, err := lab.Run(cfgYAML, recipe, sc.Schedule, sc.Timeout, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	psrv := httptest.NewServer(px)
-	t.Cleanup(func() { psrv.Close(); px.Close() })
-
-	ts, err := targets.ReadAll(strings.NewReader("GET "+psrv.URL+path), targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := targets.NewRoundRobin(ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := attack.DefaultOptions()
-	o.Schedule, o.Timeout, o.HTTP2 = sc.Schedule, sc.Timeout, false
-	a, err := attack.New(tr, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := metrics.NewHistogram()
-	m := measured{codes: map[int]uint64{}}
-	var ok uint64
-	ctx, cancel := context.WithTimeout(context.Background(), sc.Schedule.Duration+sc.Timeout+10*time.Second)
-	defer cancel()
-	if err := a.Run(ctx, func(r *results.Result) {
-		m.requests++
-		m.codes[int(r.Code)]++
-		if r.Success() {
-			ok++
-		}
-		metrics.RecordLatency(h, r.DueLatency())
-	}); err != nil {
-		t.Fatal(err)
-	}
-	m.success = float64(ok) / float64(m.requests)
-	m.p50, m.p99, m.max = time.Duration(h.ValueAtQuantile(50)), time.Duration(h.ValueAtQuantile(99)), time.Duration(h.Max())
 	return m
 }
 
@@ -83,14 +27,14 @@ func runReal(t *testing.T, cfgYAML, recipe string, sc Scenario, path string) mea
 func agree(t *testing.T, what string, p *ScenarioPrediction, m measured) {
 	t.Helper()
 	t.Logf("%s: predicted success %.2f%% p50 %v p99 %v; measured %.2f%% p50 %v p99 %v",
-		what, 100*p.Success, p.Latencies.P50, p.Latencies.P99, 100*m.success, m.p50, m.p99)
-	if d := math.Abs(p.Success - m.success); d > 0.05 {
-		t.Errorf("%s: success predicted %.2f%%, measured %.2f%%", what, 100*p.Success, 100*m.success)
+		what, 100*p.Success, p.Latencies.P50, p.Latencies.P99, 100*m.Success, m.P50, m.P99)
+	if d := math.Abs(p.Success - m.Success); d > 0.05 {
+		t.Errorf("%s: success predicted %.2f%%, measured %.2f%%", what, 100*p.Success, 100*m.Success)
 	}
 	for _, c := range []struct {
 		name      string
 		pred, got time.Duration
-	}{{"p50", p.Latencies.P50, m.p50}, {"p99", p.Latencies.P99, m.p99}} {
+	}{{"p50", p.Latencies.P50, m.P50}, {"p99", p.Latencies.P99, m.P99}} {
 		if d := c.got - c.pred; d.Abs() > max(c.pred/10, 20*time.Millisecond) {
 			t.Errorf("%s: %s predicted %v, measured %v", what, c.name, c.pred, c.got)
 		}
@@ -145,14 +89,14 @@ routes:
 				m := runReal(t, c.cfg, c.recipe, sc, "/x")
 				pred := p.Scenarios[0]
 				if attempt == 0 && !within(pred, m) {
-					t.Logf("attempt %d off (%s); retrying", attempt+1, fmt.Sprintf("%.2f%% vs %.2f%%", 100*pred.Success, 100*m.success))
+					t.Logf("attempt %d off (%s); retrying", attempt+1, fmt.Sprintf("%.2f%% vs %.2f%%", 100*pred.Success, 100*m.Success))
 					continue
 				}
 				agree(t, c.name, pred, m)
 				if want := pred.StatusCodes["503"]; want > 0 {
-					got := m.codes[503]
-					t.Logf("%s: breaker rejections predicted %d, measured %d of %d", c.name, want, got, m.requests)
-					if d := math.Abs(float64(got) - float64(want)); d > 0.1*float64(m.requests) {
+					got := m.Codes[503]
+					t.Logf("%s: breaker rejections predicted %d, measured %d of %d", c.name, want, got, m.Requests)
+					if d := math.Abs(float64(got) - float64(want)); d > 0.1*float64(m.Requests) {
 						t.Errorf("%s: breaker rejected %d requests, the model predicted %d", c.name, got, want)
 					}
 				}
@@ -163,9 +107,9 @@ routes:
 }
 
 func within(p *ScenarioPrediction, m measured) bool {
-	if math.Abs(p.Success-m.success) > 0.05 {
+	if math.Abs(p.Success-m.Success) > 0.05 {
 		return false
 	}
-	return (m.p50-p.Latencies.P50).Abs() <= max(p.Latencies.P50/10, 20*time.Millisecond) &&
-		(m.p99-p.Latencies.P99).Abs() <= max(p.Latencies.P99/10, 20*time.Millisecond)
+	return (m.P50-p.Latencies.P50).Abs() <= max(p.Latencies.P50/10, 20*time.Millisecond) &&
+		(m.P99-p.Latencies.P99).Abs() <= max(p.Latencies.P99/10, 20*time.Millisecond)
 }

@@ -108,7 +108,7 @@ func Predict(in Input) (*Prediction, error) {
 	began := time.Now()
 	s := &sim{in: &in, notes: map[string]bool{}, trng: targets.NewRand(in.Seed ^ 0x9e3779b97f4a7c15),
 		jrng: rand.New(rand.NewPCG(in.Seed, 0x6a6974746572))}
-	s.origin = newOrigin(in.Origin, rand.New(rand.NewPCG(in.Seed, 0x6c6f61646c6162)))
+	s.origin = newOrigin(in.Origin, in.originSeed())
 	if len(in.Origin) == 0 {
 		s.note("no origin recipe: every request is answered 406 as by an origin with nothing loaded")
 	}
@@ -334,7 +334,7 @@ func (s *sim) exchange(r *request) {
 		if a.fault == recipe.Hang {
 			return // the client's timeout ends it
 		}
-		s.at(s.now+a.latency, evUpstreamEnd, r, nil)
+		s.at(s.now+a.latency+s.in.Costs.Exchange, evUpstreamEnd, r, nil)
 		return
 	}
 	rt := r.route.cfg.RequestTimeout.D()
@@ -343,7 +343,7 @@ func (s *sim) exchange(r *request) {
 		s.at(s.now+rt, evUpstreamEnd, r, nil)
 		return
 	}
-	s.at(s.now+a.latency, evUpstreamEnd, r, nil)
+	s.at(s.now+a.latency+s.in.Costs.Exchange, evUpstreamEnd, r, nil)
 }
 
 // upstreamEnd is the origin's answer (or the request timeout) reaching the

@@ -50,7 +50,7 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 	var rng *rand.Rand
 	newRng := func() *rand.Rand {
 		if rng == nil {
-			rng = rand.New(rand.NewPCG(splitmix(s.seed^rt.hash), splitmix(uint64(st.idx+1)<<40+n)))
+			rng = rt.drawer.Rand(st.idx, n)
 		}
 		return rng
 	}
@@ -60,13 +60,8 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 		d.status, _ = st.stage.Status.Single()
 		d.latency = time.Duration(st.stage.Latency.(recipe.Fixed))
 	} else {
-		g := newRng()
-		d.status = st.stage.Status.Pick(g)
-		d.latency = st.stage.Latency.Sample(g)
-		d.fault = st.stage.Faults.Pick(g)
-		if len(rt.pay.variants) > 1 {
-			d.variant = g.IntN(len(rt.pay.variants))
-		}
+		dr := rt.drawer.Draw(st.stage, st.idx, n, len(rt.pay.variants))
+		d.status, d.latency, d.fault, d.variant = dr.Status, dr.Latency, dr.Fault, dr.Variant
 	}
 	if !s.opts.NoOverrides && hasOverrides(r) {
 		if err := applyOverrides(r, newRng, &d); err != nil {
@@ -273,12 +268,4 @@ func statusLabel(status int) string {
 		return "aborted"
 	}
 	return strconv.Itoa(status)
-}
-
-// splitmix is the SplitMix64 finaliser: it spreads nearby seeds apart.
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }

@@ -202,7 +202,7 @@ func (s *Simulator) loadRecipe(ctx context.Context, data []byte, source string) 
 			}
 		}
 		rng := rand.New(rand.NewPCG(s.seed, hashString(rec.Route)))
-		rt := newRoute(rec, buildPayload(rec, rng, f))
+		rt := newRoute(rec, buildPayload(rec, rng, f), s.seed)
 		rt.bytes = plannedBytes(rec, f)
 		routes = append(routes, rt)
 	}
@@ -263,7 +263,7 @@ func (s *Simulator) defaultTable() *table {
 		panic("origin: bad built-in welcome recipe: " + err.Error())
 	}
 	rec := &recs[0]
-	r := newRoute(rec, buildPayload(rec, rand.New(rand.NewPCG(s.seed, 0)), nil))
+	r := newRoute(rec, buildPayload(rec, rand.New(rand.NewPCG(s.seed, 0)), nil), s.seed)
 	r.start(nil)
 	return newTable([]*route{r}, true)
 }

@@ -1,7 +1,6 @@
 package origin
 
 import (
-	"hash/fnv"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -13,11 +12,11 @@ import (
 
 // route is one loaded recipe and the stage it is in.
 type route struct {
-	name string
-	rec  *recipe.Recipe
-	pay  *payload
-	hash uint64
-	cur  atomic.Pointer[stageState]
+	name   string
+	rec    *recipe.Recipe
+	drawer recipe.Drawer // the per-request draws, shared with the model
+	pay    *payload
+	cur    atomic.Pointer[stageState]
 	// bytes is what the route's bodies hold, counted against
 	// Options.MaxRecipeMemory.
 	bytes int64
@@ -42,10 +41,8 @@ func newStageState(idx int, st *recipe.Stage) *stageState {
 	return &stageState{idx: idx, stage: st, fixed: single && fixedLatency && !st.Faults.Any()}
 }
 
-func newRoute(rec *recipe.Recipe, pay *payload) *route {
-	h := fnv.New64a()
-	h.Write([]byte(rec.Route))
-	r := &route{name: rec.Route, rec: rec, pay: pay, hash: h.Sum64()}
+func newRoute(rec *recipe.Recipe, pay *payload, seed uint64) *route {
+	r := &route{name: rec.Route, rec: rec, pay: pay, drawer: recipe.NewDrawer(seed, rec.Route)}
 	r.cur.Store(&stageState{idx: -1})
 	return r
 }

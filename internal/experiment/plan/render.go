@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -143,4 +144,37 @@ func (p *Plan) Configuration(st *Step) string {
 		return st.Name
 	}
 	return strings.Join(parts, ", ")
+}
+
+// DefaultOriginSeed is the -seed loadlab run gives an origin whose
+// arguments set none, so that its per-request draws are repeatable and
+// the model draws the same.
+const DefaultOriginSeed = 1
+
+// OriginSeed is the seed an origin component runs with in step st: the
+// last -seed among its and its variant's arguments, else
+// DefaultOriginSeed.
+func (c *Component) OriginSeed(st *Step) (seed uint64, given bool) {
+	args := append([]string(nil), c.Args...)
+	if v := c.Variant(st.Variants[c.Name]); v != nil {
+		args = append(args, v.Args...)
+	}
+	seed = DefaultOriginSeed
+	for i, a := range args {
+		val, ok := "", false
+		switch {
+		case a == "-seed" || a == "--seed":
+			if i+1 < len(args) {
+				val, ok = args[i+1], true
+			}
+		case strings.HasPrefix(a, "-seed=") || strings.HasPrefix(a, "--seed="):
+			_, val, ok = strings.Cut(a, "=")
+		}
+		if ok {
+			if n, err := strconv.ParseUint(val, 10, 64); err == nil {
+				seed, given = n, true
+			}
+		}
+	}
+	return seed, given
 }

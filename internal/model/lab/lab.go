@@ -1,0 +1,91 @@
+// Package lab runs the real thing the model predicts: the loadlab origin
+// and proxy in this process on loopback, attacked by the loadlab
+// generator, so tests and benchmarks can hold the model against
+// measurements. Everything is real but the process boundaries.
+package lab
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/origin"
+	"github.com/loadlab/loadlab/internal/proxy"
+	"github.com/loadlab/loadlab/internal/proxy/config"
+	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/targets"
+)
+
+// UpstreamPlaceholder is the upstream a config names for the origin; Run
+// replaces it with the origin's real address.
+const UpstreamPlaceholder = "http://origin.model.invalid"
+
+// Measured is what an attack through the real proxy saw.
+type Measured struct {
+	Requests uint64
+	Success  float64
+	Codes    map[int]uint64
+	P50, P99 time.Duration
+	Max      time.Duration
+	hist     *hdrhistogram.Histogram
+}
+
+// Run starts the origin with recipe and the proxy with cfgYAML (its
+// UpstreamPlaceholder replaced by the origin's address) on loopback,
+// attacks path through the proxy with sch and timeout per request, and
+// returns what the attack measured, latencies from the due time.
+func Run(cfgYAML, recipe string, sch *schedule.Schedule, timeout time.Duration, path string) (Measured, error) {
+	m := Measured{Codes: map[int]uint64{}, hist: metrics.NewHistogram()}
+	sim := origin.New(origin.Options{Seed: 1, NoOverrides: true})
+	if err := sim.LoadRecipe([]byte(recipe), "recipe.json"); err != nil {
+		return m, err
+	}
+	osrv := httptest.NewServer(sim)
+	defer osrv.Close()
+	cfg, err := config.Parse([]byte(strings.ReplaceAll(cfgYAML, UpstreamPlaceholder, osrv.URL)), "proxy.yaml")
+	if err != nil {
+		return m, err
+	}
+	px, err := proxy.New(cfg, proxy.Options{})
+	if err != nil {
+		return m, err
+	}
+	psrv := httptest.NewServer(px)
+	defer func() { psrv.Close(); px.Close() }()
+	ts, err := targets.ReadAll(strings.NewReader("GET "+psrv.URL+path), targets.Options{})
+	if err != nil {
+		return m, err
+	}
+	tr, err := targets.NewRoundRobin(ts)
+	if err != nil {
+		return m, err
+	}
+	o := attack.DefaultOptions()
+	o.Schedule, o.Timeout, o.HTTP2 = sch, timeout, false
+	a, err := attack.New(tr, o)
+	if err != nil {
+		return m, err
+	}
+	var ok uint64
+	ctx, cancel := context.WithTimeout(context.Background(), sch.Duration+timeout+10*time.Second)
+	defer cancel()
+	err = a.Run(ctx, func(r *results.Result) {
+		m.Requests++
+		m.Codes[int(r.Code)]++
+		if r.Success() {
+			ok++
+		}
+		metrics.RecordLatency(m.hist, r.DueLatency())
+	})
+	if m.Requests > 0 {
+		m.Success = float64(ok) / float64(m.Requests)
+	}
+	m.P50, m.P99, m.Max = time.Duration(m.hist.ValueAtQuantile(50)), time.Duration(m.hist.ValueAtQuantile(99)), time.Duration(m.hist.Max())
+	return m, err
+}
