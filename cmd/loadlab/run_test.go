@@ -194,3 +194,79 @@ func TestRunSet(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCapacitySearch runs a capacity search on real components: a pool
+// of 4 workers in front of a 100 ms origin carries 40 req/s, so the
+// search, starting from the model's knee, must answer just below that
+// and confirm it, and the report must lead with the answer.
+func TestRunCapacitySearch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and runs about 20 s of load")
+	}
+	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("plan.yaml", `name: capacity
+components:
+  origin: {kind: origin, recipe: origin.json}
+  proxy: {kind: proxy, config: proxy.yaml}
+scenarios:
+  - {name: search, target: "GET ${proxy.url}/search", rate: 20/s, duration: 2s, timeout: 3s}
+thresholds: ["search: success > 99%"]
+search: {scenario: search, rate: 5..200, precision: 10%}
+`)
+	write("proxy.yaml", `pools:
+  default: {size: 4, overflow: 0, checkout_timeout: 100ms}
+routes:
+  - {name: search, path: /search*, upstream: "${origin.url}", pool: default, request_timeout: 2s}
+`)
+	write("origin.json", `{"stages": [{"at": 0, "status": 200, "latency": "100ms"}]}`)
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	code := runMain([]string{"run", "-out", out, filepath.Join(dir, "plan.yaml")}, nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d (the confirmed answer holds: want 0)\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	}
+	var sum struct {
+		Search []struct {
+			Rate, Predicted float64
+			Confirmed       bool
+			Probes          []struct {
+				Rate float64
+				Pass bool
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Search) != 1 {
+		t.Fatalf("%d search results, want 1", len(sum.Search))
+	}
+	s := sum.Search[0]
+	t.Logf("answer %.1f req/s (model %.1f), %d probes: %+v", s.Rate, s.Predicted, len(s.Probes), s.Probes)
+	if s.Rate < 30 || s.Rate > 41 || !s.Confirmed {
+		t.Errorf("answer %.1f req/s (confirmed %v), want about 36-40 req/s confirmed", s.Rate, s.Confirmed)
+	}
+	if s.Predicted < 36 || s.Predicted > 41 {
+		t.Errorf("the model's knee %.1f req/s, want just under 40", s.Predicted)
+	}
+	if s.Probes[0].Rate != s.Predicted {
+		t.Errorf("the search started at %.1f, not at the model's knee %.1f", s.Probes[0].Rate, s.Predicted)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "**Capacity** (the highest rate that meets the thresholds): ") || !strings.Contains(string(md), "### Capacity search") {
+		t.Errorf("report.md does not lead with the capacity:\n%.600s", md)
+	}
+	if !strings.Contains(string(md), "Knee: success against rate") {
+		t.Errorf("report.md has no knee chart")
+	}
+}

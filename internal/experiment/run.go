@@ -89,38 +89,26 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		Version: opts.Version, Machine: machine(), Design: Design(p)}
 	var runs []*stepRun
 	defer r.fleet.stopAll()
-	for _, st := range p.Steps {
-		if ctx.Err() != nil {
+	judged := func(*stepRun) bool { return true }
+	if p.Search != nil {
+		var confirms map[*stepRun]bool
+		var fatal error
+		runs, confirms, fatal = r.search(ctx, sum)
+		// Probes above the answer fail the thresholds by design: only the
+		// confirmation runs are judged.
+		judged = func(st *stepRun) bool { return confirms[st] }
+		switch {
+		case errors.Is(fatal, errInterrupted):
 			sum.Interrupted = true
-			break
+		case fatal != nil:
+			sum.Aborted = fatal.Error()
 		}
-		var reruns []string
-		res, fatal := r.runStep(ctx, st)
-		for len(reruns) < p.Retries && fatal == nil {
-			why := res.Disturbed()
-			if why == "" {
-				break
-			}
-			reruns = append(reruns, why)
-			r.progress("  the generator could not keep its schedule (%s): running the step again", why)
-			res, fatal = r.runStep(ctx, st)
-		}
-		res.Reruns = reruns
-		runs = append(runs, res)
-		sum.Steps = append(sum.Steps, res.StepResult)
-		r.progressStep(res)
-		if errors.Is(fatal, errInterrupted) {
-			sum.Interrupted = true
-			break
-		}
-		if fatal != nil {
-			sum.Aborted = fmt.Sprintf("step %d (%s): %v", st.Index+1, st.Name, fatal)
-			break
-		}
+	} else {
+		runs = r.runSteps(ctx, sum)
 	}
 	r.fleet.stopAll()
 	sum.Ended = time.Now()
-	r.evaluate(sum, runs)
+	r.evaluate(sum, runs, judged)
 	out := &Outcome{Summary: sum, Report: filepath.Join(r.out, "report.md"), HTML: filepath.Join(r.out, "report.html"), ExitCode: sum.ExitCode}
 	if err := summary.WriteSamples(r.out, sampleRows(runs)); err != nil {
 		return out, err
@@ -161,9 +149,12 @@ func prepareOut(dir string) error {
 }
 
 // evaluate checks thresholds, gathers warnings and sets the exit code.
-func (r *runner) evaluate(sum *summary.Summary, runs []*stepRun) {
+func (r *runner) evaluate(sum *summary.Summary, runs []*stepRun, judged func(*stepRun) bool) {
 	failed := false
 	for _, st := range runs {
+		if !judged(st) {
+			continue
+		}
 		for _, sc := range st.scenarios {
 			for _, th := range r.plan.Thresholds {
 				if !th.Applies(sc.Name) {
@@ -228,4 +219,40 @@ func textReport(m *metrics.Metrics) string {
 		return "report error: " + err.Error()
 	}
 	return b.String()
+}
+
+// runSteps runs the plan's steps in order, again when the generator fell
+// behind (up to the plan's retries).
+func (r *runner) runSteps(ctx context.Context, sum *summary.Summary) []*stepRun {
+	var runs []*stepRun
+	for _, st := range r.plan.Steps {
+		if ctx.Err() != nil {
+			sum.Interrupted = true
+			break
+		}
+		var reruns []string
+		res, fatal := r.runStep(ctx, st)
+		for len(reruns) < r.plan.Retries && fatal == nil {
+			why := res.Disturbed()
+			if why == "" {
+				break
+			}
+			reruns = append(reruns, why)
+			r.progress("  the generator could not keep its schedule (%s): running the step again", why)
+			res, fatal = r.runStep(ctx, st)
+		}
+		res.Reruns = reruns
+		runs = append(runs, res)
+		sum.Steps = append(sum.Steps, res.StepResult)
+		r.progressStep(res)
+		if errors.Is(fatal, errInterrupted) {
+			sum.Interrupted = true
+			break
+		}
+		if fatal != nil {
+			sum.Aborted = fmt.Sprintf("step %d (%s): %v", st.Index+1, st.Name, fatal)
+			break
+		}
+	}
+	return runs
 }

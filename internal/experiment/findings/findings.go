@@ -63,6 +63,10 @@ func Compute(sum *summary.Summary, opts Options) []Finding {
 		}
 		kept = append(kept, f.Finding)
 	}
+	if len(sum.Search) > 0 {
+		s := sum.Search[0]
+		kept = append([]Finding{{Kind: summary.KindSearch, Text: fmt.Sprintf("Capacity: the highest rate of %s that meets the thresholds, found by bisection on real runs and confirmed by one more: %s.", s.Scenario, summary.SearchSentence(sum.Search))}}, kept...)
+	}
 	return append(kept, predicted...)
 }
 

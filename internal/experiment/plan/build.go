@@ -85,7 +85,10 @@ func (b *builder) build(p *Plan) error {
 	if err := b.samplers(); err != nil {
 		return err
 	}
-	return b.thresholds()
+	if err := b.thresholds(); err != nil {
+		return err
+	}
+	return b.search()
 }
 
 func (b *builder) path(s Str, field string) (string, error) {

@@ -38,6 +38,7 @@ type Plan struct {
 	Samplers    Samplers
 	Thresholds  []threshold.Threshold
 	Overrides   []Override // variables set on the command line (-set)
+	Search      *Search    // a capacity search instead of the steps as written, or nil
 }
 
 // Component is a process the runner starts, health-checks and stops.

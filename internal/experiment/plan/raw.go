@@ -19,6 +19,7 @@ type rawPlan struct {
 	Stop        rawStop               `yaml:"stop"`
 	Samplers    rawSamplers           `yaml:"samplers"`
 	Thresholds  Strs                  `yaml:"thresholds"`
+	Search      *rawSearch            `yaml:"search"`
 }
 
 type rawComponent struct {

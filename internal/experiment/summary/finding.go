@@ -16,6 +16,7 @@ const (
 	KindDisturbed  = "disturbed"  // steps left out because the generator fell behind
 	KindModel      = "model"      // what the model says happened in a step, and why
 	KindPrediction = "prediction" // whether the measurements agreed with the model's predictions
+	KindSearch     = "search"     // a capacity search's answer per configuration
 )
 
 // Finding is one sentence the data supports, of one kind. A heuristic

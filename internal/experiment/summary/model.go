@@ -1,6 +1,11 @@
 package summary
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
 
 // Tolerances within which a measurement agrees with the model.
 const (
@@ -132,4 +137,71 @@ func Checks(sum *Summary) []Check {
 // one (seconds).
 func LatencyAgrees(pred, meas float64) bool {
 	return math.Abs(meas-pred) <= max(LatencyTolerance*pred, LatencyFloor)
+}
+
+// SearchResult is a capacity search's answer for one configuration: the
+// highest rate of the searched scenario at which the thresholds held.
+type SearchResult struct {
+	Configuration string  `json:"configuration"`
+	Scenario      string  `json:"scenario"`
+	Rate          float64 `json:"rate"`      // 0: no rate in the range held
+	Precision     float64 `json:"precision"` // relative width of the answer
+	Min           float64 `json:"min"`       // the range searched
+	Max           float64 `json:"max"`
+	AtMax         bool    `json:"at_max,omitempty"` // it still held at the range's top
+	// Predicted is the model's knee for the configuration (0: not modelled).
+	Predicted float64 `json:"predicted,omitempty"`
+	// Confirmed says a confirmation run at Rate held too.
+	Confirmed bool `json:"confirmed"`
+	// Broken is the threshold that failed just above Rate.
+	Broken string        `json:"broken,omitempty"`
+	Probes []SearchProbe `json:"probes"`
+}
+
+// SearchProbe is one run of a capacity search.
+type SearchProbe struct {
+	Rate    float64 `json:"rate"`
+	Step    string  `json:"step"`
+	Pass    bool    `json:"pass"`
+	Success float64 `json:"success"`
+	P99     float64 `json:"p99_seconds"`
+	// Confirmation marks the run that confirmed the answer.
+	Confirmation bool `json:"confirmation,omitempty"`
+	// Broken is the first threshold that failed.
+	Broken string `json:"broken,omitempty"`
+}
+
+// SearchSentence is a search's answer in one sentence, for the report's
+// first screen: "512 workers + 4096 overflow: 1,040 req/s ± 2%; ...".
+func SearchSentence(rs []SearchResult) string {
+	var parts []string
+	for _, r := range rs {
+		var s string
+		switch {
+		case r.Rate == 0:
+			s = fmt.Sprintf("%s: no rate from %s req/s holds", r.Configuration, FmtRate(r.Min))
+		case r.AtMax:
+			s = fmt.Sprintf("%s: still holds at %s req/s, the top of the range", r.Configuration, FmtRate(r.Rate))
+		default:
+			s = fmt.Sprintf("%s: %s req/s ± %.0f%%", r.Configuration, FmtRate(r.Rate), 100*r.Precision)
+		}
+		if r.Predicted > 0 {
+			s += fmt.Sprintf(" (model: %s)", FmtRate(r.Predicted))
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// FmtRate writes a rate with thousands separators: 1,040 or 12.5.
+func FmtRate(r float64) string {
+	if r < 100 {
+		return strconv.FormatFloat(math.Round(r*10)/10, 'f', -1, 64)
+	}
+	n := int64(math.Round(r))
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

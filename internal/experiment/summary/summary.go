@@ -36,6 +36,7 @@ type Summary struct {
 	Interrupted bool              `json:"interrupted,omitempty"`
 	Warnings    []string          `json:"warnings,omitempty"`
 	Findings    []Finding         `json:"findings,omitempty"`
+	Search      []SearchResult    `json:"search,omitempty"` // a capacity search's answers, per configuration
 	ExitCode    int               `json:"exit_code"`
 }
 

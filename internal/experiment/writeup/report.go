@@ -64,6 +64,26 @@ func predictionRows(sum *summary.Summary, miss string) [][]string {
 	return rows
 }
 
+// searchRows lists a capacity search's runs in the order they ran.
+func searchRows(sum *summary.Summary) [][]string {
+	var rows [][]string
+	for _, r := range sum.Search {
+		for _, p := range r.Probes {
+			verdict := "holds"
+			if !p.Pass {
+				verdict = "fails: " + p.Broken
+			}
+			if p.Confirmation {
+				verdict += " (confirmation)"
+			}
+			rows = append(rows, []string{r.Configuration, summary.FmtRate(p.Rate), fmt.Sprintf("%.2f%%", 100*p.Success), summary.FmtSeconds(p.P99), verdict})
+		}
+	}
+	return rows
+}
+
+var searchHeader = []string{"Configuration", "Rate (req/s)", "Success", "p99", "Verdict"}
+
 var predictionHeader = []string{"Step", "Scenario", "Success predicted \u2502 measured", "p50 predicted \u2502 measured", "p99 predicted \u2502 measured", "Verdict"}
 
 // predictionNote says what the table is and how close is close.
@@ -154,6 +174,9 @@ func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []char
 	}
 	fmt.Fprintf(&b, "- Machine: %s, %d cores, %.1f GB, %s %s; generator and components share it\n", orText(sum.Machine.CPU, "unknown CPU"), sum.Machine.Cores, sum.Machine.MemoryGB, sum.Machine.OS, sum.Machine.Kernel)
 	fmt.Fprintf(&b, "- Latencies are measured from when each request was due (no coordinated omission); HTTP/1.1 keep-alive unless a scenario says otherwise\n\n")
+	if len(sum.Search) > 0 {
+		b.WriteString("**Capacity** (the highest rate that meets the thresholds): " + summary.SearchSentence(sum.Search) + ".\n\n")
+	}
 	if sum.Description != "" {
 		b.WriteString("## Background\n" + strings.TrimSpace(sum.Description) + "\n\n")
 	}
@@ -265,6 +288,10 @@ func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []char
 		fmt.Fprintf(&b, "### %s\n", name)
 		mdTable(&b, comparisonHeader, comparisonRows(sum, name))
 	}
+	if rows := searchRows(sum); len(rows) > 0 {
+		b.WriteString("### Capacity search\n")
+		mdTable(&b, searchHeader, rows)
+	}
 	if rows := predictionRows(sum, "**MISS**"); len(rows) > 0 {
 		b.WriteString("### Predicted and measured\n" + predictionNote() + "\n\n")
 		mdTable(&b, predictionHeader, rows)
@@ -340,6 +367,9 @@ func comparisonSection(sum *summary.Summary, pct []chartFile) web.Section {
 		hdr := append([]string(nil), comparisonHeader...)
 		hdr[0] = name + ": configuration"
 		cmp.Tables = append(cmp.Tables, web.Table{Header: hdr, Rows: comparisonRows(sum, name)})
+	}
+	if rows := searchRows(sum); len(rows) > 0 {
+		cmp.Tables = append(cmp.Tables, web.Table{Header: searchHeader, Rows: rows})
 	}
 	if rows := predictionRows(sum, "MISS"); len(rows) > 0 {
 		cmp.Text = predictionNote()

@@ -1,0 +1,81 @@
+package writeup
+
+import (
+	"sort"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/plot"
+	"github.com/loadlab/loadlab/internal/slug"
+)
+
+// kneeCharts are the knee charts of the main scenario (the searched one,
+// or the first): success ratio and p99 against rate, a line per
+// configuration through the measured steps, and a line of the model's
+// predictions beside each; nil when no configuration ran at two rates.
+func kneeCharts(sum *summary.Summary) []chartFile {
+	name := ""
+	if len(sum.Search) > 0 {
+		name = sum.Search[0].Scenario
+	} else if names := sum.ScenarioNames(); len(names) > 0 {
+		name = names[0]
+	}
+	type point struct{ rate, success, p99 float64 }
+	measured := map[string][]point{}
+	predicted := map[string][]point{}
+	var order []string
+	for _, st := range sum.Steps {
+		sc := st.Scenario(name)
+		if sc == nil || sc.Requests == 0 || st.Aborted != "" {
+			continue
+		}
+		rate := sc.RateActual
+		if rate <= 0 {
+			continue
+		}
+		conf := st.Configuration
+		if _, ok := measured[conf]; !ok {
+			order = append(order, conf)
+		}
+		measured[conf] = append(measured[conf], point{rate, 100 * sc.Success, 1000 * sc.Latency.P99})
+		if p := st.Model.PredictedScenario(name); p != nil {
+			predicted[conf] = append(predicted[conf], point{rate, 100 * p.Success, 1000 * p.Latency.P99})
+		}
+	}
+	rates := map[float64]bool{}
+	for _, ps := range measured {
+		for _, p := range ps {
+			rates[p.rate] = true
+		}
+	}
+	if len(rates) < 2 {
+		return nil
+	}
+	series := func(y func(point) float64) []plot.Series {
+		var out []plot.Series
+		for _, conf := range order {
+			for _, set := range []struct {
+				label string
+				pts   []point
+			}{{conf + " (measured)", measured[conf]}, {conf + " (model)", predicted[conf]}} {
+				if len(set.pts) == 0 {
+					continue
+				}
+				pts := append([]point(nil), set.pts...)
+				sort.Slice(pts, func(i, j int) bool { return pts[i].rate < pts[j].rate })
+				s := plot.Series{Name: set.label, Kind: plot.Line, Dots: true}
+				for _, p := range pts {
+					s.Points = append(s.Points, plot.Point{X: p.rate, Y: y(p)})
+				}
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	file := "charts/knee-" + slug.Make(name, "") + "-"
+	return []chartFile{
+		{"Knee: success against rate", file + "success.svg", plot.Chart{Title: "Success ratio of " + name + " against its rate, per configuration",
+			X: plot.Axis{Label: "requests/s"}, Y: plot.Axis{Label: "success %", Min: 0, Max: 100}, Series: series(func(p point) float64 { return p.success })}},
+		{"Knee: p99 against rate", file + "p99.svg", plot.Chart{Title: "p99 latency of " + name + " against its rate, per configuration",
+			X: plot.Axis{Label: "requests/s"}, Y: plot.Axis{Label: "p99 ms"}, Series: series(func(p point) float64 { return p.p99 })}},
+	}
+}
