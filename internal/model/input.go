@@ -75,7 +75,7 @@ type Costs struct {
 }
 
 // DefaultCosts are the loopback costs the model assumes unless told.
-var DefaultCosts = Costs{Dial: 60 * time.Microsecond, Close: 15 * time.Microsecond, Message: 2 * time.Microsecond,
+var DefaultCosts = Costs{Dial: 36 * time.Microsecond, Close: 7 * time.Microsecond, Message: 2 * time.Microsecond,
 	Exchange: 450 * time.Microsecond}
 
 // originSeed is the seed of the origin's draws.
