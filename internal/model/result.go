@@ -120,14 +120,10 @@ func (p *ScenarioPrediction) finish() {
 	}
 	p.Success /= float64(p.Requests)
 	h := p.hist
-	p.Latencies = Latencies{
-		Mean: p.total / time.Duration(p.Requests),
-		P50:  time.Duration(h.ValueAtQuantile(50)),
-		P90:  time.Duration(h.ValueAtQuantile(90)),
-		P95:  time.Duration(h.ValueAtQuantile(95)),
-		P99:  time.Duration(h.ValueAtQuantile(99)),
-		Max:  p.max,
-	}
+	// The histogram's buckets round up; no percentile is above the exact
+	// maximum.
+	q := func(pct float64) time.Duration { return min(time.Duration(h.ValueAtQuantile(pct)), p.max) }
+	p.Latencies = Latencies{Mean: p.total / time.Duration(p.Requests), P50: q(50), P90: q(90), P95: q(95), P99: q(99), Max: p.max}
 }
 
 // Scenario returns the named scenario's prediction, or nil.
