@@ -85,6 +85,7 @@ func (f *headerFlag) Set(s string) error {
 // attackFlags are the parsed flags of loadlab attack.
 type attackFlags struct {
 	targets, format, output, body, name, rate, steps, client string
+	shard, segment, segments, startAt                        string
 	lazy, http2, h2c, keepalive, insecure, quiet, precise    bool
 	harvest                                                  bool
 	duration, timeout, stepDuration, catchUp                 time.Duration
@@ -126,6 +127,10 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line on stderr (it is only drawn when stderr is a terminal)")
 	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
 	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates: request i renders the same in every run with the same seed (0 = random)")
+	fs.StringVar(&f.shard, "shard", "", "send shard `i/n` of the schedule (1-based): n generators started with 1/n .. n/n and the same -start-at send the single-machine attack together, each request once with its global sequence number")
+	fs.StringVar(&f.segment, "segment", "", "send the `from:to` segment of the schedule (k6's execution segments, e.g. 0:1/4), within -segments")
+	fs.StringVar(&f.segments, "segments", "", "every shard's cut `points`, e.g. 0,1/4,1/2,1 (default: the segment's own cuts); all shards must give the same")
+	fs.StringVar(&f.startAt, "start-at", "", "anchor the schedule at `time`: RFC 3339 (2026-11-24T15:00:00Z) or +30s from now; requests due before the attack could start count as late, never shifted")
 	fs.StringVar(&f.client, "client", "lean", "HTTP/1.1 client for http:// targets: lean (loadlab's keep-alive client) or std (net/http); https, -h2c and -max-connections always use net/http")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -186,6 +191,10 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	opts.KeepAlive, opts.HTTP2, opts.H2C, opts.Insecure = f.keepalive, f.http2, f.h2c, f.insecure
 	opts.Precise, opts.Harvest = f.precise, f.harvest
 	opts.Redirects, opts.MaxBody, opts.CatchUp, opts.Seed, opts.Client = f.redirects, f.maxBody, f.catchUp, f.seed, f.client
+	meta := results.Meta{Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, args...)}
+	if err := f.shardOptions(&opts, &meta, time.Now()); err != nil {
+		return err
+	}
 	if sched.Unpaced() && !f.maxWorkersSet {
 		return badinput.Field("-max-workers", "-rate=0 (as fast as possible) needs -max-workers, the number of concurrent requests, e.g. -max-workers=64")
 	}
@@ -203,7 +212,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	}
 	job := attackrun.Job{
 		Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output,
-		Meta: results.Meta{Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, args...)},
+		Meta: meta,
 	}
 	if !f.quiet {
 		job.Log = stderr

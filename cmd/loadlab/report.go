@@ -54,6 +54,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	followIdle := fs.Duration("follow-idle", 10*time.Second, "with -follow, stop after this long without new results (0 = only on Ctrl-C)")
 	var basis metrics.Basis
 	fs.Var(&basis, "basis", basisUsage)
+	force := fs.Bool("force", false, "merge results files that are shards of different attacks (or shards and whole attacks) anyway")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,10 +82,14 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	defer closeAll()
+	owned, err := report.CheckShards(inputs, *force)
+	if err != nil {
+		return err
+	}
 	merge := report.NewMerge(inputs...)
 	err = withOutput(*output, stdout, *every > 0, func(w io.Writer) error {
 		_, err := report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every,
-			Metrics: metrics.Options{Basis: basis}})
+			Metrics: metrics.Options{Basis: basis, Owned: owned}})
 		return err
 	})
 	if err != nil {
@@ -122,7 +127,11 @@ func openInputs(files []string, stdin io.Reader) ([]report.Input, func(), error)
 			return nil, nil, err
 		}
 		srcs = append(srcs, s)
-		inputs = append(inputs, report.Input{Name: s.Name, Dec: s})
+		in := report.Input{Name: s.Name, Dec: s}
+		if s.Meta != nil {
+			in.Shard = s.Meta.Shard
+		}
+		inputs = append(inputs, in)
 	}
 	return inputs, closeAll, nil
 }

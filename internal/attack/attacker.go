@@ -158,6 +158,15 @@ func (a *Attacker) Run(ctx context.Context, out func(*results.Result)) error {
 	}()
 
 	start := time.Now()
+	if at := a.opts.StartAt; !at.IsZero() {
+		if wait := time.Until(at); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-a.stopSending:
+			}
+		}
+		start = at
+	}
 	a.started.Store(start.UnixNano())
 	if a.sched.Unpaced() {
 		a.runUnpaced(start)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/attack/segment"
 	"github.com/loadlab/loadlab/internal/badinput"
 )
 
@@ -53,6 +54,16 @@ type Options struct {
 	// Header is added to requests whose target has no such header; normally
 	// headers are given to the targets decoder instead.
 	Header http.Header
+	// Segment, when set, makes this attack one shard of the schedule: it
+	// sends only the requests of its segment, each with its global
+	// sequence number and due time (see package segment). An unpaced
+	// attack gets its share of MaxWorkers.
+	Segment *segment.Segment
+	// StartAt anchors the schedule on a wall-clock instant (shards started
+	// on several machines share it): the attack waits for it, and when it
+	// is already past, the requests due before now count as late (or
+	// dropped beyond CatchUp), never shifted. Zero: now.
+	StartAt time.Time
 }
 
 // DefaultOptions are vegeta's defaults where vegeta has one, with bodies

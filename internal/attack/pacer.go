@@ -14,7 +14,12 @@ import (
 func (a *Attacker) pace(start time.Time) {
 	sleep, release := a.sleeper()
 	defer release()
-	for i := uint64(0); ; i++ {
+	seg := a.opts.Segment
+	next := func(i uint64) uint64 { return i }
+	if seg != nil {
+		next = seg.Next
+	}
+	for i := next(0); ; i = next(i + 1) {
 		off, step, ok := a.sched.At(i)
 		if !ok {
 			return
@@ -180,7 +185,13 @@ func (a *Attacker) runUnpaced(start time.Time) {
 	if d := a.opts.Schedule.Duration; d > 0 {
 		end = start.Add(d)
 	}
-	for range a.opts.MaxWorkers {
+	workers := a.opts.MaxWorkers
+	seq := func(n uint64) uint64 { return n }
+	if seg := a.opts.Segment; seg != nil {
+		// This shard's share of the workers, and of the sequence numbers.
+		workers, seq = seg.Share(workers), seg.Nth
+	}
+	for range workers {
 		a.workers.Add(1)
 		a.wg.Add(1)
 		w := a.newWorker()
@@ -191,7 +202,7 @@ func (a *Attacker) runUnpaced(start time.Time) {
 				if !end.IsZero() && !now.Before(end) {
 					return
 				}
-				w.fire(a.seq.Add(1)-1, time.Time{}, 0)
+				w.fire(seq(a.seq.Add(1)-1), time.Time{}, 0)
 			}
 		}()
 	}

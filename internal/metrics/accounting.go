@@ -19,6 +19,10 @@ type Accounting struct {
 	// Unavailable says a sequence number was beyond what is tracked, so the
 	// figures above are not complete.
 	Unavailable bool
+	// Owned, when set, says which sequence numbers the inputs were to
+	// record: shards of a split attack send only theirs, so the others
+	// are not missing.
+	Owned func(seq uint64) bool
 
 	ledgers map[string]*ledger
 }
@@ -80,6 +84,17 @@ func (a *Accounting) close() {
 			continue
 		}
 		n := l.max + 1
+		if a.Owned != nil {
+			for seq := uint64(0); seq < n; seq++ {
+				if a.Owned(seq) {
+					a.Scheduled++
+					if l.bits[seq/64]&(1<<(seq%64)) == 0 {
+						a.Missing++
+					}
+				}
+			}
+			continue
+		}
 		a.Scheduled += n
 		var seen uint64
 		for i, w := range l.bits {

@@ -20,6 +20,9 @@ type Options struct {
 	MaxGroups int
 	// NoBreakdown disables the per-attack, per-target and per-step groups.
 	NoBreakdown bool
+	// Owned, when set, is which sequence numbers the accounting expects
+	// (see Accounting.Owned): the inputs are some shards of a split attack.
+	Owned func(seq uint64) bool
 	// Basis is what Latencies are measured from (FromDue by default).
 	Basis Basis
 }
@@ -126,7 +129,7 @@ func NewWith(o Options) *Metrics {
 	}
 	if !o.NoBreakdown {
 		m.breakdown = newBreakdown(o)
-		m.Accounting = &Accounting{}
+		m.Accounting = &Accounting{Owned: o.Owned}
 	}
 	return m
 }

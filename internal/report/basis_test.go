@@ -62,7 +62,7 @@ func TestMixedBases(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, err := Run(&out, NewMerge(Input{"attack.lll", src}, Input{"vegeta.bin", vsrc}), Options{Kind: KindText}); err != nil {
+	if _, err := Run(&out, NewMerge(Input{Name: "attack.lll", Dec: src}, Input{Name: "vegeta.bin", Dec: vsrc}), Options{Kind: KindText}); err != nil {
 		t.Fatal(err)
 	}
 	want := "(Latencies run from the due time for attack.lll; vegeta.bin has no due times, so its latencies run from the send time."

@@ -24,7 +24,7 @@ func BenchmarkRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Run(io.Discard, NewMerge(Input{"bench", src}), Options{Kind: KindText}); err != nil {
+		if _, err := Run(io.Discard, NewMerge(Input{Name: "bench", Dec: src}), Options{Kind: KindText}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -42,7 +42,7 @@ func runReport(t *testing.T, file, typ string) ([]byte, *metrics.Metrics) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	m, err := Run(&out, NewMerge(Input{file, src}), Options{Kind: kind, Buckets: bs})
+	m, err := Run(&out, NewMerge(Input{Name: file, Dec: src}), Options{Kind: kind, Buckets: bs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestMergedShards(t *testing.T) {
 	sa, _ := results.OpenReader(&a, "a.json")
 	sb, _ := results.OpenReader(&b, "b.csv")
 	var out bytes.Buffer
-	if _, err := Run(&out, NewMerge(Input{"a", sa}, Input{"b", sb}), Options{Kind: KindJSON}); err != nil {
+	if _, err := Run(&out, NewMerge(Input{Name: "a", Dec: sa}, Input{Name: "b", Dec: sb}), Options{Kind: KindJSON}); err != nil {
 		t.Fatal(err)
 	}
 	whole, _ := runReport(t, "basic.bin", "json")

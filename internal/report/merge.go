@@ -13,6 +13,9 @@ import (
 type Input struct {
 	Name string
 	Dec  results.Decoder
+	// Shard is the input's shard record when it is one shard of a split
+	// attack (loadlab attack -shard), else nil.
+	Shard *results.Shard
 }
 
 // Warning is a problem with an input that did not stop the report: the
@@ -44,6 +47,7 @@ type Merge struct {
 	inputs   []Input
 	counts   []uint64
 	due      []bool // the input's results carry due times
+	last     int    // input of the result Decode returned last
 }
 
 // NewMerge returns a Merge over inputs.
@@ -111,6 +115,7 @@ func (m *Merge) Decode(r *results.Result) error {
 	}
 	hd := m.h[0]
 	*r = hd.r
+	m.last = hd.src
 	hd.r = results.Result{}
 	ok, err := m.fill(hd)
 	if err != nil {
@@ -123,6 +128,19 @@ func (m *Merge) Decode(r *results.Result) error {
 	}
 	return nil
 }
+
+// hasShards reports whether any input is a shard of a split attack.
+func (m *Merge) hasShards() bool {
+	for _, in := range m.inputs {
+		if in.Shard != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Source is the index of the input the last decoded result came from.
+func (m *Merge) Source() int { return m.last }
 
 // Corrupt reports whether any input had a corrupt (not merely torn) tail.
 func (m *Merge) Corrupt() bool {

@@ -62,7 +62,7 @@ func report(t *testing.T, data []byte, o Options) (string, *Merge) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewMerge(Input{"run.bin", src})
+	m := NewMerge(Input{Name: "run.bin", Dec: src})
 	var out bytes.Buffer
 	if _, err := Run(&out, m, o); err != nil {
 		t.Fatal(err)

@@ -76,6 +76,11 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		}
 		sinks = append(sinks, iv)
 	}
+	var shards *shardTable
+	if mg, ok := dec.(*Merge); ok && mg.hasShards() {
+		shards = newShardTable(mg, o.Metrics)
+		sinks = append(sinks, shards)
+	}
 	sink := results.Tee(sinks...)
 	var r results.Result
 	for {
@@ -117,6 +122,9 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 	case KindHDRPlot:
 		return m, WriteHDRPlot(w, m)
 	default:
-		return m, writeText(w, m, bases)
+		if err := writeText(w, m, bases); err != nil || shards == nil {
+			return m, err
+		}
+		return m, shards.write(w)
 	}
 }

@@ -20,4 +20,25 @@ type Meta struct {
 	Attack    string            `json:"attack,omitempty"`    // default attack name
 	Rate      string            `json:"rate,omitempty"`      // schedule as given by the user
 	Labels    map[string]string `json:"labels,omitempty"`    // free-form (step names, variant, ...)
+	Shard     *Shard            `json:"shard,omitempty"`     // this file is one shard of a split attack
+}
+
+// Shard describes one shard of an attack split between generators (see
+// loadlab attack -shard): which part of the global schedule it sent, and
+// the instant all shards anchored the schedule on.
+type Shard struct {
+	Segment  string    `json:"segment"`  // "1/4:1/2"
+	Sequence string    `json:"sequence"` // every shard's cuts, "0,1/4,1/2,3/4,1"
+	Schedule string    `json:"schedule"` // the global schedule, as given
+	StartAt  time.Time `json:"start_at"` // the common start instant
+	// LateBy is how far past StartAt this shard started (0: on time); its
+	// requests due before then were sent late or dropped, never shifted.
+	LateBy time.Duration `json:"late_by,omitempty"`
+	Host   string        `json:"host,omitempty"` // the generator's host name
+}
+
+// SameAttack reports whether two shards come from one split attack: the
+// same global schedule, sequence and start instant.
+func (s *Shard) SameAttack(o *Shard) bool {
+	return s != nil && o != nil && s.Schedule == o.Schedule && s.Sequence == o.Sequence && s.StartAt.Equal(o.StartAt)
 }
