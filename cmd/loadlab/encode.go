@@ -41,6 +41,7 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	output := fs.String("output", "-", "output `file`; - writes to stdout")
 	var basis metrics.Basis
 	fs.Var(&basis, "basis", "for csv and gob, which carry one time per result: "+basisUsage+". json and loadlab keep both times")
+	strict := fs.Bool("strict", false, "stop at the first damaged block of a loadlab results file and exit 2, instead of skipping to the next good block with a warning")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	if !oneTime && flagSet(fs, "basis") {
 		return badinput.Field("-basis", "-to %s keeps both the due and the send time; -basis applies to csv and gob", *to)
 	}
-	inputs, closeAll, err := openInputs(fs.Args(), stdin)
+	inputs, closeAll, err := openInputs(fs.Args(), stdin, !*strict)
 	if err != nil {
 		return err
 	}

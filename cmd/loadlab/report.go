@@ -54,6 +54,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	followIdle := fs.Duration("follow-idle", 10*time.Second, "with -follow, stop after this long without new results (0 = only on Ctrl-C)")
 	var basis metrics.Basis
 	fs.Var(&basis, "basis", basisUsage)
+	strict := fs.Bool("strict", false, "stop at the first damaged block of a loadlab results file and exit 2, instead of skipping to the next good block with a warning")
 	force := fs.Bool("force", false, "merge results files that are shards of different attacks (or shards and whole attacks) anyway")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -76,7 +77,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 		inputs, closeAll, err = followInput(ctx, fs.Arg(0), *followIdle)
 	} else {
-		inputs, closeAll, err = openInputs(fs.Args(), stdin)
+		inputs, closeAll, err = openInputs(fs.Args(), stdin, !*strict)
 	}
 	if err != nil {
 		return err
@@ -99,7 +100,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 }
 
 // openInputs opens every results file (stdin for none or "-").
-func openInputs(files []string, stdin io.Reader) ([]report.Input, func(), error) {
+func openInputs(files []string, stdin io.Reader, resync bool) ([]report.Input, func(), error) {
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
@@ -126,6 +127,7 @@ func openInputs(files []string, stdin io.Reader) ([]report.Input, func(), error)
 			closeAll()
 			return nil, nil, err
 		}
+		s.Resync(resync)
 		srcs = append(srcs, s)
 		in := report.Input{Name: s.Name, Dec: s}
 		if s.Meta != nil {
@@ -162,6 +164,9 @@ func followInput(ctx context.Context, path string, idle time.Duration) ([]report
 // leaves one) and turns a corrupt file into a bad-input error (exit 2)
 // once everything before the damage has been reported.
 func readProblems(cmd string, m *report.Merge, stderr io.Writer) error {
+	for _, d := range m.Damaged() {
+		fmt.Fprintf(stderr, "loadlab %s: warning: %s\n", cmd, d)
+	}
 	var corrupt []report.Warning
 	for _, w := range m.Warnings {
 		if w.Err.Torn {

@@ -142,6 +142,20 @@ func (m *Merge) hasShards() bool {
 // Source is the index of the input the last decoded result came from.
 func (m *Merge) Source() int { return m.last }
 
+// Damaged lists, per input, the damaged regions a resynchronising read
+// skipped, as warnings.
+func (m *Merge) Damaged() []string {
+	var out []string
+	for _, in := range m.inputs {
+		if d, ok := in.Dec.(interface{ Damaged() []results.Damage }); ok {
+			for _, dm := range d.Damaged() {
+				out = append(out, in.Name+": "+dm.String())
+			}
+		}
+	}
+	return out
+}
+
 // Corrupt reports whether any input had a corrupt (not merely torn) tail.
 func (m *Merge) Corrupt() bool {
 	for _, w := range m.Warnings {

@@ -157,9 +157,9 @@ func TestEveryTextTable(t *testing.T) {
 func TestTornAndCorruptInputsWarn(t *testing.T) {
 	rs := loadlabRun(9000) // 3 blocks of at most 4096 results
 	data := stream(t, rs)
-	last := bytes.LastIndex(data, []byte("LLB1"))
+	last := bytes.LastIndex(data, []byte("LLSYNC2")) - 1 // the sync marker opening the last block
 	bad := bytes.Clone(data)
-	bad[last+20] ^= 0xff
+	bad[last+40] ^= 0xff
 	for _, tc := range []struct {
 		name    string
 		data    []byte

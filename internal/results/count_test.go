@@ -13,7 +13,7 @@ import (
 // leave behind.
 func rewriteCount(t *testing.T, data []byte, off int, count uint64) []byte {
 	t.Helper()
-	rd := bytes.NewReader(data[off+len(blockMagic):])
+	rd := bytes.NewReader(data[off+len(syncMarker):])
 	zlen, _ := binary.ReadUvarint(rd)
 	rawLen, _ := binary.ReadUvarint(rd)
 	if _, err := binary.ReadUvarint(rd); err != nil {
@@ -26,7 +26,7 @@ func rewriteCount(t *testing.T, data []byte, off int, count uint64) []byte {
 	hdr = binary.AppendUvarint(hdr, rawLen)
 	hdr = binary.AppendUvarint(hdr, count)
 	crc := crc32.Update(crc32.Checksum(hdr, castagnoli), castagnoli, z)
-	out := append([]byte(nil), data[:off+len(blockMagic)]...)
+	out := append([]byte(nil), data[:off+len(syncMarker)]...)
 	out = append(out, hdr...)
 	out = binary.LittleEndian.AppendUint32(out, crc)
 	out = append(out, z...)
@@ -38,7 +38,7 @@ func rewriteCount(t *testing.T, data []byte, off int, count uint64) []byte {
 func TestRecordCountMustMatchData(t *testing.T) {
 	rs := sample(2*blockMaxRecords+100, 1000) // 3 blocks
 	data := encodeAll(t, rs)
-	second := bytes.Index(data[bytes.Index(data, []byte(blockMagic))+1:], []byte(blockMagic)) + bytes.Index(data, []byte(blockMagic)) + 1
+	second := bytes.Index(data[bytes.Index(data, []byte(syncMarker))+1:], []byte(syncMarker)) + bytes.Index(data, []byte(syncMarker)) + 1
 	for _, count := range []uint64{0, 10} {
 		bad := rewriteCount(t, data, second, count)
 		got, err := decodeAll(t, bad)

@@ -21,22 +21,41 @@ const overflowError = "(further distinct errors not recorded)"
 
 type targetKey struct{ method, url string }
 
-// interner assigns dense ids to strings as they are first seen and remembers
-// which are new since the last block.
+// interner assigns dense ids to strings as they are first seen and
+// remembers which ids the current block uses, so that every block carries
+// the entries it needs and decodes on its own.
 type interner[K comparable] struct {
-	ids     map[K]uint32
-	pending []K
-	limit   int
+	ids   map[K]uint32
+	vals  []K
+	mark  []uint32 // block generation that last used each id
+	used  []uint32 // ids the current block uses, in first-use order
+	gen   uint32
+	limit int
 }
 
 func newInterner[K comparable](limit int) *interner[K] {
-	return &interner[K]{ids: make(map[K]uint32), limit: limit}
+	return &interner[K]{ids: make(map[K]uint32), limit: limit, gen: 1}
+}
+
+// use notes that the current block refers to id.
+func (in *interner[K]) use(id uint32) {
+	if in.mark[id] != in.gen {
+		in.mark[id] = in.gen
+		in.used = append(in.used, id)
+	}
+}
+
+// nextBlock forgets which ids the written block used.
+func (in *interner[K]) nextBlock() {
+	in.used = in.used[:0]
+	in.gen++
 }
 
 // id returns k's id, assigning the next one if k is new. ok is false when
 // the dictionary is full and k is new.
 func (in *interner[K]) id(k K) (id uint32, ok bool) {
 	if id, ok := in.ids[k]; ok {
+		in.use(id)
 		return id, true
 	}
 	if len(in.ids) >= in.limit {
@@ -44,6 +63,8 @@ func (in *interner[K]) id(k K) (id uint32, ok bool) {
 	}
 	id = uint32(len(in.ids))
 	in.ids[k] = id
-	in.pending = append(in.pending, k)
+	in.vals = append(in.vals, k)
+	in.mark = append(in.mark, 0)
+	in.use(id)
 	return id, true
 }

@@ -9,18 +9,21 @@
 // being written, the progress line) -> metrics (a Sink) -> report, plot and
 // compare.
 //
-// # Stream format (version 1)
+// # Stream format (version 2; version 1 is still read)
 //
 // A stream is a file header followed by blocks:
 //
 //	header: "LOADLAB\n" | uvarint version | uvarint len | Meta as JSON
-//	block:  "LLB1" | uvarint zlen | uvarint rawlen | uvarint nrecords |
+//	block:  sync marker (16 bytes) | uvarint zlen | uvarint rawlen | uvarint nrecords |
 //	        crc32c(le32) of the three uvarints and the payload | payload
 //
 // The payload is zstd-compressed. Decompressed, it holds the dictionary
-// entries first used in this block (errors, attack names, targets) and then
-// the records, delta-encoded against the previous record of the same block so
-// each block can be decoded once the dictionaries before it are known.
+// entries this block uses, each with its id (errors, attack names,
+// targets), and then the records, delta-encoded against the previous
+// record of the same block, so each block decodes on its own and a reader
+// can skip a damaged block to the next sync marker (Reader.Resync).
+// Version 1 blocks start with "LLB1" and carry only the entries first used
+// in them.
 //
 // Each record is: flags byte, seq delta (zigzag), due delta in ns (zigzag),
 // send lag in ns (zigzag), latency in ns, status code, bytes in, bytes out,

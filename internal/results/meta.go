@@ -2,14 +2,20 @@ package results
 
 import "time"
 
-// Version is the current stream format version.
-const Version = 1
+// Version is the stream format version written; version 1 streams are
+// still read.
+const Version = 2
 
 // magic opens every loadlab results stream.
 const magic = "LOADLAB\n"
 
-// blockMagic opens every block.
+// blockMagic opens every block of a version 1 stream.
 const blockMagic = "LLB1"
+
+// syncMarker opens every block of a version 2 stream. It is long and
+// unlikely in compressed data, so a reader that meets a damaged block can
+// scan for the next one and go on (see Reader.Resync).
+const syncMarker = "\x89LLSYNC2\r\n\x1a\n\xf3\x5e\x9c\x21"
 
 // Meta describes a stream; it is stored as JSON in the file header.
 type Meta struct {

@@ -41,6 +41,22 @@ type Source struct {
 // rest of the input cannot be read.
 func (s *Source) Decode(r *Result) error { return s.dec.Decode(r) }
 
+// Resync makes a loadlab stream skip damaged blocks and go on (see
+// Reader.Resync); other formats ignore it.
+func (s *Source) Resync(on bool) {
+	if rd, ok := s.dec.(*Reader); ok {
+		rd.Resync(on)
+	}
+}
+
+// Damaged lists the regions of a loadlab stream skipped so far.
+func (s *Source) Damaged() []Damage {
+	if rd, ok := s.dec.(*Reader); ok {
+		return rd.Damaged()
+	}
+	return nil
+}
+
 // Close releases the decoder and the file.
 func (s *Source) Close() error {
 	var err error

@@ -65,7 +65,40 @@ type Reader struct {
 	targets    []targetKey
 	zbuf       []byte
 	err        error // sticky
+	version    uint64
+	// resync: skip a damaged block to the next sync marker (version 2)
+	// instead of stopping; what was skipped is in damage.
+	resync   bool
+	damage   []Damage
+	consumed []byte // the bytes of the block being read, for resync
 }
+
+// Damage is a region of a stream the reader skipped: a block that failed
+// its checks, or bytes that were not a block at all.
+type Damage struct {
+	Offset int64  // byte offset where the damage starts
+	Bytes  int64  // bytes skipped
+	Lost   int64  // results lost, from the block's header; -1 when unknown
+	Reason string // what was wrong
+}
+
+// String describes the damage for a warning.
+func (d Damage) String() string {
+	lost := "an unknown number of results lost"
+	if d.Lost >= 0 {
+		lost = fmt.Sprintf("%d results lost", d.Lost)
+	}
+	return fmt.Sprintf("damaged region at byte %d (%d bytes: %s), %s; reading went on after it", d.Offset, d.Bytes, d.Reason, lost)
+}
+
+// Resync makes a version 2 stream's reader skip damaged blocks: it scans
+// for the next block's sync marker and goes on, recording what it skipped
+// (see Damaged). A torn tail still ends the stream. Version 1 streams,
+// whose blocks depend on the ones before, still stop at the damage.
+func (r *Reader) Resync(on bool) { r.resync = on }
+
+// Damaged lists the regions skipped so far.
+func (r *Reader) Damaged() []Damage { return r.damage }
 
 // IsStream reports whether prefix (at least 8 bytes) starts a loadlab stream.
 func IsStream(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(magic)) }
@@ -81,8 +114,8 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, &CorruptError{Offset: cr.n, Torn: true, Reason: "truncated header"}
 	}
-	if ver != Version {
-		return nil, fmt.Errorf("results stream version %d is not supported (this loadlab reads version %d)", ver, Version)
+	if ver != 1 && ver != Version {
+		return nil, fmt.Errorf("results stream version %d is not supported (this loadlab reads versions 1 and %d)", ver, Version)
 	}
 	n, err := binary.ReadUvarint(cr)
 	if err != nil || n > maxMetaBytes {
@@ -100,7 +133,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{src: cr, meta: meta, dec: dec}, nil
+	return &Reader{src: cr, meta: meta, dec: dec, version: ver}, nil
 }
 
 // Meta returns the stream's header.
@@ -115,24 +148,33 @@ func (r *Reader) Decode(res *Result) error {
 	if r.err != nil {
 		return r.err
 	}
-	for r.left == 0 {
-		if err := r.nextBlock(); err != nil {
-			r.err = err
-			return err
+	for {
+		for r.left == 0 {
+			if err := r.nextBlock(); err != nil {
+				if r.skip(err) {
+					continue
+				}
+				r.err = err
+				return err
+			}
 		}
+		if err := r.decodeRecord(res); err != nil {
+			err = &CorruptError{Offset: r.blockAt, Reason: "bad record: " + err.Error()}
+			if r.skip(err) {
+				continue
+			}
+			r.err = err
+			return r.err
+		}
+		r.left--
+		if r.left == 0 && r.pos != len(r.block) {
+			// The header's count says the block is done but its data is
+			// not: a count rewritten smaller (with a valid checksum) would
+			// otherwise drop the remaining records without a word.
+			r.err = &CorruptError{Offset: r.blockAt, Reason: fmt.Sprintf("block holds %d bytes past its %d records: its record count does not match its data", len(r.block)-r.pos, r.blockCount)}
+		}
+		return nil
 	}
-	if err := r.decodeRecord(res); err != nil {
-		r.err = &CorruptError{Offset: r.src.n, Reason: "bad record: " + err.Error()}
-		return r.err
-	}
-	r.left--
-	if r.left == 0 && r.pos != len(r.block) {
-		// The header's count says the block is done but its data is not: a
-		// count rewritten smaller (with a valid checksum) would otherwise
-		// drop the remaining records without a word.
-		r.err = &CorruptError{Offset: r.blockAt, Reason: fmt.Sprintf("block holds %d bytes past its %d records: its record count does not match its data", len(r.block)-r.pos, r.blockCount)}
-	}
-	return nil
 }
 
 // Close releases the decompressor.
@@ -143,8 +185,16 @@ func (r *Reader) Close() error {
 
 func (r *Reader) nextBlock() error {
 	start := r.src.n
-	var m [len(blockMagic)]byte
-	n, err := io.ReadFull(r.src, m[:])
+	r.blockAt, r.blockCount = start, 0
+	r.src.record = &r.consumed
+	r.consumed = r.consumed[:0]
+	defer func() { r.src.record = nil }()
+	want := blockMagic
+	if r.version >= 2 {
+		want = syncMarker
+	}
+	m := make([]byte, len(want))
+	n, err := io.ReadFull(r.src, m)
 	if err == io.EOF {
 		return io.EOF
 	}
@@ -153,7 +203,7 @@ func (r *Reader) nextBlock() error {
 	if err != nil {
 		return torn(fmt.Sprintf("file ends %d bytes into a block header", n))
 	}
-	if string(m[:]) != blockMagic {
+	if string(m) != want {
 		return bad("missing block marker")
 	}
 	var hdr []byte
@@ -167,6 +217,9 @@ func (r *Reader) nextBlock() error {
 	zlen, err1 := readUv()
 	rawLen, err2 := readUv()
 	count, err3 := readUv()
+	if err3 == nil {
+		r.blockCount = count
+	}
 	if err := errors.Join(err1, err2, err3); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return torn("file ends inside a block header")
@@ -219,6 +272,12 @@ func (r *Reader) readDict() error {
 		}
 		kind := r.block[r.pos]
 		r.pos++
+		if r.version >= 2 {
+			if err := r.dictEntry(kind); err != nil {
+				return err
+			}
+			continue
+		}
 		s, err := r.bytes()
 		if err != nil {
 			return err
@@ -239,6 +298,52 @@ func (r *Reader) readDict() error {
 		}
 	}
 	return nil
+}
+
+// dictEntry reads a version 2 dictionary entry: its id, then its value.
+func (r *Reader) dictEntry(kind byte) error {
+	id, err := r.uvarint()
+	if err != nil {
+		return err
+	}
+	s, err := r.bytes()
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case dictError:
+		if id >= maxErrors {
+			return fmt.Errorf("error id %d out of range", id)
+		}
+		r.errs = setAt(r.errs, id, string(s))
+	case dictAttack:
+		if id >= maxErrors {
+			return fmt.Errorf("attack id %d out of range", id)
+		}
+		r.attacks = setAt(r.attacks, id, string(s))
+	case dictTarget:
+		u, err := r.bytes()
+		if err != nil {
+			return err
+		}
+		if id >= maxTargets {
+			return fmt.Errorf("target id %d out of range", id)
+		}
+		r.targets = setAt(r.targets, id, targetKey{string(s), string(u)})
+	default:
+		return fmt.Errorf("unknown dictionary kind %d", kind)
+	}
+	return nil
+}
+
+// setAt sets xs[i] = v, growing xs as needed.
+func setAt[T any](xs []T, i uint64, v T) []T {
+	for uint64(len(xs)) <= i {
+		var zero T
+		xs = append(xs, zero)
+	}
+	xs[i] = v
+	return xs
 }
 
 func (r *Reader) decodeRecord(res *Result) error {
@@ -373,22 +478,49 @@ func (r *Reader) headers() (http.Header, error) {
 	return h, nil
 }
 
-// countingReader counts bytes consumed, for error offsets.
+// countingReader counts bytes consumed, for error offsets; it can record
+// what it hands out and take bytes back, so that a reader that finds a
+// block damaged can look for the next one inside it.
 type countingReader struct {
-	r *bufio.Reader
-	n int64
+	r      *bufio.Reader
+	n      int64
+	back   []byte  // bytes given back, read before r
+	record *[]byte // when set, every byte read is appended here
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
+	var n int
+	var err error
+	if len(c.back) > 0 {
+		n = copy(p, c.back)
+		c.back = c.back[n:]
+	} else {
+		n, err = c.r.Read(p)
+	}
 	c.n += int64(n)
+	if c.record != nil {
+		*c.record = append(*c.record, p[:n]...)
+	}
 	return n, err
 }
 
 func (c *countingReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.n++
+	var b byte
+	var err error
+	if len(c.back) > 0 {
+		b, c.back = c.back[0], c.back[1:]
+	} else if b, err = c.r.ReadByte(); err != nil {
+		return 0, err
 	}
-	return b, err
+	c.n++
+	if c.record != nil {
+		*c.record = append(*c.record, b)
+	}
+	return b, nil
+}
+
+// unread gives p back: it is read again before the rest of the input.
+func (c *countingReader) unread(p []byte) {
+	c.back = append(append([]byte(nil), p...), c.back...)
+	c.n -= int64(len(p))
 }

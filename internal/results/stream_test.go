@@ -121,7 +121,7 @@ func TestTornAndCorruptTails(t *testing.T) {
 	rs := sample(2*blockMaxRecords+100, 1000) // 3 blocks
 	data := encodeAll(t, rs)
 	// find the start of the last block
-	last := bytes.LastIndex(data, []byte(blockMagic))
+	last := bytes.LastIndex(data, []byte(syncMarker))
 	tests := []struct {
 		name     string
 		data     []byte
@@ -179,15 +179,25 @@ func FuzzReader(f *testing.F) {
 	f.Add(encodeAll(f, sample(50, 100)))
 	f.Add([]byte(magic))
 	f.Add([]byte("LOADLAB\n\x01\x02{}LLB1"))
+	f.Add(encodeAll(f, sample(9000, 100))) // three blocks
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := NewReader(bytes.NewReader(data))
-		if err != nil {
-			return
-		}
-		var res Result
-		for i := 0; i < 1_000_000; i++ {
-			if err := r.Decode(&res); err != nil {
+		// Both ways of reading: stopping at damage, and skipping it.
+		for _, resync := range []bool{false, true} {
+			r, err := NewReader(bytes.NewReader(data))
+			if err != nil {
 				return
+			}
+			r.Resync(resync)
+			var res Result
+			for i := 0; i < 1_000_000; i++ {
+				if err := r.Decode(&res); err != nil {
+					break
+				}
+			}
+			for _, d := range r.Damaged() {
+				if d.Offset < 0 || d.Bytes < 0 || d.Offset > int64(len(data)) {
+					t.Fatalf("implausible damage %+v in %d bytes", d, len(data))
+				}
 			}
 		}
 	})

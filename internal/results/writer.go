@@ -152,7 +152,7 @@ func (w *Writer) Flush() error {
 	payload = append(payload, w.raw...)
 	w.payload = payload
 	w.out = w.out[:0]
-	w.out = append(w.out, blockMagic...)
+	w.out = append(w.out, syncMarker...)
 	lenStart := len(w.out)
 	z := w.enc.EncodeAll(payload, w.z[:0])
 	w.z = z
@@ -185,26 +185,31 @@ func (w *Writer) Close() error {
 // Written is the number of bytes written so far, header included.
 func (w *Writer) Written() int64 { return w.written }
 
-// appendDict appends the dictionary entries first used since the last block.
+// appendDict appends the dictionary entries the block uses, each with its
+// id, so that the block decodes without the blocks before it.
 func (w *Writer) appendDict(b []byte) []byte {
-	n := len(w.errs.pending) + len(w.attacks.pending) + len(w.targets.pending)
+	n := len(w.errs.used) + len(w.attacks.used) + len(w.targets.used)
 	b = binary.AppendUvarint(b, uint64(n))
-	for _, s := range w.errs.pending {
+	for _, id := range w.errs.used {
 		b = append(b, dictError)
-		b = appendBytes(b, []byte(s))
+		b = binary.AppendUvarint(b, uint64(id))
+		b = appendBytes(b, []byte(w.errs.vals[id]))
 	}
-	for _, s := range w.attacks.pending {
+	for _, id := range w.attacks.used {
 		b = append(b, dictAttack)
-		b = appendBytes(b, []byte(s))
+		b = binary.AppendUvarint(b, uint64(id))
+		b = appendBytes(b, []byte(w.attacks.vals[id]))
 	}
-	for _, t := range w.targets.pending {
+	for _, id := range w.targets.used {
+		t := w.targets.vals[id]
 		b = append(b, dictTarget)
+		b = binary.AppendUvarint(b, uint64(id))
 		b = appendBytes(b, []byte(t.method))
 		b = appendBytes(b, []byte(t.url))
 	}
-	w.errs.pending = w.errs.pending[:0]
-	w.attacks.pending = w.attacks.pending[:0]
-	w.targets.pending = w.targets.pending[:0]
+	w.errs.nextBlock()
+	w.attacks.nextBlock()
+	w.targets.nextBlock()
 	return b
 }
 
