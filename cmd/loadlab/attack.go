@@ -85,7 +85,7 @@ func (f *headerFlag) Set(s string) error {
 // attackFlags are the parsed flags of loadlab attack.
 type attackFlags struct {
 	targets, format, output, body, name, rate, steps, client string
-	shard, segment, segments, startAt                        string
+	shard, segment, segments, startAt, ui, uiToken           string
 	lazy, http2, h2c, keepalive, insecure, quiet, precise    bool
 	harvest                                                  bool
 	duration, timeout, stepDuration, catchUp                 time.Duration
@@ -127,6 +127,8 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line on stderr (it is only drawn when stderr is a terminal)")
 	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
 	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates: request i renders the same in every run with the same seed (0 = random)")
+	fs.StringVar(&f.ui, "ui", "", "serve a live view of the attack at `host:port` (e.g. 127.0.0.1:8089): rate, latency, status codes, in flight and lag per second; a non-loopback address needs a token (generated unless -ui-token)")
+	fs.StringVar(&f.uiToken, "ui-token", "", "the `token` the live view requires (?token=...); default none on loopback, generated elsewhere")
 	fs.StringVar(&f.shard, "shard", "", "send shard `i/n` of the schedule (1-based): n generators started with 1/n .. n/n and the same -start-at send the single-machine attack together, each request once with its global sequence number")
 	fs.StringVar(&f.segment, "segment", "", "send the `from:to` segment of the schedule (k6's execution segments, e.g. 0:1/4), within -segments")
 	fs.StringVar(&f.segments, "segments", "", "every shard's cut `points`, e.g. 0,1/4,1/2,1 (default: the segment's own cuts); all shards must give the same")
@@ -198,6 +200,10 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if sched.Unpaced() && !f.maxWorkersSet {
 		return badinput.Field("-max-workers", "-rate=0 (as fast as possible) needs -max-workers, the number of concurrent requests, e.g. -max-workers=64")
 	}
+	lv, err := startLive(f.ui, f.uiToken, stderr)
+	if err != nil {
+		return err
+	}
 	var outFile *os.File
 	output := func() (io.Writer, error) {
 		if f.output == "stdout" || f.output == "-" || f.output == "" {
@@ -212,7 +218,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	}
 	job := attackrun.Job{
 		Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output,
-		Meta: meta,
+		Meta: meta, Live: lv,
 	}
 	if !f.quiet {
 		job.Log = stderr
@@ -221,6 +227,9 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		}
 	}
 	err = attackrun.Run(ctx, job)
+	if lv != nil {
+		lv.Close(liveLinger) // the page shows the end before the process goes
+	}
 	if outFile != nil {
 		if cerr := outFile.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("writing results: %w", cerr)

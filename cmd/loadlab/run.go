@@ -50,6 +50,8 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	check := fs.Bool("check", false, "validate the plan and list its steps, start nothing")
 	quiet := fs.Bool("quiet", false, "no progress lines, only the final summary")
 	rewrite := fs.String("rewrite", "", "rebuild the findings and report (report.md, report.html, charts) of the run in `folder` from its data, running nothing")
+	ui := fs.String("ui", "", "serve a live view of the run at `host:port` (e.g. 127.0.0.1:8089): the step in progress, rate, latency, status codes, in flight, lag and the sampled server metrics per second")
+	uiToken := fs.String("ui-token", "", "the `token` the live view requires; default none on loopback, generated elsewhere")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
@@ -88,7 +90,14 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if *quiet {
 		log = nil
 	}
-	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log})
+	lv, err := startLive(*ui, *uiToken, stderr)
+	if err != nil {
+		return err
+	}
+	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv})
+	if lv != nil {
+		lv.Close(liveLinger)
+	}
 	if err != nil {
 		if res == nil {
 			return err

@@ -15,6 +15,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 )
@@ -35,8 +36,11 @@ type Options struct {
 	Version string    // loadlab version, for the report
 	Log     io.Writer // progress lines (nil: none)
 	// Predictor explains the steps a model of the system under test
-	// covers; nil leaves every explanation to the heuristics.
+	// covers; nil means the model's predictions kept in summary.json.
 	Predictor findings.Predictor
+	// Live, when set, receives every result and sample and the step in
+	// progress (loadlab run -ui).
+	Live *live.Server
 }
 
 // Outcome is what Run produced.

@@ -11,11 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/experiment/component"
 	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/slug"
@@ -94,6 +96,19 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 	}
 	r.progress("step %d/%d: %s", st.Index+1, len(r.plan.Steps), st.Name)
 	res.Model = r.predict(st)
+	if lv := r.opts.Live; lv != nil {
+		ls := live.Step{Name: st.Name, Index: st.Index + 1, Of: len(r.plan.Steps), Configuration: res.Configuration}
+		var longest time.Duration
+		for _, sc := range st.Scenarios {
+			if ls.Rate != "" {
+				ls.Rate += " + "
+			}
+			ls.Rate += sc.Name + " " + sc.Rate.Text
+			longest = max(longest, sc.StartAfter+sc.Duration)
+		}
+		ls.Ends = time.Now().Add(r.plan.Warmup + longest).UTC().Format(time.RFC3339)
+		lv.SetStep(ls)
+	}
 
 	runs, err := r.fleet.prepare(ctx, st)
 	res.Components = runs
@@ -132,7 +147,11 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 	defer func() { close(stepDone); watch.Wait() }()
 
 	// Sample from the first warm-up request to the end of the cool-down.
-	smp := sampler.New(r.samplerConfig())
+	scfg := r.samplerConfig()
+	if lv := r.opts.Live; lv != nil {
+		scfg.OnSample = func(x sampler.Sample) { lv.SetMetric(x.Series, x.Value) }
+	}
+	smp := sampler.New(scfg)
 	sctx, stopSampling := context.WithCancel(context.WithoutCancel(ctx))
 	var sampling sync.WaitGroup
 	sampling.Add(1)
@@ -304,6 +323,7 @@ func (r *runner) warmup(ctx context.Context, st *plan.Step) uint64 {
 func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, st *plan.Step, dir string, res *stepRun) {
 	win := &window{buckets: map[int64][2]uint64{}}
 	var wg sync.WaitGroup
+	var inflight []func() attack.Stats // the live view's in-flight count
 	for _, sc := range st.Scenarios {
 		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
@@ -335,6 +355,10 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			continue
 		}
 		sink := results.Tee(stream, sr.m, win)
+		if lv := r.opts.Live; lv != nil {
+			sink = results.Tee(stream, sr.m, win, lv)
+			inflight = append(inflight, atk.Stats)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -355,6 +379,15 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 				sr.RunError = err.Error()
 			}
 		}()
+	}
+	if lv := r.opts.Live; lv != nil {
+		lv.SetInFlight(func() int64 {
+			var n int64
+			for _, st := range inflight {
+				n += st().InFlight
+			}
+			return n
+		})
 	}
 	if r.plan.Stop.ErrorRatio > 0 {
 		done := make(chan struct{})

@@ -44,6 +44,8 @@ type Config struct {
 	Procs    []Proc // started components and -pid processes
 	// Generator names this process's own series ("" = "loadlab").
 	Generator string
+	// OnSample, when set, sees every sample as it is taken (the live view).
+	OnSample func(Sample)
 }
 
 // Sampler collects samples until its context ends. It is safe for
@@ -116,6 +118,9 @@ func (s *Sampler) add(smp Sample) {
 	s.mu.Lock()
 	s.samples = append(s.samples, smp)
 	s.mu.Unlock()
+	if s.cfg.OnSample != nil {
+		s.cfg.OnSample(smp)
+	}
 }
 
 // Samples returns every sample so far, in time order.

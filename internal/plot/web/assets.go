@@ -21,3 +21,13 @@ func UPlotVersion() string {
 	}
 	return v
 }
+
+// Assets are the pieces every loadlab page shares: uPlot's script and
+// stylesheet and the pages' own stylesheet, for pages built elsewhere (the
+// live view) to look like report.html.
+type Assets struct {
+	UPlotJS, UPlotCSS, PageCSS string
+}
+
+// SharedAssets returns the shared page assets.
+func SharedAssets() Assets { return Assets{UPlotJS: uplotJS, UPlotCSS: uplotCSS, PageCSS: pageCSS} }
