@@ -86,6 +86,7 @@ func (f *headerFlag) Set(s string) error {
 type attackFlags struct {
 	targets, format, output, body, name, rate, steps, client string
 	shard, segment, segments, startAt, ui, uiToken           string
+	vegeta                                                   vegetaFlags
 	lazy, http2, h2c, keepalive, insecure, quiet, precise    bool
 	harvest                                                  bool
 	duration, timeout, stepDuration, catchUp                 time.Duration
@@ -127,6 +128,7 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line on stderr (it is only drawn when stderr is a terminal)")
 	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
 	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates: request i renders the same in every run with the same seed (0 = random)")
+	f.vegeta.register(fs)
 	fs.StringVar(&f.ui, "ui", "", "serve a live view of the attack at `host:port` (e.g. 127.0.0.1:8089): rate, latency, status codes, in flight and lag per second; a non-loopback address needs a token (generated unless -ui-token)")
 	fs.StringVar(&f.uiToken, "ui-token", "", "the `token` the live view requires (?token=...); default none on loopback, generated elsewhere")
 	fs.StringVar(&f.shard, "shard", "", "send shard `i/n` of the schedule (1-based): n generators started with 1/n .. n/n and the same -start-at send the single-machine attack together, each request once with its global sequence number")
@@ -193,6 +195,9 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	opts.KeepAlive, opts.HTTP2, opts.H2C, opts.Insecure = f.keepalive, f.http2, f.h2c, f.insecure
 	opts.Precise, opts.Harvest = f.precise, f.harvest
 	opts.Redirects, opts.MaxBody, opts.CatchUp, opts.Seed, opts.Client = f.redirects, f.maxBody, f.catchUp, f.seed, f.client
+	if err := f.vegeta.apply(&opts); err != nil {
+		return err
+	}
 	meta := results.Meta{Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, args...)}
 	if err := f.shardOptions(&opts, &meta, time.Now()); err != nil {
 		return err

@@ -133,3 +133,21 @@ func TestShardFlagsBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestVegetaConnectionFlagsBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-connect-to", "example.test:80"}, "-connect-to: want host:port=addr:port"},
+		{[]string{"-laddr", "nope"}, "-laddr: want an IP address"},
+		{[]string{"-cert", "/nope.pem", "-key", "/nope.pem"}, "-cert: /nope.pem"},
+		{[]string{"-cert", "/nope.pem"}, "-cert and -key go together"},
+		{[]string{"-root-certs", "/nope.pem"}, "-root-certs:"},
+	} {
+		code, _, stderr := runCLI(t, []byte("GET http://127.0.0.1:9/\n"), append([]string{"attack", "-rate", "1/s", "-duration", "1s"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("attack %v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}

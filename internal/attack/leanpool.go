@@ -122,7 +122,7 @@ func (l *leanClient) close() {
 // leanUsable reports whether the lean client may serve the attack's plain
 // http:// requests with these options.
 func (o *Options) leanUsable() bool {
-	return o.Client != "std" && !o.H2C && o.MaxConnections == 0
+	return o.Client != "std" && !o.H2C && o.MaxConnections == 0 && !o.Transport.set()
 }
 
 // abortAll makes every in-flight read, write or dial fail now.

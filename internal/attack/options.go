@@ -54,6 +54,11 @@ type Options struct {
 	// Header is added to requests whose target has no such header; normally
 	// headers are given to the targets decoder instead.
 	Header http.Header
+	// Transport holds vegeta's connection flags (-cert, -key,
+	// -root-certs, -chunked, -connect-to, -dns-ttl, -laddr,
+	// -proxy-header, -session-tickets, -unix-socket); any of them makes
+	// the attack use the net/http client.
+	Transport Transport
 	// Segment, when set, makes this attack one shard of the schedule: it
 	// sends only the requests of its segment, each with its global
 	// sequence number and due time (see package segment). An unpaced

@@ -47,6 +47,19 @@ func newStdClient(o *Options) (*stdClient, error) {
 		}
 		tr.Protocols = p
 	}
+	if t := &o.Transport; t.set() {
+		cfg, err := t.tlsConfig(o.Insecure)
+		if err != nil {
+			return nil, err
+		}
+		tr.TLSClientConfig = cfg
+		tr.DialContext = t.dialer(o.Timeout)
+		if len(t.ProxyHeader) > 0 {
+			// As vegeta: the proxy comes from HTTPS_PROXY / HTTP_PROXY.
+			tr.Proxy = http.ProxyFromEnvironment
+			tr.ProxyConnectHeader = t.ProxyHeader
+		}
+	}
 	c := &http.Client{Transport: tr, Timeout: o.Timeout}
 	n := o.Redirects
 	c.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
@@ -83,6 +96,10 @@ func (s *stdClient) do(w *worker, t *targets.Target, seq uint64, r *results.Resu
 		w.sentNow(r)
 		r.Error = fmt.Sprintf("%s %q: %v", t.Method, t.Source(), err)
 		return
+	}
+	if body != nil && a.opts.Transport.Chunked {
+		req.ContentLength = -1
+		req.TransferEncoding = []string{"chunked"}
 	}
 	if h := t.StaticHeader(); h != nil {
 		req.Header = h // shared and read-only

@@ -1,0 +1,300 @@
+package attack
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+// pki is a throwaway CA with a server certificate for 127.0.0.1 and a
+// client certificate, written as PEM files.
+type pki struct {
+	caFile, certFile, keyFile string
+	server                    tls.Certificate
+	pool                      *x509.CertPool
+}
+
+func newPKI(t *testing.T) *pki {
+	t.Helper()
+	dir := t.TempDir()
+	key := func() *ecdsa.PrivateKey {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	caKey := key()
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "loadlab test CA"}, NotBefore: time.Now().Add(-time.Hour),
+		NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	issue := func(cn string, usage x509.ExtKeyUsage, ip net.IP) ([]byte, *ecdsa.PrivateKey) {
+		k := key()
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn}, NotBefore: time.Now().Add(-time.Hour),
+			NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{usage}, KeyUsage: x509.KeyUsageDigitalSignature}
+		if ip != nil {
+			tmpl.IPAddresses = []net.IP{ip}
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &k.PublicKey, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return der, k
+	}
+	write := func(name, typ string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := &pki{pool: x509.NewCertPool()}
+	p.pool.AddCert(ca)
+	p.caFile = write("ca.pem", "CERTIFICATE", caDER)
+	sDER, sKey := issue("server", x509.ExtKeyUsageServerAuth, net.IPv4(127, 0, 0, 1))
+	sk, _ := x509.MarshalECPrivateKey(sKey)
+	p.server, err = tls.X509KeyPair(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: sDER}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sk}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cDER, cKey := issue("client", x509.ExtKeyUsageClientAuth, nil)
+	ck, _ := x509.MarshalECPrivateKey(cKey)
+	p.certFile = write("client.pem", "CERTIFICATE", cDER)
+	p.keyFile = write("client-key.pem", "EC PRIVATE KEY", ck)
+	return p
+}
+
+// attackN runs n requests at 50/s with opts and returns the results.
+func attackN(t *testing.T, target string, n int, opts Options) []results.Result {
+	t.Helper()
+	opts.Schedule = sched(t, "50/s", time.Duration(n)*20*time.Millisecond)
+	rs, _ := run(t, context.Background(), parse(t, target), opts)
+	if len(rs) != n {
+		t.Fatalf("%d results, want %d", len(rs), n)
+	}
+	return rs
+}
+
+func TestMutualTLS(t *testing.T) {
+	p := newPKI(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TLS.PeerCertificates) == 0 || r.TLS.PeerCertificates[0].Subject.CommonName != "client" {
+			http.Error(w, "who are you", http.StatusForbidden)
+		}
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{p.server}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: p.pool}
+	srv.StartTLS()
+	defer srv.Close()
+	o := DefaultOptions()
+	o.Transport = Transport{Cert: p.certFile, Key: p.keyFile, RootCerts: []string{p.caFile}}
+	for _, r := range attackN(t, "GET "+srv.URL+"/", 5, o) {
+		if r.Code != 200 {
+			t.Fatalf("with the client certificate: %d %s", r.Code, r.Error)
+		}
+	}
+	// Without the client certificate the server refuses the handshake.
+	o.Transport = Transport{RootCerts: []string{p.caFile}}
+	for _, r := range attackN(t, "GET "+srv.URL+"/", 3, o) {
+		if r.Code != 0 || r.Error == "" {
+			t.Fatalf("without a client certificate: %d %q", r.Code, r.Error)
+		}
+	}
+	// A key that does not match, or a missing file: bad input naming the flag.
+	for _, tr := range []Transport{{Cert: p.certFile, Key: p.caFile}, {Cert: p.certFile}, {RootCerts: []string{"/nope.pem"}}, {RootCerts: []string{p.keyFile}}} {
+		o := DefaultOptions()
+		o.Schedule, o.Transport = sched(t, "1/s", time.Second), tr
+		_, err := New(parse(t, "GET "+srv.URL+"/"), o)
+		var be *badinput.Error
+		if !errors.As(err, &be) || !strings.HasPrefix(be.Field, "-") {
+			t.Errorf("%+v: %v, want a bad-input error naming the flag", tr, err)
+		}
+	}
+}
+
+func TestSessionTickets(t *testing.T) {
+	p := newPKI(t)
+	var mu sync.Mutex
+	resumed := 0
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.TLS.DidResume {
+			resumed++
+		}
+		mu.Unlock()
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{p.server}}
+	srv.StartTLS()
+	defer srv.Close()
+	for _, tickets := range []bool{false, true} {
+		resumed = 0
+		o := DefaultOptions()
+		o.KeepAlive = false // a handshake per request
+		o.Transport = Transport{RootCerts: []string{p.caFile}, SessionTickets: tickets}
+		attackN(t, "GET "+srv.URL+"/", 6, o)
+		mu.Lock()
+		got := resumed
+		mu.Unlock()
+		if tickets && got < 4 || !tickets && got != 0 {
+			t.Errorf("session tickets %v: %d of 6 handshakes resumed", tickets, got)
+		}
+	}
+}
+
+func TestChunkedConnectToLaddrUnixSocket(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		ip, _, _ := net.SplitHostPort(r.RemoteAddr)
+		seen["host "+r.Host]++
+		seen["from "+ip]++
+		if len(r.TransferEncoding) > 0 {
+			seen["te "+r.TransferEncoding[0]]++
+		}
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	check := func(what string, want int) {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[what] < want {
+			t.Errorf("%s: seen %d times, want at least %d (all: %v)", what, seen[what], want, seen)
+		}
+	}
+
+	o := DefaultOptions()
+	o.Transport = Transport{Chunked: true}
+	attackN(t, "POST "+srv.URL+"/\n@"+writeBody(t), 3, o)
+	check("te chunked", 3)
+
+	o = DefaultOptions()
+	ct, err := ParseConnectTo([]string{"example.test:80=" + addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Transport = Transport{ConnectTo: ct}
+	for _, r := range attackN(t, "GET http://example.test/", 3, o) {
+		if r.Code != 200 {
+			t.Fatalf("-connect-to: %d %s", r.Code, r.Error)
+		}
+	}
+	check("host example.test", 3)
+
+	o = DefaultOptions()
+	o.KeepAlive = false // a connection, and a source address, per request
+	ips, err := ParseLocalAddrs([]string{"127.0.0.1,127.0.0.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Transport = Transport{LocalAddrs: ips}
+	attackN(t, "GET "+srv.URL+"/", 6, o)
+	check("from 127.0.0.1", 2)
+	check("from 127.0.0.2", 2)
+
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	us := &http.Server{Handler: h}
+	go us.Serve(ln)
+	defer us.Close()
+	o = DefaultOptions()
+	o.Transport = Transport{UnixSocket: sock}
+	for _, r := range attackN(t, "GET http://over.the.socket/", 3, o) {
+		if r.Code != 200 {
+			t.Fatalf("-unix-socket: %d %s", r.Code, r.Error)
+		}
+	}
+	check("host over.the.socket", 3)
+}
+
+func writeBody(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "body")
+	if err := os.WriteFile(p, []byte(`{"q":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestDNSCacheTTL(t *testing.T) {
+	now := time.Unix(0, 0)
+	lookups := 0
+	resolve := func(context.Context, string) ([]string, error) { lookups++; return []string{"127.0.0.1"}, nil }
+	clock := func() time.Time { return now }
+	forever := newDNSCacheWith(0, resolve, clock)
+	for i := 0; i < 3; i++ {
+		forever.lookup(context.Background(), "a")
+		now = now.Add(time.Hour)
+	}
+	if lookups != 1 {
+		t.Errorf("ttl 0 (forever): %d lookups, want 1", lookups)
+	}
+	lookups = 0
+	ttl := newDNSCacheWith(time.Second, resolve, clock)
+	ttl.lookup(context.Background(), "a")
+	now = now.Add(500 * time.Millisecond)
+	ttl.lookup(context.Background(), "a")
+	now = now.Add(time.Second)
+	ttl.lookup(context.Background(), "a")
+	if lookups != 2 {
+		t.Errorf("ttl 1s: %d lookups, want 2", lookups)
+	}
+	if newDNSCache(-1, true) != nil || newDNSCache(time.Second, false) != nil {
+		t.Error("-dns-ttl -1, or not given, must not cache")
+	}
+}
+
+func TestProxyHeaderGoesToTheTransport(t *testing.T) {
+	o := DefaultOptions()
+	o.Schedule = sched(t, "1/s", time.Second)
+	o.Transport = Transport{ProxyHeader: http.Header{"Proxy-Authorization": {"Basic eDp5"}}}
+	c, err := newStdClient(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.tr.ProxyConnectHeader.Get("Proxy-Authorization") != "Basic eDp5" || c.tr.Proxy == nil {
+		t.Errorf("proxy header %v, proxy func set %v", c.tr.ProxyConnectHeader, c.tr.Proxy != nil)
+	}
+	if o.leanUsable() {
+		t.Error("vegeta's connection flags must select the net/http client")
+	}
+}
+
+func TestConnectToAndLaddrBadInput(t *testing.T) {
+	for _, v := range []string{"example.test:80", "example.test=127.0.0.1:1", "a:1=b"} {
+		if _, err := ParseConnectTo([]string{v}); err == nil || !strings.Contains(err.Error(), "-connect-to") {
+			t.Errorf("ParseConnectTo(%q) = %v", v, err)
+		}
+	}
+	if _, err := ParseLocalAddrs([]string{"127.0.0.1,nope"}); err == nil || !strings.Contains(err.Error(), "-laddr") {
+		t.Errorf("ParseLocalAddrs: %v", err)
+	}
+}
