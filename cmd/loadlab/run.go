@@ -51,6 +51,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	quiet := fs.Bool("quiet", false, "no progress lines, only the final summary")
 	rewrite := fs.String("rewrite", "", "rebuild the findings and report (report.md, report.html, charts) of the run in `folder` from its data, running nothing")
 	ui := fs.String("ui", "", "serve a live view of the run at `host:port` (e.g. 127.0.0.1:8089): the step in progress, rate, latency, status codes, in flight, lag and the sampled server metrics per second")
+	promAddr := fs.String("prometheus-addr", "", "serve Prometheus metrics of the run at `host:port`, labelled by scenario (attack) and step")
 	uiToken := fs.String("ui-token", "", "the `token` the live view requires; default none on loopback, generated elsewhere")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
@@ -94,7 +95,14 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv})
+	pe, err := startProm(*promAddr, stderr)
+	if err != nil {
+		return err
+	}
+	if pe != nil {
+		defer pe.Close()
+	}
+	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Prometheus: pe})
 	if lv != nil {
 		lv.Close(liveLinger)
 	}

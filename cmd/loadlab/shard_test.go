@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -144,6 +145,29 @@ func TestVegetaConnectionFlagsBadInput(t *testing.T) {
 		{[]string{"-cert", "/nope.pem", "-key", "/nope.pem"}, "-cert: /nope.pem"},
 		{[]string{"-cert", "/nope.pem"}, "-cert and -key go together"},
 		{[]string{"-root-certs", "/nope.pem"}, "-root-certs:"},
+	} {
+		code, _, stderr := runCLI(t, []byte("GET http://127.0.0.1:9/\n"), append([]string{"attack", "-rate", "1/s", "-duration", "1s"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("attack %v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestWatchAddressesBadInput(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	busy := ln.Addr().String()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-prometheus-addr", busy}, "-prometheus-addr:"},
+		{[]string{"-ui", busy}, "-ui:"},
+		{[]string{"-ui", "nope"}, "-ui: want host:port"},
+		{[]string{"-ui-token", "x"}, "-ui-token: goes with -ui"},
 	} {
 		code, _, stderr := runCLI(t, []byte("GET http://127.0.0.1:9/\n"), append([]string{"attack", "-rate", "1/s", "-duration", "1s"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

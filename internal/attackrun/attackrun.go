@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack"
-	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
@@ -34,9 +33,15 @@ type Job struct {
 	Meta     results.Meta // the stream's header; Attack and Rate are filled in when empty
 	Progress io.Writer    // the live progress line, or nil for none
 	Log      io.Writer    // closing remarks (dropped requests), or nil
-	// Live, when set, also receives every result (the live view), and
-	// the attack's in-flight count.
-	Live *live.Server
+	// Watchers also receive every result, and the attack's in-flight
+	// count: the live view, the Prometheus exporter.
+	Watchers []Watcher
+}
+
+// Watcher follows an attack as it runs.
+type Watcher interface {
+	results.Sink
+	SetInFlight(func() int64)
 }
 
 // Run reads the targets, runs the attack and writes its results. Bad
@@ -68,9 +73,9 @@ func Run(ctx context.Context, job Job) error {
 		return fmt.Errorf("writing results: %w", err)
 	}
 	sinks := []results.Sink{stream}
-	if job.Live != nil {
-		job.Live.SetInFlight(func() int64 { return a.Stats().InFlight })
-		sinks = append(sinks, job.Live)
+	for _, w := range job.Watchers {
+		w.SetInFlight(func() int64 { return a.Stats().InFlight })
+		sinks = append(sinks, w)
 	}
 	var bar *progress.Bar
 	if job.Progress != nil {

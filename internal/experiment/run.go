@@ -17,6 +17,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/promexport"
 	"github.com/loadlab/loadlab/internal/report"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	// Live, when set, receives every result and sample and the step in
 	// progress (loadlab run -ui).
 	Live *live.Server
+	// Prometheus, when set, exports every result, labelled by scenario
+	// and step (loadlab run -prometheus-addr).
+	Prometheus *promexport.Exporter
 }
 
 // Outcome is what Run produced.

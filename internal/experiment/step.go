@@ -323,7 +323,7 @@ func (r *runner) warmup(ctx context.Context, st *plan.Step) uint64 {
 func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, st *plan.Step, dir string, res *stepRun) {
 	win := &window{buckets: map[int64][2]uint64{}}
 	var wg sync.WaitGroup
-	var inflight []func() attack.Stats // the live view's in-flight count
+	var inflight []func() attack.Stats // for the live view's and the exporter's in-flight count
 	for _, sc := range st.Scenarios {
 		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
@@ -354,11 +354,15 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			sr.RunError = err.Error()
 			continue
 		}
-		sink := results.Tee(stream, sr.m, win)
+		sinks := []results.Sink{stream, sr.m, win}
+		inflight = append(inflight, atk.Stats)
 		if lv := r.opts.Live; lv != nil {
-			sink = results.Tee(stream, sr.m, win, lv)
-			inflight = append(inflight, atk.Stats)
+			sinks = append(sinks, lv)
 		}
+		if pe := r.opts.Prometheus; pe != nil {
+			sinks = append(sinks, pe)
+		}
+		sink := results.Tee(sinks...)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -379,6 +383,16 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 				sr.RunError = err.Error()
 			}
 		}()
+	}
+	if pe := r.opts.Prometheus; pe != nil {
+		pe.SetStep(st.Name)
+		pe.SetInFlight(func() int64 {
+			var n int64
+			for _, st := range inflight {
+				n += st().InFlight
+			}
+			return n
+		})
 	}
 	if lv := r.opts.Live; lv != nil {
 		lv.SetInFlight(func() int64 {
