@@ -87,6 +87,7 @@ type attackFlags struct {
 	targets, format, output, body, name, rate, steps, client string
 	shard, segment, segments, startAt, ui, uiToken, promAddr string
 	vegeta                                                   vegetaFlags
+	shardIndex, shards                                       int
 	lazy, http2, h2c, keepalive, insecure, quiet, precise    bool
 	harvest                                                  bool
 	duration, timeout, stepDuration, catchUp                 time.Duration
@@ -99,6 +100,15 @@ type attackFlags struct {
 }
 
 func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	f, err := parseAttackFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	return attackMain(ctx, f, args, stdin, stdout, stderr)
+}
+
+// parseAttackFlags reads and checks the attack's flags.
+func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs := newFlagSet("attack", "[flags] [< targets]", attackExamples, stderr)
 	var f attackFlags
 	fs.StringVar(&f.targets, "targets", "stdin", "targets `file`, in -format; stdin when not given")
@@ -133,24 +143,46 @@ func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.StringVar(&f.ui, "ui", "", "serve a live view of the attack at `host:port` (e.g. 127.0.0.1:8089): rate, latency, status codes, in flight and lag per second; a non-loopback address needs a token (generated unless -ui-token)")
 	fs.StringVar(&f.uiToken, "ui-token", "", "the `token` the live view requires (?token=...); default none on loopback, generated elsewhere")
 	fs.StringVar(&f.shard, "shard", "", "send shard `i/n` of the schedule (1-based): n generators started with 1/n .. n/n and the same -start-at send the single-machine attack together, each request once with its global sequence number")
+	fs.IntVar(&f.shardIndex, "shard-index", -1, "0-based `index` of this shard, with -shards (Kubernetes' JOB_COMPLETION_INDEX); the same as -shard index+1/shards")
+	fs.IntVar(&f.shards, "shards", 0, "`number` of shards, with -shard-index")
 	fs.StringVar(&f.segment, "segment", "", "send the `from:to` segment of the schedule (k6's execution segments, e.g. 0:1/4), within -segments")
 	fs.StringVar(&f.segments, "segments", "", "every shard's cut `points`, e.g. 0,1/4,1/2,1 (default: the segment's own cuts); all shards must give the same")
 	fs.StringVar(&f.startAt, "start-at", "", "anchor the schedule at `time`: RFC 3339 (2026-11-24T15:00:00Z) or +30s from now; requests due before the attack could start count as late, never shifted")
 	fs.StringVar(&f.client, "client", "lean", "HTTP/1.1 client for http:// targets: lean (loadlab's keep-alive client) or std (net/http); https, -h2c and -max-connections always use net/http")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	f.maxWorkersSet = flagSet(fs, "max-workers")
 	if f.maxWorkersSet && f.maxWorkers < 1 {
-		return badinput.Field("-max-workers", "want 1 or more requests in flight, got %d", f.maxWorkers)
+		return nil, badinput.Field("-max-workers", "want 1 or more requests in flight, got %d", f.maxWorkers)
 	}
 	if f.catchUp <= 0 {
-		return badinput.Field("-catch-up", "want a positive duration, got %v", f.catchUp)
+		return nil, badinput.Field("-catch-up", "want a positive duration, got %v", f.catchUp)
 	}
 	if fs.NArg() > 0 {
-		return badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
+		return nil, badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
 	}
-	return attackMain(ctx, &f, args, stdin, stdout, stderr)
+	return &f, nil
+}
+
+// checkAttackFlags checks an attack's flags and schedule without running
+// it (loadlab fleet checks what its pods will run).
+func checkAttackFlags(args []string) error {
+	f, err := parseAttackFlags(args, io.Discard)
+	if err != nil {
+		return err
+	}
+	if f.steps != "" {
+		_, err = schedule.ParseSteps(f.steps, f.stepDuration, f.duration)
+	} else {
+		_, err = schedule.Parse(f.rate, f.duration)
+	}
+	if err != nil {
+		return err
+	}
+	var o attack.Options
+	var meta results.Meta
+	return f.shardOptions(&o, &meta, time.Now())
 }
 
 func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -22,6 +23,17 @@ const startAtPast = 10 * time.Second
 func (f *attackFlags) shardOptions(o *attack.Options, meta *results.Meta, now time.Time) error {
 	var seg *segment.Segment
 	var err error
+	if f.shardIndex >= 0 || f.shards > 0 {
+		// -shard-index K -shards N: the 0-based form, as Kubernetes'
+		// JOB_COMPLETION_INDEX gives it.
+		if f.shard != "" || f.segment != "" {
+			return badinput.Field("-shard-index", "give -shard-index with -shards, or -shard i/n, not both")
+		}
+		if f.shardIndex < 0 || f.shards < 1 || f.shardIndex >= f.shards {
+			return badinput.Field("-shard-index", "want 0 <= -shard-index < -shards, got %d of %d", f.shardIndex, f.shards)
+		}
+		f.shard = fmt.Sprintf("%d/%d", f.shardIndex+1, f.shards)
+	}
 	switch {
 	case f.shard != "" && (f.segment != "" || f.segments != ""):
 		return badinput.Field("-shard", "give -shard i/n or -segment (with -segments), not both")

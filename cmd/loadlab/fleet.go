@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/fleet"
+)
+
+func init() {
+	register(command{
+		name:    "fleet",
+		summary: "split one attack between several generators: render a Kubernetes Indexed Job (one shard per pod)",
+		order:   75,
+		run:     runFleet,
+	})
+}
+
+const fleetExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 minutes, started
+  # together two minutes after rendering; results to the claim "loadlab-results"
+  loadlab fleet k8s -shards 4 -image registry.example/loadlab:1 -targets targets.txt \
+    -pvc loadlab-results -cpu 2 -memory 1Gi -- -rate 40000/s -duration 5m > job.yaml
+  kubectl apply -f job.yaml
+  # then, with the four files from the claim:
+  loadlab report loadlab-attack-shard-*.lll
+
+Each pod runs loadlab attack -shard-index $(JOB_COMPLETION_INDEX) -shards N
+-start-at T with the targets from a ConfigMap; docs/distributed.md has the
+contract and the clocks to check.`
+
+func runFleet(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		args = []string{"k8s", "-help"}
+	}
+	if len(args) == 0 || args[0] != "k8s" {
+		return badinput.Errorf("want loadlab fleet k8s [flags] -- [attack flags] (the engine: k8s)")
+	}
+	fs := newFlagSet("fleet", "k8s [flags] -- [attack flags]", fleetExamples, stderr)
+	shards := fs.Int("shards", 0, "`number` of pods, one shard of the schedule each (required)")
+	image := fs.String("image", "", "container `image` with loadlab on its PATH (required)")
+	targets := fs.String("targets", "", "targets `file`, shipped to the pods in a ConfigMap (required)")
+	pvc := fs.String("pvc", "loadlab-results", "ReadWriteMany persistent volume `claim` the pods write their results to")
+	name := fs.String("name", "loadlab-attack", "the Job's `name` (the ConfigMap is NAME-targets)")
+	namespace := fs.String("namespace", "", "`namespace` of the objects (default: kubectl's)")
+	startAt := fs.String("start-at", "+2m", "common start `time`: RFC 3339 or +DURATION from now (leave the pods time to be scheduled)")
+	cpu := fs.String("cpu", "", "CPU request and limit per pod, e.g. `2`")
+	mem := fs.String("memory", "", "memory request and limit per pod, e.g. `1Gi`")
+	deadline := fs.Duration("deadline", 0, "the Job gives up after this `duration` (activeDeadlineSeconds); 0: never")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	switch {
+	case *shards < 1:
+		return badinput.Field("-shards", "want 1 or more pods, got %d", *shards)
+	case *image == "":
+		return badinput.Field("-image", "give the container image that holds loadlab")
+	case *targets == "":
+		return badinput.Field("-targets", "give the targets file (the pods get it in a ConfigMap)")
+	}
+	for flag, q := range map[string]string{"-cpu": *cpu, "-memory": *mem} {
+		if q != "" {
+			if err := fleet.ParseQuantity(q); err != nil {
+				return badinput.Field(flag, "%q is not a Kubernetes quantity (e.g. 2, 500m, 1Gi)", q)
+			}
+		}
+	}
+	data, err := os.ReadFile(*targets)
+	if err != nil {
+		return badinput.Field("-targets", "%v", err)
+	}
+	at, err := parseStartAt(*startAt, time.Now())
+	if err != nil {
+		return err
+	}
+	// The attack's flags are checked now, as the pods would read them.
+	probe := append([]string{"-shard-index", "0", "-shards", fmt.Sprint(*shards), "-output", os.DevNull}, fs.Args()...)
+	if err := checkAttackFlags(probe); err != nil {
+		return err
+	}
+	y, err := fleet.Job{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, StartAt: at, Targets: data,
+		Args: fs.Args(), PVC: *pvc, CPU: *cpu, Memory: *mem, Deadline: *deadline}.Render()
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(y)
+	return err
+}
