@@ -46,6 +46,7 @@ type simPool struct {
 
 	startCost, stopCost time.Duration
 
+	busy                                   time.Duration // the manager's time spent on messages
 	checkouts, timeouts, opened, dismissed uint64
 	maxWait                                time.Duration
 	mailboxPeak                            int
@@ -127,6 +128,7 @@ func (p *simPool) manage() {
 	}
 	p.acc = p.s.in.Costs.Message
 	p.apply(m)
+	p.busy += p.acc
 	p.freeAt = p.s.now + p.acc
 	p.acc = 0
 	if p.head < len(p.mailbox) {

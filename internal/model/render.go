@@ -120,8 +120,15 @@ func writeScenario(w io.Writer, s *ScenarioPrediction) {
 }
 
 func writePool(w io.Writer, p PoolSeries) {
-	fmt.Fprintf(w, "  pool %s (%s manager, %d + %d workers): peak in use %d, peak waiting %d, peak mailbox %d; %d checkouts, %d checkout timeouts, %d overflow workers started\n",
+	fmt.Fprintf(w, "  pool %s (%s manager, %d + %d workers): peak in use %d, peak waiting %d, peak mailbox %d; %d checkouts, %d checkout timeouts, %d overflow workers started",
 		p.Pool, p.Manager, p.Size, p.Overflow, peak(p.InUse), peak(p.Waiting), p.MailboxPeak, p.Checkouts, p.Timeouts, p.Opened)
+	if p.Manager == "serial" && p.ManagerUtilization > 0.01 {
+		fmt.Fprintf(w, "; manager busy %.0f%% of the time", 100*p.ManagerUtilization)
+		if p.ManagerUtilization >= EdgeUtilization && p.ManagerUtilization < 1 {
+			fmt.Fprint(w, " (at its capacity's edge: a prediction here is fragile)")
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 func writeBreaker(w io.Writer, b BreakerSeries) {

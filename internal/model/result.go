@@ -78,6 +78,10 @@ type PoolSeries struct {
 	StopCost  time.Duration `json:"stop_cost"`
 	// CheckoutTimeout is the pool's checkout timeout.
 	CheckoutTimeout time.Duration `json:"checkout_timeout"`
+	// ManagerUtilization is the share of the step the serial manager was
+	// busy: near 1, its mailbox holds or grows on costs too small for the
+	// model to see, and the prediction is fragile.
+	ManagerUtilization float64 `json:"manager_utilization"`
 }
 
 // BreakerSeries is a route's breaker state over the step.

@@ -154,6 +154,9 @@ func Predict(in Input) (*Prediction, error) {
 	for _, sp := range s.pools {
 		sr := sp.series
 		sr.Checkouts, sr.Timeouts, sr.Opened, sr.Dismissed, sr.MailboxPeak = sp.checkouts, sp.timeouts, sp.opened, sp.dismissed, sp.mailboxPeak
+		if end > 0 {
+			sr.ManagerUtilization = sp.busy.Seconds() / end.Seconds()
+		}
 		p.Pools = append(p.Pools, sr)
 	}
 	for _, r := range s.routes {

@@ -29,7 +29,8 @@ func (sp StepPrediction) Summary() *summary.StepModel {
 		m.Pools = append(m.Pools, summary.PredictedPool{Pool: ps.Pool, Manager: ps.Manager, Size: ps.Size, Overflow: ps.Overflow,
 			PeakInUse: peak(ps.InUse), PeakWaiting: peak(ps.Waiting), MailboxPeak: ps.MailboxPeak, Checkouts: ps.Checkouts,
 			Timeouts: ps.Timeouts, Opened: ps.Opened, Dismissed: ps.Dismissed, StartCost: ps.StartCost.Seconds(),
-			StopCost: ps.StopCost.Seconds(), Checkout: ps.CheckoutTimeout.Seconds(), FirstTimeout: ps.FirstTimeout.Seconds()})
+			StopCost: ps.StopCost.Seconds(), Checkout: ps.CheckoutTimeout.Seconds(), FirstTimeout: ps.FirstTimeout.Seconds(),
+			ManagerUtilization: ps.ManagerUtilization})
 	}
 	for _, b := range p.Breakers {
 		pb := summary.PredictedBreaker{Route: b.Route, Rejected: b.Rejected, States: breakerStory(b)}

@@ -111,6 +111,12 @@ func likelyCause(st *summary.StepResult, sc *summary.ScenarioResult, m *summary.
 	if len(hot) > 0 {
 		return strings.Join(hot, " and ") + ": the model does not model CPU, so a saturated process is the likely cause"
 	}
+	for _, pp := range m.Pools {
+		if pp.Manager == "serial" && pp.ManagerUtilization >= 0.95 && math.Abs(sc.Success-m.PredictedScenario(sc.Name).Success) > summary.SuccessTolerance {
+			return fmt.Sprintf("the model had pool %s's serial manager busy %.0f%% of the step, at the edge of its capacity: there, whether its mailbox holds or grows is decided by costs too small for the model to see (the manager's own work per message on a loaded machine), so the prediction is fragile; a configuration a few percent further from the edge predicts reliably",
+				pp.Pool, 100*pp.ManagerUtilization)
+		}
+	}
 	if pl := st.Pool; pl != nil && pl.CheckoutTimeout > 0 {
 		ceiling := pl.CheckoutTimeout + pl.RequestTimeout
 		if sc.Latency.Max > ceiling+0.5 {

@@ -62,6 +62,9 @@ type PredictedPool struct {
 	// FirstTimeout is when the first checkout timed out, in seconds from
 	// the step's start (0: none did).
 	FirstTimeout float64 `json:"first_timeout_seconds,omitempty"`
+	// ManagerUtilization is the share of the step the serial manager was
+	// busy (0..1).
+	ManagerUtilization float64 `json:"manager_utilization,omitempty"`
 }
 
 // PredictedBreaker is a route breaker's predicted story.
