@@ -59,10 +59,12 @@ type Scenario struct {
 }
 
 // Costs are what the serial manager spends per worker and message beyond
-// the configured costs. The defaults are loopback figures measured on a
-// 2-core VM (see bench/README.md, "model"): a dial and a close of a
-// keep-alive connection to a local origin, and the handling of one
-// message by the manager goroutine.
+// the configured costs. The defaults are figures measured on a 2-core VM
+// (see bench/README.md, "model"): a loopback dial and close, and the
+// manager goroutine's own work per message under load (mailbox, handover
+// to the waiting caller, its wake-up), fitted to two independent
+// measurements: the accuracy grid's serial manager at its capacity and the
+// search-flood incident at its own numbers.
 type Costs struct {
 	Dial    time.Duration // dialling a new overflow worker's connection
 	Close   time.Duration // closing a dismissed worker's connection
@@ -75,7 +77,7 @@ type Costs struct {
 }
 
 // DefaultCosts are the loopback costs the model assumes unless told.
-var DefaultCosts = Costs{Dial: 36 * time.Microsecond, Close: 7 * time.Microsecond, Message: 2 * time.Microsecond,
+var DefaultCosts = Costs{Dial: 36 * time.Microsecond, Close: 7 * time.Microsecond, Message: 50 * time.Microsecond,
 	Exchange: 450 * time.Microsecond}
 
 // originSeed is the seed of the origin's draws.
