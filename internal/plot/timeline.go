@@ -113,6 +113,29 @@ func (t *Timeline) Rates(origin time.Time) []Series {
 	}
 }
 
+// SuccessRatio returns, per bin, the percentage of the requests sent in it
+// that got a 2xx or 3xx answer, against seconds since origin (bins with
+// nothing sent are left out).
+func (t *Timeline) SuccessRatio(origin time.Time) []Point {
+	lo, hi := t.span()
+	o := origin.UnixNano()
+	var pts []Point
+	for i := lo; i <= hi; i++ {
+		b := t.bins[i]
+		if b == nil || b.sent == 0 {
+			continue
+		}
+		var ok int64
+		for c, n := range b.codes {
+			if c >= 200 && c < 400 {
+				ok += n
+			}
+		}
+		pts = append(pts, Point{X: float64(t.zero+i*t.bin-o) / 1e9, Y: 100 * float64(ok) / float64(b.sent)})
+	}
+	return pts
+}
+
 // Codes returns one step series per status code seen, in responses per
 // second by send time, named like "200" or "0 (no response)".
 func (t *Timeline) Codes(origin time.Time) []Series {

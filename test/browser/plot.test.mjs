@@ -173,6 +173,20 @@ test("loadlab run's report.html draws every chart in Chromium", { skip, timeout:
     // The answer comes first: the comparison before the first step.
     const order = await page.evaluate(() => Array.from(document.querySelectorAll("h2")).map((h) => h.textContent));
     assert.equal(order[0], "Comparison", `sections: ${order}`);
+    // The per-step detail is collapsed under the answer; opening a step
+    // lays its charts out at the page's width.
+    const steps = await page.evaluate(() => document.querySelectorAll("details.step").length);
+    assert.ok(steps >= 2, `steps collapsed: ${steps}`);
+    await page.evaluate(() => { document.querySelector("details.step").open = true; });
+    await page.waitForFunction(() => {
+      const c = document.querySelector("details.step[open] .uplot canvas");
+      return c && c.getBoundingClientRect().width > 300;
+    }, null, { timeout: 5_000 });
+    // Printed to PDF, the report holds every step (they open for print).
+    const pdf = await page.pdf({ path: join(out, "report.pdf"), format: "A4", printBackground: true });
+    assert.ok(pdf.length > 50_000, `report.pdf is only ${pdf.length} bytes`);
+    const pdfPages = (pdf.toString("latin1").match(/\/Type\s*\/Page[^s]/g) || []).length;
+    assert.ok(pdfPages >= 3, `report.pdf has ${pdfPages} pages`);
     await page.screenshot({ path: join(out, "report.png"), fullPage: true });
     // On a phone (390 px wide) nothing sticks out sideways: wide tables
     // and charts scroll inside their own box.

@@ -189,6 +189,29 @@ func percentileCharts(sum *summary.Summary, data []*stepData) []chartFile {
 	return out
 }
 
+// successOverlay is the success ratio per second of every step on one
+// chart, against seconds since each step began: where the steps part.
+func successOverlay(sum *summary.Summary, data []*stepData) []chartFile {
+	var series []plot.Series
+	for i, st := range sum.Steps {
+		d := data[i]
+		if d.coll.Timeline.Count() == 0 {
+			continue
+		}
+		pts := d.coll.Timeline.SuccessRatio(stepAxis(st, d).Origin)
+		if len(pts) == 0 {
+			continue
+		}
+		series = append(series, plot.Series{Name: st.Name, Kind: plot.Line, Points: pts})
+	}
+	if len(series) < 2 {
+		return nil
+	}
+	return []chartFile{{"Success over time, every step", "charts/success-over-time.svg", plot.Chart{
+		Title: "Success ratio per second, every step (all scenarios)", X: plot.Axis{Label: "seconds since the step began"},
+		Y: plot.Axis{Label: "success %", Min: 0, Max: 100}, Series: series}}}
+}
+
 // writeSVGs renders charts into the output folder.
 func writeSVGs(dir string, cs []chartFile) error {
 	for _, c := range cs {

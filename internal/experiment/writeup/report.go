@@ -26,7 +26,13 @@ func comparisonRows(sum *summary.Summary, name string) [][]string {
 		if sc == nil {
 			continue
 		}
-		row := []string{st.Configuration, sc.Rate, latencyCells(sc.Latency), fmt.Sprintf("%.2f%%", 100*sc.Success), strconv.FormatUint(sc.Requests, 10)}
+		rate := sc.Rate
+		if first := st.Scenarios[0]; first.Name != name {
+			// A scenario beside the flood: its own rate says nothing of the
+			// step, the flood's does.
+			rate += " (" + first.Name + " " + first.Rate + ")"
+		}
+		row := []string{st.Configuration, rate, latencyCells(sc.Latency), fmt.Sprintf("%.2f%%", 100*sc.Success), strconv.FormatUint(sc.Requests, 10)}
 		if st.Aborted != "" {
 			row[3] += " (stopped)"
 		}
@@ -326,7 +332,7 @@ func writeHTML(dir string, sum *summary.Summary, f *folder, perStep [][]chartFil
 		page.Sections = append(page.Sections, web.Section{Title: "Background", Text: sum.Description})
 	}
 	for i, st := range sum.Steps {
-		sec := web.Section{Title: st.Name}
+		sec := web.Section{Title: st.Name, Collapsed: true}
 		var text strings.Builder
 		if st.Aborted != "" {
 			text.WriteString("Step stopped: " + st.Aborted + "\n\n")

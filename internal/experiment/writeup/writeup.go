@@ -33,7 +33,7 @@ func Write(dir string, sum *summary.Summary) error {
 			return err
 		}
 	}
-	pct := append(kneeCharts(sum), percentileCharts(sum, f.steps)...)
+	pct := append(append(kneeCharts(sum), successOverlay(sum, f.steps)...), percentileCharts(sum, f.steps)...)
 	if err := writeSVGs(dir, pct); err != nil {
 		return err
 	}

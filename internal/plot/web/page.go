@@ -26,6 +26,9 @@ type Section struct {
 	Text   string
 	Tables []Table
 	Charts []plot.Chart
+	// Collapsed sections (a run's per-step detail) are closed until the
+	// reader opens them; they open for printing.
+	Collapsed bool
 }
 
 // Table is a simple table; the first column is left-aligned.
@@ -57,7 +60,7 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{if .HasCharts}}<p class="hint">Drag across a chart to zoom, double-click to reset; hover to read values; click a legend entry to hide or show its series.</p>{{end}}
 {{range .Sections}}
 <section>
-{{with .Title}}<h2>{{.}}</h2>{{end}}
+{{if .Collapsed}}<details class="step"><summary>{{end}}{{with .Title}}<h2>{{.}}</h2>{{end}}{{if .Collapsed}}</summary>{{end}}
 {{with .Text}}<pre>{{.}}</pre>{{end}}
 {{range .Tables}}<div class="tw"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
@@ -67,6 +70,7 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{end}}
 {{range .ChartIDs}}<div class="chart" id="chart-{{.}}"></div>
 {{end}}
+{{if .Collapsed}}</details>{{end}}
 </section>
 {{end}}
 <script>{{.UPlotJS}}</script>

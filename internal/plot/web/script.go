@@ -71,8 +71,16 @@ const pageJS = `(function () {
     var el = document.getElementById("chart-" + i);
     if (el) plots.push([make(spec, el), el]);
   });
-  window.addEventListener("resize", function () {
-    plots.forEach(function (p) { p[0].setSize({ width: Math.max(320, p[1].clientWidth), height: p[0].height }); });
+  function fit() {
+    plots.forEach(function (p) { if (p[1].clientWidth > 0) p[0].setSize({ width: Math.max(320, p[1].clientWidth), height: p[0].height }); });
+  }
+  window.addEventListener("resize", fit);
+  // A step opened (its charts were laid out while closed) fits its charts;
+  // printing opens every step, so the PDF holds the whole report.
+  document.addEventListener("toggle", fit, true);
+  window.addEventListener("beforeprint", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("details"), function (d) { d.open = true; });
+    fit();
   });
   window.LOADLAB_PLOTS = plots.map(function (p) { return p[0]; });
 })();
@@ -88,6 +96,9 @@ th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 .chart { margin: 16px 0 28px; overflow-x: auto; }
 .tw { overflow-x: auto; max-width: 100%; }
+details.step > summary { cursor: pointer; }
+details.step > summary h2 { display: inline; }
+@media print { details.step::details-content { content-visibility: visible; display: block; } }
 .hint { color: #777; font-size: 12px; }
 .u-legend { font-size: 12px; }
 `
