@@ -55,6 +55,18 @@ func StepInput(p *plan.Plan, st *plan.Step, seed uint64) (Input, []string, error
 	if originComp == nil {
 		return in, notes, fmt.Errorf("plan %s has no origin component: the model needs the origin's recipe", p.File)
 	}
+	if st.Index > 0 {
+		for _, c := range []*plan.Component{originComp, proxyComp} {
+			if c == nil || c.RestartEach {
+				continue
+			}
+			held := "its cache and breakers"
+			if c.Kind == plan.KindOrigin {
+				held = "the time into its recipe's stages"
+			}
+			notes = append(notes, fmt.Sprintf("component %s is not restarted between steps: %s carry over from the earlier steps, and the model starts this step without them", c.Name, held))
+		}
+	}
 	rfile, _, _ := originComp.Files(st)
 	in.OriginSeed, _ = originComp.OriginSeed(st)
 	var err error
