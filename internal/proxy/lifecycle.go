@@ -76,6 +76,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		Handler:           p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       idle,
+		MaxHeaderBytes:    MaxHeaderBytes, // beyond: 431
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)

@@ -19,6 +19,14 @@ import (
 	"github.com/loadlab/loadlab/internal/proxy/pool"
 )
 
+// Limits on what clients send: request heads beyond MaxHeaderBytes are
+// answered 431 (by the server, for every path), and bodies sent to the
+// reserved /metrics and /status beyond MaxReservedBody 413.
+const (
+	MaxHeaderBytes  = 64 << 10
+	MaxReservedBody = 64 << 10
+)
+
 // Response headers the proxy adds.
 const (
 	HeaderOrigin         = "X-Loadlab-Origin"          // who answered: see the Origin constants
@@ -29,6 +37,15 @@ const (
 // ServeHTTP serves /metrics and /status, and forwards everything else along
 // the first matching route.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/metrics", "/status":
+		// Reserved paths read no body: one beyond the limit is refused.
+		body := http.MaxBytesReader(w, r.Body, MaxReservedBody)
+		if _, err := io.Copy(io.Discard, body); err != nil || r.ContentLength > MaxReservedBody {
+			http.Error(w, "loadlab proxy: "+r.URL.Path+" takes no body (at most 64 KiB is read)", http.StatusRequestEntityTooLarge)
+			return
+		}
+	}
 	switch r.URL.Path {
 	case "/metrics":
 		p.metrics.ServeHTTP(w, r)

@@ -285,6 +285,9 @@ func (v *validator) pool(pc *PoolConfig, hasSize bool, path ...any) error {
 		pc.WorkerStopCost = pc.WorkerStartCost / 4
 	}
 	if pc.CheckoutTimeout == 0 {
+		if v.has(at("checkout_timeout")...) {
+			return v.errAt("must be positive: a checkout cannot wait forever (leave it out for the default, 6s)", at("checkout_timeout")...)
+		}
 		pc.CheckoutTimeout = Duration(DefaultCheckoutTimeout)
 	}
 	if pc.TimeoutStatus == 0 {
@@ -303,6 +306,9 @@ func (v *validator) route(c *Config, r *RouteConfig, i int) error {
 	}
 	if routepath.InnerStar(r.Path) {
 		return v.errAt(fmt.Sprintf("%q: only a trailing * is supported", r.Path), at("path")...)
+	}
+	if r.Path == "/metrics" || r.Path == "/status" {
+		return v.errAt(fmt.Sprintf("%q is reserved for the proxy's own metrics and status; give the route another path", r.Path), at("path")...)
 	}
 	if r.Name == "" {
 		r.Name = r.Path

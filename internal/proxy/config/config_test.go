@@ -158,3 +158,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestReservedRouteAndZeroCheckoutRefused(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"pools: {default: {size: 1}}\nroutes: [{path: /metrics, upstream: \"http://127.0.0.1:1\"}]", "routes[0].path: \"/metrics\" is reserved"},
+		{"pools: {default: {size: 1}}\nroutes: [{path: /status, upstream: \"http://127.0.0.1:1\"}]", "is reserved"},
+		{"pools: {default: {size: 1, checkout_timeout: 0s}}\nroutes: [{path: /*, upstream: \"http://127.0.0.1:1\"}]", "checkout_timeout: must be positive"},
+	} {
+		if _, err := Parse([]byte(c.yaml), "p.yaml"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.yaml, err, c.want)
+		}
+	}
+}
