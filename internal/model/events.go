@@ -15,6 +15,7 @@ const (
 	evUpstreamEnd                  // the upstream answered, failed or timed out
 	evManager                      // the serial manager takes its next message
 	evSample                       // the once-a-second gauges
+	evStepStart                    // the step begins after earlier steps' attacks: counters start over
 )
 
 // event is one thing due at a virtual instant; n orders events due at the

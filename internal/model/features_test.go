@@ -83,3 +83,27 @@ scenarios:
 		t.Errorf("the direct scenario did not go straight to the origin: %+v", d)
 	}
 }
+
+// A plan that keeps the proxy running between steps (restart: change):
+// the flood step starts with the cache the warm-up step filled, as in the
+// proxy, so its stale fallbacks cover most failures.
+func TestStateCarriesAcrossKeptSteps(t *testing.T) {
+	p, err := plan.Load("../../examples/002-pool-drain-breaker/plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := PredictStep(p, p.Steps[1], 1)
+	if kept.Err != nil {
+		t.Fatal(kept.Err)
+	}
+	fresh := *p.Steps[1]
+	fresh.Index = 0 // as if it were the first step: nothing carried over
+	cold := PredictStep(p, &fresh, 1)
+	k, c := kept.Prediction.Scenarios[0], cold.Prediction.Scenarios[0]
+	if k.Success < 0.9 || k.Success <= c.Success+0.05 {
+		t.Errorf("flood after the warm-up: success %.2f%%, from cold %.2f%%: the warm cache did not carry over", 100*k.Success, 100*c.Success)
+	}
+	if k.Requests != 800 || len(kept.Notes) != 0 {
+		t.Errorf("requests %d (want the step's 800 only), notes %v", k.Requests, kept.Notes)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
@@ -55,18 +56,6 @@ func StepInput(p *plan.Plan, st *plan.Step, seed uint64) (Input, []string, error
 	if originComp == nil {
 		return in, notes, fmt.Errorf("plan %s has no origin component: the model needs the origin's recipe", p.File)
 	}
-	if st.Index > 0 {
-		for _, c := range []*plan.Component{originComp, proxyComp} {
-			if c == nil || c.RestartEach {
-				continue
-			}
-			held := "its cache and breakers"
-			if c.Kind == plan.KindOrigin {
-				held = "the time into its recipe's stages"
-			}
-			notes = append(notes, fmt.Sprintf("component %s is not restarted between steps: %s carry over from the earlier steps, and the model starts this step without them", c.Name, held))
-		}
-	}
 	rfile, _, _ := originComp.Files(st)
 	in.OriginSeed, _ = originComp.OriginSeed(st)
 	var err error
@@ -89,6 +78,28 @@ func StepInput(p *plan.Plan, st *plan.Step, seed uint64) (Input, []string, error
 			}
 		}
 		in.Proxy = cfg
+	}
+	// Components kept running from earlier steps: those steps' attacks
+	// are simulated first, so what they left is there.
+	if kept := keptSteps(p, st, proxyComp, originComp); len(kept) > 0 {
+		var at time.Duration
+		for _, prev := range kept {
+			var longest time.Duration
+			for _, sc := range prev.Scenarios {
+				ms, note, err := scenarioInput(p, sc, urls, kinds)
+				if err != nil || note != "" {
+					continue
+				}
+				ms.StartAfter += at + p.Warmup
+				in.Before = append(in.Before, ms)
+				longest = max(longest, sc.StartAfter+sc.Duration)
+			}
+			at += p.Warmup + longest + p.Cooldown
+		}
+		in.Start = at
+		if originComp.RestartEach && stagesTimed(in.Origin) {
+			notes = append(notes, fmt.Sprintf("component %s is restarted for this step but its recipe's stages are timed: the model runs them from the first of the %d earlier steps kept on the proxy", originComp.Name, len(kept)))
+		}
 	}
 	for _, sc := range st.Scenarios {
 		ms, note, err := scenarioInput(p, sc, urls, kinds)
@@ -197,4 +208,35 @@ func componentEnv(c *plan.Component, st *plan.Step) func(string) (string, bool) 
 		}
 		return os.LookupEnv(name)
 	}
+}
+
+// keptSteps are the steps before st that ran on the same proxy process
+// (kept between steps: restart when its variant changes, and the variant
+// did not change), oldest first.
+func keptSteps(p *plan.Plan, st *plan.Step, proxyComp, originComp *plan.Component) []*plan.Step {
+	if proxyComp == nil || proxyComp.RestartEach {
+		return nil
+	}
+	var out []*plan.Step
+	for j := st.Index - 1; j >= 0; j-- {
+		prev := p.Steps[j]
+		if prev.Variants[proxyComp.Name] != st.Variants[proxyComp.Name] ||
+			!originComp.RestartEach && prev.Variants[originComp.Name] != st.Variants[originComp.Name] {
+			break
+		}
+		out = append([]*plan.Step{prev}, out...)
+	}
+	return out
+}
+
+// stagesTimed reports whether a recipe changes behaviour over time.
+func stagesTimed(rs []recipe.Recipe) bool {
+	for _, r := range rs {
+		for _, st := range r.Stages {
+			if st.At > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -20,6 +20,14 @@ type Input struct {
 	Origin []recipe.Recipe
 	// Scenarios are the concurrent attacks.
 	Scenarios []Scenario
+	// Before are earlier steps' attacks on the same running components
+	// (kept between steps): simulated first, in the same virtual time, so
+	// that what they leave (cached copies, a breaker's state, the time
+	// into the recipe's stages) is there when Scenarios start; their
+	// results are not predicted. Scenarios' StartAfter count from Start.
+	Before []Scenario
+	// Start is when Scenarios begin, after Before.
+	Start time.Duration
 	// Costs are the serial manager's physical costs beyond the configured
 	// worker_start_cost and worker_stop_cost.
 	Costs Costs

@@ -62,10 +62,12 @@ type route struct {
 }
 
 type scenarioRun struct {
-	in   *Scenario
-	pred *ScenarioPrediction
-	next uint64 // next sequence number to schedule
-	buf  []byte
+	in     *Scenario
+	pred   *ScenarioPrediction
+	next   uint64 // next sequence number to schedule
+	buf    []byte
+	start  time.Duration // when its schedule begins
+	record bool          // a scenario of the step, not of an earlier one
 }
 
 // sim is one step's simulation.
@@ -119,24 +121,39 @@ func Predict(in Input) (*Prediction, error) {
 		s.buildProxy(in.Proxy)
 	}
 	var end time.Duration
-	for i := range in.Scenarios {
-		sc := &in.Scenarios[i]
+	add := func(sc *Scenario, start time.Duration, record bool) error {
 		if sc.Schedule == nil || len(sc.Targets) == 0 {
-			return nil, fmt.Errorf("model: scenario %q has no schedule or no targets", sc.Name)
+			return fmt.Errorf("model: scenario %q has no schedule or no targets", sc.Name)
 		}
 		if sc.Schedule.Unpaced() {
-			return nil, fmt.Errorf("model: scenario %q: an unpaced attack (-rate=0) depends on the system's answers; give it a rate", sc.Name)
+			return fmt.Errorf("model: scenario %q: an unpaced attack (-rate=0) depends on the system's answers; give it a rate", sc.Name)
 		}
 		if sc.Schedule.Duration <= 0 {
-			return nil, fmt.Errorf("model: scenario %q: the schedule needs a duration", sc.Name)
+			return fmt.Errorf("model: scenario %q: the schedule needs a duration", sc.Name)
 		}
-		run := &scenarioRun{in: sc, pred: newScenarioPrediction(sc.Name)}
+		run := &scenarioRun{in: sc, pred: newScenarioPrediction(sc.Name), start: start + sc.StartAfter, record: record}
 		run.pred.Duration = sc.Schedule.Duration
-		s.scens = append(s.scens, run)
+		if record {
+			s.scens = append(s.scens, run)
+		}
 		s.scheduleNext(run)
-		end = max(end, sc.StartAfter+sc.Schedule.Duration)
+		end = max(end, run.start+sc.Schedule.Duration)
+		return nil
 	}
-	for t := time.Duration(0); t <= end; t += in.Interval {
+	for i := range in.Before {
+		if err := add(&in.Before[i], 0, false); err != nil {
+			return nil, err
+		}
+	}
+	for i := range in.Scenarios {
+		if err := add(&in.Scenarios[i], in.Start, true); err != nil {
+			return nil, err
+		}
+	}
+	if in.Start > 0 {
+		s.at(in.Start, evStepStart, nil, nil)
+	}
+	for t := in.Start; t <= end; t += in.Interval {
 		s.at(t, evSample, nil, nil)
 	}
 	for {
@@ -154,8 +171,8 @@ func Predict(in Input) (*Prediction, error) {
 	for _, sp := range s.pools {
 		sr := sp.series
 		sr.Checkouts, sr.Timeouts, sr.Opened, sr.Dismissed, sr.MailboxPeak = sp.checkouts, sp.timeouts, sp.opened, sp.dismissed, sp.mailboxPeak
-		if end > 0 {
-			sr.ManagerUtilization = sp.busy.Seconds() / end.Seconds()
+		if span := end - in.Start; span > 0 {
+			sr.ManagerUtilization = sp.busy.Seconds() / span.Seconds()
 		}
 		p.Pools = append(p.Pools, sr)
 	}
@@ -221,7 +238,7 @@ func (s *sim) scheduleNext(run *scenarioRun) {
 	if !ok {
 		return
 	}
-	r := &request{sc: run, seq: run.next, due: run.in.StartAfter + due}
+	r := &request{sc: run, seq: run.next, due: run.start + due}
 	run.next++
 	at := r.due
 	if s.in.Jitter > 0 {
@@ -245,6 +262,8 @@ func (s *sim) handle(e event) {
 		e.p.manage()
 	case evSample:
 		s.sample()
+	case evStepStart:
+		s.stepStart()
 	}
 }
 
@@ -322,7 +341,9 @@ func (s *sim) delivered(r *request) {
 	p := r.route.pool
 	p.checkouts++
 	p.maxWait = max(p.maxWait, s.now-r.arrived)
-	r.sc.pred.MaxCheckoutWait = max(r.sc.pred.MaxCheckoutWait, s.now-r.arrived)
+	if r.sc.record {
+		r.sc.pred.MaxCheckoutWait = max(r.sc.pred.MaxCheckoutWait, s.now-r.arrived)
+	}
 	r.answer = s.origin.answer(r.path, s.now)
 	s.exchange(r)
 }
@@ -416,7 +437,7 @@ func (s *sim) giveUp(r *request) {
 		}
 		p.timeouts++
 		if p.timeouts == 1 {
-			p.series.FirstTimeout = s.now
+			p.series.FirstTimeout = s.now - s.in.Start
 		}
 		s.recordBreaker(r, true)
 		s.fail(r, p.cfg.TimeoutStatus, byPoolTimeout)
@@ -438,6 +459,9 @@ func (s *sim) giveUp(r *request) {
 
 func (s *sim) clientTimeout(r *request) {
 	r.answered = true
+	if !r.sc.record {
+		return
+	}
 	r.sc.pred.record(0, byClientTimeout, r.sc.in.Timeout)
 	if s.in.observe != nil {
 		s.in.observe(r.sc.in.Name, r.seq, r.due, r.sc.in.Timeout, 0)
@@ -461,6 +485,9 @@ func (s *sim) respond(r *request, status int, by string) {
 		return
 	}
 	r.answered = true
+	if !r.sc.record {
+		return
+	}
 	r.sc.pred.record(status, by, s.now-r.due)
 	if s.in.observe != nil {
 		s.in.observe(r.sc.in.Name, r.seq, r.due, s.now-r.due, status)
@@ -479,17 +506,32 @@ func (s *sim) forgetBreaker(r *request) {
 	}
 }
 
+// stepStart forgets the counts of the earlier steps' attacks: the state
+// they left (cache, breakers, workers) stays.
+func (s *sim) stepStart() {
+	for _, p := range s.pools {
+		p.checkouts, p.timeouts, p.opened, p.dismissed, p.busy = 0, 0, 0, 0, 0
+		p.mailboxPeak = len(p.mailbox) - p.head
+		p.series.FirstTimeout = 0
+	}
+	for _, r := range s.routes {
+		if r.series != nil {
+			r.series.Rejected = 0
+		}
+	}
+}
+
 // sample records the gauges.
 func (s *sim) sample() {
 	for _, p := range s.pools {
-		p.sample(s.now)
+		p.sample(s.now - s.in.Start)
 	}
 	for _, r := range s.routes {
 		if r.series == nil {
 			continue
 		}
 		snap := r.breaker.Snapshot()
-		r.series.T = append(r.series.T, s.now.Seconds())
+		r.series.T = append(r.series.T, (s.now - s.in.Start).Seconds())
 		r.series.State = append(r.series.State, snap.State)
 		r.series.Throughput = append(r.series.Throughput, snap.Throughput)
 	}
