@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -28,16 +29,24 @@ const fleetExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 
   # then, with the four files from the claim:
   loadlab report loadlab-attack-shard-*.lll
 
+  # Or over ssh: each host runs one shard, streaming its results back;
+  # the merged report is printed at the end
+  loadlab fleet ssh -hosts gen1,gen2,gen3 -ssh "-i ~/.ssh/load" -targets targets.txt \
+    -out run-7 -- -rate 30000/s -duration 5m
+
 Each pod runs loadlab attack -shard-index $(JOB_COMPLETION_INDEX) -shards N
 -start-at T with the targets from a ConfigMap; docs/distributed.md has the
 contract and the clocks to check.`
 
-func runFleet(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		args = []string{"k8s", "-help"}
 	}
+	if len(args) > 0 && args[0] == "ssh" {
+		return runFleetSSH(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "k8s" {
-		return badinput.Errorf("want loadlab fleet k8s [flags] -- [attack flags] (the engine: k8s)")
+		return badinput.Errorf("want loadlab fleet k8s|ssh [flags] -- [attack flags] (the engine: a Kubernetes Indexed Job, or hosts over ssh)")
 	}
 	fs := newFlagSet("fleet", "k8s [flags] -- [attack flags]", fleetExamples, stderr)
 	shards := fs.Int("shards", 0, "`number` of pods, one shard of the schedule each (required)")
@@ -88,4 +97,64 @@ func runFleet(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	_, err = stdout.Write(y)
 	return err
+}
+
+func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("fleet", "ssh [flags] -- [attack flags]", fleetExamples, stderr)
+	hosts := fs.String("hosts", "", "comma-separated ssh `destinations` ([user@]host), one shard each (required)")
+	sshOpts := fs.String("ssh", "", "extra ssh `options`, e.g. \"-p 2222 -i ~/.ssh/load\"")
+	remote := fs.String("remote", "loadlab", "the loadlab `command` on the hosts")
+	targets := fs.String("targets", "", "targets `file`, sent to every host (required)")
+	out := fs.String("out", "", "`folder` for the shard files (default loadlab-fleet-<time>)")
+	startAt := fs.String("start-at", "+10s", "common start `time`: RFC 3339 or +DURATION from now")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var hs []string
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) == 0 {
+		return badinput.Field("-hosts", "give the hosts to run the shards on, e.g. gen1,gen2")
+	}
+	if *targets == "" {
+		return badinput.Field("-targets", "give the targets file (it is sent to every host)")
+	}
+	data, err := os.ReadFile(*targets)
+	if err != nil {
+		return badinput.Field("-targets", "%v", err)
+	}
+	at, err := parseStartAt(*startAt, time.Now())
+	if err != nil {
+		return err
+	}
+	probe := append([]string{"-shard", fmt.Sprintf("1/%d", len(hs)), "-output", os.DevNull}, fs.Args()...)
+	if err := checkAttackFlags(probe); err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = "loadlab-fleet-" + time.Now().Format("20060102-150405")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badinput.Field("-out", "%v", err)
+	}
+	fmt.Fprintf(stderr, "loadlab fleet: %d shards on %s, starting at %s\n", len(hs), strings.Join(hs, ", "), at.UTC().Format(time.RFC3339))
+	files, runErr := fleet.SSH{Hosts: hs, SSHArgs: strings.Fields(*sshOpts), Remote: *remote, Targets: data, Args: fs.Args(),
+		StartAt: at, Dir: dir, Log: stderr}.Run(ctx)
+	if runErr != nil {
+		fmt.Fprintf(stderr, "loadlab fleet: %v\n", runErr)
+	}
+	for _, f := range files {
+		fmt.Fprintln(stderr, "loadlab fleet: wrote", f)
+	}
+	if err := runReport(ctx, files, nil, stdout, stderr); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return exitError{code: 1, msg: "a shard failed: " + runErr.Error()}
+	}
+	return nil
 }
