@@ -12,6 +12,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/demo"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/experiment/writeup"
+	"github.com/loadlab/loadlab/internal/model"
 )
 
 func init() {
@@ -60,7 +61,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			len(p.Steps), p.Steps[0].Scenarios[0].Duration+p.Cooldown)
 	}
 	start := time.Now()
-	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log})
+	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Model: model.Planner{Seed: 1}})
 	if err != nil {
 		if res == nil {
 			return err

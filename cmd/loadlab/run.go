@@ -12,6 +12,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/model"
 	"github.com/loadlab/loadlab/internal/slug"
 )
 
@@ -102,7 +103,8 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if pe != nil {
 		defer pe.Close()
 	}
-	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Prometheus: pe})
+	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Prometheus: pe,
+		Model: model.Planner{Seed: 1}})
 	if lv != nil {
 		lv.Close(liveLinger)
 	}

@@ -39,6 +39,9 @@ type Options struct {
 	// Predictor explains the steps a model of the system under test
 	// covers; nil means the model's predictions kept in summary.json.
 	Predictor findings.Predictor
+	// Model, when set, predicts every step it covers before it runs
+	// (loadlab run sets the model of package model).
+	Model Modeller
 	// Live, when set, receives every result and sample and the step in
 	// progress (loadlab run -ui).
 	Live *live.Server

@@ -11,7 +11,6 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
-	"github.com/loadlab/loadlab/internal/model"
 )
 
 // maxProbes bounds one configuration's search (bracketing, bisection and
@@ -36,7 +35,7 @@ type searcher struct {
 func (r *runner) search(ctx context.Context, sum *summary.Summary) (runs []*stepRun, confirms map[*stepRun]bool, fatal error) {
 	s := &searcher{r: r, sum: sum, slo: r.plan.Thresholds, confirms: map[*stepRun]bool{}}
 	if len(s.slo) == 0 {
-		t, err := threshold.Parse(model.DefaultSLO)
+		t, err := threshold.Parse(DefaultSLO)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -251,13 +250,5 @@ func (s *searcher) predictedKnee(st *plan.Step) (float64, bool) {
 	if res := s.r.predict(st); res == nil || res.Error != "" || len(res.Notes) > 0 {
 		return 0, false
 	}
-	in, _, err := model.StepInput(s.r.plan, st, modelSeed)
-	if err != nil {
-		return 0, false
-	}
-	k, err := model.SearchKnee(in, s.r.plan.Search.Scenario, s.slo, model.KneeOptions{Precision: s.r.plan.Search.Precision, Max: s.r.plan.Search.Max})
-	if err != nil || k.Rate == 0 {
-		return 0, false
-	}
-	return k.Rate, true
+	return s.r.opts.Model.Knee(s.r.plan, st, s.r.plan.Search.Scenario, s.slo, s.r.plan.Search.Precision, s.r.plan.Search.Max)
 }

@@ -35,7 +35,8 @@ type KneePoint struct {
 	Pass    bool          `json:"pass"`
 }
 
-// DefaultSLO is judged when a plan has no thresholds.
+// DefaultSLO is judged when a plan has no thresholds (the capacity
+// search's, experiment.DefaultSLO, is the same).
 const DefaultSLO = "success >= 99%"
 
 // KneeOptions bound a knee search.

@@ -2,6 +2,8 @@ package model
 
 import (
 	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/experiment/threshold"
 )
 
 // PredictPlan models every step of a plan.
@@ -93,4 +95,28 @@ func fastest(in Input) string {
 		}
 	}
 	return best
+}
+
+// Planner is the model as `loadlab run` uses it (experiment.Modeller):
+// predictions and knees of a plan's steps, with a fixed seed so a run's
+// predictions are repeatable.
+type Planner struct{ Seed uint64 }
+
+// Predict models step st of p, as summary.json keeps it.
+func (pl Planner) Predict(p *plan.Plan, st *plan.Step) *summary.StepModel {
+	return PredictStep(p, st, pl.Seed).Summary()
+}
+
+// Knee searches the highest rate of scenario in st's configuration that
+// meets ths; false when the model does not cover the step or finds none.
+func (pl Planner) Knee(p *plan.Plan, st *plan.Step, scenario string, ths []threshold.Threshold, precision, max float64) (float64, bool) {
+	in, notes, err := StepInput(p, st, pl.Seed)
+	if err != nil || len(notes) > 0 {
+		return 0, false
+	}
+	k, err := SearchKnee(in, scenario, ths, KneeOptions{Precision: precision, Max: max})
+	if err != nil || k.Rate == 0 {
+		return 0, false
+	}
+	return k.Rate, true
 }
