@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -96,12 +97,11 @@ func demoFindings(all []summary.Finding) []string {
 		out = append(out, "Finding: "+all[0].String())
 		rest = all[1:]
 	}
-	for _, kind := range []string{summary.KindCause, summary.KindShared, summary.KindCost} {
-		for _, f := range rest {
-			if f.Kind == kind {
-				out = append(out, f.String())
-				break
-			}
+	// Why (from the model when it covered the steps, else the heuristic),
+	// the other route, the cost, and whether the model's predictions held.
+	for _, kinds := range [][]string{{summary.KindModel, summary.KindCause}, {summary.KindShared}, {summary.KindCost}, {summary.KindPrediction}} {
+		if f, ok := firstOf(rest, kinds); ok {
+			out = append(out, f.String())
 		}
 	}
 	for _, f := range all {
@@ -110,4 +110,28 @@ func demoFindings(all []summary.Finding) []string {
 		}
 	}
 	return append(out, notes...)
+}
+
+// firstOf is the first finding of the first kind that has one. Among the
+// model's explanations it prefers one about a serial manager falling
+// behind: the demo's collapse.
+func firstOf(fs []summary.Finding, kinds []string) (summary.Finding, bool) {
+	for _, kind := range kinds {
+		var first *summary.Finding
+		for i := range fs {
+			if fs[i].Kind != kind {
+				continue
+			}
+			if first == nil {
+				first = &fs[i]
+			}
+			if kind == summary.KindModel && strings.Contains(fs[i].Text, "serial manager") {
+				return fs[i], true
+			}
+		}
+		if first != nil {
+			return *first, true
+		}
+	}
+	return summary.Finding{}, false
 }

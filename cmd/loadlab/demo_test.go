@@ -31,6 +31,10 @@ func TestDemoFindingsTellTheStory(t *testing.T) {
 		{"only a note", []summary.Finding{note}, []string{"Note: Left out of the comparisons: x."}},
 		{"picked by kind, not by wording", []summary.Finding{compared, {Kind: summary.KindCause, Text: "With the overflow pool the manager fell behind."}},
 			[]string{"Finding: At 69 req/s, fixed did better.", "With the overflow pool the manager fell behind."}},
+		{"the model's why before the heuristics', the manager's story first, and the predictions' verdict",
+			[]summary.Finding{compared, shared, {Kind: summary.KindModel, Text: "In step 69 fixed, the queue."}, {Kind: summary.KindModel, Text: "In step 69 overflow, the serial manager."}, cost,
+				{Kind: summary.KindPrediction, Text: "The model's predictions held for 12 of 12."}},
+			[]string{"Finding: At 69 req/s, fixed did better.", "In step 69 overflow, the serial manager.", shared.Text, cost.Text, "The model's predictions held for 12 of 12."}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
