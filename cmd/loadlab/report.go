@@ -75,7 +75,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if len(fs.Args()) != 1 || fs.Arg(0) == "-" {
 			return badinput.Field("-follow", "follows exactly one results file (not stdin), got %d arguments", len(fs.Args()))
 		}
-		inputs, closeAll, err = followInput(ctx, fs.Arg(0), *followIdle)
+		inputs, closeAll, err = followInput(ctx, fs.Arg(0), *followIdle, !*strict)
 	} else {
 		inputs, closeAll, err = openInputs(fs.Args(), stdin, !*strict)
 	}
@@ -140,7 +140,7 @@ func openInputs(files []string, stdin io.Reader, resync bool) ([]report.Input, f
 
 // followInput opens a loadlab stream that an attack may still be writing
 // and reads it as it grows (see results.Follow).
-func followInput(ctx context.Context, path string, idle time.Duration) ([]report.Input, func(), error) {
+func followInput(ctx context.Context, path string, idle time.Duration, resync bool) ([]report.Input, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, badinput.Wrap(path, err)
@@ -157,6 +157,9 @@ func followInput(ctx context.Context, path string, idle time.Duration) ([]report
 		f.Close()
 		return nil, nil, badinput.Wrap(path, err)
 	}
+	// A writer that crashed leaves a torn block; one restarted on the same
+	// file appends fresh blocks after it: read past the torn one.
+	r.Resync(resync)
 	return []report.Input{{Name: path, Dec: r}}, func() { r.Close(); f.Close() }, nil
 }
 

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/results"
 )
 
 // vegetaVector is a real vegeta file kept by the report package's tests.
@@ -136,5 +139,52 @@ func TestReportFollow(t *testing.T) {
 				t.Fatalf("exit %d (want %d)\nstdout %q\nstderr %q", code, tc.code, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestReportFollowAcrossWriterCrash: a writer crashes leaving a torn
+// block, and a writer restarted on the same file appends fresh blocks
+// while `report -follow` reads: everything but the torn block is
+// reported, with a warning naming the damaged region.
+func TestReportFollowAcrossWriterCrash(t *testing.T) {
+	stream := func(n int, from uint64) []byte {
+		var b bytes.Buffer
+		w, err := results.NewWriter(&b, results.Meta{Attack: "a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		due := time.Unix(1_800_000_000, 0)
+		for i := 0; i < n; i++ {
+			r := results.Result{Attack: "a", Seq: from + uint64(i), Due: due.Add(time.Duration(i) * time.Millisecond), Code: 200, Method: "GET", URL: "http://x/"}
+			r.Sent = r.Due
+			w.Encode(&r)
+			if i%1000 == 999 {
+				w.Flush()
+			}
+		}
+		w.Close()
+		return b.Bytes()
+	}
+	first := stream(3000, 0) // three blocks of 1000
+	second := stream(2000, 3000)
+	marker := []byte("LLSYNC2")
+	last := bytes.LastIndex(first, marker) - 1
+	torn := first[:last+(len(first)-last)/2] // the third block cut in half
+	more := second[bytes.Index(second, marker)-1:]
+	file := filepath.Join(t.TempDir(), "live.lll")
+	if err := os.WriteFile(file, torn, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond) // the restarted writer appends while the report follows
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			f.Write(more)
+			f.Close()
+		}
+	}()
+	code, out, stderr := runCLI(t, nil, "report", "-follow", "-follow-idle", "1500ms", file)
+	if code != 0 || !strings.Contains(out, "Requests      [total, rate, throughput]         4000,") || !strings.Contains(stderr, "1000 results lost") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 }
