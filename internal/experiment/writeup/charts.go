@@ -212,6 +212,63 @@ func successOverlay(sum *summary.Summary, data []*stepData) []chartFile {
 		Y: plot.Axis{Label: "success %", Min: 0, Max: 100}, Series: series}}}
 }
 
+// metricOverlays are the sampled server metrics of every step on one
+// chart each, against seconds since each step began: a line per step.
+// A series flat at zero in every step says nothing and is left out.
+func metricOverlays(sum *summary.Summary, data []*stepData) []chartFile {
+	type line struct {
+		step string
+		pts  []plot.Point
+	}
+	bySeries := map[string][]line{}
+	units := map[string]string{}
+	var order []string
+	for i, st := range sum.Steps {
+		d := data[i]
+		if len(d.samples) == 0 {
+			continue
+		}
+		origin := stepAxis(st, d).Origin
+		per := map[string][]plot.Point{}
+		var seen []string
+		for _, x := range d.samples {
+			if _, ok := per[x.Series]; !ok {
+				seen = append(seen, x.Series)
+			}
+			per[x.Series] = append(per[x.Series], plot.Point{X: x.Time.Sub(origin).Seconds(), Y: x.Value})
+			units[x.Series] = x.Unit
+		}
+		for _, name := range seen {
+			if _, ok := bySeries[name]; !ok {
+				order = append(order, name)
+			}
+			bySeries[name] = append(bySeries[name], line{st.Name, per[name]})
+		}
+	}
+	var out []chartFile
+	for _, name := range order {
+		lines := bySeries[name]
+		if len(lines) < 2 {
+			continue
+		}
+		flat := true
+		for _, l := range lines {
+			for _, p := range l.pts {
+				flat = flat && p.Y == 0
+			}
+		}
+		if flat {
+			continue
+		}
+		c := plot.Chart{Title: name + ", every step", X: plot.Axis{Label: "seconds since the step began"}, Y: plot.Axis{Label: units[name]}}
+		for _, l := range lines {
+			c.Series = append(c.Series, plot.Series{Name: l.step, Kind: plot.Line, Points: l.pts})
+		}
+		out = append(out, chartFile{name + ", every step", "charts/every-step-" + slug.Make(name, "") + ".svg", c})
+	}
+	return out
+}
+
 // writeSVGs renders charts into the output folder.
 func writeSVGs(dir string, cs []chartFile) error {
 	for _, c := range cs {

@@ -165,7 +165,7 @@ func fence(b *strings.Builder, text string) {
 	b.WriteString("```\n" + strings.TrimRight(text, "\n") + "\n```\n\n")
 }
 
-func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []chartFile) string {
+func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct, over []chartFile) string {
 	var b strings.Builder
 	ds := sum.Design
 	if ds == nil {
@@ -309,6 +309,12 @@ func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []char
 	for _, c := range pct {
 		fmt.Fprintf(&b, "### %s\n![%s](%s)\n\n", c.Title, c.Title, c.File)
 	}
+	if len(over) > 0 {
+		b.WriteString("### Server metrics, every step\nEach sampled series of every step on one chart, against seconds since the step began.\n\n")
+		for _, c := range over {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", c.Title, c.File)
+		}
+	}
 	if len(sum.Thresholds) > 0 {
 		b.WriteString("## Thresholds\n")
 		rows, failed := thresholdRows(sum, func(s string) string { return "`" + s + "`" }, "**FAIL**")
@@ -319,7 +325,7 @@ func markdown(sum *summary.Summary, f *folder, perStep [][]chartFile, pct []char
 	return b.String()
 }
 
-func writeHTML(dir string, sum *summary.Summary, f *folder, perStep [][]chartFile, pct []chartFile) error {
+func writeHTML(dir string, sum *summary.Summary, f *folder, perStep [][]chartFile, pct, over []chartFile) error {
 	// The answer first: the findings as a list, then the comparison across
 	// configurations and rates and the thresholds; the background and the
 	// per-step detail after them.
@@ -327,6 +333,13 @@ func writeHTML(dir string, sum *summary.Summary, f *folder, perStep [][]chartFil
 	page.Sections = append(page.Sections, comparisonSection(sum, pct))
 	if th := thresholdSection(sum); th != nil {
 		page.Sections = append(page.Sections, *th)
+	}
+	if len(over) > 0 {
+		sec := web.Section{Title: "Server metrics, every step", Text: "Each sampled series of every step on one chart, against seconds since the step began."}
+		for _, c := range over {
+			sec.Charts = append(sec.Charts, c.Chart)
+		}
+		page.Sections = append(page.Sections, sec)
 	}
 	if sum.Description != "" {
 		page.Sections = append(page.Sections, web.Section{Title: "Background", Text: sum.Description})

@@ -37,11 +37,15 @@ func Write(dir string, sum *summary.Summary) error {
 	if err := writeSVGs(dir, pct); err != nil {
 		return err
 	}
-	md := markdown(sum, f, perStep, pct)
+	over := metricOverlays(sum, f.steps)
+	if err := writeSVGs(dir, over); err != nil {
+		return err
+	}
+	md := markdown(sum, f, perStep, pct, over)
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	return writeHTML(dir, sum, f, perStep, pct)
+	return writeHTML(dir, sum, f, perStep, pct, over)
 }
 
 // folder is what the report takes from the run folder besides the summary.
