@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"github.com/loadlab/loadlab/internal/attackrun"
 	"io"
 	"net/http"
 	"os"
@@ -13,7 +13,9 @@ import (
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
@@ -266,6 +268,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		Meta: meta,
 	}
 	if lv != nil {
+		lv.SetStep(live.Step{Name: cmp.Or(f.name, "attack"), Rate: sched.String(), For: sched.Length()})
 		job.Watchers = append(job.Watchers, lv)
 	}
 	if pe != nil {

@@ -33,15 +33,17 @@ type Job struct {
 	Meta     results.Meta // the stream's header; Attack and Rate are filled in when empty
 	Progress io.Writer    // the live progress line, or nil for none
 	Log      io.Writer    // closing remarks (dropped requests), or nil
-	// Watchers also receive every result, and the attack's in-flight
-	// count: the live view, the Prometheus exporter.
+	// Watchers also receive every result, and the attack's counters:
+	// the live view, the Prometheus exporter.
 	Watchers []Watcher
 }
 
 // Watcher follows an attack as it runs.
 type Watcher interface {
 	results.Sink
-	SetInFlight(func() int64)
+	// SetStats is called once, before the attack starts, with where
+	// its counters (sent, in flight, started...) are read.
+	SetStats(func() attack.Stats)
 }
 
 // Run reads the targets, runs the attack and writes its results. Bad
@@ -74,12 +76,12 @@ func Run(ctx context.Context, job Job) error {
 	}
 	sinks := []results.Sink{stream}
 	for _, w := range job.Watchers {
-		w.SetInFlight(func() int64 { return a.Stats().InFlight })
+		w.SetStats(a.Stats)
 		sinks = append(sinks, w)
 	}
 	var bar *progress.Bar
 	if job.Progress != nil {
-		bar = progress.New(job.Progress, job.Options.Schedule.Duration, a.Stats)
+		bar = progress.New(job.Progress, job.Options.Schedule.Length(), a.Stats)
 		bar.Start(FlushEvery)
 		sinks = append(sinks, bar)
 	}

@@ -96,18 +96,11 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 	}
 	r.progress("step %d/%d: %s", st.Index+1, len(r.plan.Steps), st.Name)
 	res.Model = r.predict(st)
+	// The live view names the step while its components start, and its
+	// end once they are up.
+	liveStep := r.liveStep(st, res.Configuration)
 	if lv := r.opts.Live; lv != nil {
-		ls := live.Step{Name: st.Name, Index: st.Index + 1, Of: len(r.plan.Steps), Configuration: res.Configuration}
-		var longest time.Duration
-		for _, sc := range st.Scenarios {
-			if ls.Rate != "" {
-				ls.Rate += " + "
-			}
-			ls.Rate += sc.Name + " " + sc.Rate.Text
-			longest = max(longest, sc.StartAfter+sc.Duration)
-		}
-		ls.Ends = time.Now().Add(r.plan.Warmup + longest).UTC().Format(time.RFC3339)
-		lv.SetStep(ls)
+		lv.SetStep(liveStep)
 	}
 
 	runs, err := r.fleet.prepare(ctx, st)
@@ -149,7 +142,7 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 	// Sample from the first warm-up request to the end of the cool-down.
 	scfg := r.samplerConfig()
 	if lv := r.opts.Live; lv != nil {
-		scfg.OnSample = func(x sampler.Sample) { lv.SetMetric(x.Series, x.Value) }
+		scfg.OnSample = func(x sampler.Sample) { lv.SetMetric(x.Series, x.Unit, x.Value) }
 	}
 	smp := sampler.New(scfg)
 	sctx, stopSampling := context.WithCancel(context.WithoutCancel(ctx))
@@ -157,6 +150,14 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 	sampling.Add(1)
 	go func() { defer sampling.Done(); smp.Run(sctx) }()
 
+	if lv := r.opts.Live; lv != nil {
+		var longest time.Duration
+		for _, sc := range st.Scenarios {
+			longest = max(longest, sc.StartAfter+sc.Duration)
+		}
+		liveStep.Ends = time.Now().Add(r.plan.Warmup + longest)
+		lv.SetStep(liveStep)
+	}
 	if r.plan.Warmup > 0 {
 		res.WarmupResults = r.warmup(stepCtx, st)
 	}
@@ -323,7 +324,7 @@ func (r *runner) warmup(ctx context.Context, st *plan.Step) uint64 {
 func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, st *plan.Step, dir string, res *stepRun) {
 	win := &window{buckets: map[int64][2]uint64{}}
 	var wg sync.WaitGroup
-	var inflight []func() attack.Stats // for the live view's and the exporter's in-flight count
+	var counters []func() attack.Stats // for the live view's and the exporter's counters
 	for _, sc := range st.Scenarios {
 		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
@@ -355,7 +356,7 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			continue
 		}
 		sinks := []results.Sink{stream, sr.m, win}
-		inflight = append(inflight, atk.Stats)
+		counters = append(counters, atk.Stats)
 		if lv := r.opts.Live; lv != nil {
 			sinks = append(sinks, lv)
 		}
@@ -384,24 +385,26 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			}
 		}()
 	}
+	// The live view and the exporter read the step's attacks' counters
+	// summed.
+	stats := func() attack.Stats {
+		var sum attack.Stats
+		for _, f := range counters {
+			st := f()
+			sum.Sent += st.Sent
+			sum.InFlight += st.InFlight
+			if sum.Started.IsZero() || !st.Started.IsZero() && st.Started.Before(sum.Started) {
+				sum.Started = st.Started
+			}
+		}
+		return sum
+	}
 	if pe := r.opts.Prometheus; pe != nil {
 		pe.SetStep(st.Name)
-		pe.SetInFlight(func() int64 {
-			var n int64
-			for _, st := range inflight {
-				n += st().InFlight
-			}
-			return n
-		})
+		pe.SetStats(stats)
 	}
 	if lv := r.opts.Live; lv != nil {
-		lv.SetInFlight(func() int64 {
-			var n int64
-			for _, st := range inflight {
-				n += st().InFlight
-			}
-			return n
-		})
+		lv.SetStats(stats)
 	}
 	if r.plan.Stop.ErrorRatio > 0 {
 		done := make(chan struct{})
@@ -460,4 +463,17 @@ func (r *runner) finishScenario(sr *scenarioRun) {
 		text += "Run error: " + sr.RunError + "\n"
 	}
 	os.WriteFile(filepath.Join(r.out, sr.Report), []byte(text), 0o644)
+}
+
+// liveStep describes st for the live view: its name, place in the plan,
+// the rate of each scenario and its configuration.
+func (r *runner) liveStep(st *plan.Step, configuration string) live.Step {
+	ls := live.Step{Name: st.Name, Index: st.Index + 1, Of: len(r.plan.Steps), Configuration: configuration}
+	for _, sc := range st.Scenarios {
+		if ls.Rate != "" {
+			ls.Rate += " + "
+		}
+		ls.Rate += sc.Name + " " + sc.Rate.Text
+	}
+	return ls
 }

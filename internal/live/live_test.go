@@ -2,127 +2,459 @@ package live
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/targets"
 )
 
-// readEvents reads n events from the stream at url (with lastID when not
-// empty).
-func readEvents(t *testing.T, url, lastID string, n int) []Point {
+// event is one server-sent event as a browser sees it.
+type event struct {
+	Type, ID, Data string
+}
+
+// stream is an open event stream read in the background.
+type stream struct {
+	resp   *http.Response
+	events chan event
+}
+
+// openStream connects to the view's event stream (resuming after lastID
+// when not empty) and fails the test unless it is an event stream.
+func openStream(t *testing.T, s *Server, lastID string) *stream {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
+	resp := get(t, s.URL(), "events", lastID)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		resp.Body.Close()
+		t.Fatalf("events: %s %q", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	st := &stream{resp: resp, events: make(chan event, 4096)}
+	go func() {
+		defer close(st.events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var ev event
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.Data != "" {
+					st.events <- ev
+				}
+				ev = event{}
+			case strings.HasPrefix(line, "event: "):
+				ev.Type = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "id: "):
+				ev.ID = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.Data = strings.TrimPrefix(line, "data: ")
+			}
+		}
+	}()
+	t.Cleanup(func() { resp.Body.Close() })
+	return st
+}
+
+// get requests path of the view whose URL is base (keeping its token).
+func get(t *testing.T, base, path, lastID string) *http.Response {
+	t.Helper()
+	u := strings.Replace(base, "/?", "/"+path+"?", 1)
+	if !strings.Contains(u, "?") {
+		u += path
+	}
+	req, err := http.NewRequest("GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Do(req)
+	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("events: %s %q", resp.Status, resp.Header.Get("Content-Type"))
+	return resp
+}
+
+// next returns the stream's next event, failing after 20 s.
+func (st *stream) next(t *testing.T) event {
+	t.Helper()
+	select {
+	case ev, ok := <-st.events:
+		if !ok {
+			t.Fatal("the event stream ended")
+		}
+		return ev
+	case <-time.After(20 * time.Second):
+		t.Fatal("no event within 20 s")
 	}
-	var out []Point
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() && len(out) < n {
-		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			var p Point
-			if err := json.Unmarshal([]byte(data), &p); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, p)
+	return event{}
+}
+
+// point returns the next point, skipping other events.
+func (st *stream) point(t *testing.T) Point {
+	t.Helper()
+	for {
+		ev := st.next(t)
+		if ev.Type != "" {
+			continue
+		}
+		var p Point
+		if err := json.Unmarshal([]byte(ev.Data), &p); err != nil {
+			t.Fatal(err)
+		}
+		if ev.ID == "" || ev.ID != jsonID(p) {
+			t.Fatalf("event id %q for point %d", ev.ID, p.ID)
+		}
+		return p
+	}
+}
+
+func jsonID(p Point) string { b, _ := json.Marshal(p.ID); return string(b) }
+
+// newTestServer is a view on a free loopback port whose points are
+// published when the test says (tick), not every second.
+func newTestServer(t *testing.T, o Options) (*Server, func()) {
+	t.Helper()
+	ticks := make(chan time.Time)
+	s, err := listen("127.0.0.1:0", o, ticks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(0) })
+	tick := func() {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		ticks <- time.Now()
+		<-changed // the point is published
+	}
+	return s, tick
+}
+
+func ok200(seq uint64, due time.Time, lat time.Duration) *results.Result {
+	return &results.Result{Seq: seq, Due: due, Sent: due.Add(time.Millisecond), Latency: lat, Code: 200}
+}
+
+func TestHistoryOnConnectThenLivePoints(t *testing.T) {
+	var sent atomic.Uint64
+	s, tick := newTestServer(t, Options{Stats: func() attack.Stats { return attack.Stats{Sent: sent.Load(), InFlight: 3} }})
+	due := time.Now()
+	for i := range 20 {
+		s.Add(ok200(uint64(i), due, 5*time.Millisecond))
+	}
+	s.Add(&results.Result{Seq: 20, Due: due, Sent: due, Latency: time.Millisecond, Error: "connection refused"})
+	s.Add(&results.Result{Seq: 21, Due: due, Error: results.DroppedPrefix + "max-workers reached"})
+	sent.Store(24) // three sent and not answered yet
+	s.SetStep(Step{Name: "40 rps", Index: 1, Of: 3, Rate: "40/s"})
+	s.SetMetric("proxy cpu%", "CPU %", 12)
+	tick()
+	sent.Store(30)
+	tick()
+
+	// A new browser gets the units of the metrics, then the history.
+	st := openStream(t, s, "")
+	if ev := st.next(t); ev.Type != "units" || ev.Data != `{"proxy cpu%":"CPU %"}` {
+		t.Fatalf("first event: %+v", ev)
+	}
+	p0, p1 := st.point(t), st.point(t)
+	if p0.ID != 0 || p0.Sent != 24 || p0.Answered != 20 || p0.OK != 20 || p0.Codes["0"] != 1 || p0.Codes["dropped"] != 1 || p0.InFlight != 3 {
+		t.Errorf("first point: %+v", p0)
+	}
+	if p0.P50 < 5 || p0.P50 > 7 || p0.Step == nil || p0.Step.Name != "40 rps" || p0.Metrics["proxy cpu%"] != 12 {
+		t.Errorf("first point: %+v", p0)
+	}
+	if p1.ID != 1 || p1.Sent != 6 || p1.Answered != 0 || p1.P99 != 0 {
+		t.Errorf("second point (6 sent, none answered): %+v", p1)
+	}
+	// Then live points on the same connection.
+	s.Add(ok200(22, due, 2*time.Millisecond))
+	tick()
+	if p2 := st.point(t); p2.ID != 2 || p2.Answered != 1 {
+		t.Errorf("live point: %+v", p2)
+	}
+	// A metric with a new unit is announced before the point holding it.
+	s.SetMetric("proxy rss", "MiB", 40)
+	tick()
+	if ev := st.next(t); ev.Type != "units" || ev.Data != `{"proxy rss":"MiB"}` {
+		t.Fatalf("units event before point 3: %+v", ev)
+	}
+	if p3 := st.point(t); p3.ID != 3 || p3.Metrics["proxy rss"] != 40 {
+		t.Errorf("point 3: %+v", p3)
+	}
+}
+
+func TestResumeByLastEventID(t *testing.T) {
+	s, tick := newTestServer(t, Options{})
+	for range 5 {
+		tick()
+	}
+	// A reconnecting browser sends the id of the last point it got:
+	// it gets the ones after it, once each.
+	st := openStream(t, s, "2")
+	for want := uint64(3); want <= 4; want++ {
+		if p := st.point(t); p.ID != want {
+			t.Fatalf("resume after 2: got point %d, want %d", p.ID, want)
 		}
 	}
-	return out
-}
-
-func TestEventsHistoryAndResume(t *testing.T) {
-	s, err := Listen("127.0.0.1:0", Options{InFlight: func() int64 { return 3 }})
-	if err != nil {
-		t.Fatal(err)
+	tick()
+	if p := st.point(t); p.ID != 5 {
+		t.Fatalf("after the history: point %d, want 5", p.ID)
 	}
-	defer s.Close(0)
-	due := time.Now()
-	for i := 0; i < 20; i++ {
-		s.Add(&results.Result{Seq: uint64(i), Due: due, Sent: due.Add(time.Millisecond), Latency: 5 * time.Millisecond, Code: 200})
-	}
-	s.Add(&results.Result{Seq: 20, Due: due, Sent: due, Latency: time.Millisecond, Code: 0, Error: "connection refused"})
-	s.SetStep(Step{Name: "40 rps", Index: 1, Of: 3, Rate: "40/s"})
-	s.SetMetric("proxy cpu %", 12)
-	s.publish(false) // a second's point, without waiting for the ticker
-	s.publish(false)
-	events := s.URL() + "events"
-	// A new browser gets the history first.
-	ps := readEvents(t, events, "", 2)
-	if len(ps) != 2 || ps[0].ID != 0 || ps[0].Sent != 21 || ps[0].OK != 20 || ps[0].Codes["0"] != 1 || ps[0].InFlight != 3 {
-		t.Fatalf("history: %+v", ps)
-	}
-	if ps[0].P50 < 5 || ps[0].P50 > 7 || ps[0].Step == nil || ps[0].Step.Name != "40 rps" || ps[0].Metrics["proxy cpu %"] != 12 {
-		t.Fatalf("first point: %+v", ps[0])
-	}
-	// A reconnecting browser resumes after its last event, no duplicates.
-	s.publish(false)
-	ps = readEvents(t, events, "1", 1)
-	if len(ps) != 1 || ps[0].ID != 2 {
-		t.Fatalf("resume after 1: %+v", ps)
-	}
-	// The page is served, with uPlot inline.
-	resp, err := http.Get(s.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b strings.Builder
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		b.WriteString(sc.Text())
-	}
-	if !strings.Contains(b.String(), "new EventSource(url)") || !strings.Contains(b.String(), "uPlot") {
-		t.Errorf("page lacks the event source or uPlot")
+	// An id that is not a number counts as none: the whole history.
+	if p := openStream(t, s, "x").point(t); p.ID != 0 {
+		t.Errorf("bad Last-Event-ID: first point %d", p.ID)
 	}
 }
 
-func TestTokenAndAddresses(t *testing.T) {
+func TestHistoryKeepsTheLastHour(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	for range MaxPoints + 10 {
+		s.publish(false)
+	}
+	s.mu.Lock()
+	n, first := len(s.points), s.points[0].ID
+	s.mu.Unlock()
+	if n != MaxPoints || first != 10 {
+		t.Fatalf("kept %d points from id %d, want %d from 10", n, first, MaxPoints)
+	}
+	// A browser resuming from a point already forgotten gets what is kept.
+	st := openStream(t, s, "3")
+	if p := st.point(t); p.ID != 10 {
+		t.Errorf("resume after a forgotten point: first %d, want 10", p.ID)
+	}
+}
+
+func TestEndedRunStopsReconnects(t *testing.T) {
+	s, tick := newTestServer(t, Options{})
+	tick()
+	st := openStream(t, s, "")
+	if p := st.point(t); p.ID != 0 {
+		t.Fatalf("point %d", p.ID)
+	}
+	s.publish(true)
+	if p := st.point(t); p.ID != 1 || !p.Ended {
+		t.Fatalf("last point: %+v", p)
+	}
+	if _, open := <-st.events; open {
+		t.Error("the stream stayed open after the run ended")
+	}
+	// A browser that has every point is told to stop reconnecting (204);
+	// one that missed some still gets them.
+	resp := get(t, s.URL(), "events", "1")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("reconnect after the end: %s, want 204", resp.Status)
+	}
+	if p := openStream(t, s, "0").point(t); p.ID != 1 || !p.Ended {
+		t.Errorf("late reconnect: %+v", p)
+	}
+}
+
+func TestCloseWaitsForOpenPagesOnly(t *testing.T) {
+	s, err := listen("127.0.0.1:0", Options{}, make(chan time.Time))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := s.Close(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("Close with no page open took %v (the linger is for open pages)", d)
+	}
+
+	s, err = listen("127.0.0.1:0", Options{}, make(chan time.Time))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStream(t, s, "")
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(time.Minute) }()
+	if p := st.point(t); !p.Ended {
+		t.Fatalf("the open page's last point: %+v", p)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close still waiting after the page got the last point")
+	}
+}
+
+func TestToken(t *testing.T) {
 	s, err := Listen("127.0.0.1:0", Options{Token: "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close(0)
+	if !strings.HasSuffix(s.URL(), "/?token=s3cret") {
+		t.Fatalf("URL %s", s.URL())
+	}
 	base := strings.TrimSuffix(s.URL(), "?token=s3cret")
-	for _, u := range []string{base, base + "events", base + "events?token=wrong"} {
-		resp, err := http.Get(u)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, u := range []string{base, base + "events", base + "events?token=wrong", base + "?token=s3cre"} {
+		resp := get(t, u, "", "")
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("%s without the token: %s", u, resp.Status)
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "token") {
+			t.Errorf("%s: %s %q, want 401 naming the token", u, resp.Status, body)
 		}
 	}
-	resp, err := http.Get(s.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := get(t, s.URL(), "", "")
+	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("with the token: %s", resp.Status)
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "new EventSource(url)") || !strings.Contains(string(page), "uPlot") {
+		t.Errorf("the page with the token: %s", resp.Status)
 	}
-	for host, want := range map[string]bool{"127.0.0.1": false, "::1": false, "localhost": false, "0.0.0.0": true, "10.1.2.3": true, "": true} {
+	openStream(t, s, "") // the event stream with the token
+}
+
+func TestAddresses(t *testing.T) {
+	for host, want := range map[string]bool{"127.0.0.1": false, "127.1.2.3": false, "::1": false, "localhost": false,
+		"0.0.0.0": true, "::": true, "10.1.2.3": true, "": true} {
 		if got := needsToken(host); got != want {
 			t.Errorf("needsToken(%q) = %v", host, got)
 		}
 	}
-	if _, err := Listen("nope", Options{}); err == nil {
-		t.Error("a malformed address was accepted")
+	// Beyond loopback a token is generated when none is given (not bound
+	// here: tests stay on loopback).
+	if a, b := newToken(), newToken(); len(a) != 32 || a == b {
+		t.Errorf("tokens %q, %q: want 32 hex digits, a new one each time", a, b)
 	}
-	if _, err := Listen(strings.TrimPrefix(strings.TrimSuffix(base, "/"), "http://"), Options{}); err == nil {
+	if _, err := Listen("nope", Options{}); err == nil || !strings.Contains(err.Error(), "host:port") {
+		t.Errorf("a malformed address: %v", err)
+	}
+	ln, err := Listen("127.0.0.1:0", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close(0)
+	if _, err := Listen(ln.ln.Addr().String(), Options{}); err == nil {
 		t.Error("a port in use was accepted")
 	}
+}
+
+func TestStepTimeLeft(t *testing.T) {
+	started := time.Now()
+	s, tick := newTestServer(t, Options{Stats: func() attack.Stats { return attack.Stats{Started: started} }})
+	s.SetStep(Step{Name: "attack", Rate: "40/s", For: time.Hour})
+	tick()
+	s.SetStep(Step{Name: "warm", Index: 2, Of: 2, Rate: "a 1/s"}) // components starting: no end yet
+	s.SetMetric("x", "", 1)
+	tick()
+	s.SetStep(Step{Name: "warm", Index: 2, Of: 2, Rate: "a 1/s", Ends: time.Now().Add(time.Minute)})
+	tick()
+	st := openStream(t, s, "")
+	p0, p1, p2 := st.point(t), st.point(t), st.point(t)
+	if l := p0.Step.Left; l < 3000 || l > 3600 || p0.Step.Ends.Sub(started).Round(time.Millisecond) != time.Hour {
+		t.Errorf("an attack of an hour: %+v", p0.Step)
+	}
+	if p1.Step.Left != 0 || !p1.Step.Ends.IsZero() {
+		t.Errorf("a step starting its components has no end: %+v", p1.Step)
+	}
+	if l := p2.Step.Left; l < 1 || l > 60 || p2.Metrics["x"] != 1 {
+		t.Errorf("a step of a minute: %+v %v", p2.Step, p2.Metrics)
+	}
+	// The next step forgets the metrics of the one before.
+	s.SetStep(Step{Name: "next", Index: 3, Of: 3})
+	tick()
+	if p3 := st.point(t); p3.Metrics != nil {
+		t.Errorf("metrics carried into the next step: %v", p3.Metrics)
+	}
+}
+
+// TestRealAttack feeds the view from a real attack on a loopback server
+// that holds its answers: the view shows requests sent and in flight
+// before any is answered, and at the end every request once.
+func TestRealAttack(t *testing.T) {
+	arrived := make(chan struct{}, 100)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	defer srv.Close()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	s, tick := newTestServer(t, Options{})
+	a := newAttack(t, srv.URL, 20)
+	s.SetStats(a.Stats)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(context.Background(), s.Add) }()
+	for range 10 {
+		select {
+		case <-arrived:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the attack sent no request")
+		}
+	}
+	tick()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	s.publish(true)
+	st := openStream(t, s, "")
+	first := st.point(t)
+	if first.Sent < 10 || first.InFlight < 10 || first.Answered != 0 {
+		t.Errorf("while the server held its answers: %+v", first)
+	}
+	var sent, answered uint64
+	for p := first; ; p = st.point(t) {
+		sent += p.Sent
+		answered += p.Answered
+		if p.Codes["418"] != p.Answered {
+			t.Errorf("point %d: codes %v, answered %d", p.ID, p.Codes, p.Answered)
+		}
+		if p.Ended {
+			break
+		}
+	}
+	if sent != 20 || answered != 20 {
+		t.Errorf("over the run: sent %d answered %d, want 20 each", sent, answered)
+	}
+}
+
+// newAttack is a real attack of n requests at 100/s on url.
+func newAttack(t *testing.T, url string, n int) *attack.Attacker {
+	t.Helper()
+	dec, err := targets.NewDecoder(strings.NewReader("GET "+url+"/\n"), targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := dec.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := targets.NewRoundRobin(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := attack.DefaultOptions()
+	if opts.Schedule, err = schedule.Parse("100/s", time.Duration(n)*10*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	a, err := attack.New(tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -30,12 +30,14 @@ var pageTmpl = template.Must(template.New("live").Parse(`<!DOCTYPE html>
 <span>in flight <b id="k-inflight">-</b></span>
 <span>lag max <b id="k-lag">-</b></span>
 <span>requests <b id="k-total">0</b></span>
+<span>time left <b id="k-left">-</b></span>
 </div>
+<p class="hint">A point a second. Latency, status codes and lag are those of the requests answered in that second, latency from the due time; the last hour is kept.</p>
 <section><h2>Rate</h2><div class="chart" id="c-rate"></div></section>
 <section><h2>Latency per second (from the due time)</h2><div class="chart" id="c-lat"></div></section>
 <section><h2>Status codes per second</h2><div class="chart" id="c-codes"></div></section>
 <section><h2>In flight and schedule lag</h2><div class="chart" id="c-load"></div></section>
-<section id="s-metrics" hidden><h2>Server metrics</h2><div class="chart" id="c-metrics"></div></section>
+<section id="s-metrics" hidden><h2>Sampled server metrics</h2><div id="c-metrics"></div></section>
 <script>{{.UPlotJS}}</script>
 <script>{{.JS}}</script>
 </body>
@@ -43,38 +45,49 @@ var pageTmpl = template.Must(template.New("live").Parse(`<!DOCTYPE html>
 `))
 
 // liveJS keeps the page's charts in step with the event stream: each
-// point appends a column, charts are redrawn with setData.
+// point appends a column and the charts are redrawn with setData; the
+// sampled metrics get a chart per unit (counts, per second, CPU %, MiB).
+// EventSource reconnects by itself with Last-Event-ID, so the server
+// sends only the points the page lacks; a point already held is skipped.
 const liveJS = `(function () {
   "use strict";
   var token = new URLSearchParams(location.search).get("token");
   var url = "events" + (token ? "?token=" + encodeURIComponent(token) : "");
-  var pts = [], total = 0, codes = [], mnames = [], charts = {};
-  function width() { return Math.max(300, Math.min(960, document.body.clientWidth - 20)); }
-  function chart(id, title, series, ylabel) {
-    var opts = { width: width(), height: 220, title: title, scales: { x: { time: false } },
-      axes: [{ label: "seconds" }, { label: ylabel }],
-      series: [{ label: "t" }].concat(series.map(function (s) { return { label: s, width: 1.5, stroke: color(s) }; })) };
-    var el = document.getElementById(id);
-    el.innerHTML = "";
-    return new uPlot(opts, [[]].concat(series.map(function () { return []; })), el);
-  }
-  var palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
+  var pts = [], total = 0, codes = [], mnames = [], units = {}, charts = {}, groups = [];
+  function width() { return Math.max(300, Math.min(1060, document.body.clientWidth - 20)); }
+  var palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
   var known = {};
   function color(s) {
     if (!(s in known)) known[s] = palette[Object.keys(known).length % palette.length];
     return known[s];
   }
+  function chart(el, title, series, ylabel) {
+    var opts = { width: width(), height: 220, title: title, scales: { x: { time: false } },
+      axes: [{ label: "seconds" }, { label: ylabel, size: 60 }],
+      series: [{ label: "t" }].concat(series.map(function (s) { return { label: s, width: 1.5, stroke: color(s), spanGaps: true }; })) };
+    el.innerHTML = "";
+    return new uPlot(opts, [[]].concat(series.map(function () { return []; })), el);
+  }
+  function unitTitle(u) { return u === "" ? "count" : u === "/s" ? "per second" : u; }
   function col(f) { return pts.map(f); }
   function fmt(ms) { return ms >= 1000 ? (ms / 1000).toFixed(2) + " s" : ms.toFixed(1) + " ms"; }
+  function fmtLeft(s) { s = Math.round(s); return Math.floor(s / 60) + ":" + ("0" + (s % 60)).slice(-2); }
   function rebuild() {
-    charts.rate = chart("c-rate", "requests per second", ["sent", "answered", "success"], "req/s");
-    charts.lat = chart("c-lat", "latency per second", ["p50", "p90", "p99", "max"], "ms");
-    charts.codes = chart("c-codes", "status codes per second", codes, "req/s");
-    charts.load = chart("c-load", "in flight and lag", ["in flight", "lag max (ms)"], "");
-    if (mnames.length) {
-      document.getElementById("s-metrics").hidden = false;
-      charts.metrics = chart("c-metrics", "sampled server metrics", mnames, "");
-    }
+    charts.rate = chart(document.getElementById("c-rate"), "requests per second", ["sent", "answered", "success"], "req/s");
+    charts.lat = chart(document.getElementById("c-lat"), "latency per second", ["p50", "p90", "p99", "max"], "ms");
+    charts.codes = chart(document.getElementById("c-codes"), "status codes per second", codes, "req/s");
+    charts.load = chart(document.getElementById("c-load"), "in flight and lag", ["in flight", "lag max (ms)"], "");
+    var byUnit = {};
+    mnames.forEach(function (m) { var u = units[m] || ""; (byUnit[u] = byUnit[u] || []).push(m); });
+    var box = document.getElementById("c-metrics");
+    box.innerHTML = "";
+    groups = Object.keys(byUnit).sort().map(function (u) {
+      var el = document.createElement("div");
+      el.className = "chart";
+      box.appendChild(el);
+      return { names: byUnit[u], plot: chart(el, "sampled: " + unitTitle(u), byUnit[u], unitTitle(u)) };
+    });
+    document.getElementById("s-metrics").hidden = groups.length === 0;
   }
   function redraw() {
     var t = col(function (p) { return p.t; });
@@ -82,25 +95,39 @@ const liveJS = `(function () {
     charts.lat.setData([t, col(function (p) { return p.p50; }), col(function (p) { return p.p90; }), col(function (p) { return p.p99; }), col(function (p) { return p.max; })]);
     charts.codes.setData([t].concat(codes.map(function (c) { return col(function (p) { return p.codes[c] || 0; }); })));
     charts.load.setData([t, col(function (p) { return p.in_flight; }), col(function (p) { return p.lag_max; })]);
-    if (charts.metrics) charts.metrics.setData([t].concat(mnames.map(function (m) { return col(function (p) { return p.metrics ? p.metrics[m] : null; }); })));
+    groups.forEach(function (g) {
+      g.plot.setData([t].concat(g.names.map(function (m) { return col(function (p) { return p.metrics && m in p.metrics ? p.metrics[m] : null; }); })));
+    });
   }
   function show(p) {
     document.getElementById("k-sent").textContent = p.sent;
     document.getElementById("k-answered").textContent = p.answered;
-    document.getElementById("k-success").textContent = p.sent ? (100 * p.ok / p.sent).toFixed(2) + "%" : "-";
+    var done = 0;
+    Object.keys(p.codes || {}).forEach(function (c) { if (c !== "dropped") done += p.codes[c]; });
+    document.getElementById("k-success").textContent = done ? (100 * p.ok / done).toFixed(2) + "%" : "-";
     document.getElementById("k-p50").textContent = fmt(p.p50);
     document.getElementById("k-p99").textContent = fmt(p.p99);
     document.getElementById("k-inflight").textContent = p.in_flight;
     document.getElementById("k-lag").textContent = fmt(p.lag_max);
     document.getElementById("k-total").textContent = total;
     var s = p.step;
-    document.getElementById("step").textContent = s ? "step " + s.index + "/" + s.of + ": " + s.name + " at " + s.rate + (s.configuration ? ", " + s.configuration : "") + (s.ends ? " (ends " + new Date(s.ends).toLocaleTimeString() + ")" : "") : "";
+    document.getElementById("k-left").textContent = s && s.ends ? fmtLeft(s.left || 0) : "-";
+    var text = "";
+    if (s) {
+      text = (s.of ? "step " + s.index + "/" + s.of + ": " : "") + s.name + " at " + s.rate + (s.configuration ? ", " + s.configuration : "");
+      if (s.of && !s.ends) text += " (starting its components)";
+    }
+    document.getElementById("step").textContent = text;
   }
   rebuild();
   window.addEventListener("resize", function () { rebuild(); redraw(); });
   var es = new EventSource(url);
   es.onopen = function () { document.getElementById("status").textContent = "live: a point a second"; };
-  es.onerror = function () { document.getElementById("status").textContent = "reconnecting… (the run may have ended)"; };
+  es.onerror = function () { if (es.readyState !== 2) document.getElementById("status").textContent = "reconnecting… (the run may have ended)"; };
+  es.addEventListener("units", function (ev) {
+    var u = JSON.parse(ev.data);
+    Object.keys(u).forEach(function (k) { units[k] = u[k]; });
+  });
   es.onmessage = function (ev) {
     var p = JSON.parse(ev.data);
     if (pts.length && p.id <= pts[pts.length - 1].id) return;
@@ -110,11 +137,18 @@ const liveJS = `(function () {
     var grew = false;
     Object.keys(p.codes || {}).forEach(function (c) { if (codes.indexOf(c) < 0) { codes.push(c); codes.sort(); grew = true; } });
     Object.keys(p.metrics || {}).forEach(function (m) { if (mnames.indexOf(m) < 0) { mnames.push(m); grew = true; } });
-    if (grew) rebuild();
-    redraw();
-    show(p);
+    if (grew) dirty = true;
     if (p.ended) { document.getElementById("status").textContent = "the run has ended"; es.close(); }
+    // Draw once for a burst of points (the history on connect), not per point.
+    if (!pending) { pending = true; setTimeout(flush, 30); }
   };
+  var pending = false, dirty = false;
+  function flush() {
+    pending = false;
+    if (dirty) { dirty = false; rebuild(); }
+    redraw();
+    show(pts[pts.length - 1]);
+  }
 })();`
 
 // page serves the live view.

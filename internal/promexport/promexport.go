@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -41,9 +42,9 @@ type Exporter struct {
 	due      *prometheus.HistogramVec
 	lag      *prometheus.HistogramVec
 
-	mu       sync.Mutex
-	inFlight func() int64
-	step     atomic.Pointer[string]
+	mu    sync.Mutex
+	stats func() attack.Stats
+	step  atomic.Pointer[string]
 }
 
 // Listen serves the metrics at addr (host:port), on / and /metrics.
@@ -81,12 +82,12 @@ func New() *Exporter {
 		Help: "How late each request was sent after its due time", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10), NativeHistogramBucketFactor: 1.1}, al)
 	inflight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "loadlab_attack_in_flight", Help: "Requests sent and not yet answered"}, func() float64 {
 		e.mu.Lock()
-		f := e.inFlight
+		f := e.stats
 		e.mu.Unlock()
 		if f == nil {
 			return 0
 		}
-		return float64(f())
+		return float64(f().InFlight)
 	})
 	e.reg.MustRegister(e.seconds, e.bytesIn, e.bytesOut, e.fails, e.requests, e.success, e.dropped, e.due, e.lag, inflight)
 	return e
@@ -98,10 +99,11 @@ func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
 // Addr is the address the metrics are served at.
 func (e *Exporter) Addr() string { return e.ln.Addr().String() }
 
-// SetInFlight sets where the in-flight gauge reads from.
-func (e *Exporter) SetInFlight(f func() int64) {
+// SetStats sets where the in-flight gauge reads from: the attack's
+// counters (summed over an experiment step's attacks).
+func (e *Exporter) SetStats(f func() attack.Stats) {
 	e.mu.Lock()
-	e.inFlight = f
+	e.stats = f
 	e.mu.Unlock()
 }
 

@@ -75,7 +75,7 @@ func TestExportMatchesTheResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.SetInFlight(func() int64 { return a.Stats().InFlight })
+	e.SetStats(a.Stats)
 	var rs []results.Result
 	midway := false
 	if err := a.Run(context.Background(), func(r *results.Result) {

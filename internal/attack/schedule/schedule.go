@@ -80,6 +80,17 @@ func ParseSteps(list string, stepDuration, duration time.Duration) (*Schedule, e
 	return s, nil
 }
 
+// Length is how long the schedule runs: Duration, or a staircase's steps
+// when they end sooner; 0 when it runs until cancelled.
+func (s *Schedule) Length() time.Duration {
+	if s.Kind == Steps {
+		if all := time.Duration(len(s.StepRates)) * s.StepDuration; s.Duration <= 0 || all < s.Duration {
+			return all
+		}
+	}
+	return s.Duration
+}
+
 // Unpaced reports whether requests go out as fast as possible.
 func (s *Schedule) Unpaced() bool { return s.Kind == Max }
 
