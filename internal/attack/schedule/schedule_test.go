@@ -138,9 +138,18 @@ func TestSteps(t *testing.T) {
 	if tot, _ := s.Total(); tot != 35 {
 		t.Errorf("Total %d", tot)
 	}
+	if l := s.Length(); l != 2*time.Second {
+		t.Errorf("Length %v, want 4 steps of 500ms", l)
+	}
 	s, _ = ParseSteps("10,20", time.Second, 1500*time.Millisecond)
 	if tot, _ := s.Total(); tot != 20 {
 		t.Errorf("cut short: %d", tot)
+	}
+	if l := s.Length(); l != 1500*time.Millisecond {
+		t.Errorf("cut short: Length %v", l)
+	}
+	if s, _ = Parse("10/s", 0); s.Length() != 0 {
+		t.Errorf("until cancelled: Length %v", s.Length())
 	}
 }
 
