@@ -138,7 +138,7 @@ const liveJS = `(function () {
     Object.keys(p.codes || {}).forEach(function (c) { if (codes.indexOf(c) < 0) { codes.push(c); codes.sort(); grew = true; } });
     Object.keys(p.metrics || {}).forEach(function (m) { if (mnames.indexOf(m) < 0) { mnames.push(m); grew = true; } });
     if (grew) dirty = true;
-    if (p.ended) { document.getElementById("status").textContent = "the run has ended"; es.close(); }
+    if (p.ended) es.close();
     // Draw once for a burst of points (the history on connect), not per point.
     if (!pending) { pending = true; setTimeout(flush, 30); }
   };
@@ -147,7 +147,9 @@ const liveJS = `(function () {
     pending = false;
     if (dirty) { dirty = false; rebuild(); }
     redraw();
-    show(pts[pts.length - 1]);
+    var last = pts[pts.length - 1];
+    show(last);
+    if (last.ended) document.getElementById("status").textContent = "the run has ended";
   }
 })();`
 

@@ -1,14 +1,18 @@
-// Watches `loadlab attack -ui` in real headless Chromium (the system's
-// /usr/bin/chromium, never a downloaded browser): a short paced attack
-// against a loopback server, the live page open on it; the values on the
-// page change as the attack runs, its charts are drawn, a page opened late
-// gets the history, and there are no console errors.
+// Watches loadlab's live view in real headless Chromium (the system's
+// /usr/bin/chromium, never a downloaded browser), with no console errors:
+//   - `loadlab attack -ui`: a short paced attack against a loopback server;
+//     the values on the page change as the attack runs, the time left counts
+//     down, its charts are drawn, a page opened late gets the history, and
+//     the page says when the attack has ended;
+//   - `loadlab run -ui`: a two-step plan against the origin simulator; the
+//     page names each step in turn and draws the sampled server metrics
+//     (CPU, memory) on charts of their own.
 //
 // Run: cd test/browser && npm ci && node --test
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,32 +38,58 @@ function loadlab() {
   return bin;
 }
 
-test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 120_000 }, async () => {
-  // A loopback target answering in ~5 ms.
-  const target = createServer((req, res) => setTimeout(() => res.end("ok"), 5));
-  await new Promise((r) => target.listen(0, "127.0.0.1", r));
-  const port = target.address().port;
-  // The attack, with its live view on a free loopback port it prints.
-  const atk = spawn(loadlab(), ["attack", "-ui", "127.0.0.1:0", "-rate", "40/s", "-duration", "8s", "-output", join(out, "live.lll")],
-    { stdio: ["pipe", "ignore", "pipe"] });
-  atk.stdin.end(`GET http://127.0.0.1:${port}/x\n`);
+// startUI runs loadlab with args (stdin text given) and resolves with the
+// process and the live view URL it prints on stderr.
+async function startUI(args, stdin) {
+  const proc = spawn(loadlab(), args, { stdio: ["pipe", "ignore", "pipe"] });
+  proc.stdin.end(stdin);
   let stderr = "";
   const url = await new Promise((res, rej) => {
-    const t = setTimeout(() => rej(new Error("no live view URL: " + stderr)), 15_000);
-    atk.stderr.on("data", (d) => {
+    const t = setTimeout(() => rej(new Error("no live view URL: " + stderr)), 30_000);
+    proc.stderr.on("data", (d) => {
       stderr += d;
       const m = stderr.match(/live view: (http:\/\/\S+)/);
       if (m) { clearTimeout(t); res(m[1]); }
     });
   });
+  return { proc, url };
+}
+
+// watch opens url in a fresh page collecting console and page errors.
+async function watch(browser, url, problems) {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(url, { waitUntil: "load" });
+  return page;
+}
+
+// inked counts the drawn pixels of every uPlot canvas on the page.
+function inked(page, selector) {
+  return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((c) => {
+    const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) n++;
+    return n;
+  }), selector);
+}
+
+test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 120_000 }, async () => {
+  // A loopback target answering in ~5 ms.
+  const target = createServer((req, res) => setTimeout(() => res.end("ok"), 5));
+  await new Promise((r) => target.listen(0, "127.0.0.1", r));
+  const port = target.address().port;
   const { chromium: pw } = await import("playwright-core");
   const browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
+  let atk;
   try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    // The attack, with its live view on a free loopback port it prints.
+    const ui = await startUI(["attack", "-ui", "127.0.0.1:0", "-rate", "40/s", "-duration", "8s", "-output", join(out, "live.lll")],
+      `GET http://127.0.0.1:${port}/x\n`);
+    atk = ui.proc;
+    const url = ui.url;
     const problems = [];
-    page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    await page.goto(url, { waitUntil: "load" });
+    const page = await watch(browser, url, problems);
     const total = () => page.evaluate(() => Number(document.getElementById("k-total").textContent));
     await page.waitForFunction(() => Number(document.getElementById("k-total").textContent) > 0, null, { timeout: 15_000 });
     const first = await total();
@@ -68,27 +98,61 @@ test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 12
     assert.ok(second > first, `the request count grew: ${first} then ${second}`);
     const sent = await page.evaluate(() => Number(document.getElementById("k-sent").textContent));
     assert.ok(sent >= 30 && sent <= 50, `about 40 sent a second, got ${sent}`);
+    // The time left counts down from the 8 s of -duration.
+    const left = () => page.evaluate(() => document.getElementById("k-left").textContent);
+    const l1 = await left();
+    assert.match(l1, /^0:0[0-8]$/, "time left of an 8 s attack");
+    await page.waitForFunction((l) => document.getElementById("k-left").textContent !== l, l1, { timeout: 15_000 });
+    assert.ok(await left() < l1, `time left went down from ${l1}`);
+    assert.match(await page.evaluate(() => document.getElementById("step").textContent), /^attack at 40\/s/);
     // Charts are drawn: four uPlot canvases with ink on them.
-    const inked = await page.evaluate(() => Array.from(document.querySelectorAll(".uplot canvas")).map((c) => {
-      const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) n++;
-      return n;
-    }));
-    assert.ok(inked.length >= 4 && inked.every((n) => n > 0), `charts drawn: ${inked}`);
+    const ink = await inked(page, ".uplot canvas");
+    assert.ok(ink.length >= 4 && ink.every((n) => n > 0), `charts drawn: ${ink}`);
     // A page opened later gets the history (a reconnect does the same).
-    const late = await browser.newPage();
-    late.on("pageerror", (e) => problems.push(`late page error: ${e.message}`));
-    await late.goto(url, { waitUntil: "load" });
+    const late = await watch(browser, url, problems);
     await late.waitForFunction((n) => Number(document.getElementById("k-total").textContent) >= n, second, { timeout: 15_000 });
     // The run ends and the page says so.
     await page.waitForFunction(() => /ended/.test(document.getElementById("status").textContent), null, { timeout: 20_000 });
     const final = await total();
-    assert.ok(final >= 300 && final <= 330, `the page counted the whole attack (320 requests): ${final}`);
+    assert.equal(final, 320, "the page counted every request of the attack (40/s for 8 s)");
     assert.deepEqual(problems, [], "no console errors");
   } finally {
     await browser.close();
-    atk.kill();
+    atk?.kill();
     target.close();
+  }
+});
+
+test("loadlab run -ui shows each step and the sampled server metrics in Chromium", { skip, timeout: 180_000 }, async () => {
+  const { chromium: pw } = await import("playwright-core");
+  const browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
+  const dir = join(out, "live-run");
+  rmSync(dir, { recursive: true, force: true });
+  let run;
+  try {
+    const ui = await startUI(["run", "-quiet", "-out", dir, "-ui", "127.0.0.1:0", join(here, "testdata", "live-plan.yaml")], "");
+    run = ui.proc;
+    const problems = [];
+    const page = await watch(browser, ui.url, problems);
+    await page.waitForFunction(() => /^step 1\/2: 20 rps at search 20\/s/.test(document.getElementById("step").textContent), null, { timeout: 30_000 });
+    // The origin's and the generator's CPU and memory, a chart per unit.
+    const titles = () => page.evaluate(() => Array.from(document.querySelectorAll("#c-metrics .u-title")).map((e) => e.textContent));
+    await page.waitForFunction(() => {
+      const t = Array.from(document.querySelectorAll("#c-metrics .u-title")).map((e) => e.textContent);
+      return !document.getElementById("s-metrics").hidden && t.includes("sampled: CPU %") && t.includes("sampled: MiB");
+    }, null, { timeout: 30_000 }).catch(async (e) => { throw new Error(`metric charts: ${await titles()}: ${e.message}`); });
+    const legend = await page.evaluate(() => document.querySelector("#c-metrics").textContent);
+    assert.match(legend, /origin/, "the origin's series are on the metric charts");
+    await page.waitForFunction(() => /^step 2\/2: 40 rps at search 40\/s/.test(document.getElementById("step").textContent), null, { timeout: 30_000 });
+    assert.match(await page.evaluate(() => document.getElementById("k-left").textContent), /^0:0[0-4]$|^-$/, `time left in a 4 s step`);
+    await page.waitForFunction(() => /ended/.test(document.getElementById("status").textContent), null, { timeout: 60_000 });
+    const ink = await inked(page, ".uplot canvas");
+    assert.ok(ink.length >= 6 && ink.every((n) => n > 0), `charts drawn: ${ink}`);
+    const total = await page.evaluate(() => Number(document.getElementById("k-total").textContent));
+    assert.equal(total, 240, "the page counted every request of both steps (20/s and 40/s for 4 s)");
+    assert.deepEqual(problems, [], "no console errors");
+  } finally {
+    await browser.close();
+    run?.kill();
   }
 });
