@@ -50,12 +50,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	sentUnits := map[string]string{}
 	for {
 		s.mu.Lock()
-		var batch []Point
-		for _, p := range s.points {
-			if p.ID >= next {
-				batch = append(batch, p)
-			}
-		}
+		batch := s.since(next)
 		newUnits := map[string]string{}
 		for k, u := range s.units {
 			if v, ok := sentUnits[k]; !ok || v != u {
@@ -90,4 +85,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// since copies the kept points from id on (ids are consecutive). Called
+// with s.mu held.
+func (s *Server) since(id uint64) []Point {
+	if len(s.points) == 0 {
+		return nil
+	}
+	i := uint64(0)
+	if first := s.points[0].ID; id > first {
+		i = min(id-first, uint64(len(s.points)))
+	}
+	return append([]Point(nil), s.points[i:]...)
 }
