@@ -60,18 +60,19 @@ func TestLiveBadAddressSendsNothing(t *testing.T) {
 
 // lockedBuffer is a stderr the test reads while the command writes it.
 type lockedBuffer struct {
-	mu   sync.Mutex
-	b    strings.Builder
-	line chan string
+	mu    sync.Mutex
+	b     strings.Builder
+	url   chan<- string // gets the live view's URL once
+	found bool
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.b.Write(p)
-	if m := regexp.MustCompile(`live view: (\S+)`).FindStringSubmatch(l.b.String()); m != nil && l.line != nil {
-		l.line <- m[1]
-		l.line = nil
+	if m := regexp.MustCompile(`live view: (\S+)`).FindStringSubmatch(l.b.String()); m != nil && !l.found {
+		l.url <- m[1]
+		l.found = true
 	}
 	return len(p), nil
 }
@@ -94,14 +95,15 @@ func TestRunLive(t *testing.T) {
 		"scenarios:\n  - {name: search, target: \"GET ${target}/\", rate: \"${rate}/s\", duration: 2500ms}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuffer{line: make(chan string, 1)}
+	urls := make(chan string, 1)
+	stderr := &lockedBuffer{url: urls}
 	done := make(chan int, 1)
 	go func() {
 		done <- runMain([]string{"run", "-quiet", "-out", filepath.Join(dir, "out"), "-ui", "127.0.0.1:0", plan}, nil, discard{}, stderr)
 	}()
 	var url string
 	select {
-	case url = <-stderr.line:
+	case url = <-urls:
 	case <-time.After(30 * time.Second):
 		t.Fatal("no live view URL on stderr")
 	}
