@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
+import { connect, createServer as createNetServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -55,6 +56,30 @@ async function startUI(args, stdin) {
   return { proc, url };
 }
 
+// startRelay forwards a loopback port to the live view's, so the test can
+// cut the browser's connections (cut) as a network drop would.
+async function startRelay(port) {
+  const open = new Set();
+  let n = 0;
+  const server = createNetServer((c) => {
+    n++;
+    const up = connect(Number(port), "127.0.0.1");
+    open.add(c); open.add(up);
+    for (const s of [c, up]) {
+      s.on("close", () => open.delete(s));
+      s.on("error", () => {});
+    }
+    c.pipe(up); up.pipe(c);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    port: server.address().port,
+    connections: () => n,
+    cut: () => { for (const s of open) s.destroy(); },
+    close: () => { server.close(); for (const s of open) s.destroy(); },
+  };
+}
+
 // watch opens url in a fresh page collecting console and page errors.
 async function watch(browser, url, problems) {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -81,15 +106,16 @@ test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 12
   const port = target.address().port;
   const { chromium: pw } = await import("playwright-core");
   const browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
-  let atk;
+  let atk, relay;
   try {
     // The attack, with its live view on a free loopback port it prints.
     const ui = await startUI(["attack", "-ui", "127.0.0.1:0", "-rate", "40/s", "-duration", "8s", "-output", join(out, "live.lll")],
       `GET http://127.0.0.1:${port}/x\n`);
     atk = ui.proc;
     const url = ui.url;
+    relay = await startRelay(new URL(url).port);
     const problems = [];
-    const page = await watch(browser, url, problems);
+    const page = await watch(browser, `http://127.0.0.1:${relay.port}/`, problems);
     const total = () => page.evaluate(() => Number(document.getElementById("k-total").textContent));
     await page.waitForFunction(() => Number(document.getElementById("k-total").textContent) > 0, null, { timeout: 15_000 });
     const first = await total();
@@ -108,7 +134,19 @@ test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 12
     // Charts are drawn: four uPlot canvases with ink on them.
     const ink = await inked(page, ".uplot canvas");
     assert.ok(ink.length >= 4 && ink.every((n) => n > 0), `charts drawn: ${ink}`);
-    // A page opened later gets the history (a reconnect does the same).
+    // The connection drops (the relay in between cuts it): the page says
+    // it is reconnecting, reconnects by itself and resumes after its last
+    // point (Last-Event-ID), so the final count below has no point twice
+    // and none missing.
+    const before = problems.length;
+    relay.cut();
+    await page.waitForFunction(() => /reconnecting/.test(document.getElementById("status").textContent), null, { timeout: 15_000 });
+    await page.waitForFunction(() => /^live/.test(document.getElementById("status").textContent), null, { timeout: 15_000 });
+    // Chromium logs the cut itself as a failed load; nothing else may appear.
+    const cutLog = problems.splice(before);
+    assert.ok(cutLog.every((m) => /net::ERR_/.test(m)), `only the cut is logged: ${cutLog}`);
+    assert.ok(relay.connections() >= 2, `the page reconnected (${relay.connections()} connections)`);
+    // A page opened later gets the history.
     const late = await watch(browser, url, problems);
     await late.waitForFunction((n) => Number(document.getElementById("k-total").textContent) >= n, second, { timeout: 15_000 });
     // The run ends and the page says so.
@@ -119,6 +157,7 @@ test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 12
   } finally {
     await browser.close();
     atk?.kill();
+    relay?.close();
     target.close();
   }
 });
