@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/loadlab
 
-.PHONY: build demo test test-go test-browser test-soak lint fuzz uplot bench bench-attack bench-origin bench-proxy bench-report bench-plot soak clean
+.PHONY: build demo test test-go test-browser test-kube test-soak lint fuzz uplot bench bench-attack bench-origin bench-proxy bench-report bench-plot soak clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/loadlab
@@ -23,6 +23,14 @@ test-browser: build
 	@if [ -f test/browser/package.json ]; then \
 		cd test/browser && npm ci --no-audit --no-fund --silent && LOADLAB_BIN=$(CURDIR)/$(BIN) node --test; \
 	fi
+
+# loadlab fleet k8s -apply against a real control plane on loopback:
+# Debian's etcd, and kube-apiserver, kube-controller-manager and kubectl
+# built once from the published k8s.io/kubernetes module (about 5 minutes
+# the first time, cached in ~/.cache/loadlab/kube afterwards).
+test-kube:
+	@command -v etcd >/dev/null || { echo "test-kube: install Debian's etcd-server"; exit 1; }
+	@bin=$$(bash test/kube/build.sh) && LOADLAB_KUBE_BIN=$$bin $(GO) test -race -count=1 -run '^TestFleetKube$$' ./cmd/loadlab
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

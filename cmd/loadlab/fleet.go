@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,19 +16,22 @@ import (
 func init() {
 	register(command{
 		name:    "fleet",
-		summary: "split one attack between several generators: render a Kubernetes Indexed Job (one shard per pod)",
+		summary: "split one attack between several generators: a Kubernetes Indexed Job (one shard per pod) or hosts over ssh, merged into one report",
 		order:   75,
 		run:     runFleet,
 	})
 }
 
 const fleetExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 minutes, started
-  # together two minutes after rendering; results to the claim "loadlab-results"
+  # together two minutes from now: kubectl (your context) applies the Job,
+  # each pod's results stream back into run-7/, and the merged report is
+  # printed when every shard is in
+  loadlab fleet k8s -apply -shards 4 -image registry.example/loadlab:1 -targets targets.txt \
+    -cpu 2 -memory 1Gi -out run-7 -- -rate 40000/s -duration 5m
+
+  # Only the manifest (no cluster needed), results to a ReadWriteMany claim
   loadlab fleet k8s -shards 4 -image registry.example/loadlab:1 -targets targets.txt \
-    -pvc loadlab-results -cpu 2 -memory 1Gi -- -rate 40000/s -duration 5m > job.yaml
-  kubectl apply -f job.yaml
-  # then, with the four files from the claim:
-  loadlab report loadlab-attack-shard-*.lll
+    -pvc loadlab-results -- -rate 40000/s -duration 5m > job.yaml
 
   # Or over ssh: each host runs one shard, streaming its results back;
   # the merged report is printed at the end
@@ -35,24 +39,37 @@ const fleetExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 
     -out run-7 -- -rate 30000/s -duration 5m
 
 Each pod runs loadlab attack -shard-index $(JOB_COMPLETION_INDEX) -shards N
--start-at T with the targets from a ConfigMap; docs/distributed.md has the
-contract and the clocks to check.`
+-start-at T (through loadlab fleet pod, which then holds its results until
+loadlab fleet collect has taken them) with the targets from a ConfigMap;
+docs/distributed.md has the contract and the clocks to check.`
 
 func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		args = []string{"k8s", "-help"}
 	}
-	if len(args) > 0 && args[0] == "ssh" {
-		return runFleetSSH(ctx, args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "ssh":
+			return runFleetSSH(ctx, args[1:], stdout, stderr)
+		case "pod":
+			return runFleetPod(ctx, args[1:], stdout, stderr)
+		case "collect":
+			return runFleetCollect(ctx, args[1:], stdout, stderr)
+		}
 	}
 	if len(args) == 0 || args[0] != "k8s" {
-		return badinput.Errorf("want loadlab fleet k8s|ssh [flags] -- [attack flags] (the engine: a Kubernetes Indexed Job, or hosts over ssh)")
+		return badinput.Errorf("want loadlab fleet k8s|ssh [flags] -- [attack flags] (the engine: a Kubernetes Indexed Job, or hosts over ssh; pod and collect run inside the Job's pods)")
 	}
 	fs := newFlagSet("fleet", "k8s [flags] -- [attack flags]", fleetExamples, stderr)
 	shards := fs.Int("shards", 0, "`number` of pods, one shard of the schedule each (required)")
 	image := fs.String("image", "", "container `image` with loadlab on its PATH (required)")
 	targets := fs.String("targets", "", "targets `file`, shipped to the pods in a ConfigMap (required)")
-	pvc := fs.String("pvc", "loadlab-results", "ReadWriteMany persistent volume `claim` the pods write their results to")
+	pvc := fs.String("pvc", "", "ReadWriteMany persistent volume `claim` the pods write their results to (default: each pod keeps its file until it is collected)")
+	hold := fs.Duration("hold", fleet.DefaultHold, "without -pvc: how long a pod keeps its results for the collector after its attack")
+	apply := fs.Bool("apply", false, "apply the objects with kubectl, stream every pod's results back and print the merged report (default: print the manifest)")
+	kubectl := fs.String("kubectl", envOr("LOADLAB_KUBECTL", "kubectl"), "the kubectl `command` and its global flags for -apply, e.g. \"kubectl --context lab\" (env LOADLAB_KUBECTL)")
+	out := fs.String("out", "", "with -apply: `folder` for the shard files (default loadlab-fleet-<time>)")
+	wait := fs.Duration("wait", time.Hour, "with -apply: give up on shards whose pods have not run or been collected after this")
 	name := fs.String("name", "loadlab-attack", "the Job's `name` (the ConfigMap is NAME-targets)")
 	namespace := fs.String("namespace", "", "`namespace` of the objects (default: kubectl's)")
 	startAt := fs.String("start-at", "+2m", "common start `time`: RFC 3339 or +DURATION from now (leave the pods time to be scheduled)")
@@ -90,13 +107,75 @@ func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := checkAttackFlags(probe); err != nil {
 		return err
 	}
-	y, err := fleet.Job{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, StartAt: at, Targets: data,
-		Args: fs.Args(), PVC: *pvc, CPU: *cpu, Memory: *mem, Deadline: *deadline}.Render()
+	if *hold <= 0 {
+		return badinput.Field("-hold", "want a positive duration, got %s", *hold)
+	}
+	job := fleet.Job{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, StartAt: at, Targets: data,
+		Args: fs.Args(), PVC: *pvc, Hold: *hold, CPU: *cpu, Memory: *mem, Deadline: *deadline}
+	if !*apply {
+		y, err := job.Render()
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(y)
+		return err
+	}
+	if *pvc != "" {
+		return badinput.Field("-pvc", "-apply collects the results from the pods themselves; leave -pvc out (or render with -pvc and copy the files from the claim)")
+	}
+	kc := strings.Fields(*kubectl)
+	if len(kc) == 0 {
+		return badinput.Field("-kubectl", "give the kubectl command")
+	}
+	dir, err := fleetDir(*out)
 	if err != nil {
 		return err
 	}
-	_, err = stdout.Write(y)
-	return err
+	files, runErr := fleet.Kube{Kubectl: kc, Job: job, Dir: dir, Log: stderr, Wait: *wait}.Run(ctx)
+	var setup *fleet.SetupError
+	if errors.As(runErr, &setup) {
+		return badinput.Errorf("%s", setup.Msg)
+	}
+	return fleetReport(ctx, files, runErr, stdout, stderr)
+}
+
+// fleetDir makes the folder the shard files go to.
+func fleetDir(out string) (string, error) {
+	dir := out
+	if dir == "" {
+		dir = "loadlab-fleet-" + time.Now().Format("20060102-150405")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", badinput.Field("-out", "%v", err)
+	}
+	return dir, nil
+}
+
+// fleetReport prints the merged report of the shard files an engine brought
+// back; a failed shard is named (exit 1) and the others are reported.
+func fleetReport(ctx context.Context, files []string, runErr error, stdout, stderr io.Writer) error {
+	if runErr != nil {
+		fmt.Fprintf(stderr, "loadlab fleet: %v\n", runErr)
+	}
+	for _, f := range files {
+		fmt.Fprintln(stderr, "loadlab fleet: wrote", f)
+	}
+	if len(files) > 0 {
+		if err := runReport(ctx, files, nil, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		return exitError{code: 1, msg: "a shard failed: " + runErr.Error()}
+	}
+	return nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
 
 func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -134,27 +213,12 @@ func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkAttackFlags(probe); err != nil {
 		return err
 	}
-	dir := *out
-	if dir == "" {
-		dir = "loadlab-fleet-" + time.Now().Format("20060102-150405")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return badinput.Field("-out", "%v", err)
+	dir, err := fleetDir(*out)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "loadlab fleet: %d shards on %s, starting at %s\n", len(hs), strings.Join(hs, ", "), at.UTC().Format(time.RFC3339))
 	files, runErr := fleet.SSH{Hosts: hs, SSHArgs: strings.Fields(*sshOpts), Remote: *remote, Targets: data, Args: fs.Args(),
 		StartAt: at, Dir: dir, Log: stderr}.Run(ctx)
-	if runErr != nil {
-		fmt.Fprintf(stderr, "loadlab fleet: %v\n", runErr)
-	}
-	for _, f := range files {
-		fmt.Fprintln(stderr, "loadlab fleet: wrote", f)
-	}
-	if err := runReport(ctx, files, nil, stdout, stderr); err != nil {
-		return err
-	}
-	if runErr != nil {
-		return exitError{code: 1, msg: "a shard failed: " + runErr.Error()}
-	}
-	return nil
+	return fleetReport(ctx, files, runErr, stdout, stderr)
 }

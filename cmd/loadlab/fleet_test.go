@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,11 +20,11 @@ import (
 // k8s`, decodes it strictly into the official types, then does what the
 // cluster would: runs each pod's command (its completion index expanded
 // as the kubelet expands $(JOB_COMPLETION_INDEX)) with the targets the
-// ConfigMap holds, here as processes' worth of attacks in this test
-// against a loopback server, and reports the pods' files as one run. Real:
-// the manifest, its validation against k8s.io/api, the index wiring, the
-// attacks and the merge. Stand-ins: the API server, the Job controller,
-// the kubelet and the container runtime.
+// ConfigMap holds, in this test against a loopback server, collects each
+// pod's results with `loadlab fleet collect` while the attack writes them
+// (the pod holds its file until then), and reports the files as one run.
+// TestFleetKube (make test-kube) does the same through a real API server
+// and Job controller.
 func TestFleetK8sUpToTheCluster(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
@@ -47,18 +48,32 @@ func TestFleetK8sUpToTheCluster(t *testing.T) {
 			a = strings.Replace(a, "/etc/loadlab", dir, 1)
 			cmd[k] = strings.Replace(a, "/results", dir, 1)
 		}
-		files = append(files, cmd[len(cmd)-2])
-		wg.Add(1)
+		if cmd[3] != "-hold" {
+			t.Fatalf("pod %d runs %v, want its results held for the collector", i, cmd)
+		}
+		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			if code, _, stderr := runCLI(t, nil, cmd[1:]...); code != 0 {
 				t.Errorf("pod %d (%v): exit %d: %s", i, cmd, code, stderr)
 			}
 		}()
+		// The collector, as kubectl exec runs it in the pod: the results
+		// stream out while the attack writes them.
+		local := filepath.Join(dir, fmt.Sprintf("local-%d.lll", i))
+		files = append(files, local)
+		go func() {
+			defer wg.Done()
+			code, out, stderr := runCLI(t, nil, "fleet", "collect", cmd[len(cmd)-2])
+			if code != 0 {
+				t.Errorf("collect %d: exit %d: %s", i, code, stderr)
+			}
+			os.WriteFile(local, []byte(out), 0o644)
+		}()
 	}
 	wg.Wait()
 	code, rep, stderr := runCLI(t, nil, append([]string{"report"}, files...)...)
-	if code != 0 || !strings.Contains(rep, "120, 120, 0 (every scheduled request recorded once)") || !strings.Contains(rep, "loadlab-attack-shard-2.lll") {
+	if code != 0 || !strings.Contains(rep, "120, 120, 0 (every scheduled request recorded once)") || !strings.Contains(rep, "local-2.lll") {
 		t.Fatalf("report of the pods' files: exit %d %s\n%s", code, stderr, rep)
 	}
 }

@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LOADLAB_TEST_AS_BINARY") == "1" {
 		os.Exit(runMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if spec := os.Getenv("LOADLAB_TEST_KUBECTL"); spec != "" {
+		os.Exit(kubectlStandin(spec, os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
 

@@ -54,7 +54,7 @@ func TestRenderDecodesStrictlyIntoIndexedJob(t *testing.T) {
 		t.Errorf("env %+v", c.Env)
 	}
 	args := strings.Join(c.Args, " ")
-	for _, want := range []string{"attack -rate 40000/s -duration 5m", "-shard-index $(JOB_COMPLETION_INDEX) -shards 4", "-start-at 2026-11-24T15:00:00Z",
+	for _, want := range []string{"fleet pod -- -rate 40000/s -duration 5m", "-shard-index $(JOB_COMPLETION_INDEX) -shards 4", "-start-at 2026-11-24T15:00:00Z",
 		"-targets /etc/loadlab/targets.txt", "-output /results/flood-shard-$(JOB_COMPLETION_INDEX).lll"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("args %q lack %q", args, want)
@@ -70,5 +70,35 @@ func TestRenderDecodesStrictlyIntoIndexedJob(t *testing.T) {
 	}
 	if !bytes.HasPrefix(y, []byte("# loadlab: one attack split into 4 shards")) {
 		t.Errorf("the manifest does not say what it is")
+	}
+}
+
+// Without a claim, each pod keeps its results in its own volume and waits
+// for the collector; the pods are spread over nodes.
+func TestRenderHoldsResultsInThePod(t *testing.T) {
+	j := testJob()
+	j.PVC, j.Hold = "", 10*time.Minute
+	y, err := j.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(y), "\n---\n")
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), &job); err != nil {
+		t.Fatal(err)
+	}
+	pod := job.Spec.Template.Spec
+	if pod.Volumes[1].EmptyDir == nil || pod.Volumes[1].PersistentVolumeClaim != nil {
+		t.Errorf("results volume %+v, want an emptyDir", pod.Volumes[1])
+	}
+	if args := strings.Join(pod.Containers[0].Args, " "); !strings.HasPrefix(args, "fleet pod -hold 10m0s -- -rate 40000/s") {
+		t.Errorf("args %q", args)
+	}
+	aa := pod.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+	if len(aa) != 1 || aa[0].PodAffinityTerm.TopologyKey != "kubernetes.io/hostname" || aa[0].PodAffinityTerm.LabelSelector.MatchLabels["loadlab/attack"] != "flood" {
+		t.Errorf("anti-affinity %+v", aa)
+	}
+	if !strings.Contains(string(y), "loadlab fleet collect /results/flood-shard-I.lll") {
+		t.Errorf("the manifest does not say how to collect:\n%s", y)
 	}
 }
