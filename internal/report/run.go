@@ -125,6 +125,10 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		if err := writeText(w, m, bases); err != nil || shards == nil {
 			return m, err
 		}
-		return m, shards.write(w)
+		var scheduled uint64
+		if m.Accounting != nil && !m.Accounting.Unavailable {
+			scheduled = m.Accounting.Scheduled
+		}
+		return m, shards.write(w, scheduled)
 	}
 }
