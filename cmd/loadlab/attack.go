@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -188,11 +187,6 @@ func checkAttackFlags(args []string) error {
 }
 
 func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if path := os.Getenv("LOADLAB_CPUPROFILE"); path != "" { // for bench/attack: where the generator's CPU goes
-		if pf, err := os.Create(path); err == nil && pprof.StartCPUProfile(pf) == nil {
-			defer func() { pprof.StopCPUProfile(); pf.Close() }()
-		}
-	}
 	var sched *schedule.Schedule
 	var err error
 	if f.steps != "" {

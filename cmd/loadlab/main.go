@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -63,6 +64,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadlab: unknown command %q\n\n", name)
 		usage(stderr)
 		return 2
+	}
+	if path := os.Getenv("LOADLAB_CPUPROFILE"); path != "" { // for the benchmarks: where a command's CPU goes
+		if pf, err := os.Create(path); err == nil && pprof.StartCPUProfile(pf) == nil {
+			defer func() { pprof.StopCPUProfile(); pf.Close() }()
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

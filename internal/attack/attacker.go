@@ -159,7 +159,9 @@ func (a *Attacker) Run(ctx context.Context, out func(*results.Result)) error {
 
 	start := time.Now()
 	if at := a.opts.StartAt; !at.IsZero() {
-		if wait := time.Until(at); wait > 0 {
+		// Wake a little early: a timer can fire late on a busy machine,
+		// and the pacer waits for the first due time itself, precisely.
+		if wait := time.Until(at) - startEarly; wait > 0 {
 			select {
 			case <-time.After(wait):
 			case <-a.stopSending:
@@ -183,6 +185,10 @@ func (a *Attacker) Run(ctx context.Context, out func(*results.Result)) error {
 	a.closeIdle()
 	return a.targetErr
 }
+
+// startEarly is how long before a -start-at instant the attack wakes up
+// to let the pacer send the first request on time.
+const startEarly = 5 * time.Millisecond
 
 // stop ends sending (idempotent).
 func (a *Attacker) stop() { a.stopOnce.Do(func() { close(a.stopSending) }) }

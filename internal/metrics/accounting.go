@@ -25,6 +25,8 @@ type Accounting struct {
 	Owned func(seq uint64) bool
 
 	ledgers map[string]*ledger
+	last    *ledger // the last attack's ledger: consecutive results mostly share it
+	lastKey string
 }
 
 type ledger struct {
@@ -53,10 +55,13 @@ func (a *Accounting) add(r *results.Result) {
 	if a.ledgers == nil {
 		a.ledgers = map[string]*ledger{}
 	}
-	l := a.ledgers[r.Attack]
-	if l == nil {
-		l = &ledger{}
-		a.ledgers[r.Attack] = l
+	l := a.last
+	if l == nil || r.Attack != a.lastKey {
+		if l = a.ledgers[r.Attack]; l == nil {
+			l = &ledger{}
+			a.ledgers[r.Attack] = l
+		}
+		a.last, a.lastKey = l, r.Attack
 	}
 	a.Recorded++
 	word := int(r.Seq / 64)

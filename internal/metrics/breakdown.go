@@ -28,6 +28,10 @@ type dimension[K comparable] struct {
 	groups []*Group
 	idx    map[K]*Group
 	other  *Group
+
+	// The last group found: consecutive results mostly share a key.
+	last    *Group
+	lastKey K
 }
 
 func newDimension[K comparable](o Options) *dimension[K] {
@@ -43,7 +47,11 @@ func newChild(o Options) *Metrics {
 
 // group returns k's group, creating it (named by label) if there is room.
 func (d *dimension[K]) group(k K, label func() string, step uint32) *Group {
+	if d.last != nil && k == d.lastKey {
+		return d.last
+	}
 	if g, ok := d.idx[k]; ok {
+		d.last, d.lastKey = g, k
 		return g
 	}
 	if len(d.groups) >= d.max {

@@ -59,6 +59,8 @@ type Bytes struct {
 type ErrorCount struct {
 	Text  string
 	Count uint64
+
+	first time.Time // earliest send (or due, when never sent) time of a result with it
 }
 
 // Lag describes how late requests went out relative to their due time.
@@ -84,7 +86,9 @@ type Metrics struct {
 	Wait        time.Duration // End - Latest: waiting for the last responses (set by Close)
 	BytesIn     Bytes
 	BytesOut    Bytes
-	StatusCodes map[uint16]uint64 // responses per status code (0: no response)
+	StatusCodes map[uint16]uint64 // responses per status code (0: no response); complete once closed
+
+	codes codeTally // the first few codes' counts, folded into StatusCodes by Close
 
 	// Latencies run from Options.Basis to the end of the response. By
 	// default that is the due time: what a user arriving on schedule
@@ -166,7 +170,7 @@ func (m *Metrics) Add(r *results.Result) {
 
 func (m *Metrics) addOwn(r *results.Result, s *sample) {
 	m.Requests++
-	m.StatusCodes[r.Code]++
+	m.codes.add(r.Code, m.StatusCodes)
 	m.BytesIn.Total += r.BytesIn
 	m.BytesOut.Total += r.BytesOut
 	if m.Earliest.IsZero() || r.Sent.Before(m.Earliest) {
@@ -182,7 +186,11 @@ func (m *Metrics) addOwn(r *results.Result, s *sample) {
 		m.Successes++
 	}
 	if r.Error != "" {
-		m.addError(r.Error, 1)
+		at := r.Sent
+		if at.IsZero() {
+			at = r.Due
+		}
+		m.addError(r.Error, 1, at)
 	}
 	if s.dropped {
 		m.Dropped++
@@ -202,12 +210,15 @@ func (m *Metrics) addOwn(r *results.Result, s *sample) {
 	m.Latencies.add(s.latency)
 }
 
-func (m *Metrics) addError(e string, n uint64) {
+func (m *Metrics) addError(e string, n uint64, at time.Time) {
 	if len(e) > maxErrorLen {
 		e = e[:maxErrorLen]
 	}
 	if i, ok := m.errIdx[e]; ok {
 		m.Errors[i].Count += n
+		if at.Before(m.Errors[i].first) {
+			m.Errors[i].first = at
+		}
 		return
 	}
 	if len(m.Errors) >= m.opts.MaxErrors {
@@ -215,13 +226,14 @@ func (m *Metrics) addError(e string, n uint64) {
 		return
 	}
 	m.errIdx[e] = len(m.Errors)
-	m.Errors = append(m.Errors, ErrorCount{Text: e, Count: n})
+	m.Errors = append(m.Errors, ErrorCount{Text: e, Count: n, first: at})
 }
 
 // Close computes the derived figures (rates, durations, means,
 // percentiles), for this Metrics and its breakdown groups. Calling it again
 // after more Adds recomputes them.
 func (m *Metrics) Close() {
+	m.codes.fold(m.StatusCodes)
 	m.closed = true
 	m.Latencies.close()
 	m.OtherLatencies.close()
@@ -268,6 +280,7 @@ func (m *Metrics) Basis() Basis { return m.opts.Basis }
 
 // Codes returns the status codes seen, in ascending order.
 func (m *Metrics) Codes() []uint16 {
+	m.codes.fold(m.StatusCodes)
 	cs := make([]uint16, 0, len(m.StatusCodes))
 	for c := range m.StatusCodes {
 		cs = append(cs, c)
@@ -318,11 +331,13 @@ func (m *Metrics) mergeOwn(o *Metrics) {
 	if o.End.After(m.End) {
 		m.End = o.End
 	}
+	o.codes.fold(o.StatusCodes)
+	m.codes.fold(m.StatusCodes)
 	for c, n := range o.StatusCodes {
 		m.StatusCodes[c] += n
 	}
 	for _, e := range o.Errors {
-		m.addError(e.Text, e.Count)
+		m.addError(e.Text, e.Count, e.first)
 	}
 	m.ErrorsOmitted += o.ErrorsOmitted
 	m.Latencies.merge(&o.Latencies)

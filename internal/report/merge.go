@@ -48,6 +48,9 @@ type Merge struct {
 	counts   []uint64
 	due      []bool // the input's results carry due times
 	last     int    // input of the result Decode returned last
+	// oneStream makes Run read the inputs as one stream in send order even
+	// when it could read them at once (for tests comparing the two).
+	oneStream bool
 }
 
 // NewMerge returns a Merge over inputs.
@@ -75,22 +78,32 @@ func (h *mergeHeap) Pop() any {
 
 // fill reads the next result of input i into hd; false when the input ended.
 func (m *Merge) fill(hd *head) (bool, error) {
-	in := m.inputs[hd.src]
-	err := in.Dec.Decode(&hd.r)
+	ok, w, err := m.next(hd.src, &hd.r)
+	if w != nil {
+		m.Warnings = append(m.Warnings, *w)
+	}
+	return ok, err
+}
+
+// next reads the next result of input i into r; false when the input
+// ended, with a Warning when a torn or corrupt tail ended it. Inputs may
+// be read concurrently, each by one goroutine.
+func (m *Merge) next(i int, r *results.Result) (bool, *Warning, error) {
+	in := m.inputs[i]
+	err := in.Dec.Decode(r)
 	if err == nil {
-		m.counts[hd.src]++
-		m.due[hd.src] = m.due[hd.src] || !hd.r.Due.IsZero()
-		return true, nil
+		m.counts[i]++
+		m.due[i] = m.due[i] || !r.Due.IsZero()
+		return true, nil, nil
 	}
 	if err == io.EOF {
-		return false, nil
+		return false, nil, nil
 	}
 	var ce *results.CorruptError
 	if errors.As(err, &ce) {
-		m.Warnings = append(m.Warnings, Warning{Name: in.Name, Err: ce, Results: m.counts[hd.src]})
-		return false, nil
+		return false, &Warning{Name: in.Name, Err: ce, Results: m.counts[i]}, nil
 	}
-	return false, fmt.Errorf("%s: %w", in.Name, err)
+	return false, nil, fmt.Errorf("%s: %w", in.Name, err)
 }
 
 // Decode yields the next result, io.EOF when every input is exhausted.

@@ -51,6 +51,9 @@ func ParseType(s string) (Kind, metrics.Buckets, error) {
 // complete, then (for text) the report of the whole run. It returns the
 // overall metrics, closed.
 func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) {
+	if mg, ok := dec.(*Merge); ok && len(mg.inputs) > 1 && o.Every == 0 && o.Kind != KindHist && !mg.oneStream {
+		return runParallel(w, mg, o)
+	}
 	m := metrics.NewWith(o.Metrics)
 	sinks := []results.Sink{m}
 	var hist *metrics.Hist
@@ -100,6 +103,9 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 	var bases []InputBasis
 	if mg, ok := dec.(*Merge); ok {
 		bases = mg.Bases()
+		if len(mg.inputs) > 1 {
+			m.SortByFirstSeen()
+		}
 	}
 	if iv != nil {
 		if err := iv.Close(); err != nil {
@@ -114,21 +120,47 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 		}
 		return m, nil
 	}
-	switch o.Kind {
+	return m, write(w, o.Kind, m, bases, hist, shards)
+}
+
+// runParallel reports several inputs read at once, each into metrics of its
+// own, merged at the end (see Merge.aggregate): the same figures as reading
+// them as one stream, on every core.
+func runParallel(w io.Writer, mg *Merge, o Options) (*metrics.Metrics, error) {
+	per, err := mg.aggregate(o.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	m := metrics.NewWith(o.Metrics)
+	for _, p := range per {
+		m.Merge(p)
+	}
+	m.Close()
+	m.SortByFirstSeen()
+	var shards *shardTable
+	if mg.hasShards() {
+		shards = &shardTable{merge: mg, inputs: mg.inputs, m: per}
+	}
+	return m, write(w, o.Kind, m, mg.Bases(), nil, shards)
+}
+
+// write prints the whole-run report of kind k.
+func write(w io.Writer, k Kind, m *metrics.Metrics, bases []InputBasis, hist *metrics.Hist, shards *shardTable) error {
+	switch k {
 	case KindJSON:
-		return m, json.NewEncoder(w).Encode(toJSON(m, bases))
+		return json.NewEncoder(w).Encode(toJSON(m, bases))
 	case KindHist:
-		return m, WriteHist(w, hist)
+		return WriteHist(w, hist)
 	case KindHDRPlot:
-		return m, WriteHDRPlot(w, m)
+		return WriteHDRPlot(w, m)
 	default:
 		if err := writeText(w, m, bases); err != nil || shards == nil {
-			return m, err
+			return err
 		}
 		var scheduled uint64
 		if m.Accounting != nil && !m.Accounting.Unavailable {
 			scheduled = m.Accounting.Scheduled
 		}
-		return m, shards.write(w, scheduled)
+		return shards.write(w, scheduled)
 	}
 }
