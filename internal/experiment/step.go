@@ -457,7 +457,7 @@ func (r *runner) finishScenario(sr *scenarioRun) {
 		sr.Errors = append(sr.Errors, e.Text)
 	}
 	sort.Strings(sr.Errors)
-	sr.Dropped, sr.Late, sr.MaxLag = m.Dropped, m.Lag.Late, m.Lag.Max.Seconds()
+	sr.Dropped, sr.Late, sr.MaxLag, sr.LagP99 = m.Dropped, m.Lag.Late, m.Lag.Max.Seconds(), m.Lag.P99.Seconds()
 	text := textReport(m)
 	if sr.RunError != "" {
 		text += "Run error: " + sr.RunError + "\n"

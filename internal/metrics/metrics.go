@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"sort"
 	"time"
 
@@ -69,6 +70,12 @@ type Lag struct {
 	Max   time.Duration // largest lag
 	Total time.Duration // sum of all lags
 	Mean  time.Duration // Total / requests with a due time (set by Close)
+	// P99 is the lag 99% of the requests with a due time stayed within (set
+	// by Close; groups and intervals leave it 0): whether the generator
+	// kept its schedule, where Max is one outlier.
+	P99 time.Duration
+
+	hist *hdrhistogram.Histogram
 }
 
 // Metrics accumulates results. Add them with Add, then call Close once to
@@ -196,6 +203,12 @@ func (m *Metrics) addOwn(r *results.Result, s *sample) {
 		m.Dropped++
 		return
 	}
+	if !m.oneBasis && !r.Due.IsZero() {
+		if m.Lag.hist == nil {
+			m.Lag.hist = NewHistogram()
+		}
+		RecordLatency(m.Lag.hist, s.lag)
+	}
 	if s.lag > 0 {
 		m.Lagged++
 		m.Lag.Total += s.lag
@@ -264,6 +277,13 @@ func (m *Metrics) Close() {
 	m.Success = float64(m.Successes) / float64(m.Requests)
 	if n := m.Latencies.Count; n > 0 {
 		m.Lag.Mean = time.Duration(float64(m.Lag.Total) / float64(n))
+	}
+	if m.Lag.hist != nil {
+		v := time.Duration(m.Lag.hist.ValueAtQuantile(99)) * HistogramUnit
+		if v < HistogramLowest {
+			v = 0 // below the histogram's resolution: on time
+		}
+		m.Lag.P99 = min(v, m.Lag.Max)
 	}
 }
 
@@ -345,6 +365,12 @@ func (m *Metrics) mergeOwn(o *Metrics) {
 	m.Lag.Late += o.Lag.Late
 	m.Lag.Total += o.Lag.Total
 	m.Lag.Max = max(m.Lag.Max, o.Lag.Max)
+	if o.Lag.hist != nil {
+		if m.Lag.hist == nil {
+			m.Lag.hist = NewHistogram()
+		}
+		m.Lag.hist.Merge(o.Lag.hist)
+	}
 	m.Dropped += o.Dropped
 	m.Lagged += o.Lagged
 }

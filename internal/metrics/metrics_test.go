@@ -369,3 +369,37 @@ func TestIntervalsPartial(t *testing.T) {
 		})
 	}
 }
+
+// The lag p99 is over every sent request with a due time (on-time ones
+// count as 0), merges exactly, and is never above the maximum.
+func TestLagP99(t *testing.T) {
+	base := time.Unix(1_795_296_174, 0)
+	a, b := New(), New()
+	for i := 0; i < 1000; i++ {
+		lag := time.Duration(0)
+		if i%100 == 0 {
+			lag = time.Duration(i+1) * time.Millisecond // 10 late requests: 1% + ...
+		}
+		r := results.Result{Seq: uint64(i), Due: base, Sent: base.Add(lag), Latency: time.Millisecond, Code: 200}
+		if i < 500 {
+			a.Add(&r)
+		} else {
+			b.Add(&r)
+		}
+	}
+	a.Merge(b)
+	a.Close()
+	// 10 of 1000 requests late, by 1 to 901 ms: 99% sent on time.
+	if a.Lag.P99 != 0 || a.Lag.Max != 901*time.Millisecond {
+		t.Errorf("lag p99 %v max %v, want 0 and 901ms", a.Lag.P99, a.Lag.Max)
+	}
+	c := New()
+	for i := 0; i < 100; i++ {
+		r := results.Result{Seq: uint64(i), Due: base, Sent: base.Add(time.Duration(i+1) * time.Millisecond), Latency: time.Millisecond, Code: 200}
+		c.Add(&r)
+	}
+	c.Close()
+	if c.Lag.P99 < 98*time.Millisecond || c.Lag.P99 > c.Lag.Max {
+		t.Errorf("lags 1..100 ms: p99 %v (max %v)", c.Lag.P99, c.Lag.Max)
+	}
+}

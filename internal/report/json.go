@@ -34,6 +34,7 @@ type jsonLag struct {
 	Late      uint64        `json:"late"`
 	LateAfter time.Duration `json:"late_after"`
 	Mean      time.Duration `json:"mean"`
+	P99       time.Duration `json:"99th"`
 	Max       time.Duration `json:"max"`
 }
 
@@ -139,7 +140,7 @@ func toJSON(m *metrics.Metrics, bases []InputBasis) *jsonReport {
 		Requests: m.Requests, Rate: m.Rate, Throughput: m.Throughput, Success: m.Success,
 		StatusCodes:   codesJSON(m),
 		Errors:        m.ErrorTexts(),
-		Lag:           jsonLag{m.Lag.Late, metrics.DefaultLateAfter, m.Lag.Mean, m.Lag.Max},
+		Lag:           jsonLag{m.Lag.Late, metrics.DefaultLateAfter, m.Lag.Mean, m.Lag.P99, m.Lag.Max},
 		Dropped:       m.Dropped,
 		ErrorCounts:   make([]jsonError, len(m.Errors)),
 		ErrorsOmitted: m.ErrorsOmitted,

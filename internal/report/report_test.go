@@ -77,7 +77,7 @@ func TestTextAdditions(t *testing.T) {
 		"Latencies     [min, mean, 50, 90, 95, 99, max]  2.02ms, ",
 		", 52ms\n", // the stalled requests waited 52ms from their due time
 		"Send Latencies  [min, mean, 50, 90, 95, 99, max]  2ms, 2ms, 2ms, 2ms, 2ms, 2ms, 2ms\n",
-		"Schedule Lag    [late, mean, max]                 10, ",
+		"Schedule Lag    [late, mean, 99, max]             10, ",
 		"Dropped         [total, ratio]                    2, 0.67%\n",
 		"Status Codes  [code:count]                      0:2  200:297  503:1  \n",
 		"\nStep  Requests",

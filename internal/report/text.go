@@ -108,7 +108,7 @@ func writeAdditions(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 		s := &m.OtherLatencies
 		line("%s Latencies\t[min, mean, 50, 90, 95, 99, max]\t%s, %s, %s, %s, %s, %s, %s\n",
 			map[metrics.Basis]string{metrics.FromDue: "Due", metrics.FromSend: "Send"}[m.Basis().Other()], Round(s.Min), Round(s.Mean), Round(s.P50), Round(s.P90), Round(s.P95), Round(s.P99), Round(s.Max))
-		line("Schedule Lag\t[late, mean, max]\t%d, %s, %s\n", m.Lag.Late, Round(m.Lag.Mean), Round(m.Lag.Max))
+		line("Schedule Lag\t[late, mean, 99, max]\t%d, %s, %s, %s\n", m.Lag.Late, Round(m.Lag.Mean), Round(m.Lag.P99), Round(m.Lag.Max))
 	}
 	if m.Dropped > 0 {
 		line("Dropped\t[total, ratio]\t%d, %.2f%%\n", m.Dropped, 100*float64(m.Dropped)/float64(m.Requests))

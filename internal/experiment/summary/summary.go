@@ -79,8 +79,9 @@ type ScenarioResult struct {
 	Dropped     uint64            `json:"dropped,omitempty"`
 	Late        uint64            `json:"late,omitempty"`
 	MaxLag      float64           `json:"max_lag_seconds,omitempty"`
-	Results     string            `json:"results"` // results stream, relative to the output folder
-	Report      string            `json:"report"`  // text report, relative to the output folder
+	LagP99      float64           `json:"lag_p99_seconds,omitempty"` // the lag 99% of the requests stayed within
+	Results     string            `json:"results"`                   // results stream, relative to the output folder
+	Report      string            `json:"report"`                    // text report, relative to the output folder
 	RunError    string            `json:"run_error,omitempty"`
 	Staircase   *Staircase        `json:"staircase,omitempty"` // the pool staircase of latency, when there was one
 }

@@ -101,7 +101,9 @@ func predictionNote() string {
 
 var comparisonHeader = []string{"Configuration", "RPS", "Latencies [mean, 50, 95, 99, max]", "Success ratio", "Requests"}
 
-// cpuRows compares CPU use: peak and mean CPU per component.
+// cpuRows compares CPU use: peak and mean CPU per component, and whether
+// the generator kept its schedule (the largest lag p99 and max of the
+// step's scenarios).
 func cpuRows(sum *summary.Summary) ([]string, [][]string) {
 	comps := map[string]bool{}
 	for _, st := range sum.Steps {
@@ -120,6 +122,7 @@ func cpuRows(sum *summary.Summary) ([]string, [][]string) {
 	for _, c := range names {
 		header = append(header, c+" CPU% peak / mean")
 	}
+	header = append(header, "Schedule lag p99 / max")
 	var rows [][]string
 	for _, st := range sum.Steps {
 		row := []string{st.Name}
@@ -131,6 +134,11 @@ func cpuRows(sum *summary.Summary) ([]string, [][]string) {
 				row = append(row, "-")
 			}
 		}
+		var p99, mx float64
+		for _, sc := range st.Scenarios {
+			p99, mx = max(p99, sc.LagP99), max(mx, sc.MaxLag)
+		}
+		row = append(row, summary.FmtSeconds(p99)+" / "+summary.FmtSeconds(mx))
 		rows = append(rows, row)
 	}
 	return header, rows
