@@ -66,7 +66,12 @@ func (d *GobDecoder) Decode(r *Result) error {
 	if d.err != nil {
 		return d.err
 	}
-	var v vegetaResult
+	// Headers starts as an empty map, not nil: encoding/gob sizes a map it
+	// makes by the count the stream claims, unchecked, so a damaged or
+	// hostile count (billions) would take the memory of the machine; into
+	// an existing map it inserts entry by entry and stops at the end of
+	// the message.
+	v := vegetaResult{Headers: make(http.Header)}
 	if err := d.dec.Decode(&v); err != nil {
 		switch {
 		case err == io.EOF && d.src.n == d.good:
@@ -79,6 +84,9 @@ func (d *GobDecoder) Decode(r *Result) error {
 		return d.err
 	}
 	d.good = d.src.n
+	if len(v.Headers) == 0 {
+		v.Headers = nil // gob leaves empty maps out: none were recorded
+	}
 	v.to(r)
 	return nil
 }
