@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -193,7 +194,7 @@ const (
 // long first record (a kept body) may not fit in head: then the type
 // definition, which comes first, must name vegeta's fields.
 func looksLikeVegetaGob(head []byte, complete bool) int {
-	var v vegetaResult
+	v := vegetaResult{Headers: make(http.Header)} // see GobDecoder.Decode: not a map sized by the stream
 	err := gob.NewDecoder(bytes.NewReader(head)).Decode(&v)
 	if err == nil {
 		return gobYes
