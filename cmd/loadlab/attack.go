@@ -86,7 +86,8 @@ func (f *headerFlag) Set(s string) error {
 // attackFlags are the parsed flags of loadlab attack.
 type attackFlags struct {
 	targets, format, output, body, name, rate, steps, client string
-	shard, segment, segments, startAt, ui, uiToken, promAddr string
+	shard, segment, segments, startAt, ui, uiToken           string
+	export                                                   exportFlags
 	vegeta                                                   vegetaFlags
 	shardIndex, shards                                       int
 	lazy, http2, h2c, keepalive, insecure, quiet, precise    bool
@@ -140,7 +141,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
 	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates: request i renders the same in every run with the same seed (0 = random)")
 	f.vegeta.register(fs)
-	fs.StringVar(&f.promAddr, "prometheus-addr", "", "serve Prometheus metrics of the attack at `host:port` (vegeta's request_seconds, request_bytes_in/out, request_fail_count, and loadlab_attack_* from the due time)")
+	f.export.register(fs, "attack")
 	fs.StringVar(&f.ui, "ui", "", "serve a live view of the attack at `host:port` (e.g. 127.0.0.1:8089): rate, latency, status codes, in flight and lag per second; a non-loopback address needs a token (generated unless -ui-token)")
 	fs.StringVar(&f.uiToken, "ui-token", "", "the `token` the live view requires (?token=...); default none on loopback, generated elsewhere")
 	fs.StringVar(&f.shard, "shard", "", "send shard `i/n` of the schedule (1-based): n generators started with 1/n .. n/n and the same -start-at send the single-machine attack together, each request once with its global sequence number")
@@ -238,13 +239,14 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if err != nil {
 		return err
 	}
-	pe, err := startProm(f.promAddr, stderr)
+	ex, err := f.export.start(ctx, stderr)
 	if err != nil {
 		if lv != nil {
 			lv.Close(0)
 		}
 		return err
 	}
+	defer ex.close(stderr)
 	var outFile *os.File
 	output := func() (io.Writer, error) {
 		if f.output == "stdout" || f.output == "-" || f.output == "" {
@@ -265,9 +267,8 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		lv.SetStep(live.Step{Name: cmp.Or(f.name, "attack"), Rate: sched.String(), For: sched.Length()})
 		job.Watchers = append(job.Watchers, lv)
 	}
-	if pe != nil {
-		job.Watchers = append(job.Watchers, pe)
-		defer pe.Close()
+	for _, x := range ex.list() {
+		job.Watchers = append(job.Watchers, x)
 	}
 	if !f.quiet {
 		job.Log = stderr

@@ -7,7 +7,6 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/live"
-	"github.com/loadlab/loadlab/internal/promexport"
 )
 
 // liveLinger is how long the live view stays up after the run, so an open
@@ -29,18 +28,4 @@ func startLive(addr, token string, stderr io.Writer) (*live.Server, error) {
 	}
 	fmt.Fprintf(stderr, "live view: %s\n", lv.URL())
 	return lv, nil
-}
-
-// startProm starts the Prometheus exporter for -prometheus-addr (nil when
-// addr is empty); a malformed or busy address is bad input.
-func startProm(addr string, stderr io.Writer) (*promexport.Exporter, error) {
-	if addr == "" {
-		return nil, nil
-	}
-	pe, err := promexport.Listen(addr)
-	if err != nil {
-		return nil, badinput.Field("-prometheus-addr", "%v", err)
-	}
-	fmt.Fprintf(stderr, "prometheus metrics: http://%s/metrics\n", pe.Addr())
-	return pe, nil
 }

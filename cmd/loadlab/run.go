@@ -52,11 +52,15 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	quiet := fs.Bool("quiet", false, "no progress lines, only the final summary")
 	rewrite := fs.String("rewrite", "", "rebuild the findings and report (report.md, report.html, charts) of the run in `folder` from its data, running nothing")
 	ui := fs.String("ui", "", "serve a live view of the run at `host:port` (e.g. 127.0.0.1:8089): the step in progress, rate, latency, status codes, in flight, lag and the sampled server metrics per second")
-	promAddr := fs.String("prometheus-addr", "", "serve Prometheus metrics of the run at `host:port`, labelled by scenario (attack) and step")
+	var export exportFlags
+	export.register(fs, "run")
 	uiToken := fs.String("ui-token", "", "the `token` the live view requires; default none on loopback, generated elsewhere")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := export.check(); err != nil {
 		return err
 	}
 	if *rewrite != "" {
@@ -96,14 +100,19 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	pe, err := startProm(*promAddr, stderr)
+	ex, err := export.start(ctx, stderr)
 	if err != nil {
+		if lv != nil {
+			lv.Close(0)
+		}
 		return err
 	}
-	if pe != nil {
-		defer pe.Close()
+	defer ex.close(stderr)
+	var exporters []experiment.Exporter
+	for _, x := range ex.list() {
+		exporters = append(exporters, x)
 	}
-	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Prometheus: pe,
+	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Exporters: exporters,
 		Model: model.Planner{Seed: 1}})
 	if lv != nil {
 		lv.Close(liveLinger)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
@@ -17,8 +18,8 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
-	"github.com/loadlab/loadlab/internal/promexport"
 	"github.com/loadlab/loadlab/internal/report"
+	"github.com/loadlab/loadlab/internal/results"
 )
 
 // Exit codes of a run, for CI pipelines.
@@ -28,6 +29,15 @@ const (
 	ExitAborted     = 3 // a component failed: the plan stopped early
 	ExitInterrupted = 130
 )
+
+// Exporter follows a run's results as they come, outside the run folder.
+type Exporter interface {
+	results.Sink
+	// SetStep labels the results that follow with the step's name.
+	SetStep(name string)
+	// SetStats sets where the step's attacks' counters are read.
+	SetStats(func() attack.Stats)
+}
 
 // Options configure Run.
 type Options struct {
@@ -45,9 +55,10 @@ type Options struct {
 	// Live, when set, receives every result and sample and the step in
 	// progress (loadlab run -ui).
 	Live *live.Server
-	// Prometheus, when set, exports every result, labelled by scenario
-	// and step (loadlab run -prometheus-addr).
-	Prometheus *promexport.Exporter
+	// Exporters also receive every result, labelled by scenario (attack)
+	// and step: Prometheus (loadlab run -prometheus-addr, remote write),
+	// OTLP (-otlp-endpoint).
+	Exporters []Exporter
 }
 
 // Outcome is what Run produced.

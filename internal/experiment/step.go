@@ -360,8 +360,8 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 		if lv := r.opts.Live; lv != nil {
 			sinks = append(sinks, lv)
 		}
-		if pe := r.opts.Prometheus; pe != nil {
-			sinks = append(sinks, pe)
+		for _, x := range r.opts.Exporters {
+			sinks = append(sinks, x)
 		}
 		sink := results.Tee(sinks...)
 		wg.Add(1)
@@ -399,9 +399,9 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 		}
 		return sum
 	}
-	if pe := r.opts.Prometheus; pe != nil {
-		pe.SetStep(st.Name)
-		pe.SetStats(stats)
+	for _, x := range r.opts.Exporters {
+		x.SetStep(st.Name)
+		x.SetStats(stats)
 	}
 	if lv := r.opts.Live; lv != nil {
 		lv.SetStats(stats)

@@ -42,6 +42,8 @@ type Exporter struct {
 	due      *prometheus.HistogramVec
 	lag      *prometheus.HistogramVec
 
+	pushers []*pusher // remote write, when set up (Push)
+
 	mu    sync.Mutex
 	stats func() attack.Stats
 	step  atomic.Pointer[string]
@@ -96,8 +98,13 @@ func New() *Exporter {
 // Registry is where the metrics are registered.
 func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
 
-// Addr is the address the metrics are served at.
-func (e *Exporter) Addr() string { return e.ln.Addr().String() }
+// Addr is the address the metrics are served at ("" when not served).
+func (e *Exporter) Addr() string {
+	if e.ln == nil {
+		return ""
+	}
+	return e.ln.Addr().String()
+}
 
 // SetStats sets where the in-flight gauge reads from: the attack's
 // counters (summed over an experiment step's attacks).
@@ -139,10 +146,24 @@ func (e *Exporter) Add(r *results.Result) {
 	}
 }
 
-// Close stops serving.
+// Close makes the last remote write pushes (the final totals) and stops
+// serving.
 func (e *Exporter) Close() error {
+	for _, p := range e.pushers {
+		p.close()
+	}
 	if e.srv == nil {
 		return nil
 	}
 	return e.srv.Close()
+}
+
+// Pushed is how many remote write pushes succeeded and failed so far.
+func (e *Exporter) Pushed() (ok, failed int) {
+	for _, p := range e.pushers {
+		p.mu.Lock()
+		ok, failed = ok+p.pushed, failed+p.failed
+		p.mu.Unlock()
+	}
+	return ok, failed
 }
