@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,7 +65,7 @@ func main() {
 	wg.Wait()
 
 	fmt.Printf("%d shards x %d req/s (%d req/s in all) for %s against nginx on loopback, started together at -start-at\n\n", *n, *rate, global, *dur)
-	fmt.Printf("%-8s %10s %10s %12s %14s %12s %10s\n", "shard", "requests", "CPU s", "µs/request", "first late by", "lag max", "success")
+	fmt.Printf("%-8s %10s %10s %12s %14s %12s %12s %10s\n", "shard", "requests", "CPU s", "µs/request", "first late by", "lag p99", "lag max", "success")
 	var total uint64
 	var firstMin, firstMax time.Duration
 	for i, f := range files {
@@ -75,14 +76,17 @@ func main() {
 		var first time.Duration
 		var firstDue time.Time
 		var lagMax time.Duration
+		var lags []time.Duration
 		for src.Decode(&r) == nil {
 			// The shard's first request is its earliest due, whatever
 			// order the answers came back in.
 			if !r.Sent.IsZero() && (firstDue.IsZero() || r.Due.Before(firstDue)) {
 				firstDue, first = r.Due, r.Sent.Sub(r.Due)
 			}
-			if lag := r.Sent.Sub(r.Due); lag > lagMax {
-				lagMax = lag
+			if !r.Sent.IsZero() {
+				lag := max(r.Sent.Sub(r.Due), 0)
+				lags = append(lags, lag)
+				lagMax = max(lagMax, lag)
 			}
 			if r.Code >= 200 && r.Code < 400 {
 				ok++
@@ -97,8 +101,13 @@ func main() {
 		if i == 0 || first > firstMax {
 			firstMax = first
 		}
-		fmt.Printf("%-8d %10d %10.2f %12.2f %14s %12s %9.2f%%\n", i+1, count, cpu[i].Seconds(), float64(cpu[i].Microseconds())/float64(count),
-			first.Round(time.Microsecond), lagMax.Round(time.Microsecond), 100*float64(ok)/float64(count))
+		slices.Sort(lags)
+		var p99 time.Duration
+		if len(lags) > 0 {
+			p99 = lags[len(lags)*99/100]
+		}
+		fmt.Printf("%-8d %10d %10.2f %12.2f %14s %12s %12s %9.2f%%\n", i+1, count, cpu[i].Seconds(), float64(cpu[i].Microseconds())/float64(count),
+			first.Round(time.Microsecond), p99.Round(time.Microsecond), lagMax.Round(time.Microsecond), 100*float64(ok)/float64(count))
 	}
 	out, err := exec.Command(*bin, append([]string{"report"}, files...)...).Output()
 	check(err)
