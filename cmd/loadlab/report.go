@@ -11,6 +11,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/shardset"
 )
 
 func init() {
@@ -83,7 +84,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	defer closeAll()
-	owned, err := report.CheckShards(inputs, *force)
+	owned, err := shardset.Check(shardMembers(inputs), *force)
 	if err != nil {
 		return err
 	}
@@ -136,6 +137,15 @@ func openInputs(files []string, stdin io.Reader, resync bool) ([]report.Input, f
 		inputs = append(inputs, in)
 	}
 	return inputs, closeAll, nil
+}
+
+// shardMembers is what the shard-set check needs of report's inputs.
+func shardMembers(inputs []report.Input) []shardset.Member {
+	out := make([]shardset.Member, len(inputs))
+	for i, in := range inputs {
+		out[i] = shardset.Member{Name: in.Name, Shard: in.Shard}
+	}
+	return out
 }
 
 // followInput opens a loadlab stream that an attack may still be writing

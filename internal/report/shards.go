@@ -4,64 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/loadlab/loadlab/internal/attack/segment"
-	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
-
-// CheckShards makes sure inputs that are shards of a split attack belong
-// to the same attack (the same global schedule, cuts and start instant):
-// merged, they are then one run, and owned says which sequence numbers
-// they were to send (nil when the shards cover the whole schedule, or
-// when no input is a shard). force merges anyway.
-func CheckShards(inputs []Input, force bool) (owned func(uint64) bool, err error) {
-	var first *Input
-	var segs []*segment.Segment
-	plain := 0
-	for i := range inputs {
-		in := &inputs[i]
-		if in.Shard == nil {
-			plain++
-			continue
-		}
-		if first == nil {
-			first = in
-		} else if !first.Shard.SameAttack(in.Shard) && !force {
-			return nil, badinput.Errorf("%s and %s are shards of different attacks (%s, start %s, cuts %s vs %s, start %s, cuts %s): give the shards of one attack, or -force to merge them anyway",
-				first.Name, in.Name, first.Shard.Schedule, first.Shard.StartAt.Format(time.RFC3339), first.Shard.Sequence,
-				in.Shard.Schedule, in.Shard.StartAt.Format(time.RFC3339), in.Shard.Sequence)
-		}
-		seg, err := segment.Parse(in.Shard.Segment, in.Shard.Sequence)
-		if err != nil {
-			return nil, badinput.At(in.Name, 0, "shard record: %v", err)
-		}
-		segs = append(segs, seg)
-	}
-	if first == nil {
-		return nil, nil
-	}
-	if plain > 0 && !force {
-		return nil, badinput.Errorf("%d inputs are shards of a split attack and %d are not: report them apart, or -force to merge them", len(segs), plain)
-	}
-	covered := map[string]bool{}
-	for _, s := range segs {
-		covered[s.String()] = true
-	}
-	if len(covered) == len(segs[0].Sequence)-1 || force {
-		return nil, nil
-	}
-	return func(seq uint64) bool {
-		for _, s := range segs {
-			if s.Has(seq) {
-				return true
-			}
-		}
-		return false
-	}, nil
-}
 
 // shardTable collects each shard's figures while the merged report reads
 // them, so that a slow or late shard shows.
