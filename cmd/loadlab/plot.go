@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/plot/web"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/shardset"
 )
 
 func init() {
@@ -29,6 +30,14 @@ const plotExamples = `  # vegeta plot's job: an interactive latency plot of an a
 
   # Several runs on one plot (each file gets its own series), with a title
   loadlab plot -title "pool 512+256 vs 512+512" -output pools.html a.lll b.lll
+
+  # The shard files of one split attack are one run (refused if they are
+  # shards of different attacks, unless -force); -by-shard draws each shard
+  loadlab plot -output run-7.html run-7/shard-*.lll
+  loadlab plot -by-shard -output run-7-shards.html run-7/shard-*.lll
+
+  # Two split attacks on one plot: name each run's files
+  loadlab plot -run 'before=run-7/*.lll' -run 'after=run-8/*.lll' -output cmp.html
 
   # A static SVG of the latency scatter, e.g. for a Markdown report
   loadlab plot -format svg -output latency.svg results.lll
@@ -49,6 +58,10 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 	var basis metrics.Basis
 	fs.Var(&basis, "basis", basisUsage)
 	fs.Bool("due", true, "kept for older scripts: the same as -basis due, the default")
+	force := fs.Bool("force", false, "plot results files that are shards of different attacks as one run anyway")
+	byShard := fs.Bool("by-shard", false, "draw each shard file of a split attack as its own series (a slow or late shard shows), still from the attack's start instant")
+	var named runFlag
+	fs.Var(&named, "run", runUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -69,10 +82,10 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 		*columns = map[string]int{"html": 2000, "svg": 800}[f]
 	}
 	files := fs.Args()
-	if len(files) == 0 {
+	if len(files) == 0 && len(named) == 0 {
 		files = []string{"-"}
 	}
-	if len(files) > 1 {
+	if len(files)+len(named) > 1 {
 		for _, p := range files {
 			if p == "-" {
 				return badinput.Errorf("stdin (-) cannot be mixed with files")
@@ -91,9 +104,16 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 			return err
 		}
 	} else {
-		var err error
-		if set, err = plot.ReadFiles(files, *columns, basis, warn); err != nil {
+		runs, err := plotRuns(named, files, *force, *byShard)
+		if err != nil {
 			return err
+		}
+		if set, err = plot.ReadRuns(runs, *columns, basis, warn); err != nil {
+			return err
+		}
+		files = nil
+		for _, r := range runs {
+			files = append(files, r.Paths...)
 		}
 	}
 	charts := set.Charts(*title)
@@ -109,7 +129,54 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 	})
 }
 
-// percentiles states each file's latency percentiles as loadlab report
+// plotRuns turns the -run runs and the files named on the command line
+// into the runs to plot: a -run's files are one run, checked as report
+// checks its files; among the other files, the shard files of one attack
+// are one run and every other file a run of its own (package shardset).
+// With byShard, each shard file is a run, still starting at its attack's
+// start instant.
+func plotRuns(named runFlag, files []string, force, byShard bool) ([]plot.Run, error) {
+	type run struct {
+		name string
+		set  shardset.Set
+	}
+	var runs []run
+	for _, r := range named {
+		set, err := shardset.Files(r.Paths, force)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run{r.Name, set})
+	}
+	members, err := shardset.Open(files)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := shardset.Group(members, force)
+	if err != nil {
+		return nil, err
+	}
+	for _, set := range sets {
+		names := set.Names()
+		for i := range names {
+			names[i] = filepath.Base(names[i])
+		}
+		runs = append(runs, run{shardset.Name(names), set})
+	}
+	var out []plot.Run
+	for _, r := range runs {
+		if !byShard || !r.set.Shards() {
+			out = append(out, plot.Run{Name: r.name, Paths: r.set.Names(), Start: r.set.Start()})
+			continue
+		}
+		for _, m := range r.set.Members {
+			out = append(out, plot.Run{Name: filepath.Base(m.Name), Paths: []string{m.Name}, Start: r.set.Start()})
+		}
+	}
+	return out, nil
+}
+
+// percentiles states each run's latency percentiles as loadlab report
 // prints them, and what they run from.
 func percentiles(set *plot.FileSet, basis metrics.Basis) string {
 	var parts []string

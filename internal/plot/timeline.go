@@ -9,18 +9,19 @@ import (
 )
 
 // Timeline counts results in fixed time bins (one second by default, the
-// first starting at the first send time added) for
+// first starting at the first send time added, or at the Anchor) for
 // the throughput and status-code charts: requests sent, successful responses
 // completed (vegeta's throughput) and responses per status code, each per
 // second.
 type Timeline struct {
-	bin   int64 // ns
-	zero  int64 // bins start at zero + k*bin: the first send time seen
-	bins  map[int64]*tbin
-	codes map[uint16]bool
-	first int64
-	last  int64
-	n     int64
+	bin      int64 // ns
+	zero     int64 // bins start at zero + k*bin: the first send time seen, or the anchor
+	anchored bool
+	bins     map[int64]*tbin
+	codes    map[uint16]bool
+	first    int64
+	last     int64
+	n        int64
 	// cache of the most recently used bin
 	cacheIdx int64
 	cacheBin *tbin
@@ -48,7 +49,7 @@ func (t *Timeline) Add(r *results.Result) {
 		return
 	}
 	sent := r.Sent.UnixNano()
-	if t.n == 0 {
+	if t.n == 0 && !t.anchored {
 		t.zero = sent
 	}
 	b := t.get(floorDiv(sent-t.zero, t.bin))
@@ -66,6 +67,16 @@ func (t *Timeline) Add(r *results.Result) {
 	}
 	t.last = max(t.last, sent)
 	t.n++
+}
+
+// Anchor makes the bins start at at (at + k*bin) instead of at the first
+// send time: the shards of a split attack are counted from the instant
+// they all anchored the schedule on, as the single-machine attack's
+// requests would be. It has no effect once a result has been added.
+func (t *Timeline) Anchor(at time.Time) {
+	if t.n == 0 {
+		t.zero, t.anchored = at.UnixNano(), true
+	}
 }
 
 func (t *Timeline) get(i int64) *tbin {
