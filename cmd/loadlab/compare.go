@@ -32,11 +32,17 @@ const compareExamples = `  # The same test against several builds (which one reg
   # the second folder is the baseline
   loadlab compare -baseline 2 out-before/ out-after/
 
+  # Runs split over several generators: the shard files of one attack are
+  # one run (a fleet's -out folder too); name each run's files with -run
+  loadlab compare single.lll run-7/shard-*.lll
+  loadlab compare run-7/ run-8/
+  loadlab compare -run 'before=run-7/*.lll' -run 'after=run-8/*.lll'
+
   # More resamples, another seed, a Markdown table
   loadlab compare -resamples 5000 -seed 7 -format markdown a.lll b.lll`
 
 func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("compare", "[flags] runA runB [run...]", compareExamples, stderr)
+	fs := newFlagSet("compare", "[flags] runA runB [run...]   (a run: a results file, a folder, the shard files of one attack, or -run NAME=FILES)", compareExamples, stderr)
 	output := fs.String("output", "", "`dir` to write percentiles.svg, compare.html and compare.md into; none when empty")
 	title := fs.String("title", "Latency by percentile", "chart and page `title`")
 	baseline := fs.String("baseline", "1", "baseline run: its 1-based `position` among the runs (within each group), or its name")
@@ -45,6 +51,9 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	format := fs.String("format", "text", "table `format`: text or markdown")
 	var basis metrics.Basis
 	fs.Var(&basis, "basis", basisUsage)
+	force := fs.Bool("force", false, "read results files that are shards of different attacks as one run anyway")
+	var named runFlag
+	fs.Var(&named, "run", runUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -54,7 +63,12 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *resamples < 20 || *resamples > 1_000_000 {
 		return badinput.Field("-resamples", "must be between 20 and 1000000, got %d", *resamples)
 	}
-	runs, err := compare.Load(fs.Args(), basis, func(msg string) { fmt.Fprintln(stderr, "loadlab compare: warning:", msg) })
+	var byName []compare.Named
+	for _, r := range named {
+		byName = append(byName, compare.Named{Name: r.Name, Paths: r.Paths})
+	}
+	runs, err := compare.Load(byName, fs.Args(), compare.LoadOptions{Basis: basis, Force: *force,
+		Warn: func(msg string) { fmt.Fprintln(stderr, "loadlab compare: warning:", msg) }})
 	if err != nil {
 		return err
 	}

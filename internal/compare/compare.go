@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Options tune the bootstrap.
@@ -65,6 +66,8 @@ type Report struct {
 	Group    string // the runs' Group
 	Baseline string
 	Runs     []string // every run, baseline first
+	Requests []int64  // each run's requests, as Runs
+	Files    []int    // how many results files each run was read from, as Runs (0: not known)
 	Options  Options
 	Rows     []Row
 }
@@ -80,13 +83,14 @@ func (r Report) Method() string {
 // Compare compares every run with base.
 func Compare(base *Run, runs []*Run, opt Options) Report {
 	opt = opt.withDefaults()
-	rep := Report{Group: base.Group, Baseline: base.Name, Runs: []string{base.Name}, Options: opt}
+	rep := Report{Group: base.Group, Baseline: base.Name, Options: opt}
+	rep.addRun(base)
 	bb := flatten(base)
 	bpoint := bb.point()
 	bres := bb.resample(opt.Seed, opt.Resamples)
 	alpha := (1 - opt.Confidence) / 2
 	for _, run := range runs {
-		rep.Runs = append(rep.Runs, run.Name)
+		rep.addRun(run)
 		rb := flatten(run)
 		rpoint := rb.point()
 		rres := rb.resample(opt.Seed, opt.Resamples)
@@ -124,6 +128,26 @@ func Compare(base *Run, runs []*Run, opt Options) Report {
 		}
 	}
 	return rep
+}
+
+func (r *Report) addRun(run *Run) {
+	r.Runs = append(r.Runs, run.Name)
+	r.Requests = append(r.Requests, run.N())
+	r.Files = append(r.Files, len(run.Files))
+}
+
+// Sizes states each run's requests, and the number of files of a run read
+// from several (the shard files of one attack): "a.lll 200, b-*.lll 200
+// (3 files)".
+func (r Report) Sizes() string {
+	parts := make([]string, len(r.Runs))
+	for i, name := range r.Runs {
+		parts[i] = fmt.Sprintf("%s %d", name, r.Requests[i])
+		if r.Files[i] > 1 {
+			parts[i] += fmt.Sprintf(" (%d files)", r.Files[i])
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // sampleSize is the number of requests statistic s of run is taken from:

@@ -192,7 +192,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			runs, err := Load(tc.args, metrics.FromDue, nil)
+			runs, err := Load(nil, tc.args, LoadOptions{Basis: metrics.FromDue})
 			if tc.wantErr != "" {
 				if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want bad input containing %q", err, tc.wantErr)
@@ -221,7 +221,7 @@ func TestLoad(t *testing.T) {
 // this bimodal sample, 9.721ms, sits between the 199th and 200th values,
 // 9.696ms and 9.880ms).
 func TestLoadMatchesVegetaReport(t *testing.T) {
-	runs, err := Load([]string{"testdata/mixed.bin"}, metrics.FromDue, nil)
+	runs, err := Load(nil, []string{"testdata/mixed.bin"}, LoadOptions{Basis: metrics.FromDue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestCompareGroups(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			runs, err := Load(tc.args, metrics.FromDue, nil)
+			runs, err := Load(nil, tc.args, LoadOptions{Basis: metrics.FromDue})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -409,7 +409,7 @@ func TestResamplingPerRun(t *testing.T) {
 // numbers `loadlab report` prints (exact mean, percentiles clamped to the
 // exact extremes), not a second estimate from compare's own histogram.
 func TestPointIsMetrics(t *testing.T) {
-	runs, err := Load([]string{"testdata/mixed.bin", "testdata/basic.bin"}, metrics.FromDue, nil)
+	runs, err := Load(nil, []string{"testdata/mixed.bin", "testdata/basic.bin"}, LoadOptions{Basis: metrics.FromDue})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,75 +12,173 @@ import (
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/shardset"
 )
 
-// Load reads the runs named on a command line. A results file (loadlab
-// stream, or vegeta gob, CSV or JSON) is one run named by its path. A
-// folder, such as an experiment's output folder, contributes one run per
-// loadlab stream or vegeta gob file found in it (recursively, in path
-// order), named by the folder and the file's path inside it; a folder with
-// a single such file is one run named by the folder.
+// Named is a run given as several results files, read as one run: the
+// shard files of one split attack (`loadlab compare -run NAME=FILES`).
+type Named struct {
+	Name  string
+	Paths []string
+}
+
+// LoadOptions say how Load reads the runs.
+type LoadOptions struct {
+	Basis metrics.Basis // what latencies are measured from
+	// Force reads shard files of different attacks as one run, where they
+	// are otherwise refused (package shardset).
+	Force bool
+	Warn  func(string) // told about damaged files; may be nil
+}
+
+// Load reads the runs named on a command line: the named runs first, each
+// one run checked as `loadlab report` checks its files, then the
+// arguments'. A results file (loadlab stream, or vegeta gob, CSV or JSON)
+// is one run named by its path, except that the shard files of one split
+// attack among the files named are one run, named by the pattern that
+// matches them (run-7/shard-*-of-3.lll). A folder, such as an
+// experiment's output folder, contributes one run per loadlab stream or
+// vegeta gob file found in it (recursively, in path order), the shard
+// files of one attack again being one run, named by the folder and the
+// file's path inside it; a folder with a single run is one run named by the
+// folder. Shard files of different attacks among the files named, or in
+// one folder, are refused unless o.Force (package shardset).
 //
-// Runs are compared like with like, so each gets a Group: files named
-// directly share the group "". Within a single folder the group is the
-// file's name without extension, the scenario (steps/01/search.lll and
-// steps/02/search.lll are compared, not search with news). With several
-// folders it is the file's path inside its folder, so that before/ and
-// after/ are compared step by step.
+// Runs are compared like with like, so each gets a Group: named runs,
+// files named directly and folders holding nothing but the shard files of
+// one attack (what `loadlab fleet -out` writes) share the group "". Within
+// a single folder the group is the file's name without extension, the
+// scenario (steps/01/search.lll and steps/02/search.lll are compared, not
+// search with news). With several folders it is the file's path inside its
+// folder, so that before/ and after/ are compared step by step.
 //
-// Latencies are measured from basis. A stream that ends in a torn or
-// corrupt block keeps the results before it and warn is told. Unreadable
-// or unrecognised files are *badinput.Error.
-func Load(args []string, basis metrics.Basis, warn func(string)) ([]*Run, error) {
-	if warn == nil {
-		warn = func(string) {}
-	}
-	folders := 0
-	for _, arg := range args {
-		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			folders++
-		}
+// A stream that ends in a torn or corrupt block keeps the results before
+// it and o.Warn is told. Unreadable or unrecognised files are
+// *badinput.Error.
+func Load(named []Named, args []string, o LoadOptions) ([]*Run, error) {
+	if o.Warn == nil {
+		o.Warn = func(string) {}
 	}
 	var runs []*Run
-	for _, arg := range args {
+	for _, n := range named {
+		set, err := shardset.Files(n.Paths, o.Force)
+		if err != nil {
+			return nil, err
+		}
+		r, err := loadSet(set, n.Name, o)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	folders := 0
+	isDir := make([]bool, len(args))
+	var files []string
+	for i, arg := range args {
 		st, err := os.Stat(arg)
 		if err != nil {
 			return nil, badinput.Wrap(arg, err)
 		}
-		if !st.IsDir() {
-			r, err := loadFile(arg, filepath.Clean(arg), basis, warn)
+		if isDir[i] = st.IsDir(); isDir[i] {
+			folders++
+		} else {
+			files = append(files, arg)
+		}
+	}
+	members, err := shardset.Open(files)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := shardset.Group(members, o.Force)
+	if err != nil {
+		return nil, err
+	}
+	// Group keeps the order of first appearance: walking the files, each
+	// file that is not a shard, and the first shard file, starts the next.
+	next, shardsSeen := 0, false
+	fileIdx := 0
+	for i, arg := range args {
+		if !isDir[i] {
+			m := members[fileIdx]
+			fileIdx++
+			if m.Shard != nil && shardsSeen {
+				continue
+			}
+			shardsSeen = shardsSeen || m.Shard != nil
+			set := sets[next]
+			next++
+			r, err := loadSet(set, setName(set), o)
 			if err != nil {
 				return nil, err
 			}
 			runs = append(runs, r)
 			continue
 		}
-		files, err := findResults(arg)
+		rs, err := loadFolder(arg, folders, o)
 		if err != nil {
 			return nil, err
 		}
-		if len(files) == 0 {
-			return nil, &badinput.Error{File: arg, Msg: "folder holds no loadlab results stream or vegeta gob file"}
-		}
-		for _, f := range files {
-			name := filepath.Clean(arg)
-			rel, _ := filepath.Rel(arg, f)
-			if len(files) > 1 {
-				name = filepath.Join(name, rel)
-			}
-			r, err := loadFile(f, name, basis, warn)
-			if err != nil {
-				return nil, err
-			}
-			r.Group = filepath.ToSlash(rel)
-			if folders == 1 {
-				r.Group = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
-			}
-			runs = append(runs, r)
-		}
+		runs = append(runs, rs...)
 	}
 	trimCommonDir(runs)
 	return runs, nil
+}
+
+// loadFolder reads the runs of one folder given on the command line, one
+// of folders.
+func loadFolder(dir string, folders int, o LoadOptions) ([]*Run, error) {
+	files, err := findResults(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, &badinput.Error{File: dir, Msg: "folder holds no loadlab results stream or vegeta gob file"}
+	}
+	members, err := shardset.Open(files)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := shardset.Group(members, o.Force)
+	if err != nil {
+		return nil, err
+	}
+	if len(sets) == 1 && sets[0].Shards() {
+		r, err := loadSet(sets[0], filepath.Clean(dir), o)
+		return []*Run{r}, err
+	}
+	var runs []*Run
+	for _, set := range sets {
+		rels := set.Names()
+		for i, f := range rels {
+			rels[i], _ = filepath.Rel(dir, f)
+		}
+		rel := shardset.Name(rels)
+		name := filepath.Clean(dir)
+		if len(sets) > 1 {
+			name = filepath.Join(name, rel)
+		}
+		r, err := loadSet(set, name, o)
+		if err != nil {
+			return nil, err
+		}
+		r.Group = filepath.ToSlash(rel)
+		if folders == 1 {
+			base := filepath.Base(rel)
+			r.Group = strings.TrimSuffix(base, filepath.Ext(base))
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// setName names a run of files named on the command line: its path, or
+// the pattern matching its shard files.
+func setName(set shardset.Set) string {
+	names := set.Names()
+	for i, n := range names {
+		names[i] = filepath.Clean(n)
+	}
+	return shardset.Name(names)
 }
 
 // Groups splits runs by Group, in order of first appearance, keeping the
@@ -133,19 +231,23 @@ func trimCommonDir(runs []*Run) {
 	}
 }
 
-func loadFile(path, name string, basis metrics.Basis, warn func(string)) (*Run, error) {
-	src, err := results.Open(path)
-	if err != nil {
-		return nil, badinput.Wrap(path, err)
-	}
-	defer src.Close()
-	run := NewRun(name, basis)
-	n, damage, err := results.ReadAll(src, run, results.KeepBefore)
-	if err != nil {
-		return nil, badinput.Wrap(path, err)
-	}
-	if damage != nil {
-		warn(fmt.Sprintf("%s: %v; using the %d results before it", path, damage, n))
+// loadSet reads the files of set as one run named name.
+func loadSet(set shardset.Set, name string, o LoadOptions) (*Run, error) {
+	run := NewRun(name, o.Basis)
+	run.Files = set.Names()
+	for _, path := range run.Files {
+		src, err := results.Open(path)
+		if err != nil {
+			return nil, badinput.Wrap(path, err)
+		}
+		n, damage, err := results.ReadAll(src, run, results.KeepBefore)
+		src.Close()
+		if err != nil {
+			return nil, badinput.Wrap(path, err)
+		}
+		if damage != nil {
+			o.Warn(fmt.Sprintf("%s: %v; using the %d results before it", path, damage, n))
+		}
 	}
 	return run, nil
 }

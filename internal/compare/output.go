@@ -60,7 +60,7 @@ func WriteDir(dir, title string, comps []Comparison) ([]string, error) {
 		header, rows := c.Report.Table()
 		page.Sections = append(page.Sections, web.Section{
 			Title:  ctitle,
-			Text:   fmt.Sprintf("Baseline: %s", c.Report.Baseline),
+			Text:   fmt.Sprintf("Baseline: %s. Requests: %s.", c.Report.Baseline, c.Report.Sizes()),
 			Charts: []plot.Chart{chart},
 			Tables: []web.Table{{Header: header, Rows: rows}},
 		})

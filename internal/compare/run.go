@@ -12,7 +12,8 @@ import (
 // run's p99 here is its report's p99).
 type Run struct {
 	Name    string
-	Group   string // runs are compared within their group (see Load)
+	Group   string   // runs are compared within their group (see Load)
+	Files   []string // the results files it was read from (several: the shard files of one attack)
 	Metrics *metrics.Metrics
 }
 

@@ -50,7 +50,7 @@ func (r Report) WriteText(w io.Writer) error {
 	if r.Group != "" {
 		fmt.Fprintf(w, "== %s ==\n", r.Group)
 	}
-	fmt.Fprintf(w, "Baseline: %s\n\n", r.Baseline)
+	fmt.Fprintf(w, "Baseline: %s\nRequests: %s\n\n", r.Baseline, r.Sizes())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	h, rows := r.Table()
 	fmt.Fprintln(tw, strings.Join(h, "\t"))
@@ -80,7 +80,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	for _, c := range rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
 	}
-	_, err := fmt.Fprintf(w, "\nBaseline: %s. Method: %s\n", r.Baseline, r.Method())
+	_, err := fmt.Fprintf(w, "\nBaseline: %s. Requests: %s. Method: %s\n", r.Baseline, r.Sizes(), r.Method())
 	return err
 }
 

@@ -49,7 +49,7 @@ func Check(members []Member, force bool) (owned func(uint64) bool, err error) {
 		return nil, nil
 	}
 	if plain > 0 && !force {
-		return nil, badinput.Errorf("%d inputs are shards of a split attack and %d are not: report them apart, or -force to merge them", len(segs), plain)
+		return nil, badinput.Errorf("%d inputs are shards of a split attack and %d are not: give them apart, or -force to merge them", len(segs), plain)
 	}
 	covered := map[string]bool{}
 	for _, s := range segs {
