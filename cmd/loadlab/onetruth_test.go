@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/attack/segment"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -130,5 +132,133 @@ func TestOneTruth(t *testing.T) {
 	}
 	if p99["due"] <= p99["send"] {
 		t.Fatalf("p99 from the due time %v, from the send time %v: the file should make them differ", p99["due"], p99["send"])
+	}
+}
+
+// splitRun deals the results of the stream at path into n shard files of
+// one split attack, as `loadlab attack -shard i/n` would have written them
+// (each global sequence number to the shard the segment deals it to, with
+// the shard record in the header), and returns their paths.
+func splitRun(t *testing.T, path string, n int) []string {
+	t.Helper()
+	src, err := results.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var all []results.Result
+	var r results.Result
+	for src.Decode(&r) == nil {
+		all = append(all, r)
+	}
+	var out []string
+	for i := 1; i <= n; i++ {
+		seg, err := segment.Shard(i, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := strings.TrimSuffix(path, ".lll") + fmt.Sprintf("-shard-%d-of-%d.lll", i, n)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := results.NewWriter(f, results.Meta{Attack: "search", Shard: &results.Shard{Segment: seg.String(),
+			Sequence: seg.SequenceString(), Schedule: "200/s for 20s", StartAt: all[0].Due, Host: fmt.Sprint("gen", i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range all {
+			if seg.Has(all[k].Seq) {
+				if err := w.Encode(&all[k]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestOneTruthShardSet: the shard files of a split attack are one run with
+// the numbers of the whole attack, in report, plot and compare alike, on
+// either latency basis: the run is dealt into three shard files (written
+// here, as the attacks of TestShardSetIsOneRun would have), and every
+// command reads them as the one file they came from.
+func TestOneTruthShardSet(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.lll"), filepath.Join(dir, "b.lll")
+	writeRun(t, a, 1, 4000, 1)
+	writeRun(t, b, 2, 4000, 1.1)
+	as, bs := splitRun(t, a, 3), splitRun(t, b, 3)
+	for _, basis := range []string{"due", "send"} {
+		t.Run(basis, func(t *testing.T) {
+			reportOf := func(args ...string) (p99 time.Duration, requests int) {
+				t.Helper()
+				code, out, errs := runCLI(t, nil, append([]string{"report", "-type", "json", "-basis", basis}, args...)...)
+				if code != 0 {
+					t.Fatalf("report %v: exit %d: %s", args, code, errs)
+				}
+				var j struct {
+					Requests  int `json:"requests"`
+					Latencies struct {
+						P99 time.Duration `json:"99th"`
+					} `json:"latencies"`
+				}
+				if err := json.Unmarshal([]byte(out), &j); err != nil {
+					t.Fatal(err)
+				}
+				return j.Latencies.P99, j.Requests
+			}
+			ra, na := reportOf(a)
+			rs, ns := reportOf(as...)
+			rb, _ := reportOf(b)
+			if rs != ra || ns != na || na != 4000 {
+				t.Fatalf("report of the shards: p99 %v of %d requests, of the whole file %v of %d", rs, ns, ra, na)
+			}
+
+			// plot of the shards states the whole file's p99, for one run
+			html := filepath.Join(dir, "plot-"+basis+".html")
+			if code, _, errs := runCLI(t, nil, append([]string{"plot", "-basis", basis, "-output", html}, as...)...); code != 0 {
+				t.Fatalf("plot: exit %d: %s", code, errs)
+			}
+			page, err := os.ReadFile(html)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "a-shard-*-of-3.lll: p50 "; !strings.Contains(string(page), want) || strings.Count(string(page), ": p50 ") != 1 {
+				t.Errorf("plot page does not state one run %q", want)
+			}
+			if want := "p99 " + report.Round(ra).String(); !strings.Contains(string(page), want) {
+				t.Errorf("plot page lacks %q (report's p99)", want)
+			}
+
+			// compare: the shard set of a against that of b, and against the
+			// whole file b, print the reports' p99s
+			for _, args := range [][]string{append(append([]string{}, as...), b), {"-run", "a=" + strings.Join(as, ","), "-run", "b=" + strings.Join(bs, ",")}} {
+				code, out, errs := runCLI(t, nil, append([]string{"compare", "-basis", basis, "-resamples", "50", "-format", "markdown"}, args...)...)
+				if code != 0 {
+					t.Fatalf("compare %v: exit %d: %s", args, code, errs)
+				}
+				var row []string
+				for _, l := range strings.Split(out, "\n") {
+					if c := strings.Split(l, " | "); len(c) > 3 && c[1] == "p99" {
+						row = c
+					}
+				}
+				if row == nil || !strings.Contains(out, " 4000 (3 files), ") {
+					t.Fatalf("compare %v: no p99 row, or not 4000 requests from 3 files, in\n%s", args, out)
+				}
+				for i, want := range []time.Duration{ra, rb} {
+					got, err := time.ParseDuration(row[2+i])
+					if err != nil || math.Abs(float64(got-want)) > float64(want)*5e-4 {
+						t.Errorf("compare %v: p99 %q, report's %v", args, row[2+i], want)
+					}
+				}
+			}
+		})
 	}
 }
