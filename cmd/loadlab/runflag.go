@@ -7,7 +7,7 @@ import (
 )
 
 // runUsage documents -run for the commands that take several runs.
-const runUsage = "a run made of several results files, such as the shard files of one split attack: `NAME=FILE[,FILE...]`, each FILE a path or a glob pattern (quote it); repeatable, the runs named so come first"
+const runUsage = "name a run read from several results files, such as the shard files of one split attack: `NAME=FILES`, FILES a comma-separated list of paths or quoted glob patterns; repeatable, these runs come first"
 
 // runFlag collects -run NAME=FILE[,FILE...]: one run read from several
 // results files, named NAME.
