@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loadlab/loadlab/internal/attack/segment"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
