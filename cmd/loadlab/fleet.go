@@ -70,6 +70,8 @@ func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	kubectl := fs.String("kubectl", envOr("LOADLAB_KUBECTL", "kubectl"), "the kubectl `command` and its global flags for -apply, e.g. \"kubectl --context lab\" (env LOADLAB_KUBECTL)")
 	out := fs.String("out", "", "with -apply: `folder` for the shard files (default loadlab-fleet-<time>)")
 	wait := fs.Duration("wait", time.Hour, "with -apply: give up on shards whose pods have not run or been collected after this")
+	var ths listFlag
+	fs.Var(&ths, "threshold", "with -apply: "+thresholdUsage)
 	name := fs.String("name", "loadlab-attack", "the Job's `name` (the ConfigMap is NAME-targets)")
 	namespace := fs.String("namespace", "", "`namespace` of the objects (default: kubectl's)")
 	startAt := fs.String("start-at", "+2m", "common start `time`: RFC 3339 or +DURATION from now (leave the pods time to be scheduled)")
@@ -77,6 +79,9 @@ func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	mem := fs.String("memory", "", "memory request and limit per pod, e.g. `1Gi`")
 	deadline := fs.Duration("deadline", 0, "the Job gives up after this `duration` (activeDeadlineSeconds); 0: never")
 	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if _, err := parseThresholds(ths); err != nil {
 		return err
 	}
 	switch {
@@ -136,7 +141,7 @@ func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if errors.As(runErr, &setup) {
 		return badinput.Errorf("%s", setup.Msg)
 	}
-	return fleetReport(ctx, files, runErr, stdout, stderr)
+	return fleetReport(ctx, files, ths, runErr, stdout, stderr)
 }
 
 // fleetDir makes the folder the shard files go to.
@@ -153,7 +158,7 @@ func fleetDir(out string) (string, error) {
 
 // fleetReport prints the merged report of the shard files an engine brought
 // back; a failed shard is named (exit 1) and the others are reported.
-func fleetReport(ctx context.Context, files []string, runErr error, stdout, stderr io.Writer) error {
+func fleetReport(ctx context.Context, files []string, thresholds []string, runErr error, stdout, stderr io.Writer) error {
 	if runErr != nil {
 		fmt.Fprintf(stderr, "loadlab fleet: %v\n", runErr)
 	}
@@ -161,8 +166,14 @@ func fleetReport(ctx context.Context, files []string, runErr error, stdout, stde
 		fmt.Fprintln(stderr, "loadlab fleet: wrote", f)
 	}
 	if len(files) > 0 {
-		if err := runReport(ctx, files, nil, stdout, stderr); err != nil {
+		var args []string
+		for _, t := range thresholds {
+			args = append(args, "-threshold", t)
+		}
+		if err := runReport(ctx, append(args, files...), nil, stdout, stderr); err != nil && runErr == nil {
 			return err
+		} else if err != nil {
+			fmt.Fprintf(stderr, "loadlab fleet: %v\n", err)
 		}
 	}
 	if runErr != nil {
@@ -186,7 +197,12 @@ func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	targets := fs.String("targets", "", "targets `file`, sent to every host (required)")
 	out := fs.String("out", "", "`folder` for the shard files (default loadlab-fleet-<time>)")
 	startAt := fs.String("start-at", "+10s", "common start `time`: RFC 3339 or +DURATION from now")
+	var ths listFlag
+	fs.Var(&ths, "threshold", thresholdUsage)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if _, err := parseThresholds(ths); err != nil {
 		return err
 	}
 	var hs []string
@@ -220,5 +236,5 @@ func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stderr, "loadlab fleet: %d shards on %s, starting at %s\n", len(hs), strings.Join(hs, ", "), at.UTC().Format(time.RFC3339))
 	files, runErr := fleet.SSH{Hosts: hs, SSHArgs: strings.Fields(*sshOpts), Remote: *remote, Targets: data, Args: fs.Args(),
 		StartAt: at, Dir: dir, Log: stderr}.Run(ctx)
-	return fleetReport(ctx, files, runErr, stdout, stderr)
+	return fleetReport(ctx, files, ths, runErr, stdout, stderr)
 }

@@ -36,6 +36,9 @@ const reportExamples = `  # vegeta's text report of an attack (loadlab streams a
   # Shards of one attack (or an attack and a vegeta archive) merged into one report
   loadlab report shard1.lll shard2.lll old-vegeta-run.bin
 
+  # A CI gate on the whole run (the merged shards, when given several)
+  loadlab report -threshold 'p99 < 250ms' -threshold 'success > 99.9%' shard-*.lll
+
   # Per-second figures (each interval on its own, not cumulative)
   loadlab report -every 1s results.lll
 
@@ -57,7 +60,13 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.Var(&basis, "basis", basisUsage)
 	strict := fs.Bool("strict", false, "stop at the first damaged block of a loadlab results file and exit 2, instead of skipping to the next good block with a warning")
 	force := fs.Bool("force", false, "merge results files that are shards of different attacks (or shards and whole attacks) anyway")
+	var thresholdFlags listFlag
+	fs.Var(&thresholdFlags, "threshold", thresholdUsage)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ths, err := parseThresholds(thresholdFlags)
+	if err != nil {
 		return err
 	}
 	kind, buckets, err := report.ParseType(*typ)
@@ -89,15 +98,19 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	merge := report.NewMerge(inputs...)
+	var m *metrics.Metrics
 	err = withOutput(*output, stdout, *every > 0, func(w io.Writer) error {
-		_, err := report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every,
+		m, err = report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every,
 			Metrics: metrics.Options{Basis: basis, Owned: owned}})
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return readProblems("report", merge, stderr)
+	if err := readProblems("report", merge, stderr); err != nil {
+		return err
+	}
+	return checkThresholds(ths, m, stderr)
 }
 
 // openInputs opens every results file (stdin for none or "-").

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
@@ -33,40 +32,6 @@ func (s *stepRun) add(sr *scenarioRun) {
 func latencySummary(l *metrics.Latencies) summary.LatencySummary {
 	return summary.LatencySummary{Min: l.Min.Seconds(), Mean: l.Mean.Seconds(), P50: l.P50.Seconds(), P90: l.P90.Seconds(),
 		P95: l.P95.Seconds(), P99: l.P99.Seconds(), Max: l.Max.Seconds()}
-}
-
-// values adapts a scenario's metrics to threshold.Values.
-type values struct{ m *metrics.Metrics }
-
-// Value returns latencies in seconds, ratios in 0..1, rps and requests.
-func (v values) Value(metric string) (float64, bool) {
-	m := v.m
-	if m == nil || m.Requests == 0 {
-		return 0, false
-	}
-	switch metric {
-	case "mean":
-		return m.Latencies.Mean.Seconds(), true
-	case "min":
-		return m.Latencies.Min.Seconds(), true
-	case "max":
-		return m.Latencies.Max.Seconds(), true
-	case "success":
-		return m.Success, true
-	case "errors":
-		return 1 - m.Success, true
-	case "rps":
-		return m.Throughput, true
-	case "requests":
-		return float64(m.Requests), true
-	}
-	if len(metric) > 1 && metric[0] == 'p' {
-		q, err := strconv.ParseFloat(metric[1:], 64)
-		if err == nil {
-			return m.Latencies.Quantile(q / 100).Seconds(), true
-		}
-	}
-	return 0, false
 }
 
 // Design records the plan's shape in the summary: the matrix, whether the

@@ -182,7 +182,7 @@ func (r *runner) evaluate(sum *summary.Summary, runs []*stepRun, judged func(*st
 				if !th.Applies(sc.Name) {
 					continue
 				}
-				v, pass, ok := th.Check(values{sc.m})
+				v, pass, ok := th.Check(sc.m)
 				tr := summary.ThresholdResult{Threshold: th.Source, Step: st.Name, Scenario: sc.Name, Pass: pass && ok, Measured: "no data"}
 				if ok {
 					tr.Measured = th.Format(v)

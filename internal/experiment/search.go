@@ -231,7 +231,7 @@ func (s *searcher) judge(res *stepRun) (bool, string) {
 			if !th.Applies(sc.Name) {
 				continue
 			}
-			v, pass, ok := th.Check(values{sc.m})
+			v, pass, ok := th.Check(sc.m)
 			if !ok || !pass {
 				measured := "no data"
 				if ok {
