@@ -229,12 +229,18 @@ func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkAttackFlags(probe); err != nil {
 		return err
 	}
-	dir, err := fleetDir(*out)
-	if err != nil {
+	engine := fleet.SSH{Hosts: hs, SSHArgs: strings.Fields(*sshOpts), Remote: *remote, Targets: data, Args: fs.Args(),
+		StartAt: at, Log: stderr}
+	if err := engine.Preflight(ctx); err != nil {
+		return badinput.Errorf("%v", err)
+	}
+	if engine.Dir, err = fleetDir(*out); err != nil {
 		return err
 	}
+	if time.Until(at) <= 0 {
+		return badinput.Field("-start-at", "%s had passed by the time every host answered: give more time, e.g. -start-at +30s", at.UTC().Format(time.RFC3339))
+	}
 	fmt.Fprintf(stderr, "loadlab fleet: %d shards on %s, starting at %s\n", len(hs), strings.Join(hs, ", "), at.UTC().Format(time.RFC3339))
-	files, runErr := fleet.SSH{Hosts: hs, SSHArgs: strings.Fields(*sshOpts), Remote: *remote, Targets: data, Args: fs.Args(),
-		StartAt: at, Dir: dir, Log: stderr}.Run(ctx)
+	files, runErr := engine.Run(ctx)
 	return fleetReport(ctx, files, ths, runErr, stdout, stderr)
 }

@@ -112,10 +112,20 @@ func TestFleetSSH(t *testing.T) {
 			t.Errorf("fleet output lacks %q:\n%s\n%s", want, out, stderr)
 		}
 	}
-	// A host that cannot be reached is named; the other shard is kept.
-	code, _, stderr = runCLI(t, nil, "fleet", "ssh", "-hosts", "127.0.0.1,127.0.0.3", "-ssh", strings.Join(opts, " ")+" -o ConnectTimeout=3", "-remote", remote,
-		"-targets", targets, "-out", filepath.Join(dir, "run2"), "-start-at", "+3s", "--", "-rate", "10/s", "-duration", "1s")
-	if code == 0 || !strings.Contains(stderr, "127.0.0.3 (shard 2)") {
-		t.Errorf("an unreachable host: exit %d, %s", code, stderr)
+	// A host that cannot be reached, or that has no loadlab, is named
+	// before anything is sent: exit 2, one line, no folder made.
+	for _, c := range []struct{ hosts, remote, want string }{
+		{"127.0.0.1,127.0.0.3", remote, "127.0.0.3: "},
+		{"127.0.0.1", "true", `127.0.0.1: "true version" is not loadlab`},
+	} {
+		code, _, stderr = runCLI(t, nil, "fleet", "ssh", "-hosts", c.hosts, "-ssh", strings.Join(opts, " ")+" -o ConnectTimeout=3", "-remote", c.remote,
+			"-targets", targets, "-out", filepath.Join(dir, "run2"), "-start-at", "+20s", "--", "-rate", "10/s", "-duration", "1s")
+		if code != 2 || !strings.Contains(stderr, "cannot start the shards (nothing was sent)") || !strings.Contains(stderr, c.want) ||
+			strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("hosts %s, remote %s: exit %d, %q", c.hosts, c.remote, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "run2")); err == nil {
+			t.Errorf("a folder was made for a fleet that could not start")
+		}
 	}
 }

@@ -70,6 +70,53 @@ func (s SSH) Run(ctx context.Context) ([]string, error) {
 	return files, nil
 }
 
+// Preflight checks, before anything is sent, that every host answers over
+// ssh and runs loadlab (`loadlab version`), in parallel. A host that does
+// not is named in a *SetupError with ssh's last line.
+func (s SSH) Preflight(ctx context.Context) error {
+	remote := s.Remote
+	if remote == "" {
+		remote = "loadlab"
+	}
+	errs := make([]string, len(s.Hosts))
+	var wg sync.WaitGroup
+	for i, host := range s.Hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append(append([]string{}, s.SSHArgs...), "-o", "BatchMode=yes", host, remote+" version")
+			cmd := exec.CommandContext(ctx, "ssh", args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			switch {
+			case err != nil:
+				msg := strings.TrimSpace(stderr.String())
+				if j := strings.LastIndexByte(msg, '\n'); j >= 0 {
+					msg = msg[j+1:]
+				}
+				if msg == "" {
+					msg = err.Error()
+				}
+				errs[i] = fmt.Sprintf("%s: %s", host, msg)
+			case !strings.HasPrefix(string(out), "loadlab "):
+				errs[i] = fmt.Sprintf("%s: %q is not loadlab (it printed %q)", host, remote+" version", strings.TrimSpace(string(out)))
+			}
+		}()
+	}
+	wg.Wait()
+	var bad []string
+	for _, e := range errs {
+		if e != "" {
+			bad = append(bad, e)
+		}
+	}
+	if len(bad) > 0 {
+		return &SetupError{Msg: "cannot start the shards (nothing was sent): " + strings.Join(bad, "; ")}
+	}
+	return nil
+}
+
 // shard runs one host's shard into file.
 func (s SSH) shard(ctx context.Context, host string, sshArgs []string, file string) error {
 	f, err := os.Create(file)
