@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 func TestAdminShapes(t *testing.T) {
@@ -149,16 +150,15 @@ func TestMetrics(t *testing.T) {
 	// The reset answer reaches the client before its handler has returned,
 	// so the in-flight gauge may still be 1 for a moment: poll briefly.
 	var text string
-	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testwait.Until(10*time.Second, func() bool {
 		text = string(get(t, srv.URL+"/_admin/metrics").body)
-		missing := false
 		for _, want := range wants {
-			missing = missing || !strings.Contains(text, want)
+			if !strings.Contains(text, want) {
+				return false
+			}
 		}
-		if !missing || time.Now().After(deadline) {
-			break
-		}
-	}
+		return true
+	})
 	for _, want := range wants {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %s", want)

@@ -4,42 +4,71 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
-// waitFor polls f until it returns true or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, f func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if f() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
+// Stages switch at their times, in order, and never early. Stage 1 lasts
+// 850 ms so that the answers are seen in it even on a machine that keeps
+// the test off the CPU for a while.
 func TestStagesSwitch(t *testing.T) {
-	_, srv := newTestServer(t, Options{})
+	var mu sync.Mutex
+	var switches []string // the simulator's log of stage switches
+	_, srv := newTestServer(t, Options{Logf: func(format string, args ...any) {
+		if line := fmt.Sprintf(format, args...); strings.Contains(line, ": stage ") {
+			mu.Lock()
+			switches = append(switches, line)
+			mu.Unlock()
+		}
+	}})
+	loaded := time.Now()
 	mustLoad(t, srv, `{"route": "/s", "body": "ok", "stages": [
 	  {"at": 0, "status": 200, "latency": 0},
 	  {"at": "150ms", "status": 503, "latency": "0ms"},
-	  {"at": 300, "status": 404, "latency": 0}]}`)
-	if r := get(t, srv.URL+"/s"); r.status != 200 {
-		t.Fatalf("stage 0: %d", r.status)
+	  {"at": 1000, "status": 404, "latency": 0}]}`)
+	// Poll from the load until the last stage, noting when each status
+	// was first answered.
+	var seen []int
+	firstSeen := map[int]time.Duration{}
+	testwait.Eventually(t, 10*time.Second, "stage 2 (404)", func() bool {
+		st := get(t, srv.URL+"/s").status
+		if _, ok := firstSeen[st]; !ok {
+			firstSeen[st] = time.Since(loaded)
+			seen = append(seen, st)
+		}
+		return st == 404
+	})
+	// Stage 0 is missed only if the first answer came after it ended.
+	if fmt.Sprint(seen) != "[200 503 404]" && fmt.Sprint(seen) != "[503 404]" {
+		t.Errorf("statuses %v, want 200 then 503 then 404", seen)
 	}
-	waitFor(t, "stage 1 (503)", 2*time.Second, func() bool { return get(t, srv.URL+"/s").status == 503 })
-	waitFor(t, "stage 2 (404)", 2*time.Second, func() bool { return get(t, srv.URL+"/s").status == 404 })
+	if at, ok := firstSeen[503]; ok && at < 150*time.Millisecond {
+		t.Errorf("stage 1 answered %v after the load, before its 150ms", at)
+	}
+	if at := firstSeen[404]; at < time.Second {
+		t.Errorf("stage 2 answered %v after the load, before its 1s", at)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{
+		"origin: route /s: stage 0: status 200 latency 0",
+		"origin: route /s: stage 1: status 503 latency 0",
+		"origin: route /s: stage 2: status 404 latency 0",
+	}; strings.Join(switches, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stage switches logged:\n%s\nwant\n%s", strings.Join(switches, "\n"), strings.Join(want, "\n"))
+	}
 	rs := get(t, srv.URL+"/_admin/routes_status")
 	if string(rs.body) != "/s 404 0" {
 		t.Errorf("routes_status = %q", rs.body)
@@ -55,11 +84,23 @@ func TestStageNotYetStarted(t *testing.T) {
 	}
 }
 
+// A load replaces the routes it names: the old route's pending stage is
+// cancelled (its timer stopped, and a timer already firing finds the route
+// stopped), so it can switch nothing, not even the old route's metrics.
 func TestLoadCancelsPendingStages(t *testing.T) {
-	_, srv := newTestServer(t, Options{})
+	sim, srv := newTestServer(t, Options{})
 	mustLoad(t, srv, `{"stages": [{"at": 0, "status": 200}, {"at": "150ms", "status": 500}]}`)
+	old := sim.tab.Load().match("/x")
 	mustLoad(t, srv, `{"stages": [{"at": 0, "status": 201}]}`)
-	time.Sleep(300 * time.Millisecond)
+	if cur := sim.tab.Load().match("/x"); cur == old {
+		t.Fatal("the reload kept the old route")
+	}
+	old.mu.Lock()
+	stopped, pending := old.stopped, len(old.timers)
+	old.mu.Unlock()
+	if !stopped || pending != 0 {
+		t.Errorf("old route after reload: stopped %v, %d stage timers pending; want stopped, none", stopped, pending)
+	}
 	if r := get(t, srv.URL+"/x"); r.status != 201 {
 		t.Errorf("after reload: %d; the old recipe's pending stage should have been cancelled", r.status)
 	}
@@ -212,7 +253,7 @@ func TestHangUntilClientGivesUp(t *testing.T) {
 	if err == nil || time.Since(start) < 150*time.Millisecond {
 		t.Fatalf("hang answered: err %v after %v", err, time.Since(start))
 	}
-	waitFor(t, "the hung request to be released", 2*time.Second, func() bool {
+	testwait.Eventually(t, 10*time.Second, "the hung request to be released", func() bool {
 		return sim.counts.snapshot()["aborted"] == 1
 	})
 }
@@ -224,7 +265,7 @@ func TestCloseReleasesWaiters(t *testing.T) {
 	go func() { done <- get(t, srv.URL+"/") }()
 	// Close only once the request is waiting on its latency: closing first
 	// would fail it without testing the release.
-	waitFor(t, "the request to wait on its latency", 5*time.Second, func() bool {
+	testwait.Eventually(t, 10*time.Second, "the request to wait on its latency", func() bool {
 		var m dto.Metric
 		return sim.m.inFlight.Write(&m) == nil && m.GetGauge().GetValue() == 1
 	})

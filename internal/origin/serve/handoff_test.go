@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // who answers "METHOD PATH BODY PROTO SERVER", SERVER being std when
@@ -87,7 +89,7 @@ func TestHandoff(t *testing.T) {
 				}
 				written += in
 				if strings.HasSuffix(in, "Transfer-") {
-					time.Sleep(20 * time.Millisecond) // the rest in another read
+					serverHasRead(t, conn) // the rest comes in another read
 					continue
 				}
 				for n := strings.Count(written, " HTTP/1.1\r\n"); n > 0; n-- {
@@ -299,10 +301,7 @@ func TestHandoffShutdownNoLeak(t *testing.T) {
 	tr.CloseIdleConnections()
 	conn.Close()
 	up.Close()
-	deadline := time.Now().Add(3 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(10*time.Second, func() bool { return runtime.NumGoroutine() <= before })
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines after shutdown, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])

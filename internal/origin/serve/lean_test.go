@@ -83,8 +83,10 @@ func TestLeanConnections(t *testing.T) {
 // progress finishes first.
 func TestLeanShutdown(t *testing.T) {
 	release := make(chan struct{})
+	entered := make(chan struct{}) // the /slow answer is in progress
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
+			close(entered)
 			<-release
 		}
 		_, _ = io.WriteString(w, "done")
@@ -110,7 +112,11 @@ func TestLeanShutdown(t *testing.T) {
 	_ = busy.SetDeadline(time.Now().Add(5 * time.Second))
 	_ = idle.SetDeadline(time.Now().Add(5 * time.Second))
 	_, _ = io.WriteString(busy, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the /slow request never reached its handler")
+	}
 	start := time.Now()
 	cancel()
 	if _, err := idle.Read(make([]byte, 1)); err == nil || time.Since(start) > 2*time.Second {
