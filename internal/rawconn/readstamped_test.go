@@ -4,8 +4,12 @@ package rawconn
 
 import (
 	"net"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // ReadStamped gives the time bytes reached the socket, not the time they
@@ -32,7 +36,7 @@ func TestReadStampedReceiveTime(t *testing.T) {
 	}
 	// The kernel turns timestamping on a moment after the first socket asks
 	// (reads come without one until then).
-	for i := 0; ; i++ {
+	testwait.Eventually(t, 10*time.Second, "a read with a receive time", func() bool {
 		if _, err := client.Write([]byte("x")); err != nil {
 			t.Fatal(err)
 		}
@@ -40,32 +44,51 @@ func TestReadStampedReceiveTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rx != 0 {
-			break
-		}
-		if i == 100 {
-			t.Fatal("no receive time after 100 reads")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return rx != 0
+	})
 	for _, wait := range []time.Duration{0, 80 * time.Millisecond} {
 		sent := time.Now()
 		if _, err := client.Write([]byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(wait)
+		arrived := waitUnread(t, server, 18)
+		time.Sleep(wait) // the bytes wait in the socket: the point of the test
 		p := make([]byte, 64)
 		n, rx, err := s.ReadStamped(p)
 		if err != nil || n != 18 {
 			t.Fatalf("read %d %v", n, err)
 		}
+		// The receive time is when the bytes reached the socket: after they
+		// were sent, by the time they were seen there, not when read.
 		at := Arrival(rx, time.Now(), time.Hour)
-		if at.Before(sent.Add(-time.Millisecond)) || time.Since(at) < wait || time.Since(at) > wait+time.Second {
-			t.Errorf("wait %v: receive time %v after sending, %v before now", wait, at.Sub(sent), time.Since(at))
+		if at.Before(sent.Add(-time.Millisecond)) || at.After(arrived.Add(time.Millisecond)) || time.Since(at) < wait {
+			t.Errorf("wait %v: receive time %v after sending, %v after the bytes were seen unread, %v before now",
+				wait, at.Sub(sent), at.Sub(arrived), time.Since(at))
 		}
 	}
 	client.Close()
 	if n, _, err := s.ReadStamped(make([]byte, 8)); n != 0 || err == nil {
 		t.Errorf("after close: %d %v, want EOF", n, err)
 	}
+}
+
+// waitUnread waits until at least n bytes sit unread in c's receive queue
+// and returns when it saw them.
+func waitUnread(t *testing.T, c net.Conn, n int) time.Time {
+	t.Helper()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, 10*time.Second, "the bytes to reach the socket", func() bool {
+		var queued int32
+		var errno syscall.Errno
+		if err := rc.Control(func(fd uintptr) {
+			_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&queued)))
+		}); err != nil || errno != 0 {
+			t.Fatalf("FIONREAD: %v %v", err, errno)
+		}
+		return int(queued) >= n
+	})
+	return time.Now()
 }
