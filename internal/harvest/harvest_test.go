@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // harvesting calls p.Harvest every millisecond until the test ends.
@@ -104,6 +106,29 @@ func serveOnce(t *testing.T, handle func(net.Conn)) string {
 	return ln.Addr().String()
 }
 
+// stampsOn waits until p's connections get receive timestamps: Linux
+// turns timestamping on for the machine a moment after the first socket
+// asks for it (New's). p must be harvested.
+func stampsOn(t *testing.T, p *Poller) {
+	t.Helper()
+	c, err := p.Dial(context.Background(), server(t, 0), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	buf := make([]byte, 16)
+	testwait.Eventually(t, 10*time.Second, "receive timestamps", func() bool {
+		if _, err := c.Write([]byte("x\n")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadAtLeast(c, buf, len("ok x\n")); err != nil {
+			t.Fatal(err)
+		}
+		return !Received(c).IsZero()
+	})
+}
+
 func TestRoundTripAndReceiveTime(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -115,8 +140,8 @@ func TestRoundTripAndReceiveTime(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPoller(t)
-			time.Sleep(20 * time.Millisecond) // the kernel turns timestamps on a moment after New
 			harvesting(t, p)
+			stampsOn(t, p)
 			addr := server(t, tt.delay)
 			c, err := p.Dial(context.Background(), addr, time.Second)
 			if err != nil {
@@ -209,20 +234,20 @@ func TestWaitsEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
+			start := time.Now() // before the 30 ms start: the wait cannot end sooner
 			if tt.end == nil {
 				c.SetDeadline(time.Now().Add(30 * time.Millisecond))
 			} else {
 				c.SetDeadline(time.Now().Add(10 * time.Second))
 				time.AfterFunc(30*time.Millisecond, func() { tt.end(p, c) })
 			}
-			start := time.Now()
 			_, err = c.Read(make([]byte, 10))
 			took := time.Since(start)
 			var ne net.Error
 			if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
 				t.Fatalf("err = %v, want a timeout", err)
 			}
-			if took < 25*time.Millisecond || took > 2*time.Second {
+			if took < 30*time.Millisecond || took > 5*time.Second {
 				t.Fatalf("Read ended after %v, want ~30ms", took)
 			}
 			if !strings.HasPrefix(err.Error(), "read tcp 127.0.0.1:") {
@@ -412,7 +437,13 @@ func TestOnlyFirstBytesWaitForHarvest(t *testing.T) {
 		}
 		got += n
 	}
-	if took := time.Since(first); took > 2*time.Second {
+	// No harvest comes after the first bytes, so a rest that waited for one
+	// would not arrive at all (the read fails at its 20 s deadline). The
+	// bound is for a rest read a slow tick at a time; it is generous, as
+	// the rest typically takes 50-500 ms under -race on a loaded machine
+	// and a blocked read hands its processor back only at the runtime's
+	// next look.
+	if took := time.Since(first); took > 10*time.Second {
 		t.Fatalf("the rest of a %d MiB answer took %v after its first bytes", size>>20, took)
 	}
 }
@@ -441,12 +472,7 @@ func TestDialFallsBackToIPv6(t *testing.T) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	go func() { // nothing harvests here but this test
-		for range 500 {
-			p.Harvest()
-			time.Sleep(time.Millisecond)
-		}
-	}()
+	harvesting(t, p)
 	if b, err := io.ReadAll(c); string(b) != "six" {
 		t.Fatalf("read %q, %v", b, err)
 	}
