@@ -16,7 +16,23 @@ import (
 
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/promexport"
+	"github.com/loadlab/loadlab/internal/testwait"
 )
+
+// counted sums the counter family name of e.
+func counted(e *promexport.Exporter, name string) float64 {
+	fams, _ := e.Registry().Gather()
+	total := 0.0
+	for _, f := range fams {
+		if f.GetName() == name {
+			for _, m := range f.GetMetric() {
+				total += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return total
+}
 
 // The test binary doubles as the system under test: with
 // LOADLAB_EXPERIMENT_HELPER set it serves HTTP on loopback.
@@ -83,10 +99,14 @@ scenarios:
 	return p
 }
 
-func run(t *testing.T, ctx context.Context, p *plan.Plan) (*Outcome, string) {
+func run(t *testing.T, ctx context.Context, p *plan.Plan, more ...func(*Options)) (*Outcome, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	res, err := Run(ctx, Options{Plan: p, Out: out, Version: "test"})
+	opts := Options{Plan: p, Out: out, Version: "test"}
+	for _, f := range more {
+		f(&opts)
+	}
+	res, err := Run(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,10 +220,13 @@ func testRewrite(t *testing.T, dir string) {
 }
 
 func TestComponentDiesMidStep(t *testing.T) {
-	p := testPlan(t, "die", "4s", "steps: [{name: first}, {name: second}]\n")
+	// The component dies half a second in; a step that ran on would take
+	// its 30 s (the bound leaves a loaded machine room to start the
+	// component and write the report).
+	p := testPlan(t, "die", "30s", "steps: [{name: first}, {name: second}]\n")
 	start := time.Now()
 	res, md := run(t, context.Background(), p)
-	if time.Since(start) > 4*time.Second {
+	if time.Since(start) > 15*time.Second {
 		t.Errorf("the step ran on after the component died (%s)", time.Since(start))
 	}
 	s := res.Summary
@@ -225,10 +248,12 @@ func TestComponentDiesMidStep(t *testing.T) {
 }
 
 func TestErrorRatioStopsStep(t *testing.T) {
-	p := testPlan(t, "errors", "5s", "stop: {error_ratio: 50%, window: 1s, min_requests: 10}\nsteps: [{name: a}, {name: b}]\n")
+	// Each step stops after its first 1 s window; steps that ran their
+	// 30 s would take a minute.
+	p := testPlan(t, "errors", "30s", "stop: {error_ratio: 50%, window: 1s, min_requests: 10}\nsteps: [{name: a}, {name: b}]\n")
 	start := time.Now()
 	res, md := run(t, context.Background(), p)
-	if time.Since(start) > 6*time.Second {
+	if time.Since(start) > 20*time.Second {
 		t.Errorf("took %s: the steps were not stopped", time.Since(start))
 	}
 	s := res.Summary
@@ -243,11 +268,20 @@ func TestErrorRatioStopsStep(t *testing.T) {
 func TestInterruptWritesReport(t *testing.T) {
 	p := testPlan(t, "ok", "10s", "steps: [{name: only}, {name: never}]\n")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(1500*time.Millisecond, cancel)
-	start := time.Now()
-	res, md := run(t, ctx, p)
-	if time.Since(start) > 6*time.Second {
-		t.Errorf("took %s after Ctrl-C", time.Since(start))
+	defer cancel()
+	// Ctrl-C once the first step has results (its component is up and it
+	// is sending), whatever the time that took.
+	exp := promexport.New()
+	var interrupted atomic.Int64 // unix ns
+	go func() {
+		testwait.Until(time.Minute, func() bool { return counted(exp, "loadlab_attack_requests_total") >= 10 })
+		interrupted.Store(time.Now().UnixNano())
+		cancel()
+	}()
+	res, md := run(t, ctx, p, func(o *Options) { o.Prometheus = exp })
+	// The step had 10 s to go; the run stops within a few.
+	if took := time.Since(time.Unix(0, interrupted.Load())); took > 6*time.Second {
+		t.Errorf("took %s after Ctrl-C", took)
 	}
 	if res.ExitCode != ExitInterrupted || !res.Summary.Interrupted || len(res.Summary.Steps) != 1 {
 		t.Fatalf("exit %d interrupted %v steps %d", res.ExitCode, res.Summary.Interrupted, len(res.Summary.Steps))

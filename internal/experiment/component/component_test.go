@@ -50,7 +50,7 @@ func helper(mode string) {
 
 func spec(mode string) Spec {
 	return Spec{Name: "helper", Argv: []string{os.Args[0], "-test.run=^$"}, Env: []string{"LOADLAB_TEST_HELPER=" + mode},
-		ListenPattern: plan.DefaultListenPattern, Health: "/health", StartTimeout: 5 * time.Second}
+		ListenPattern: plan.DefaultListenPattern, Health: "/health", StartTimeout: 30 * time.Second}
 }
 
 func TestStartStop(t *testing.T) {
@@ -105,15 +105,18 @@ func TestDiesMidRun(t *testing.T) {
 func TestStartFailures(t *testing.T) {
 	for _, tc := range []struct {
 		mode, want string
+		timeout    time.Duration
 	}{
 		// stdout and stderr are separate pipes: their lines may interleave
-		// either way, so each wanted piece is checked on its own.
-		{"crash-at-start", "exited before listening (exit status 3); last output: |reading config|fatal: config: pool size must be positive"},
-		{"silent", "did not print its address"},
+		// either way, so each wanted piece is checked on its own. The crash
+		// ends the start at once: its timeout leaves room for a loaded
+		// machine to start the helper (a -race binary).
+		{"crash-at-start", "exited before listening (exit status 3); last output: |reading config|fatal: config: pool size must be positive", 30 * time.Second},
+		{"silent", "did not print its address", 700 * time.Millisecond},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			s := spec(tc.mode)
-			s.StartTimeout = 700 * time.Millisecond
+			s.StartTimeout = tc.timeout
 			_, err := Start(context.Background(), s)
 			if err == nil {
 				t.Fatalf("got no error, want %q", tc.want)

@@ -3,6 +3,7 @@ package sampler
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -45,24 +46,31 @@ other 5
 `, 3*i, 100*i, 10*i, 10*i, 0.5*float64(i), 10*i)
 	}))
 	defer srv.Close()
-	s := New(Config{Interval: 100 * time.Millisecond, Sources: []Source{{Name: "proxy", URL: srv.URL,
+	// The interval is the scrape's timeout too: long enough for a loaded
+	// machine (SampleOnce is called here, not on the interval).
+	s := New(Config{Interval: 10 * time.Second, Sources: []Source{{Name: "proxy", URL: srv.URL,
 		Selectors: sel(t, `pool_in_use{pool="a"}`, `responses_total{origin="upstream"}`, "wait_*")}}})
 	ctx := context.Background()
 	s.SampleOnce(ctx)
-	time.Sleep(120 * time.Millisecond)
 	s.SampleOnce(ctx)
 	got := map[string]float64{}
+	var times []time.Time // of the gauge, sampled at each reading
 	for _, smp := range s.Samples() {
 		got[smp.Series] = smp.Value
+		if smp.Series == "proxy pool_in_use{pool=a}" {
+			times = append(times, smp.Time)
+		}
 	}
-	if got["proxy pool_in_use{pool=a}"] != 6 {
-		t.Errorf("gauge: %v", got)
+	if got["proxy pool_in_use{pool=a}"] != 6 || len(times) != 2 {
+		t.Fatalf("gauge: %v at %v", got, times)
 	}
 	if _, ok := got["proxy pool_in_use{pool=b}"]; ok {
 		t.Errorf("unselected label kept: %v", got)
 	}
-	if r := got["proxy responses_total{origin=upstream} /s"]; r < 500 || r > 1000 {
-		t.Errorf("counter rate %v, want ~800/s", r)
+	// The counter went from 100 to 200 between the two readings.
+	want := 100 / times[1].Sub(times[0]).Seconds()
+	if r := got["proxy responses_total{origin=upstream} /s"]; math.Abs(r-want) > want*1e-9 {
+		t.Errorf("counter rate %v, want %v/s (100 over %v)", r, want, times[1].Sub(times[0]))
 	}
 	if m := got["proxy wait_seconds mean"]; m < 0.049 || m > 0.051 {
 		t.Errorf("histogram mean %v, want 0.05", m)

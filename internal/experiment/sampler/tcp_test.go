@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 func TestParseTCPTable(t *testing.T) {
@@ -87,16 +89,12 @@ func TestSampleTCPOnLoopback(t *testing.T) {
 		_, _ = io.Copy(io.Discard, servers[i])
 		servers[i].Close()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	// The kernel's table shows the closed sockets a moment later.
+	if !testwait.Until(10*time.Second, func() bool {
 		s.sampleTCP(time.Now(), procs)
-		if last(s, "gen "+SeriesTCPTimeWait) >= n && last(s, "host "+SeriesTCPTimeWait) >= n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("time-wait: gen %v, host %v; want >= %d", last(s, "gen "+SeriesTCPTimeWait), last(s, "host "+SeriesTCPTimeWait), n)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the kernel's table
+		return last(s, "gen "+SeriesTCPTimeWait) >= n && last(s, "host "+SeriesTCPTimeWait) >= n
+	}) {
+		t.Fatalf("time-wait: gen %v, host %v; want >= %d", last(s, "gen "+SeriesTCPTimeWait), last(s, "host "+SeriesTCPTimeWait), n)
 	}
 }
 
