@@ -5,12 +5,36 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
+// tail is the file a follower reads, as the test sees it: it reports each
+// time the follower reached the end of what was written (and so waits for
+// more), with the offset it got to.
+type tail struct {
+	r    io.Reader
+	read atomic.Int64
+	eof  chan int64
+}
+
+func (t *tail) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	off := t.read.Add(int64(n))
+	if n == 0 && err == io.EOF {
+		select {
+		case t.eof <- off:
+		default: // nobody waits: the follower polls again soon
+		}
+	}
+	return n, err
+}
+
 // TestFollowLiveFile reads a stream while another goroutine is still writing
 // it block by block, as `loadlab report -follow` does with a running attack.
+// Each block is written once the follower has read all before it and waits
+// at the end of the file, so every block is one the follower waited for.
 func TestFollowLiveFile(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -31,30 +55,51 @@ func TestFollowLiveFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs := sample(300, 1000)
-			go func() {
-				for i := range rs {
-					w.Encode(&rs[i])
-					if i%100 == 99 {
-						w.Flush() // a block every 100 results, 30 ms apart
-						time.Sleep(30 * time.Millisecond)
-					}
-				}
-			}()
 			rf, err := os.Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer rf.Close()
+			tl := &tail{r: rf, eof: make(chan int64, 1)}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			idle := 300 * time.Millisecond
+			// Idle stops the follower once the writer is done: it must not
+			// stop it between blocks, which come as soon as the follower
+			// waits (1 s leaves room for a goroutine kept off the CPU).
+			idle := time.Second
 			if tc.cancel {
 				idle = 0
-				time.AfterFunc(600*time.Millisecond, cancel)
 			}
+			rs := sample(300, 1000)
+			written := make(chan struct{})
+			var lastWrite atomic.Int64 // unix ns
+			// waitFollower waits until the follower has read the whole file
+			// and waits for more.
+			waitFollower := func() {
+				size, err := wf.Seek(0, io.SeekCurrent)
+				for err == nil {
+					if off := <-tl.eof; off >= size {
+						return
+					}
+				}
+			}
+			go func() {
+				defer close(written)
+				for i := range rs {
+					w.Encode(&rs[i])
+					if i%100 == 99 {
+						waitFollower()
+						lastWrite.Store(time.Now().UnixNano()) // before the follower can see it
+						w.Flush()                              // a block every 100 results
+					}
+				}
+				if tc.cancel {
+					waitFollower() // then Ctrl-C
+					cancel()
+				}
+			}()
 			start := time.Now()
-			r, err := NewReader(Follow(ctx, rf, 5*time.Millisecond, idle))
+			r, err := NewReader(Follow(ctx, tl, 5*time.Millisecond, idle))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +121,13 @@ func TestFollowLiveFile(t *testing.T) {
 			if n != len(rs) {
 				t.Fatalf("followed %d results, want %d", n, len(rs))
 			}
-			if el := time.Since(start); el > 5*time.Second {
+			<-written
+			if !tc.cancel {
+				if quiet := time.Since(time.Unix(0, lastWrite.Load())); quiet < idle {
+					t.Errorf("stopped %v after the last block, before the %v idle time", quiet, idle)
+				}
+			}
+			if el := time.Since(start); el > 10*time.Second {
 				t.Fatalf("follow took %s to stop", el)
 			}
 		})
