@@ -72,7 +72,7 @@ func TestFollowLiveFile(t *testing.T) {
 			}
 			rs := sample(300, 1000)
 			written := make(chan struct{})
-			var lastWrite atomic.Int64 // unix ns
+			var lastWrite time.Time // read once the writer is done
 			// waitFollower waits until the follower has read the whole file
 			// and waits for more.
 			waitFollower := func() {
@@ -89,8 +89,8 @@ func TestFollowLiveFile(t *testing.T) {
 					w.Encode(&rs[i])
 					if i%100 == 99 {
 						waitFollower()
-						lastWrite.Store(time.Now().UnixNano()) // before the follower can see it
-						w.Flush()                              // a block every 100 results
+						lastWrite = time.Now() // before the follower can see it
+						w.Flush()              // a block every 100 results
 					}
 				}
 				if tc.cancel {
@@ -123,7 +123,7 @@ func TestFollowLiveFile(t *testing.T) {
 			}
 			<-written
 			if !tc.cancel {
-				if quiet := time.Since(time.Unix(0, lastWrite.Load())); quiet < idle {
+				if quiet := time.Since(lastWrite); quiet < idle {
 					t.Errorf("stopped %v after the last block, before the %v idle time", quiet, idle)
 				}
 			}
