@@ -3,8 +3,11 @@ package pool
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 func TestCheckoutOverflowAndTimeout(t *testing.T) {
@@ -61,7 +64,8 @@ func TestCheckoutOverflowAndTimeout(t *testing.T) {
 }
 
 func TestWaitersServedFIFOAndHandedOverflow(t *testing.T) {
-	p := New(Config{Size: 1, Overflow: 1, CheckoutTimeout: time.Second}, Options{})
+	// Waiters wait as long as the test takes to queue and serve them.
+	p := New(Config{Size: 1, Overflow: 1, CheckoutTimeout: time.Minute}, Options{})
 	defer p.Close()
 	a, _, _ := p.Checkout(context.Background())
 	b, _, _ := p.Checkout(context.Background()) // overflow
@@ -81,9 +85,9 @@ func TestWaitersServedFIFOAndHandedOverflow(t *testing.T) {
 			}
 			order <- got{i, w}
 		}()
-		for p.Snapshot().Waiting != i+1 { // queue them in a known order
-			time.Sleep(time.Millisecond)
-		}
+		testwait.Eventually(t, 10*time.Second, fmt.Sprintf("waiter %d to queue", i), func() bool { // queue them in a known order
+			return p.Snapshot().Waiting == i+1
+		})
 	}
 	p.Checkin(b) // handed to waiter 0, not dismissed
 	if g := <-order; g.i != 0 || g.w != b {
@@ -101,17 +105,14 @@ func TestWaitersServedFIFOAndHandedOverflow(t *testing.T) {
 	}
 	p.Checkin(g1.w)
 	p.Checkin(g2.w)
-	deadline := time.Now().Add(time.Second)
-	for p.Snapshot().InUse != 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Until(10*time.Second, func() bool { return p.Snapshot().InUse == 0 })
 	if s := p.Snapshot(); s.InUse != 0 || s.OverflowInUse != 0 || s.Idle != 1 {
 		t.Fatalf("final %+v", s)
 	}
 }
 
 func TestClosedPoolStillServesWaiters(t *testing.T) {
-	p := New(Config{Size: 1, CheckoutTimeout: time.Second}, Options{})
+	p := New(Config{Size: 1, CheckoutTimeout: time.Minute}, Options{})
 	w, _, _ := p.Checkout(context.Background())
 	got := make(chan error, 1)
 	go func() {
@@ -121,9 +122,7 @@ func TestClosedPoolStillServesWaiters(t *testing.T) {
 		}
 		got <- err
 	}()
-	for p.Snapshot().Waiting != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return p.Snapshot().Waiting == 1 })
 	p.Close()
 	if _, _, err := p.Checkout(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Fatalf("checkout on closed pool: %v", err)

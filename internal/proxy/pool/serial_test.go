@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // load sends rate requests/s for d through p to url, each holding its
@@ -109,10 +111,7 @@ func TestSerialManagerCollapsesUnderOverflowChurn(t *testing.T) {
 			if s.Manager != tc.cfg.Manager {
 				t.Errorf("snapshot says manager %q", s.Manager)
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			for (cc.Open() != 0 || runtime.NumGoroutine() > before) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
+			testwait.Until(10*time.Second, func() bool { return cc.Open() == 0 && runtime.NumGoroutine() <= before })
 			if cc.Open() != 0 {
 				t.Errorf("%d upstream connections left open", cc.Open())
 			}
@@ -132,7 +131,10 @@ func TestSerialManagerBasics(t *testing.T) {
 	defer srv.Close()
 	d := &net.Dialer{}
 	cc := &ConnCounter{Dial: d.DialContext}
-	p := New(Config{Size: 1, Overflow: 1, CheckoutTimeout: 50 * time.Millisecond, Manager: ManagerSerial,
+	// The checkout timeout is the time the test has to hand a worker to a
+	// waiter: long enough for a loaded machine.
+	const timeout = time.Second
+	p := New(Config{Size: 1, Overflow: 1, CheckoutTimeout: timeout, Manager: ManagerSerial,
 		StartCost: 5 * time.Millisecond, Upstream: srv.URL}, Options{Dial: cc.DialContext})
 	a, _, err := p.Checkout(context.Background())
 	if err != nil || a.Connected() {
@@ -142,30 +144,26 @@ func TestSerialManagerBasics(t *testing.T) {
 	if err != nil || !b.Connected() || wait < 5*time.Millisecond {
 		t.Fatalf("overflow worker: %v, connected %v, wait %v (want dialled by the manager, >= start cost)", err, b.Connected(), wait)
 	}
-	if _, wait, err := p.Checkout(context.Background()); err != ErrTimeout || wait < 50*time.Millisecond {
-		t.Fatalf("exhausted pool: %v after %v, want timeout after 50ms", err, wait)
+	if _, wait, err := p.Checkout(context.Background()); err != ErrTimeout || wait < timeout {
+		t.Fatalf("exhausted pool: %v after %v, want timeout after %v", err, wait, timeout)
 	}
-	for p.Snapshot().Waiting != 0 || p.Snapshot().Mailbox != 0 { // the cancel is processed
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Eventually(t, 10*time.Second, "the cancel to be processed", func() bool {
+		s := p.Snapshot()
+		return s.Waiting == 0 && s.Mailbox == 0
+	})
 	got := make(chan *Worker)
 	go func() {
 		w, _, _ := p.Checkout(context.Background())
 		got <- w
 	}()
-	for p.Snapshot().Waiting != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Eventually(t, 10*time.Second, "the waiter to queue", func() bool { return p.Snapshot().Waiting == 1 })
 	p.Checkin(b) // handed to the waiter, not dismissed
 	if w := <-got; w != b {
 		t.Fatal("waiter did not get the returned worker")
 	}
 	p.Checkin(a) // overflow is out: this one is dismissed, as poolboy does
 	p.Checkin(b) // overflow back to 0: kept idle
-	deadline := time.Now().Add(2 * time.Second)
-	for p.Snapshot().InUse != 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Until(10*time.Second, func() bool { return p.Snapshot().InUse == 0 })
 	s := p.Snapshot()
 	if s.InUse != 0 || s.Idle != 1 || s.OverflowInUse != 0 || s.OverflowOpened != 1 || s.OverflowClosed != 1 || s.Timeouts != 1 {
 		t.Fatalf("after checkins %+v", s)

@@ -32,6 +32,7 @@ func do(t *testing.T, w *Worker, ctx context.Context, url string) (string, error
 }
 
 func TestWorkerConnectionLifecycle(t *testing.T) {
+	rest := make(chan struct{}) // the rest of /slow-body: sent once the test is over
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/close":
@@ -40,7 +41,10 @@ func TestWorkerConnectionLifecycle(t *testing.T) {
 			w.Header().Set("Content-Length", "10")
 			io.WriteString(w, "12345")
 			w.(http.Flusher).Flush()
-			time.Sleep(300 * time.Millisecond)
+			select {
+			case <-rest:
+			case <-r.Context().Done():
+			}
 			io.WriteString(w, "67890")
 			return
 		case "/chunked":
@@ -52,6 +56,7 @@ func TestWorkerConnectionLifecycle(t *testing.T) {
 		io.WriteString(w, "ok "+r.URL.Path)
 	}))
 	defer srv.Close()
+	defer close(rest)
 	tests := []struct {
 		name       string
 		paths      []string
@@ -61,9 +66,11 @@ func TestWorkerConnectionLifecycle(t *testing.T) {
 		wantOpened uint64
 		wantOpen   int64
 	}{
-		{"keep-alive reuses one connection", []string{"/a", "/b", "/c"}, time.Second, "ok /c", nil, 1, 1},
-		{"chunked body then reuse", []string{"/chunked", "/a"}, time.Second, "ok /a", nil, 1, 1},
-		{"Connection: close reconnects", []string{"/close", "/a"}, time.Second, "ok /a", nil, 2, 1},
+		// A request past its timeout closes its connection: the timeouts
+		// of the exchanges that must succeed leave room for a loaded machine.
+		{"keep-alive reuses one connection", []string{"/a", "/b", "/c"}, 10 * time.Second, "ok /c", nil, 1, 1},
+		{"chunked body then reuse", []string{"/chunked", "/a"}, 10 * time.Second, "ok /a", nil, 1, 1},
+		{"Connection: close reconnects", []string{"/close", "/a"}, 10 * time.Second, "ok /a", nil, 2, 1},
 		{"timeout mid-body closes", []string{"/slow-body"}, 100 * time.Millisecond, "", context.DeadlineExceeded, 1, 0},
 	}
 	for _, tc := range tests {
@@ -100,8 +107,7 @@ func TestWorkerRetriesStaleConnection(t *testing.T) {
 	if b, err := do(t, w, context.Background(), srv.URL); err != nil || b != "ok" {
 		t.Fatal(b, err)
 	}
-	srv.CloseClientConnections() // the upstream drops the idle connection
-	time.Sleep(20 * time.Millisecond)
+	srv.CloseClientConnections() // the upstream drops the idle connection (returns once closed)
 	if b, err := do(t, w, context.Background(), srv.URL); err != nil || b != "ok" {
 		t.Fatalf("after the upstream closed the idle connection: %q %v", b, err)
 	}
