@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // slack is scheduling noise on a shared 2-core machine, allowed on top of
@@ -54,9 +56,10 @@ routes:
 `, tc.size, tc.overflow, tc.checkout, tc.reqTimeout)
 	p, srv := startProxy(t, yaml, o.srv.URL)
 	client := newClient(t)
-	// Warm up: every worker and client connection once, then idle.
+	// Warm up: every worker and client connection once, then idle (every
+	// worker checked back in).
 	pace(t, client, srv.URL+"/warm", 1000, tc.size+tc.overflow)
-	time.Sleep(50 * time.Millisecond)
+	idle(t, p)
 	p.Status() // and the status path
 	res := pace(t, client, srv.URL+"/search", tc.rate, tc.n)
 
@@ -213,7 +216,8 @@ routes:
     cache: true
     fallback: true
     breaker: ` + bc + "\n"
-			p, srv := startProxy(t, yaml, o.srv.URL)
+			clock := &offsetClock{}
+			p, srv := startProxyOpts(t, yaml, o.srv.URL, Options{Now: clock.Now})
 			client := newClient(t)
 			if r := get(client, srv.URL+"/news", time.Now()); r.status != 200 || r.origin != OriginUpstream {
 				t.Fatalf("warm-up: %+v", r)
@@ -221,7 +225,7 @@ routes:
 			if r := get(client, srv.URL+"/news", time.Now()); r.origin != OriginCache {
 				t.Fatalf("second request not a cache hit: %+v", r)
 			}
-			time.Sleep(1100 * time.Millisecond)             // the copy goes stale
+			clock.advance(1100 * time.Millisecond)          // the copy goes stale (max-age=1)
 			o.set(time.Second, 200, "private, max-age=0")   // an origin that stops caching
 			res := pace(t, client, srv.URL+"/news", 50, 40) // 0.8 s: drains the pool
 			seen := map[string]int{}
@@ -244,7 +248,7 @@ routes:
 			}
 			// The origin recovers; the breaker follows within a few windows.
 			o.set(5*time.Millisecond, 200, "public, max-age=1")
-			closed := waitFor(3*time.Second, func() bool {
+			closed := testwait.Until(10*time.Second, func() bool {
 				get(client, srv.URL+"/news?poll", time.Now())
 				return p.Status().Routes[0].Breaker.State == "closed"
 			})
@@ -303,10 +307,10 @@ routes:
 			t.Errorf("%d upstream connections still open after Close", n)
 		}
 	}()
-	if !waitFor(3*time.Second, func() bool { return o.conns.Load() == 0 }) {
+	if !testwait.Until(10*time.Second, func() bool { return o.conns.Load() == 0 }) {
 		t.Errorf("origin still holds %d connections", o.conns.Load())
 	}
-	if !waitFor(3*time.Second, func() bool { return runtime.NumGoroutine() <= base }) {
+	if !testwait.Until(10*time.Second, func() bool { return runtime.NumGoroutine() <= base }) {
 		buf := make([]byte, 1<<16)
 		t.Errorf("goroutines: %d before, %d after\n%s", base, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 	}

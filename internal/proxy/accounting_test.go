@@ -15,6 +15,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // Every request the proxy receives is answered once and counted once:
@@ -125,7 +127,7 @@ routes:
 			inflight <- resp.StatusCode
 		}()
 	}
-	if !waitFor(5*time.Second, func() bool { return p.Status().Requests >= before+8 }) {
+	if !testwait.Until(10*time.Second, func() bool { return p.Status().Requests >= before+8 }) {
 		t.Fatal("the late requests did not reach the proxy")
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 func TestForwarding(t *testing.T) {
@@ -159,7 +161,7 @@ routes:
 	for i := 0; i < 3; i++ { // one in flight, two waiting for the single worker
 		go func() { res <- get(client, srv.URL+"/x", time.Now()) }()
 	}
-	if !waitFor(2*time.Second, func() bool { return p.Status().Pools[0].Waiting == 2 }) {
+	if !testwait.Until(10*time.Second, func() bool { return p.Status().Pools[0].Waiting == 2 }) {
 		t.Fatalf("requests not queued: %+v", p.Status().Pools)
 	}
 	cfg, err := ParseConfig([]byte(strings.NewReplacer("SIZE", "4", "ORIGIN", o.srv.URL).Replace(base)), "new.yaml")

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/origin"
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // result is one request of a paced run.
@@ -121,11 +121,17 @@ func (o *timerOrigin) set(latency time.Duration, status int, cc string) {
 // serves a proxy on loopback.
 func startProxy(t *testing.T, yaml, upstream string) (*Proxy, *httptest.Server) {
 	t.Helper()
+	return startProxyOpts(t, yaml, upstream, Options{})
+}
+
+// startProxyOpts is startProxy with the proxy's options.
+func startProxyOpts(t *testing.T, yaml, upstream string, opts Options) (*Proxy, *httptest.Server) {
+	t.Helper()
 	cfg, err := ParseConfig([]byte(strings.ReplaceAll(yaml, "ORIGIN", upstream)), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(cfg, Options{})
+	p, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,19 +162,27 @@ func within(got, want time.Duration, frac float64, slack time.Duration) bool {
 	return d <= time.Duration(float64(want)*frac)+slack
 }
 
-// waitFor polls cond for up to d.
-func waitFor(d time.Duration, cond func() bool) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return cond()
-		case <-time.After(10 * time.Millisecond):
+// idle waits until p's pools have every worker checked back in and
+// nobody waiting (a worker is checked in after the client has its answer).
+func idle(t *testing.T, p *Proxy) {
+	t.Helper()
+	testwait.Eventually(t, 10*time.Second, "the pools to be idle", func() bool {
+		for _, ps := range p.Status().Pools {
+			if ps.InUse != 0 || ps.OverflowInUse != 0 || ps.Waiting != 0 || ps.Mailbox != 0 {
+				return false
+			}
 		}
-	}
-	return true
+		return true
+	})
 }
+
+// offsetClock is time.Now moved forward by what advance added: the
+// proxy's clock for cache ages and breaker windows, so that a test can let
+// a cached copy go stale without waiting.
+type offsetClock struct{ d atomic.Int64 }
+
+func (c *offsetClock) Now() time.Time          { return time.Now().Add(time.Duration(c.d.Load())) }
+func (c *offsetClock) advance(d time.Duration) { c.d.Add(int64(d)) }
 
 func newLocalServer(t *testing.T, h http.Handler) *httptest.Server {
 	srv := httptest.NewServer(h)
