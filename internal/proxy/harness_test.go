@@ -234,31 +234,99 @@ func (o *simOrigin) set(latency time.Duration, status int, cc string) {
 	}
 }
 
-// checker collects the failures of one attempt of a timing test.
-type checker struct{ errs []string }
+// checker collects the failures of one attempt of a timing test: timing
+// windows missed (errorf), judged only when the attempt ran without the
+// machine stalling the test, and checks that hold however slow the
+// machine is (brokenf): statuses, counts, and bounds that timers and
+// latencies cannot cross (a request cannot beat its origin's latency, a
+// checkout cannot time out before its timeout).
+type checker struct{ errs, broken []string }
 
 func (c *checker) errorf(format string, args ...any) {
 	c.errs = append(c.errs, fmt.Sprintf(format, args...))
 }
 
-// retryTiming runs a paced scenario and, if its timing checks fail, runs it
-// once more: on a shared 2-core machine a process can be kept off the CPU
-// for 100 ms, which shifts a whole run. The mechanism has to pass a run
-// whole; the failures of the first attempt are logged.
+func (c *checker) brokenf(format string, args ...any) {
+	c.broken = append(c.broken, fmt.Sprintf(format, args...))
+}
+
+// quietStall is the longest the test may be kept off the CPU in an attempt
+// whose timing windows are judged: the slack the windows allow.
+const quietStall = slack
+
+// maxAttempts bounds the runs of a timing test on a noisy machine.
+const maxAttempts = 3
+
+// retryTiming runs a paced scenario until its checks pass, judging its
+// timing windows only on quiet attempts: on a shared 2-core machine a
+// process can be kept off the CPU for hundreds of milliseconds (measured
+// by stallMeter while the scenario runs), which shifts a whole run. The
+// checks that hold however slow the machine fail the test at once; missed
+// windows fail it when two quiet attempts miss them (one quiet miss may be
+// a stall the meter did not see); when every attempt was stalled, the
+// windows are reported as not judged.
 func retryTiming(t *testing.T, run func(c *checker)) {
 	t.Helper()
-	for attempt := 1; ; attempt++ {
+	quietMisses := 0
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		c := &checker{}
+		m := startStallMeter()
 		run(c)
-		if len(c.errs) == 0 {
+		stall := m.stop()
+		for _, e := range c.broken {
+			t.Error(e)
+		}
+		if len(c.broken) > 0 || len(c.errs) == 0 {
 			return
 		}
-		if attempt == 2 {
+		if stall >= quietStall {
+			t.Logf("attempt %d missed timing windows while the test was kept off the CPU for up to %v (not judged): %s",
+				attempt, stall, strings.Join(c.errs, "; "))
+			continue
+		}
+		if quietMisses++; quietMisses == 2 {
 			for _, e := range c.errs {
 				t.Error(e)
 			}
 			return
 		}
-		t.Logf("attempt 1 failed, retrying once (machine noise?): %s", strings.Join(c.errs, "; "))
+		t.Logf("attempt %d missed timing windows (longest stall %v), retrying: %s", attempt, stall, strings.Join(c.errs, "; "))
 	}
+	t.Logf("timing windows not judged: every attempt was kept off the CPU for %v or more", quietStall)
+}
+
+// stallMeter measures how long the test process is kept off the CPU: a
+// goroutine asks to wake every millisecond and notes how late it woke.
+type stallMeter struct {
+	quit    chan struct{}
+	done    chan struct{}
+	longest time.Duration
+}
+
+func startStallMeter() *stallMeter {
+	m := &stallMeter{quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		tk := time.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-m.quit:
+				return
+			case <-tk.C:
+			}
+			now := time.Now()
+			m.longest = max(m.longest, now.Sub(last)-time.Millisecond)
+			last = now
+		}
+	}()
+	return m
+}
+
+// stop ends the measure and returns the longest stall.
+func (m *stallMeter) stop() time.Duration {
+	close(m.quit)
+	<-m.done
+	return m.longest
 }
