@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,11 +92,17 @@ func TestAttackBadInput(t *testing.T) {
 }
 
 func TestAttackInterruptWritesCompleteFile(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { time.Sleep(30 * time.Millisecond) }))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var arrived atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if arrived.Add(1) == 5 {
+			cancel() // what SIGINT does, with requests in flight
+		}
+		time.Sleep(30 * time.Millisecond) // the origin's latency
+	}))
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "r.bin")
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel) // what SIGINT does
 	var stderr bytes.Buffer
 	err := runAttack(ctx, []string{"-rate=50", "-output=" + out}, strings.NewReader("GET "+srv.URL+"\n"), io.Discard, &stderr)
 	if err != nil {

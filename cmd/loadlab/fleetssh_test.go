@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // startSSHD runs Debian's real sshd on a free loopback port, listening on
@@ -70,17 +72,14 @@ PidFile %s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !testwait.Until(30*time.Second, func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.2:%d", port))
 		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not listen: %s", logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil
+	}) {
+		t.Fatalf("sshd did not listen: %s", logs.String())
 	}
 	return []string{"-p", fmt.Sprint(port), "-i", filepath.Join(dir, "user"), "-o", "StrictHostKeyChecking=no",
 		"-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR"}

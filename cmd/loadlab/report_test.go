@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // vegetaVector is a real vegeta file kept by the report package's tests.
@@ -176,7 +178,9 @@ func TestReportFollowAcrossWriterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		time.Sleep(300 * time.Millisecond) // the restarted writer appends while the report follows
+		// The restarted writer appends once the report has read the torn
+		// file to its end and follows it.
+		readTo(file, int64(len(torn)), 30*time.Second)
 		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
 		if err == nil {
 			f.Write(more)
@@ -187,4 +191,30 @@ func TestReportFollowAcrossWriterCrash(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Requests      [total, rate, throughput]         4000,") || !strings.Contains(stderr, "1000 results lost") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
+}
+
+// readTo waits (up to timeout) until this process has file open and read
+// at least n bytes of it, as /proc/self/fdinfo shows (at once where there
+// is no such table).
+func readTo(file string, n int64, timeout time.Duration) {
+	if _, err := os.Stat("/proc/self/fdinfo"); err != nil {
+		return
+	}
+	testwait.Until(timeout, func() bool {
+		fds, _ := os.ReadDir("/proc/self/fd")
+		for _, fd := range fds {
+			if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err != nil || target != file {
+				continue
+			}
+			info, err := os.ReadFile("/proc/self/fdinfo/" + fd.Name())
+			if err != nil {
+				continue
+			}
+			var pos int64
+			if _, err := fmt.Sscanf(string(info), "pos:\t%d", &pos); err == nil && pos >= n {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 // With LOADLAB_TEST_AS_BINARY set, the test binary is loadlab itself, so
@@ -231,23 +233,11 @@ routes:
 	out := filepath.Join(dir, "out")
 	var stdout, stderr bytes.Buffer
 	code := runMain([]string{"run", "-out", out, filepath.Join(dir, "plan.yaml")}, nil, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d (the confirmed answer holds: want 0)\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
-	}
-	var sum struct {
-		Search []struct {
-			Rate, Predicted float64
-			Confirmed       bool
-			Probes          []struct {
-				Rate float64
-				Pass bool
-			}
-		}
-	}
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("exit %d, no summary: %v\nstdout: %s\nstderr: %s", code, err, stdout.String(), stderr.String())
 	}
+	var sum summary.Summary
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +246,45 @@ routes:
 	}
 	s := sum.Search[0]
 	t.Logf("answer %.1f req/s (model %.1f), %d probes: %+v", s.Rate, s.Predicted, len(s.Probes), s.Probes)
-	if s.Rate < 30 || s.Rate > 41 || !s.Confirmed {
+	// Up to the pool's capacity (4 workers / 100 ms = 40 req/s) a probe
+	// holds, unless the machine stalls the generator or the components
+	// (at the knee the pool is busy all the time): a probe that fails there
+	// must show the stall, in requests sent late or answers slower than
+	// the pool allows (checkout timeout + origin latency = 200 ms). Every
+	// confirmation is judged, so the run exits 0 when the first one holds
+	// and 1 when one failed (the search then confirms a lower rate). After
+	// such stalls, the answer may be lower than the capacity's 36-40.
+	wantCode, stalls := 0, 0
+	for _, p := range s.Probes {
+		if p.Pass {
+			continue
+		}
+		if p.Confirmation {
+			wantCode = 1
+		}
+		if p.Rate > 40 {
+			continue
+		}
+		var sc *summary.ScenarioResult
+		for _, st := range sum.Steps {
+			if st.Name == p.Step && len(st.Scenarios) > 0 {
+				sc = st.Scenarios[0]
+			}
+		}
+		if sc == nil {
+			t.Fatalf("no step %q for the failed probe", p.Step)
+		}
+		t.Logf("probe at %.1f req/s failed: %s (requests up to %.0f ms late, p99 %.0f ms)", p.Rate, p.Broken, 1000*sc.MaxLag, 1000*sc.Latency.P99)
+		if sc.MaxLag >= 0.02 || sc.Latency.P99 > 0.22 || strings.HasPrefix(p.Broken, "the generator could not keep its schedule") {
+			stalls++
+		} else {
+			t.Errorf("probe at %.1f req/s failed (%s) on a machine that kept up: requests at most %.0f ms late, p99 %.0f ms", p.Rate, p.Broken, 1000*sc.MaxLag, 1000*sc.Latency.P99)
+		}
+	}
+	if code != wantCode {
+		t.Fatalf("exit %d, want %d (0 when the first confirmation holds)\nstdout: %s\nstderr: %s", code, wantCode, stdout.String(), stderr.String())
+	}
+	if s.Rate > 41 || stalls == 0 && (s.Rate < 30 || !s.Confirmed) {
 		t.Errorf("answer %.1f req/s (confirmed %v), want about 36-40 req/s confirmed", s.Rate, s.Confirmed)
 	}
 	if s.Predicted < 36 || s.Predicted > 41 {
