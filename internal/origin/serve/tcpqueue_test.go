@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
@@ -59,13 +60,13 @@ func tcpQueues(t *testing.T, local, remote *net.TCPAddr) (q [2]uint64, ok bool) 
 	return q, false
 }
 
-// procAddr writes an IPv4 address as /proc/net/tcp does on a
-// little-endian machine: the address as a host-order hex word, then the
-// port.
+// procAddr writes an IPv4 address as /proc/net/tcp does: the address's
+// four bytes (network order) read as a word of this machine, in hex, then
+// the port.
 func procAddr(a *net.TCPAddr) string {
 	ip := a.IP.To4()
 	if ip == nil {
 		return "?"
 	}
-	return fmt.Sprintf("%02X%02X%02X%02X:%04X", ip[3], ip[2], ip[1], ip[0], a.Port)
+	return fmt.Sprintf("%08X:%04X", binary.NativeEndian.Uint32(ip), a.Port)
 }
