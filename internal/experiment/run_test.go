@@ -278,7 +278,7 @@ func TestInterruptWritesReport(t *testing.T) {
 		interrupted.Store(time.Now().UnixNano())
 		cancel()
 	}()
-	res, md := run(t, ctx, p, func(o *Options) { o.Prometheus = exp })
+	res, md := run(t, ctx, p, func(o *Options) { o.Exporters = []Exporter{exp} })
 	// The step had 10 s to go; the run stops within a few.
 	if took := time.Since(time.Unix(0, interrupted.Load())); took > 6*time.Second {
 		t.Errorf("took %s after Ctrl-C", took)
