@@ -20,6 +20,8 @@ import (
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // startPrometheus runs Debian's real Prometheus on a free loopback port
@@ -46,20 +48,18 @@ func startPrometheus(t *testing.T) string {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	ready := func() bool {
 		resp, err := http.Get(base + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prometheus not ready: %v\n%s", err, logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+		resp.Body.Close()
+		return resp.StatusCode == 200
 	}
+	if !testwait.Until(30*time.Second, ready) {
+		t.Fatalf("prometheus not ready after 30 s:\n%s", logs.String())
+	}
+	return base
 }
 
 // promValue is the value of an instant query's single result.

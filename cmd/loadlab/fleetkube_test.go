@@ -23,6 +23,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // TestFleetKube runs `loadlab fleet k8s -apply` against a real Kubernetes
@@ -83,14 +85,10 @@ func TestFleetKube(t *testing.T) {
 	// The real Job controller made exactly one pod per index and, once
 	// every pod had handed its results over and exited, completed the Job.
 	var job batchv1.Job
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testwait.Until(30*time.Second, func() bool {
 		cp.getJSON(t, &job, "get", "job", "flood", "-n", "load", "-o", "json")
-		if jobComplete(&job) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return jobComplete(&job)
+	})
 	if !jobComplete(&job) || job.Status.CompletedIndexes != "0-2" || job.Status.Succeeded != 3 {
 		t.Errorf("job status %+v", job.Status)
 	}
@@ -195,22 +193,16 @@ current-context: lab
 	}
 	// Ready within a minute (about 15 s on a quiet 2-core machine).
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, Timeout: 2 * time.Second}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	testwait.Eventually(t, 90*time.Second, "kube-apiserver's /readyz", func() bool {
 		req, _ := http.NewRequest("GET", cp.server+"/readyz", nil)
 		req.Header.Set("Authorization", "Bearer admin-token")
 		resp, err := hc.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("kube-apiserver not ready after 90 s: %v", err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 	startProcess(t, "kube-controller-manager", dir, filepath.Join(bin, "kube-controller-manager"),
 		"--kubeconfig="+cp.kubeconfig("admin"), "--controllers=job-controller", "--leader-elect=false", "--secure-port=0")
 	cp.kubectl(t, "create", "namespace", "load")
@@ -272,7 +264,9 @@ func (k *standinKubelet) started() int {
 func (k *standinKubelet) run(ctx context.Context, t *testing.T) {
 	k.seen = map[string]bool{}
 	os.MkdirAll(k.dir, 0o755)
-	for ctx.Err() == nil {
+	tick := time.NewTicker(200 * time.Millisecond) // a kubelet's sync loop
+	defer tick.Stop()
+	for ; ctx.Err() == nil; <-tick.C {
 		var pods corev1.PodList
 		out, err := exec.CommandContext(ctx, filepath.Join(k.cp.bin, "kubectl"), "--kubeconfig", k.cp.kubeconfig("admin"),
 			"get", "pods", "-A", "-o", "json").Output()
@@ -287,7 +281,6 @@ func (k *standinKubelet) run(ctx context.Context, t *testing.T) {
 				}
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
 
