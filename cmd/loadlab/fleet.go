@@ -196,7 +196,7 @@ func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	remote := fs.String("remote", "loadlab", "the loadlab `command` on the hosts")
 	targets := fs.String("targets", "", "targets `file`, sent to every host (required)")
 	out := fs.String("out", "", "`folder` for the shard files (default loadlab-fleet-<time>)")
-	startAt := fs.String("start-at", "+10s", "common start `time`: RFC 3339 or +DURATION from now")
+	startAt := fs.String("start-at", "+10s", "common start `time`: RFC 3339, or +DURATION from when every host has answered")
 	var ths listFlag
 	fs.Var(&ths, "threshold", thresholdUsage)
 	if err := parseFlags(fs, args); err != nil {
@@ -234,11 +234,18 @@ func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := engine.Preflight(ctx); err != nil {
 		return badinput.Errorf("%v", err)
 	}
-	if engine.Dir, err = fleetDir(*out); err != nil {
-		return err
+	if strings.HasPrefix(*startAt, "+") {
+		// A relative start counts from when every host is known to answer.
+		if engine.StartAt, err = parseStartAt(*startAt, time.Now()); err != nil {
+			return err
+		}
+		at = engine.StartAt
 	}
 	if time.Until(at) <= 0 {
-		return badinput.Field("-start-at", "%s had passed by the time every host answered: give more time, e.g. -start-at +30s", at.UTC().Format(time.RFC3339))
+		return badinput.Field("-start-at", "%s had passed by the time every host answered: give a later time, or a relative one (+30s)", at.UTC().Format(time.RFC3339))
+	}
+	if engine.Dir, err = fleetDir(*out); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "loadlab fleet: %d shards on %s, starting at %s\n", len(hs), strings.Join(hs, ", "), at.UTC().Format(time.RFC3339))
 	files, runErr := engine.Run(ctx)
