@@ -22,10 +22,20 @@ func (p Path) String() string {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(e)
+			b.WriteString(keyText(e))
 		}
 	}
 	return b.String()
+}
+
+// keyText is a mapping key as a path shows it: as written, or quoted when
+// it holds a dot, a space or anything unprintable (a key with a line break
+// would otherwise split the one-line error in two).
+func keyText(k string) string {
+	if k == "" || strings.ContainsAny(k, ". \t[]\"") || strings.IndexFunc(k, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(k)
+	}
+	return k
 }
 
 // Add returns a new path: p followed by more keys and indexes.

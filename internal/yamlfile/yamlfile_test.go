@@ -47,6 +47,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"unknown field", "pools:\n  search:\n    size: 1\n    sise: 2\n", Options{}, "f.yaml:4: pools.search.sise: unknown field (known: size, checkout_timeout)"},
 		{"unknown in a list", "routes:\n  - path: /a\n  - {path: /b, colour: red}\n", Options{}, "f.yaml:3: routes[1].colour: unknown field (known: path, ramp, pool, tags)"},
+		{"a key with a line break stays on one line", "routes:\n- {0\n\n0}", Options{}, `f.yaml:2: routes[0]."0\n0": unknown field`},
 		{"unknown in a pointer", "routes:\n  - pool: {sized: 1}\n", Options{}, "f.yaml:2: routes[0].pool.sized: unknown field (known: size, checkout_timeout)"},
 		{"skipped field is unknown", "routes:\n  - {Skip: x}\n", Options{}, "routes[0].Skip: unknown field"},
 		{"list expected", "routes: {a: 1}\n", Options{}, "f.yaml:1: routes: expected a list, found a mapping"},
