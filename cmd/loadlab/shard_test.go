@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -50,6 +51,7 @@ func TestShardsMergeIntoOneRun(t *testing.T) {
 	// schedule: 10 ms apart from the common start.
 	t0, _ := time.Parse(time.RFC3339Nano, start)
 	seen := map[uint64]int{}
+	var first, last time.Time // sends, over every shard
 	for i, f := range files {
 		src, err := results.Open(f)
 		if err != nil {
@@ -61,8 +63,17 @@ func TestShardsMergeIntoOneRun(t *testing.T) {
 		var r results.Result
 		for src.Decode(&r) == nil {
 			seen[r.Seq]++
+			if first.IsZero() || r.Sent.Before(first) {
+				first = r.Sent
+			}
+			if r.Sent.After(last) {
+				last = r.Sent
+			}
 			if want := t0.Add(time.Duration(r.Seq) * 10 * time.Millisecond); !r.Due.Equal(want) {
 				t.Fatalf("seq %d due %v, want %v", r.Seq, r.Due, want)
+			}
+			if r.Sent.Before(r.Due.Add(-time.Millisecond)) {
+				t.Fatalf("seq %d sent %v before it was due", r.Seq, r.Due.Sub(r.Sent))
 			}
 		}
 		src.Close()
@@ -87,10 +98,23 @@ func TestShardsMergeIntoOneRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("report: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"200, 100.", "200, 200, 0 (every scheduled request recorded once)", "Shard", "shard2.lll", "1/3:2/3"} {
+	for _, want := range []string{"200, 200, 0 (every scheduled request recorded once)", "Shard", "shard2.lll", "1/3:2/3"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("merged report lacks %q:\n%s", want, out)
 		}
+	}
+	// One run's rate: the 200 requests over the time from the first send
+	// to the last, whichever shard sent them (about 100/s; less when the
+	// machine stalled a shard and it sent late).
+	var total int
+	var rate float64
+	if i := strings.Index(out, "Requests      [total, rate, throughput]"); i < 0 {
+		t.Errorf("merged report has no requests line:\n%s", out)
+	} else if _, err := fmt.Sscanf(strings.Fields(out[i:])[4]+" "+strings.Fields(out[i:])[5], "%d, %f,", &total, &rate); err != nil {
+		t.Errorf("requests line: %v\n%s", err, out)
+	}
+	if want := 200 / last.Sub(first).Seconds(); total != 200 || math.Abs(rate-want) > 0.011 {
+		t.Errorf("merged report: %d requests at %.2f/s, want 200 at %.2f/s (sent over %v)\n%s", total, rate, want, last.Sub(first), out)
 	}
 	// Two of three shards: their own requests are all there, none missing.
 	code, out, _ = runCLI(t, nil, "report", files[0], files[2])
