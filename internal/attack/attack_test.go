@@ -207,7 +207,10 @@ func TestCancelCompletesInFlight(t *testing.T) {
 			o.Client = client
 			o.Schedule = sched(t, "100/s", 10*time.Second)
 			rs, a := run(t, ctx, static(t, "GET", srv.URL), o)
-			if el := time.Since(time.Unix(0, cancelled.Load())); cancelled.Load() == 0 || el > 5*time.Second {
+			if cancelled.Load() == 0 {
+				t.Fatalf("Run ended before 5 requests reached the server (%d results)", len(rs))
+			}
+			if el := time.Since(time.Unix(0, cancelled.Load())); el > 5*time.Second {
 				t.Fatalf("Run took %v after cancel", el)
 			}
 			// The 10 s schedule has 1000 requests; cancelled, it stops

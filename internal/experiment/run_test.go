@@ -274,11 +274,14 @@ func TestInterruptWritesReport(t *testing.T) {
 	exp := promexport.New()
 	var interrupted atomic.Int64 // unix ns
 	go func() {
-		testwait.Until(time.Minute, func() bool { return counted(exp, "loadlab_attack_requests_total") >= 10 })
+		testwait.Until(time.Minute, func() bool { return ctx.Err() != nil || counted(exp, "loadlab_attack_requests_total") >= 10 })
 		interrupted.Store(time.Now().UnixNano())
 		cancel()
 	}()
 	res, md := run(t, ctx, p, func(o *Options) { o.Exporters = []Exporter{exp} })
+	if interrupted.Load() == 0 {
+		t.Fatal("the run ended before it had results to be interrupted")
+	}
 	// The step had 10 s to go; the run stops within a few.
 	if took := time.Since(time.Unix(0, interrupted.Load())); took > 6*time.Second {
 		t.Errorf("took %s after Ctrl-C", took)
