@@ -9,6 +9,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/shardset"
 )
 
 func init() {
@@ -42,6 +43,7 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	var basis metrics.Basis
 	fs.Var(&basis, "basis", "for csv and gob, which carry one time per result: "+basisUsage+". json and loadlab keep both times")
 	strict := fs.Bool("strict", false, "stop at the first damaged block of a loadlab results file and exit 2, instead of skipping to the next good block with a warning")
+	force := fs.Bool("force", false, "merge results files that are shards of different attacks (or shards and whole attacks) anyway")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,6 +60,11 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	defer closeAll()
+	// Shards of one attack encode as one stream; shards of different
+	// attacks are refused as report, plot and compare refuse them.
+	if _, err := shardset.Check(shardMembers(inputs), *force); err != nil {
+		return err
+	}
 	merge := report.NewMerge(inputs...)
 	err = withOutput(*output, stdout, false, func(w io.Writer) error {
 		enc, finish, err := newEncoder(format, w, inputs)

@@ -133,6 +133,18 @@ func TestShardsMergeIntoOneRun(t *testing.T) {
 	if code, _, _ := runCLI(t, nil, "report", "-force", files[0], other); code != 0 {
 		t.Errorf("-force: exit %d", code)
 	}
+	// encode refuses them too, with the same line, and merges them when
+	// forced; the shards of one attack encode as one stream.
+	code, _, stderr = runCLI(t, nil, "encode", "-to", "csv", files[0], other)
+	if code != 2 || !strings.Contains(stderr, "shards of different attacks") {
+		t.Errorf("encode of shards of two attacks: exit %d, %q", code, stderr)
+	}
+	if code, _, _ := runCLI(t, nil, "encode", "-force", "-to", "csv", files[0], other); code != 0 {
+		t.Errorf("encode -force: exit %d", code)
+	}
+	if code, csv, stderr := runCLI(t, nil, append([]string{"encode", "-to", "csv"}, files...)...); code != 0 || strings.Count(csv, "\n") != 200 {
+		t.Errorf("encode of the shards: exit %d, %d lines, %s", code, strings.Count(csv, "\n"), stderr)
+	}
 	var js map[string]any
 	_, out, _ = runCLI(t, nil, append([]string{"report", "-type", "json"}, files...)...)
 	if err := json.Unmarshal([]byte(out), &js); err != nil || js["requests"].(float64) != 200 {
