@@ -3,7 +3,6 @@ package compare
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack/segment"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/results/resultstest"
 )
 
 // writeShards writes n shard files of a split attack of total requests
@@ -34,34 +34,10 @@ func writeShards(t *testing.T, dir, prefix string, n, total int, start time.Time
 			}
 		}
 		p := filepath.Join(dir, fmt.Sprintf("%s%d.lll", prefix, i))
-		writeStream(t, p, meta, rs)
+		resultstest.WriteFile(t, p, meta, rs)
 		out = append(out, p)
 	}
 	return out
-}
-
-func writeStream(t *testing.T, path string, meta results.Meta, rs []results.Result) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := results.NewWriter(f, meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range rs {
-		if err := w.Encode(&rs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestLoadShardSets(t *testing.T) {
@@ -70,12 +46,12 @@ func TestLoadShardSets(t *testing.T) {
 	a := writeShards(t, dir, "a-", 3, 1000, t1)
 	b := writeShards(t, dir, "b-", 2, 800, t1.Add(time.Hour))
 	plain := filepath.Join(dir, "plain.lll")
-	writeStream(t, plain, results.Meta{}, []results.Result{{Sent: t1, Latency: time.Millisecond, Code: 200}})
+	resultstest.WriteFile(t, plain, results.Meta{}, []results.Result{{Sent: t1, Latency: time.Millisecond, Code: 200}})
 	fleet := filepath.Join(dir, "run-7")
 	writeShards(t, fleet, "shard-", 3, 600, t1)
 	exp := filepath.Join(dir, "exp")
 	writeShards(t, filepath.Join(exp, "steps", "01"), "search-", 2, 400, t1)
-	writeStream(t, filepath.Join(exp, "steps", "01", "news.lll"), results.Meta{}, []results.Result{{Sent: t1, Latency: time.Millisecond, Code: 200}})
+	resultstest.WriteFile(t, filepath.Join(exp, "steps", "01", "news.lll"), results.Meta{}, []results.Result{{Sent: t1, Latency: time.Millisecond, Code: 200}})
 
 	load := func(named []Named, args []string, force bool) ([]*Run, error) {
 		return Load(named, args, LoadOptions{Basis: metrics.FromDue, Force: force})

@@ -1,7 +1,6 @@
 package plot
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,29 +8,10 @@ import (
 
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/results/resultstest"
 )
 
 // writeStream writes rs to a loadlab stream at path.
-func writeStream(t *testing.T, path string, rs []results.Result) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := results.NewWriter(f, results.Meta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range rs {
-		if err := w.Encode(&rs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestTimelineAnchor(t *testing.T) {
 	tl := NewTimeline(time.Second)
@@ -59,11 +39,11 @@ func TestReadRunsShardSet(t *testing.T) {
 			part = append(part, rs[k])
 		}
 		p := filepath.Join(dir, "shard"+string(rune('1'+i))+".lll")
-		writeStream(t, p, part)
+		resultstest.WriteFile(t, p, results.Meta{}, part)
 		files = append(files, p)
 	}
 	whole := filepath.Join(dir, "whole.lll")
-	writeStream(t, whole, rs)
+	resultstest.WriteFile(t, whole, results.Meta{}, rs)
 
 	fs, err := ReadRuns([]Run{{Name: "shard*.lll", Paths: files, Start: start}}, 0, metrics.FromDue, nil)
 	if err != nil {

@@ -1,29 +1,18 @@
 package shardset
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/results/resultstest"
 )
 
 func TestOpenReadsTheShardRecord(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, meta results.Meta) string {
 		p := filepath.Join(dir, name)
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		w, err := results.NewWriter(f, meta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		resultstest.WriteFile(t, p, meta, nil)
 		return p
 	}
 	a := write("a.lll", results.Meta{Shard: shard("0:1/3", t0)})
