@@ -12,7 +12,7 @@ import (
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/origin"
 	"github.com/loadlab/loadlab/internal/origin/recipe"
-	"github.com/loadlab/loadlab/internal/origin/serve"
+	"github.com/loadlab/loadlab/internal/serve"
 )
 
 func init() {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/origin/serve"
+	"github.com/loadlab/loadlab/internal/serve"
 )
 
 // newTestServer runs a Simulator on a loopback httptest server.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -44,14 +43,8 @@ routes:
 		t.Fatal(err)
 	}
 	defer p.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var states sync.Map
-	srv := &http.Server{Handler: p, ConnState: func(c net.Conn, s http.ConnState) { states.Store(c, s) }}
-	go func() { _ = srv.Serve(ln) }()
-	base := "http://" + ln.Addr().String()
+	fr := serveFront(t, p)
+	base := fr.URL
 
 	// Reloads every few milliseconds while the load runs.
 	stopReloads := make(chan struct{})
@@ -130,15 +123,7 @@ routes:
 	if !testwait.Until(10*time.Second, func() bool { return p.Status().Requests >= before+8 }) {
 		t.Fatal("the late requests did not reach the proxy")
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		states.Range(func(k, v any) bool {
-			if v.(http.ConnState) != http.StateClosed {
-				t.Logf("conn %v: %v", k.(net.Conn).RemoteAddr(), v)
-			}
-			return true
-		})
+	if err := fr.shutdown(); err != nil {
 		t.Logf("status %+v", p.Status())
 		t.Fatal(err)
 	}

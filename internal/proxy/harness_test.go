@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -117,15 +118,22 @@ func (o *timerOrigin) set(latency time.Duration, status int, cc string) {
 	o.cc.Store(cc)
 }
 
+// front is a proxy served on loopback by ServeFront, the server `loadlab
+// proxy` runs.
+type front struct {
+	URL      string
+	shutdown func() error // ends ServeFront (grace 5 s); its error
+}
+
 // startProxy parses yaml (with ORIGIN replaced by the upstream URL) and
-// serves a proxy on loopback.
-func startProxy(t *testing.T, yaml, upstream string) (*Proxy, *httptest.Server) {
+// serves a proxy on loopback with ServeFront.
+func startProxy(t *testing.T, yaml, upstream string) (*Proxy, *front) {
 	t.Helper()
 	return startProxyOpts(t, yaml, upstream, Options{})
 }
 
 // startProxyOpts is startProxy with the proxy's options.
-func startProxyOpts(t *testing.T, yaml, upstream string, opts Options) (*Proxy, *httptest.Server) {
+func startProxyOpts(t *testing.T, yaml, upstream string, opts Options) (*Proxy, *front) {
 	t.Helper()
 	cfg, err := ParseConfig([]byte(strings.ReplaceAll(yaml, "ORIGIN", upstream)), "test.yaml")
 	if err != nil {
@@ -135,12 +143,35 @@ func startProxyOpts(t *testing.T, yaml, upstream string, opts Options) (*Proxy, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(p)
+	return p, serveFront(t, p)
+}
+
+// serveFront serves p with ServeFront until the test ends (or shutdown).
+func serveFront(t *testing.T, p *Proxy) *front {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeFront(ctx, ln, p, Front{ShutdownGrace: 5 * time.Second}) }()
+	var once sync.Once
+	var serr error
+	f := &front{URL: "http://" + ln.Addr().String(), shutdown: func() error {
+		once.Do(func() {
+			cancel()
+			serr = <-done
+		})
+		return serr
+	}}
 	t.Cleanup(func() {
-		srv.Close()
+		if err := f.shutdown(); err != nil {
+			t.Errorf("ServeFront: %v", err)
+		}
 		p.Close()
 	})
-	return p, srv
+	return f
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -2,10 +2,8 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -68,24 +66,18 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	idle := opts.IdleTimeout
-	if idle <= 0 {
-		idle = 2 * time.Minute
-	}
-	srv := &http.Server{
-		Handler:           p,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       idle,
-		MaxHeaderBytes:    MaxHeaderBytes, // beyond: 431
-	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	if opts.Ready != nil {
 		opts.Ready("http://" + ln.Addr().String())
 	}
+	fctx, stop := context.WithCancel(context.Background())
+	defer stop()
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		served <- ServeFront(fctx, ln, p, Front{IdleTimeout: opts.IdleTimeout, ShutdownGrace: opts.ShutdownGrace})
+	}()
 	for {
 		select {
 		case <-hup:
@@ -101,14 +93,8 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		case err := <-served:
 			return err
 		case <-ctx.Done():
-			sctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownGrace)
-			err := srv.Shutdown(sctx)
-			cancel()
-			if errors.Is(err, context.DeadlineExceeded) {
-				srv.Close()
-				return fmt.Errorf("shutdown: requests still in flight after %v", opts.ShutdownGrace)
-			}
-			return err
+			stop()
+			return <-served
 		}
 	}
 }

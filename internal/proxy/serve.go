@@ -158,7 +158,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	}
 	w.WriteHeader(resp.StatusCode)
 	var body bytes.Buffer
-	var dst io.Writer = w
+	// Only Write: the lean server's ReadFrom (made for the simulator's
+	// sendfile) would send the head on its own and copy the body in
+	// further writes; through Write, head and body leave together.
+	var dst io.Writer = writeOnly{w}
 	if store {
 		dst = &limitedTee{w: w, buf: &body, max: rt.cfg.Cache.MaxBodyBytes}
 	}
@@ -301,6 +304,11 @@ func storedHeader(src http.Header) http.Header {
 	h.Del("Age")
 	return h
 }
+
+// writeOnly hides everything but w's Write from io.Copy.
+type writeOnly struct{ w io.Writer }
+
+func (o writeOnly) Write(b []byte) (int, error) { return o.w.Write(b) }
 
 // limitedTee writes to w and keeps up to max bytes in buf.
 type limitedTee struct {

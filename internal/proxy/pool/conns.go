@@ -2,9 +2,11 @@ package pool
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // ConnCounter wraps a dial function and counts the connections it opened
@@ -38,6 +40,17 @@ type countedConn struct {
 	c    *ConnCounter
 	once sync.Once
 }
+
+// SyscallConn gives the dialled connection's raw access (see rawconn), or
+// an error when it has none.
+func (cc *countedConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := cc.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errNoRawConn
+}
+
+var errNoRawConn = errors.New("pool: the connection has no raw access")
 
 func (cc *countedConn) Close() error {
 	cc.once.Do(func() { cc.c.open.Add(-1) })

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"context"
 	"errors"
 	"os"
 	"sync"
@@ -58,15 +57,20 @@ func (s *leanServer) watchStop(stop <-chan struct{}) {
 // are kept for the connection; after them the wait goes on with a timer.
 func (r *reqCtx) Sleep(d time.Duration, stop <-chan struct{}) bool {
 	c := r.c
-	if c.srv == nil || c.raw == nil || r.watched != nil {
+	r.mu.Lock()
+	if c.srv == nil || c.raw == nil || r.watched != nil || r.err != nil {
+		r.mu.Unlock()
 		return r.sleepTimer(d, stop)
 	}
+	r.asleep = true // no watcher while this reads the connection
+	r.mu.Unlock()
 	c.srv.watchStop(stop)
 	end := time.Now().Add(d)
 	c.mu.Lock()
 	select {
 	case <-stop:
 		c.mu.Unlock()
+		r.wake(false)
 		return false
 	default:
 	}
@@ -82,6 +86,8 @@ func (r *reqCtx) Sleep(d time.Duration, stop <-chan struct{}) bool {
 	c.sleepStop = nil
 	c.mu.Unlock()
 	_ = c.nc.SetReadDeadline(time.Time{})
+	gone := n == 0 && err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+	r.wake(gone)
 	switch {
 	case n > 0 || err == nil: // a pipelined request (or no room to read into)
 		c.buf = c.buf[:len(c.buf)+n]
@@ -96,13 +102,23 @@ func (r *reqCtx) Sleep(d time.Duration, stop <-chan struct{}) bool {
 			return r.sleepTimer(time.Until(end), stop)
 		}
 		return true
-	default: // EOF or an error: the client went away
-		r.mu.Lock()
-		r.err = context.Canceled
-		r.mu.Unlock()
-		r.gone = true
+	default: // EOF or an error: the client went away (see wake)
 		return false
 	}
+}
+
+// wake ends Sleep's read of the connection: the context is cancelled if
+// the client went away, else a watcher that came due meanwhile starts.
+func (r *reqCtx) wake(gone bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asleep = false
+	if gone {
+		r.gone = true
+		r.cancelLocked()
+		return
+	}
+	r.startLocked()
 }
 
 // sleepTimer waits d on a timer; false when stop closed first.

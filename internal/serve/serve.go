@@ -1,8 +1,9 @@
-// Package serve runs an HTTP handler the way loadlab's origin simulator
-// needs: on a given (default loopback) address, over HTTP/1.1, h2c or TLS
-// with a certificate made at start, with keep-alive limits and graceful
-// shutdown when a context ends. By default HTTP/1.1 is served by a lean
-// server that hands the connections it does not serve itself to net/http's.
+// Package serve runs an HTTP handler for loadlab's servers, the origin
+// simulator and the proxy: on a given (default loopback) address, over
+// HTTP/1.1, h2c or TLS with a certificate made at start, with keep-alive
+// limits and graceful shutdown when a context ends. By default HTTP/1.1 is
+// served by a lean server (raw system calls, heads parsed in place) that
+// hands the connections it does not serve itself to net/http's.
 package serve
 
 import (
@@ -51,13 +52,23 @@ type Config struct {
 	// ConnContext, when set, adds per-connection values to request
 	// contexts (see origin.ConnContext).
 	ConnContext func(ctx context.Context, c net.Conn) context.Context
+	// MaxHeaderBytes bounds request heads on connections handed to
+	// net/http's server (0: net/http's 1 MB). The lean server hands over
+	// heads beyond 64 KiB, so a limit of 64 KiB answers them 431.
+	MaxHeaderBytes int
 }
+
+// ErrShutdownCut is returned by ServeLean when answers were still in
+// progress at the end of the shutdown timeout: their connections were
+// closed.
+var ErrShutdownCut = errors.New("answers still in progress at the end of the shutdown timeout")
 
 type connCount struct{}
 
 // ServeLean serves h on ln with the lean HTTP/1.1 server, and net/http's
 // for the connections handed to it, until ctx ends (cfg.Listen, TLS and
-// Std are not used). It closes ln.
+// Std are not used). It closes ln. It returns ErrShutdownCut when answers
+// in progress had to be cut at the end of cfg.ShutdownTimeout.
 func ServeLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
 	return serveLean(ctx, ln, cfg, h, beforeShutdown)
 }
@@ -80,7 +91,11 @@ func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string)
 		if ready != nil {
 			ready("http://" + ln.Addr().String())
 		}
-		return serveLean(ctx, ln, cfg, h, beforeShutdown)
+		err := serveLean(ctx, ln, cfg, h, beforeShutdown)
+		if errors.Is(err, ErrShutdownCut) {
+			err = nil // as net/http's: the simulator's answers are cut short
+		}
+		return err
 	}
 	srv, up := stdServer(cfg, h)
 	scheme := "http"
@@ -133,6 +148,7 @@ func stdServer(cfg Config, h http.Handler) (srv *http.Server, up *h2cUpgrade) {
 		Handler:           h,
 		IdleTimeout:       or(cfg.IdleTimeout, 2*time.Minute),
 		ReadHeaderTimeout: or(cfg.ReadHeaderTimeout, 30*time.Second),
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
 	}
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		if cfg.MaxConnRequests > 0 {

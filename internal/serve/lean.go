@@ -83,6 +83,9 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 	select {
 	case <-done:
 	case <-time.After(time.Until(deadline)):
+		if err == nil {
+			err = ErrShutdownCut
+		}
 		mu.Lock()
 		for c := range conns {
 			_ = c.nc.Close()
@@ -95,6 +98,9 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 	defer cancel()
 	if serr := std.Shutdown(sctx); serr != nil {
 		_ = std.Close()
+		if err == nil {
+			err = ErrShutdownCut
+		}
 	}
 	up.closeAll()
 	if serr := <-stdErr; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
@@ -281,7 +287,8 @@ func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
 	if c.lastDone.After(received) {
 		received = c.lastDone
 	}
-	rctx := &reqCtx{Context: c.base, c: c, received: received}
+	rctx := &reqCtx{Context: c.base, c: c, received: received, body: lr.contentLength > 0}
+	body.ctx = rctx
 	req := (&http.Request{
 		Method:        lr.method,
 		URL:           lr.url,
@@ -354,23 +361,29 @@ func (c *leanConn) remoteAddr() string {
 // read with the head, then from the connection.
 type leanBody struct {
 	c    *leanConn
+	ctx  *reqCtx // told when the body has been read to its end
 	left int64
 }
 
-func (b *leanBody) Read(p []byte) (int, error) {
+func (b *leanBody) Read(p []byte) (n int, err error) {
 	if b.left <= 0 {
 		return 0, io.EOF
 	}
+	defer func() {
+		if (b.left <= 0 || err != nil) && b.ctx != nil {
+			b.ctx.bodyRead()
+		}
+	}()
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
 	}
 	if len(b.c.buf) > 0 {
-		n := copy(p, b.c.buf)
+		n = copy(p, b.c.buf)
 		b.c.buf = b.c.buf[n:]
 		b.left -= int64(n)
 		return n, nil
 	}
-	n, err := b.c.rw.Read(p)
+	n, err = b.c.rw.Read(p)
 	b.left -= int64(n)
 	if err == io.EOF && b.left > 0 {
 		err = io.ErrUnexpectedEOF
