@@ -3,9 +3,13 @@
 #   1. overhead: a 0 ms origin at 2,000 req/s over keep-alive, reached
 #      directly, through loadlab proxy with the default manager (serial,
 #      poolboy's single process), through loadlab proxy with `manager:
-#      concurrent` (for reference) and through nginx (reverse proxy with
-#      upstream keep-alive), same generator (loadlab attack, open loop),
-#      alternated ROUNDS times; overhead = p50/p99 minus the direct figures;
+#      concurrent` (for reference), through the serial proxy on every core
+#      (-procs 0; the default is 1) and through nginx (reverse proxy with
+#      upstream keep-alive); and the overflow churn: loadlab with only
+#      overflow workers (a dial and a close per request) against nginx
+#      without upstream keep-alive. Same generator (loadlab attack, open
+#      loop), alternated ROUNDS times; overhead = p50/p99 minus the direct
+#      figures, CPU per request from the processes' clock ticks;
 #   2. report 000's comparison, scaled down: a fixed pool and an overflow
 #      pool of the same total W (L = 100 ms origin, W = 64, knee R = W/L =
 #      640 req/s), all under `manager: serial`; the overflow pool with no
@@ -88,24 +92,37 @@ attack() {
 echo "# loadlab proxy benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(nginx -v 2>&1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-# --- 1. overhead at 2,000 req/s ---------------------------------------
+# --- 1. overhead at 2,000 req/s, and overflow churn -------------------
 if [ "${ONLY:-}" != knee ]; then
 start_origin 0s
-# The same fixed pool of 64 under each manager; serial is the default, named
-# here so the figures say what they measured.
-for mgr in serial concurrent; do
-  cat >"$WORK/proxy-$mgr.yaml" <<Y
+# pool_yaml NAME POOL: a proxy config with one pool and one route.
+pool_yaml() {
+  cat >"$WORK/proxy-$1.yaml" <<Y
 pools:
-  default: {size: 64, overflow: 0, checkout_timeout: 6s, manager: $mgr}
+  default: $2
 routes:
   - {name: all, path: "/*", upstream: "$ORIGIN_URL", request_timeout: 5s}
 Y
+}
+# The same fixed pool of 64 under each manager; serial is the default, named
+# here so the figures say what they measured. -procs 1 is the default; the
+# serial proxy is also run on every core (-procs 0) to show what it saves.
+pool_yaml serial "{size: 64, overflow: 0, checkout_timeout: 6s, manager: serial}"
+pool_yaml concurrent "{size: 64, overflow: 0, checkout_timeout: 6s, manager: concurrent}"
+# Overflow churn: no resident worker, so every request gets an overflow
+# worker, which dials the origin and closes at checkin (no start cost).
+pool_yaml churn "{size: 0, overflow: 64, checkout_timeout: 6s, manager: serial, worker_start_cost: 0s, worker_stop_cost: 0s}"
+declare -A PID URL TICKS
+for name in serial concurrent churn; do
+  start_proxy "$WORK/proxy-$name.yaml"
+  PID[loadlab-$name]=$PROXY_PID; URL[loadlab-$name]=$PROXY_URL
 done
-start_proxy "$WORK/proxy-serial.yaml"
-SER_PID=$PROXY_PID; SER_URL=$PROXY_URL
-start_proxy "$WORK/proxy-concurrent.yaml"
-CON_PID=$PROXY_PID; CON_URL=$PROXY_URL
-NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$L" proxy -procs 0 -config "$WORK/proxy-serial.yaml" -listen 127.0.0.1:0 >"$WORK/proxy-all.out" 2>"$WORK/proxy-all.err" &
+PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
+URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+NGINX_PORT=$(free_port)
+NGINX_NOKA_PORT=$(free_port)
 mkdir -p "$WORK/nginx"
 cat >"$WORK/nginx.conf" <<N
 worker_processes 2;
@@ -122,6 +139,7 @@ http {
   uwsgi_temp_path $WORK/nginx/uwsgi;
   scgi_temp_path $WORK/nginx/scgi;
   upstream origin { server ${ORIGIN_URL#http://}; keepalive 64; }
+  upstream origin_noka { server ${ORIGIN_URL#http://}; }
   server {
     listen 127.0.0.1:$NGINX_PORT;
     keepalive_requests 100000;
@@ -132,64 +150,81 @@ http {
       proxy_buffering on;
     }
   }
+  # Without upstream keep-alive: a connection per request, as overflow.
+  server {
+    listen 127.0.0.1:$NGINX_NOKA_PORT;
+    keepalive_requests 100000;
+    location / {
+      proxy_pass http://origin_noka;
+      proxy_buffering on;
+    }
+  }
 }
 N
 nginx -c "$WORK/nginx.conf" -p "$WORK/nginx" &
 NGINX_PID=$!
 PIDS+=("$NGINX_PID")
 for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
-for u in "$SER_URL" "$CON_URL"; do curl -fs -o /dev/null "$u/" || { echo "proxy not answering" >&2; exit 1; }; done
-
-echo "## Overhead at $RATE req/s, keep-alive, ${OVH_DUR}s per run, $ROUNDS rounds alternated (0 ms origin: loadlab origin, 600 B body)"
-# nginx_ticks: CPU ticks of the nginx master and workers.
-nginx_ticks() {
-  local t=0 p
-  for p in "$NGINX_PID" $(pgrep -P "$NGINX_PID"); do t=$((t + $(cpu_ticks "$p"))); done
-  echo "$t"
+URL[nginx]="http://127.0.0.1:$NGINX_PORT"; URL[nginx-noka]="http://127.0.0.1:$NGINX_NOKA_PORT"
+URL[direct]=$ORIGIN_URL
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka; do
+  curl -fs -o /dev/null "${URL[$n]}/" || { echo "$n not answering" >&2; exit 1; }
+done
+# ticks NAME: CPU ticks of a path's proxy (nginx: master and workers).
+ticks() {
+  case $1 in
+    direct) echo 0 ;;
+    nginx|nginx-noka)
+      local t=0 p
+      for p in "$NGINX_PID" $(pgrep -P "$NGINX_PID"); do t=$((t + $(cpu_ticks "$p"))); done
+      echo "$t" ;;
+    *) cpu_ticks "${PID[$1]}" ;;
+  esac
 }
-SER_TICKS=0; CON_TICKS=0; NG_TICKS=0
+PATHS="direct loadlab-serial nginx loadlab-concurrent loadlab-serial-allcores loadlab-churn nginx-noka"
+echo "## Overhead at $RATE req/s, keep-alive from the client, ${OVH_DUR}s per run, $ROUNDS rounds alternated (0 ms origin: loadlab origin, 600 B body)"
+for n in $PATHS; do TICKS[$n]=0; done
 for r in $(seq "$ROUNDS"); do
-  attack "$ORIGIN_URL/x" "$RATE" "$OVH_DUR" "direct-$r"
-  c0=$(cpu_ticks "$SER_PID")
-  attack "$SER_URL/x" "$RATE" "$OVH_DUR" "loadlab-serial-$r"
-  SER_TICKS=$((SER_TICKS + $(cpu_ticks "$SER_PID") - c0))
-  c0=$(nginx_ticks)
-  attack "http://127.0.0.1:$NGINX_PORT/x" "$RATE" "$OVH_DUR" "nginx-$r"
-  NG_TICKS=$((NG_TICKS + $(nginx_ticks) - c0))
-  c0=$(cpu_ticks "$CON_PID")
-  attack "$CON_URL/x" "$RATE" "$OVH_DUR" "loadlab-concurrent-$r"
-  CON_TICKS=$((CON_TICKS + $(cpu_ticks "$CON_PID") - c0))
+  for n in $PATHS; do
+    c0=$(ticks "$n")
+    attack "${URL[$n]}/x" "$RATE" "$OVH_DUR" "$n-$r"
+    TICKS[$n]=$((TICKS[$n] + $(ticks "$n") - c0))
+  done
 done
 TCK=$(getconf CLK_TCK)
 REQS=$((RATE * OVH_DUR * ROUNDS))
-us() { echo $(($1 * 1000000 / TCK / REQS)); }
-echo "CPU per request: loadlab proxy (serial) $(us "$SER_TICKS") µs, loadlab proxy (concurrent) $(us "$CON_TICKS") µs, nginx $(us "$NG_TICKS") µs ($REQS requests each)"
-echo
-python3 - "$WORK" "$ROUNDS" <<'P'
+for n in $PATHS; do echo "$n ${TICKS[$n]}"; done >"$WORK/ticks"
+python3 - "$WORK" "$ROUNDS" "$TCK" "$REQS" "$PATHS" <<'P2'
 import json, sys, statistics as st
-work, rounds = sys.argv[1], int(sys.argv[2])
+work, rounds, tck, reqs, paths = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].split()
+ticks = dict(l.split() for l in open(f"{work}/ticks"))
+cpu = {n: int(ticks[n]) / tck / reqs * 1e6 for n in paths}
+label = {"loadlab-serial": "loadlab, serial (default, -procs 1)", "loadlab-concurrent": "loadlab, concurrent (-procs 1)",
+         "loadlab-serial-allcores": "loadlab, serial, -procs 0 (every core)", "nginx": "nginx (upstream keep-alive)",
+         "loadlab-churn": "loadlab, 0 + 64 overflow: dial + close per request", "nginx-noka": "nginx without upstream keep-alive"}
 def load(name):
     return [json.load(open(f"{work}/{name}-{r}.json")) for r in range(1, rounds + 1)]
 d = load("direct")
-print(f"| path | round | p50 | p99 | max | success | overhead p50 | overhead p99 |")
-print(f"|---|---|---|---|---|---|---|---|")
-for name in ("direct", "loadlab-serial", "nginx", "loadlab-concurrent"):
-    runs = load(name)
-    for i, x in enumerate(runs):
+ms = lambda ns: f"{ns/1e6:.3f} ms"
+print("| path | round | p50 | p99 | max | success | overhead p50 | overhead p99 |")
+print("|---|---|---|---|---|---|---|---|")
+for name in paths:
+    for i, x in enumerate(load(name)):
         lat = x["latencies"]; base = d[i]["latencies"]
-        ms = lambda ns: f"{ns/1e6:.3f} ms"
         print(f"| {name} | {i+1} | {ms(lat['50th'])} | {ms(lat['99th'])} | {ms(lat['max'])} | {x['success']*100:.2f}% "
               f"| {ms(lat['50th']-base['50th']) if name != 'direct' else '-'} | {ms(lat['99th']-base['99th']) if name != 'direct' else '-'} |")
 print()
-print("| path | median over rounds: overhead p50 | overhead p99 |")
-print("|---|---|---|")
-for name in ("loadlab-serial", "nginx", "loadlab-concurrent"):
+print("| path | overhead p50 (median of rounds) | overhead p99 (median of rounds) | CPU per request | vs nginx |")
+print("|---|---:|---:|---:|---:|")
+for name in paths[1:]:
     runs = load(name)
     o50 = st.median(x["latencies"]["50th"] - d[i]["latencies"]["50th"] for i, x in enumerate(runs)) / 1e6
     o99 = st.median(x["latencies"]["99th"] - d[i]["latencies"]["99th"] for i, x in enumerate(runs)) / 1e6
-    print(f"| {name} | {o50:.3f} ms | {o99:.3f} ms |")
-P
-kill "$SER_PID" "$CON_PID" "$ORIGIN_PID"; wait "$SER_PID" "$CON_PID" "$ORIGIN_PID" 2>/dev/null || true
+    ref = cpu["nginx-noka"] if name in ("loadlab-churn", "nginx-noka") else cpu["nginx"]
+    print(f"| {label.get(name, name)} | {o50:.3f} ms | {o99:.3f} ms | {cpu[name]:.0f} µs | {cpu[name]/ref:.2f}× |")
+P2
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores; do kill "${PID[$n]}" 2>/dev/null || true; done
+kill "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true
 nginx -c "$WORK/nginx.conf" -p "$WORK/nginx" -s quit 2>/dev/null || true
 echo
 fi

@@ -41,6 +41,7 @@ func TestSetupErrorsExit2(t *testing.T) {
 		{"run into a previous run", []string{"run", "-quiet", "-out", previous, plan}, "", "-out: output folder"},
 		{"run into /proc", []string{"run", "-quiet", "-out", "/proc/nope", plan}, "", "-out:"},
 		{"origin on a busy port", []string{"origin", "-listen", busy, "-quiet"}, "", "-listen:"},
+		{"proxy -procs -1", []string{"proxy", "-config", "../../examples/proxy/belfrage.yaml", "-procs", "-1"}, "", "-procs: want 0 (every core) or more"},
 		{"proxy on a busy port", []string{"proxy", "-config", "../../examples/proxy/belfrage.yaml", "-listen", busy}, "", "-listen:"},
 	}
 	for _, c := range cases {

@@ -45,21 +45,16 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	check := fs.Bool("check", false, "validate the config, print a summary and exit")
 	grace := fs.Duration("shutdown-grace", 15*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight requests")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "close client keep-alive connections idle this long")
-	procs := fs.Int("procs", 1, "cores the proxy may run on at once (Go's GOMAXPROCS; 0: every core). One core serves about 30,000 req/s\n"+
-		"and spares the proxy the cross-thread wake-ups that double its CPU per request; without -procs, a GOMAXPROCS\nvariable in the environment is kept")
+	procs := fs.Int("procs", 1, "cores the proxy may run on at once (Go's GOMAXPROCS; 0: every core). On one core it spends about 30 µs of CPU\n"+
+		"per request, half of what the wake-ups between threads cost on two (bench/README.md, proxy); without -procs,\n"+
+		"a GOMAXPROCS variable in the environment is kept")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *procs < 0 {
 		return badinput.Field("-procs", "want 0 (every core) or more, got %d", *procs)
 	}
-	if flagSet(fs, "procs") || os.Getenv("GOMAXPROCS") == "" {
-		n := *procs
-		if n == 0 {
-			n = runtime.NumCPU()
-		}
-		runtime.GOMAXPROCS(n)
-	}
+
 	if fs.NArg() > 0 {
 		return badinput.Field("", "unexpected argument %q (the config goes in -config)", fs.Arg(0))
 	}
@@ -82,6 +77,13 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *check {
 		fmt.Fprintf(stdout, "%s: ok, %s\n", *cfgFile, proxy.Describe(cfg))
 		return nil
+	}
+	if flagSet(fs, "procs") || os.Getenv("GOMAXPROCS") == "" {
+		n := *procs
+		if n == 0 {
+			n = runtime.NumCPU()
+		}
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n)) // restored for in-process callers (tests)
 	}
 	err = proxy.Serve(ctx, proxy.ServeOptions{
 		ConfigFile:    *cfgFile,

@@ -6,8 +6,9 @@ package lab
 
 import (
 	"context"
-	"net/http/httptest"
+	"net"
 	"strings"
+	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -19,6 +20,7 @@ import (
 	"github.com/loadlab/loadlab/internal/proxy"
 	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/serve"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -46,9 +48,18 @@ func Run(cfgYAML, recipe string, sch *schedule.Schedule, timeout time.Duration, 
 	if err := sim.LoadRecipe([]byte(recipe), "recipe.json"); err != nil {
 		return m, err
 	}
-	osrv := httptest.NewServer(sim)
-	defer osrv.Close()
-	cfg, err := config.Parse([]byte(strings.ReplaceAll(cfgYAML, UpstreamPlaceholder, osrv.URL)), "proxy.yaml")
+	// The origin and the proxy are served as `loadlab origin` and `loadlab
+	// proxy` serve them: by the lean server.
+	sctx, stop := context.WithCancel(context.Background())
+	var served sync.WaitGroup
+	defer func() { stop(); served.Wait() }()
+	oln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return m, err
+	}
+	served.Add(1)
+	go func() { defer served.Done(); _ = serve.ServeLean(sctx, oln, serve.Config{}, sim, nil) }()
+	cfg, err := config.Parse([]byte(strings.ReplaceAll(cfgYAML, UpstreamPlaceholder, "http://"+oln.Addr().String())), "proxy.yaml")
 	if err != nil {
 		return m, err
 	}
@@ -56,9 +67,14 @@ func Run(cfgYAML, recipe string, sch *schedule.Schedule, timeout time.Duration, 
 	if err != nil {
 		return m, err
 	}
-	psrv := httptest.NewServer(px)
-	defer func() { psrv.Close(); px.Close() }()
-	ts, err := targets.ReadAll(strings.NewReader("GET "+psrv.URL+path), targets.Options{})
+	defer px.Close()
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return m, err
+	}
+	served.Add(1)
+	go func() { defer served.Done(); _ = proxy.ServeFront(sctx, pln, px, proxy.Front{}) }()
+	ts, err := targets.ReadAll(strings.NewReader("GET http://"+pln.Addr().String()+path), targets.Options{})
 	if err != nil {
 		return m, err
 	}
