@@ -818,3 +818,43 @@ func TestHarvestedLatenciesEndOnArrival(t *testing.T) {
 		})
 	}
 }
+
+// A request that times out is given up at its timeout, as vegeta's are, not
+// up to a second later: over keep-alive connections re-used by later
+// requests, each recorded latency stays within 30 ms of the 2 s timeout.
+func TestTimeoutsEndOnTime(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fast" {
+			return
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	for _, client := range clients {
+		t.Run(client, func(t *testing.T) {
+			o := DefaultOptions()
+			o.Client, o.Timeout = client, 2*time.Second
+			o.Schedule = sched(t, "20/s", 500*time.Millisecond)
+			tr := parse(t, "GET "+srv.URL+"/fast\nGET "+srv.URL+"/hang\n")
+			rs, _ := run(t, context.Background(), tr, o)
+			hung := 0
+			for _, r := range rs {
+				if r.Code != 0 {
+					continue
+				}
+				hung++
+				if r.Latency < 2*time.Second || r.Latency > 2*time.Second+30*time.Millisecond {
+					t.Errorf("a request timing out after 2 s was recorded at %v (%s)", r.Latency, r.Error)
+				}
+			}
+			if hung < 4 {
+				t.Fatalf("%d requests timed out, want about 5", hung)
+			}
+		})
+	}
+}

@@ -138,8 +138,11 @@ func (l *leanClient) abortAll() {
 }
 
 // deadlineSlack is how much later than Timeout a lean request may time
-// out: min(Timeout/8, 1s).
-func deadlineSlack(timeout time.Duration) time.Duration { return min(timeout/8, time.Second) }
+// out: min(Timeout/1000, 10ms), so that a 30 s timeout ends within 30.03 s
+// as vegeta's (a 1 s slack once let timeouts be recorded at 31 s).
+func deadlineSlack(timeout time.Duration) time.Duration {
+	return min(timeout/1000, 10*time.Millisecond)
+}
 
 type leanConn struct {
 	c        net.Conn
