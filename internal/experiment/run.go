@@ -196,8 +196,8 @@ func (r *runner) evaluate(sum *summary.Summary, runs []*stepRun, judged func(*st
 	for _, st := range runs {
 		all = append(all, st.samples...)
 		for _, sc := range st.Scenarios {
-			if sc.Dropped > 0 {
-				sum.Warnings = append(sum.Warnings, fmt.Sprintf("step %q, scenario %s: %d requests were not sent (the generator fell behind schedule or reached max_workers): their latency is unknown, and a busy machine or a too low max_workers is the cause", st.Name, sc.Name, sc.Dropped))
+			if behind := sc.DroppedBehind(); behind > 0 {
+				sum.Warnings = append(sum.Warnings, fmt.Sprintf("step %q, scenario %s: %d requests were not sent because the generator fell behind its schedule: their latency is unknown, and a busy machine is the cause", st.Name, sc.Name, behind))
 			}
 		}
 	}

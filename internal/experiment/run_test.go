@@ -392,3 +392,39 @@ func TestRelativeOutputFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A target that holds every request past max_workers: the requests due
+// then are dropped, recorded as dropped at max_workers (the target's
+// backlog, not a stalled generator), and the step is kept.
+func TestMaxWorkersDropsAreTheTargets(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	src := fmt.Sprintf(`target: %s
+scenarios:
+  - {name: slow, target: "GET ${target}/slow", rate: 50, duration: 1s, timeout: 2s, max_workers: 5}
+`, srv.URL)
+	p, err := plan.Parse("plan.yaml", t.TempDir(), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := run(t, context.Background(), p)
+	sc := res.Summary.Steps[0].Scenarios[0]
+	if sc.Dropped < 30 || sc.DroppedAtMaxWorkers != sc.Dropped || sc.DroppedBehind() != 0 {
+		t.Errorf("dropped %d, at max_workers %d, behind %d; want about 45, all at max_workers", sc.Dropped, sc.DroppedAtMaxWorkers, sc.DroppedBehind())
+	}
+	if why := res.Summary.Steps[0].Disturbed(); why != "" {
+		t.Errorf("the step counts as disturbed: %s", why)
+	}
+	for _, w := range res.Summary.Warnings {
+		if strings.Contains(w, "fell behind") {
+			t.Errorf("warning blames the generator: %s", w)
+		}
+	}
+}

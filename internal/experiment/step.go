@@ -455,6 +455,9 @@ func (r *runner) finishScenario(sr *scenarioRun) {
 	}
 	for _, e := range m.Errors {
 		sr.Errors = append(sr.Errors, e.Text)
+		if e.Text == attack.ErrDropped {
+			sr.DroppedAtMaxWorkers = e.Count
+		}
 	}
 	sort.Strings(sr.Errors)
 	sr.Dropped, sr.Late, sr.MaxLag, sr.LagP99 = m.Dropped, m.Lag.Late, m.Lag.Max.Seconds(), m.Lag.P99.Seconds()

@@ -108,6 +108,18 @@ func measured(sum *summary.Summary) (out []finding) {
 		}
 		kept = append(kept, st)
 	}
+	var backlog []string
+	for _, st := range kept {
+		for _, sc := range st.Scenarios {
+			if sc.DroppedAtMaxWorkers > 0 {
+				backlog = append(backlog, fmt.Sprintf("%q (%d %s requests)", st.Name, sc.DroppedAtMaxWorkers, sc.Name))
+			}
+		}
+	}
+	if len(backlog) > 0 {
+		note := fact(summary.KindBacklog, fmt.Sprintf("The target held max_workers requests unanswered, so later ones were not sent and count as failures: %s.", strings.Join(backlog, "; ")))
+		defer func() { out = append(out, note) }()
+	}
 	if len(bad) > 0 {
 		note := fact(summary.KindDisturbed, fmt.Sprintf("Left out of the comparisons, because the load generator could not keep its schedule (a busy machine; re-run them): %s.", strings.Join(bad, "; ")))
 		defer func() { out = append(out, note) }()

@@ -168,6 +168,37 @@ func TestFindingsLeaveOutDisturbedSteps(t *testing.T) {
 	}
 }
 
+// Requests dropped at max_workers are the target's backlog, not a stalled
+// generator: the same run, its drops marked as max_workers drops, keeps the
+// step and says what happened.
+func TestFindingsKeepStepsDroppedAtMaxWorkers(t *testing.T) {
+	p, err := plan.Load("../../../examples/000-incident-replay/plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := readSummary(t, "disturbed")
+	marked := 0
+	for _, st := range sum.Steps {
+		for _, sc := range st.Scenarios {
+			sc.MaxLag = 0 // the run was also late: only the drops are under test
+			if sc.Dropped > 0 {
+				sc.DroppedAtMaxWorkers = sc.Dropped
+				marked++
+			}
+		}
+	}
+	if marked == 0 {
+		t.Fatal("the run has no drops to mark")
+	}
+	got := texts(p, sum)
+	if strings.Contains(got, "Left out of the comparisons") {
+		t.Errorf("a step whose drops were at max_workers was left out:\n%s", got)
+	}
+	if !strings.Contains(got, `The target held max_workers requests unanswered, so later ones were not sent and count as failures: "48 rps, 64 workers, no overflow" (131 search requests)`) {
+		t.Errorf("the max_workers drops are not named:\n%s", got)
+	}
+}
+
 // ../testdata/staircase-summary.json is a real run of examples/003 on a
 // 2-core machine: the staircase at 16 and 24 req/s with a 1.2 s checkout
 // timeout and at 16 req/s with 0.6 s; at 24 req/s with 0.6 s the ceiling

@@ -88,8 +88,11 @@ func predictionMiss(st *summary.StepResult, sc *summary.ScenarioResult, m *summa
 // likelyCause names what most likely made a measurement leave the
 // prediction, from what the samplers and the generator recorded.
 func likelyCause(st *summary.StepResult, sc *summary.ScenarioResult, m *summary.StepModel) string {
-	if sc.MaxLag > 0.05 || sc.Dropped > 0 {
-		return fmt.Sprintf("the generator fell behind its schedule (lag up to %s, %d requests dropped), so the load was not the one modelled", summary.FmtSeconds(sc.MaxLag), sc.Dropped)
+	if behind := sc.DroppedBehind(); sc.MaxLag > 0.05 || behind > 0 {
+		return fmt.Sprintf("the generator fell behind its schedule (lag up to %s, %d requests dropped), so the load was not the one modelled", summary.FmtSeconds(sc.MaxLag), behind)
+	}
+	if sc.DroppedAtMaxWorkers > 0 {
+		return fmt.Sprintf("%d requests were due while max_workers requests were in flight and were dropped (counted as failures); the model does not bound the requests in flight", sc.DroppedAtMaxWorkers)
 	}
 	var hot []string
 	keys := make([]string, 0, len(st.Peaks))

@@ -14,6 +14,7 @@ const (
 	KindBreaker    = "breaker"    // the pool drained and the breaker opened
 	KindStaircase  = "staircase"  // latency climbed in the pool staircase
 	KindDisturbed  = "disturbed"  // steps left out because the generator fell behind
+	KindBacklog    = "backlog"    // requests dropped at max_workers: the target held that many unanswered
 	KindModel      = "model"      // what the model says happened in a step, and why
 	KindPrediction = "prediction" // whether the measurements agreed with the model's predictions
 	KindSearch     = "search"     // a capacity search's answer per configuration

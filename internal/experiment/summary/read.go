@@ -44,12 +44,14 @@ func (s *Summary) ScenarioNames() []string {
 }
 
 // Disturbed says why a step's figures are not trustworthy: requests the
-// generator could not send, or sent more than half a second late ("" when
-// they are).
+// generator could not send because it fell behind, or sent more than half
+// a second late ("" when they are). Requests dropped at max_workers are
+// not a disturbance: the target held that many unanswered, and they count
+// as failures.
 func (st *StepResult) Disturbed() string {
 	for _, sc := range st.Scenarios {
-		if sc.Dropped > 0 && float64(sc.Dropped) > 0.005*float64(sc.Requests) {
-			return fmt.Sprintf("%d %s requests not sent", sc.Dropped, sc.Name)
+		if behind := sc.DroppedBehind(); behind > 0 && float64(behind) > 0.005*float64(sc.Requests) {
+			return fmt.Sprintf("%d %s requests not sent", behind, sc.Name)
 		}
 		if sc.MaxLag > 0.5 {
 			return fmt.Sprintf("%s requests up to %s late", sc.Name, FmtSeconds(sc.MaxLag))
@@ -116,4 +118,13 @@ func isNumber(s string) bool {
 		}
 	}
 	return true
+}
+
+// DroppedBehind is how many requests were not sent because the generator
+// fell behind its schedule (Dropped less those dropped at max_workers).
+func (sc *ScenarioResult) DroppedBehind() uint64 {
+	if sc.DroppedAtMaxWorkers > sc.Dropped {
+		return 0
+	}
+	return sc.Dropped - sc.DroppedAtMaxWorkers
 }

@@ -77,13 +77,17 @@ type ScenarioResult struct {
 	StatusCodes map[string]uint64 `json:"status_codes"`
 	Errors      []string          `json:"errors,omitempty"`
 	Dropped     uint64            `json:"dropped,omitempty"`
-	Late        uint64            `json:"late,omitempty"`
-	MaxLag      float64           `json:"max_lag_seconds,omitempty"`
-	LagP99      float64           `json:"lag_p99_seconds,omitempty"` // the lag 99% of the requests stayed within
-	Results     string            `json:"results"`                   // results stream, relative to the output folder
-	Report      string            `json:"report"`                    // text report, relative to the output folder
-	RunError    string            `json:"run_error,omitempty"`
-	Staircase   *Staircase        `json:"staircase,omitempty"` // the pool staircase of latency, when there was one
+	// DroppedAtMaxWorkers is the part of Dropped that was due while
+	// max_workers requests were in flight: the target's backlog, not the
+	// generator falling behind.
+	DroppedAtMaxWorkers uint64     `json:"dropped_at_max_workers,omitempty"`
+	Late                uint64     `json:"late,omitempty"`
+	MaxLag              float64    `json:"max_lag_seconds,omitempty"`
+	LagP99              float64    `json:"lag_p99_seconds,omitempty"` // the lag 99% of the requests stayed within
+	Results             string     `json:"results"`                   // results stream, relative to the output folder
+	Report              string     `json:"report"`                    // text report, relative to the output folder
+	RunError            string     `json:"run_error,omitempty"`
+	Staircase           *Staircase `json:"staircase,omitempty"` // the pool staircase of latency, when there was one
 }
 
 // LatencySummary holds latencies in seconds.
