@@ -42,6 +42,34 @@ routes:
 	}
 }
 
+// An upstream URL with a path sends requests to that path at the origin,
+// as the proxy does: two routes to one origin, under /ruby and /go, answer
+// from the origin's routes under each.
+func TestUpstreamBasePath(t *testing.T) {
+	cfg := proxyConfig(t, `pools:
+  default: {size: 10, checkout_timeout: 1s}
+routes:
+  - {name: ruby, path: /ruby-api/*, upstream: "http://origin.model.invalid/ruby/", pool: default}
+  - {name: go, path: /*, upstream: "http://origin.model.invalid/go", pool: default}
+`)
+	rec := recipes(t, `[{"route": "/ruby/ruby-api/info", "stages": [{"at": 0, "status": 200, "latency": "50ms"}]},
+	  {"route": "/go/info", "stages": [{"at": 0, "status": 201, "latency": "5ms"}]}]`)
+	in := Input{Proxy: cfg, Origin: rec, Seed: 1, Scenarios: []Scenario{
+		scenario(t, "ruby", "GET http://proxy.model.invalid/ruby-api/info", "10/s", 2*time.Second, 5*time.Second),
+		scenario(t, "go", "GET http://proxy.model.invalid/info", "10/s", 2*time.Second, 5*time.Second)}}
+	p, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ruby, gp := p.Scenarios[0], p.Scenarios[1]
+	if ruby.StatusCodes["200"] != ruby.Requests || ruby.Latencies.P50 < 50*time.Millisecond || ruby.Latencies.P50 > 52*time.Millisecond {
+		t.Errorf("ruby: codes %v, p50 %v; want every answer 200 after 50 ms (origin route /ruby/ruby-api/info)", ruby.StatusCodes, ruby.Latencies.P50)
+	}
+	if gp.StatusCodes["201"] != gp.Requests || gp.Latencies.P50 > 7*time.Millisecond {
+		t.Errorf("go: codes %v, p50 %v; want every answer 201 after 5 ms (origin route /go/info)", gp.StatusCodes, gp.Latencies.P50)
+	}
+}
+
 // What the model cannot represent is named, and the rest is modelled.
 func TestStepInputNamesWhatItLeavesOut(t *testing.T) {
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -55,7 +56,10 @@ type request struct {
 
 // route is a proxy route in the simulation.
 type route struct {
-	cfg     *config.RouteConfig
+	cfg *config.RouteConfig
+	// base is the upstream URL's path, which the proxy puts before the
+	// request's path (upstream: http://origin/go sends /v3/info to /go/v3/info).
+	base    string
 	pool    *simPool
 	breaker *breaker.Breaker
 	series  *BreakerSeries
@@ -217,7 +221,7 @@ func (s *sim) buildProxy(cfg *config.Config) {
 			byName[name] = sp
 			s.pools = append(s.pools, sp)
 		}
-		r := &route{cfg: rc, pool: sp}
+		r := &route{cfg: rc, pool: sp, base: upstreamBase(rc.Upstream)}
 		if bc := rc.Breaker; bc != nil {
 			mode := breaker.Ramp
 			if bc.Recovery == "half_open" {
@@ -344,8 +348,18 @@ func (s *sim) delivered(r *request) {
 	if r.sc.record {
 		r.sc.pred.MaxCheckoutWait = max(r.sc.pred.MaxCheckoutWait, s.now-r.arrived)
 	}
-	r.answer = s.origin.answer(r.path, s.now)
+	r.answer = s.origin.answer(r.route.base+r.path, s.now)
 	s.exchange(r)
+}
+
+// upstreamBase is the path of an upstream URL without its trailing slash,
+// as the proxy joins it to request paths ("" when it has none).
+func upstreamBase(upstream string) string {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(u.Path, "/")
 }
 
 // exchange schedules the end of the exchange with the origin: after the
