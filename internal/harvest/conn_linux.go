@@ -33,6 +33,9 @@ type Conn struct {
 	wrote     bool  // written since the last read: the answer cannot be there yet
 	midAnswer bool  // bytes came since the last write: the rest follows at once
 	rx        int64 // kernel receive time (unix ns) of the last read's bytes
+	answered  int   // bytes read since the last write
+	large     bool  // the answer awaited is expected to be large (see largeAnswer)
+	inUrgent  bool  // added to the poller's urgent set
 	stamped   rawconn.Stamped
 }
 
@@ -120,7 +123,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 	if c.wrote {
 		c.wrote = false
 		c.midAnswer = false
-		if err := c.wait(); err != nil {
+		if err := c.waitAnswer(); err != nil {
 			return 0, c.opError("read", err)
 		}
 	}
@@ -132,6 +135,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 				return 0, io.EOF
 			}
 			c.midAnswer = true
+			c.answered += n
 			return n, nil
 		case syscall.EINTR:
 			continue
@@ -140,7 +144,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 			if c.midAnswer {
 				err = c.block(pollIn)
 			} else {
-				err = c.wait()
+				err = c.waitAnswer()
 			}
 			if err != nil {
 				return 0, c.opError("read", err)
@@ -149,6 +153,15 @@ func (c *Conn) Read(b []byte) (int, error) {
 		}
 		return 0, c.opError("read", os.NewSyscallError("read", e))
 	}
+}
+
+// waitAnswer waits for the first bytes of an answer: at the next Harvest,
+// or at once when the answer is expected to be large (see largeAnswer).
+func (c *Conn) waitAnswer() error {
+	if c.large && c.p.arm(c) {
+		return c.wait() // resumed by the urgent watcher or a Harvest, whichever comes first
+	}
+	return c.wait()
 }
 
 // Events for block.
@@ -219,6 +232,17 @@ func (c *Conn) recv(b []byte) (int, syscall.Errno) {
 
 // Write writes all of b, waiting (block) while the socket buffer is full.
 func (c *Conn) Write(b []byte) (int, error) {
+	if !c.wrote {
+		// A new request: expect an answer like the last one (a new
+		// connection, like the last one on the poller).
+		if c.answered > 0 {
+			c.large = c.answered >= largeAnswer
+			c.p.largeSeen.Store(c.large)
+		} else {
+			c.large = c.p.largeSeen.Load()
+		}
+		c.answered = 0
+	}
 	c.wrote = true
 	done := 0
 	for {

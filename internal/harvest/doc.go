@@ -10,5 +10,10 @@
 // kernel's receive timestamp (SO_TIMESTAMPNS), and Conn.Received says when
 // the bytes of the last read reached the machine, not when they were read.
 //
+// Answers larger than a connection's starting receive window are the
+// exception: their sender stalls until the reader reads, so a connection
+// whose last answer was large has its next one read as soon as it
+// arrives (see largeAnswer).
+//
 // Linux only; elsewhere New fails and callers use net.Conn.
 package harvest

@@ -477,3 +477,86 @@ func TestDialFallsBackToIPv6(t *testing.T) {
 		t.Fatalf("read %q, %v", b, err)
 	}
 }
+
+// An answer larger than largeAnswer marks its connection: the next
+// answer's first bytes are read as soon as they arrive, without waiting
+// for a Harvest (which would stall its sender on the receive window and
+// make its latency longer), while a connection with small answers keeps
+// waiting for Harvest (TestReadWaitsForHarvest).
+func TestLargeAnswersAreNotHeldForHarvest(t *testing.T) {
+	const size = 256 << 10
+	addr := serveOnce(t, func(c net.Conn) {
+		buf := make([]byte, 10)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(5 * time.Millisecond) // the answer comes after the reader waits
+			if _, err := c.Write(make([]byte, size)); err != nil {
+				return
+			}
+		}
+	})
+	p := newPoller(t)
+	c, err := p.Dial(context.Background(), addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	exchange := func() error {
+		if _, err := c.Write([]byte("go\n")); err != nil {
+			return err
+		}
+		_, err := io.ReadFull(c, make([]byte, size))
+		return err
+	}
+
+	// The first answer's size is not known yet: it waits for a harvest.
+	stop := make(chan struct{})
+	harvested := make(chan struct{})
+	go func() {
+		defer close(harvested)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				p.Harvest()
+			}
+		}
+	}()
+	if err := exchange(); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	<-harvested
+
+	// No harvest from here on: a wait left to Harvest would run into the
+	// 20 s deadline.
+	for i := range 3 {
+		if err := exchange(); err != nil {
+			t.Fatalf("large answer %d without Harvest: %v", i+2, err)
+		}
+	}
+
+	// A new connection on the same poller starts like the last answer: large.
+	addr2 := serveOnce(t, func(c net.Conn) {
+		if _, err := c.Read(make([]byte, 10)); err == nil {
+			time.Sleep(5 * time.Millisecond)
+			c.Write(make([]byte, size))
+		}
+	})
+	c2, err := p.Dial(context.Background(), addr2, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	c2.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := c2.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c2, make([]byte, size)); err != nil {
+		t.Fatalf("first large answer on a new connection without Harvest: %v", err)
+	}
+}

@@ -28,6 +28,9 @@ type Poller struct {
 
 	aborted atomic.Bool // set by Abort
 
+	urgent    *urgent     // waits for large answers, resumed at once
+	largeSeen atomic.Bool // the last finished answer was large: new connections start urgent
+
 	// stamp is a socket that asks for receive timestamps for the poller's
 	// whole life: Linux switches timestamping on for the machine a moment
 	// after the first socket asks (and off after the last one closes), so
@@ -49,12 +52,20 @@ func New() (*Poller, error) {
 	if err == nil {
 		err = rawconn.EnableStamps(stamp)
 	}
+	var u *urgent
+	if err == nil {
+		u, err = newUrgent()
+	}
 	if err != nil {
 		syscall.Close(fd)
+		if stamp >= 0 {
+			syscall.Close(stamp)
+		}
 		return nil, err
 	}
 	return &Poller{
 		epfd:   fd,
+		urgent: u,
 		stamp:  stamp,
 		events: make([]syscall.EpollEvent, 256),
 		addrs:  map[string][]*net.TCPAddr{},
@@ -107,6 +118,7 @@ func (p *Poller) Abort() {
 // until their next wait.
 func (p *Poller) Close() error {
 	p.Abort()
+	p.urgent.close()
 	syscall.Close(p.stamp)
 	return syscall.Close(p.epfd)
 }
