@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"sort"
 	"strings"
 	"syscall"
@@ -68,6 +69,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if path := os.Getenv("LOADLAB_CPUPROFILE"); path != "" { // for the benchmarks: where a command's CPU goes
 		if pf, err := os.Create(path); err == nil && pprof.StartCPUProfile(pf) == nil {
 			defer func() { pprof.StopCPUProfile(); pf.Close() }()
+		}
+	}
+	if path := os.Getenv("LOADLAB_TRACE"); path != "" { // for the benchmarks: where a command's goroutines wait (go tool trace)
+		if tf, err := os.Create(path); err == nil && trace.Start(tf) == nil {
+			defer func() { trace.Stop(); tf.Close() }()
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
