@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/fdtable"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -157,6 +158,9 @@ func (a *Attacker) Run(ctx context.Context, out func(*results.Result)) error {
 		}
 	}()
 
+	// Grow the descriptor table now: growing it under load, as connections
+	// open, stops every thread for an RCU grace period (package fdtable).
+	fdtable.Reserve(min(max(fdtable.Size, a.opts.MaxWorkers+1024), 1<<20))
 	start := time.Now()
 	if at := a.opts.StartAt; !at.IsZero() {
 		// Wake a little early: a timer can fire late on a busy machine,

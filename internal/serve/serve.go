@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/fdtable"
 )
 
 // Config says how to serve. The zero value serves HTTP/1.1 with keep-alive
@@ -70,6 +71,7 @@ type connCount struct{}
 // Std are not used). It closes ln. It returns ErrShutdownCut when answers
 // in progress had to be cut at the end of cfg.ShutdownTimeout.
 func ServeLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
+	fdtable.Reserve(fdtable.Size) // no table growth, and its stall, while serving
 	return serveLean(ctx, ln, cfg, h, beforeShutdown)
 }
 
@@ -77,6 +79,7 @@ func ServeLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 // should release long-running handlers) and shuts down gracefully. ready is
 // called with the base URL once the listener is open.
 func Run(ctx context.Context, cfg Config, h http.Handler, ready func(url string), beforeShutdown func()) error {
+	fdtable.Reserve(fdtable.Size) // no table growth, and its stall, while serving
 	addr := cfg.Listen
 	if addr == "" {
 		addr = "127.0.0.1:0"
