@@ -4,7 +4,8 @@
 // pool to a 1 s origin) with `loadlab run`, then prints the incident
 // report's table of success ratios next to the measured one and the
 // model's, with each component's CPU and peak RSS and the generator's
-// schedule lag. Short steps are allowed (-duration; the seed ran 300 s).
+// schedule lag p99 per scenario (/news sends 1 request a second: its p99
+// is its worst request but one). Short steps are allowed (-duration; the seed ran 300 s).
 //
 //	go build -o bin/loadlab ./cmd/loadlab && go run ./bench/scale -duration 30s
 package main
@@ -34,7 +35,12 @@ func main() {
 	dur := flag.Duration("duration", 60*time.Second, "each step's length (the seed's was 300 s)")
 	out := flag.String("out", "", "the run folder (default: a new temporary one, kept)")
 	plan := flag.String("plan", "examples/000-incident-replay-full-scale/plan.yaml", "the full-scale plan")
+	from := flag.String("from", "", "print the table of this earlier run folder instead of running")
 	flag.Parse()
+	if *from != "" {
+		printTable(*from, 0)
+		return
+	}
 	if *out == "" {
 		d, err := os.MkdirTemp("", "loadlab-bench-scale")
 		check(err)
@@ -48,14 +54,25 @@ func main() {
 		// Exit 1 is the plan's thresholds failing, as the incident did.
 		check(err)
 	}
-	wall := time.Since(t0)
-	b, err := os.ReadFile(filepath.Join(*out, "summary.json"))
+	printTable(*out, time.Since(t0))
+}
+
+// printTable prints the seed's table beside the run in dir (wall: the
+// run's wall time, 0 when not known).
+func printTable(dir string, wall time.Duration) {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	check(err)
 	var sum summary.Summary
 	check(json.Unmarshal(b, &sum))
-
-	fmt.Printf("The search-flood incident at its own numbers: %s steps, run in %s (%s)\n\n", *dur, wall.Round(time.Second), *out)
-	fmt.Printf("%-9s %5s | %-27s | %-27s | %s\n", "pool", "rate", "search success seed/run/model", "news success seed/run/model", "CPU mean/peak % (rss MiB) and generator lag p99")
+	if wall == 0 && !sum.Started.IsZero() {
+		wall = sum.Ended.Sub(sum.Started)
+	}
+	dur := "-"
+	if len(sum.Steps) > 0 {
+		dur = sum.Steps[0].Vars["duration"]
+	}
+	fmt.Printf("The search-flood incident at its own numbers: %s steps, run in %s (%s)\n\n", dur, wall.Round(time.Second), dir)
+	fmt.Printf("%-9s %5s | %-27s | %-27s | %s\n", "pool", "rate", "search success seed/run/model", "news success seed/run/model", "CPU mean/peak % (rss MiB) and generator lag p99 search / news")
 	for _, st := range sum.Steps {
 		pool, rate := st.Vars["proxy"], st.Vars["rate"]
 		if pool == "" {
@@ -63,13 +80,13 @@ func main() {
 		}
 		s := seed[pool][rate]
 		cells := make([]string, 2)
-		var lag float64
+		lags := make([]string, 2)
 		for i, name := range []string{"search", "news"} {
 			for _, sc := range st.Scenarios {
 				if sc.Name != name {
 					continue
 				}
-				lag = max(lag, sc.LagP99)
+				lags[i] = summary.FmtSeconds(sc.LagP99)
 				model := "-"
 				if st.Model != nil {
 					for _, ms := range st.Model.Scenarios {
@@ -92,7 +109,7 @@ func main() {
 		for _, c := range comps {
 			res = append(res, fmt.Sprintf("%s %.0f/%.0f (%.0f)", c, st.Means[c+" cpu %"], st.Peaks[c+" cpu %"], st.Peaks[c+" rss MiB"]))
 		}
-		fmt.Printf("%-9s %5s | %-27s | %-27s | %s; lag p99 %s\n", pool, rate, cells[0], cells[1], strings.Join(res, ", "), summary.FmtSeconds(lag))
+		fmt.Printf("%-9s %5s | %-27s | %-27s | %s; lag p99 %s / %s\n", pool, rate, cells[0], cells[1], strings.Join(res, ", "), lags[0], lags[1])
 	}
 }
 
