@@ -63,6 +63,7 @@ type Sampler struct {
 	// tcpPeers remembers the remote ports each process connected to (see
 	// attributeTCP).
 	tcpPeers map[string]map[int]bool
+	tcpBuf   []byte // the TCP table reading's buffer (netlink or /proc text), reused
 }
 
 type counterReading struct {

@@ -107,3 +107,153 @@ func last(s *Sampler, series string) float64 {
 	}
 	return v
 }
+
+// FuzzParseTCPTable: any text parses without panicking, and every row
+// kept has ports and a state in range.
+func FuzzParseTCPTable(f *testing.F) {
+	f.Add([]byte("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1001 1 0000000000000000 100 0 0 10 0\n"))
+	f.Add([]byte("h\n 1: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 0:0 0:0 0 0 0 77\n x"))
+	f.Add([]byte("h\n 1: :FFFFF :1 FF 0 0 0 0 0 0 18446744073709551615\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, r := range parseTCPTable(data) {
+			if r.localPort < 0 || r.localPort > 0xffff || r.remotePort < 0 || r.remotePort > 0xffff || r.state < 0 || r.state > 0xff {
+				t.Fatalf("row out of range: %+v", r)
+			}
+		}
+	})
+}
+
+// BenchmarkSampleTCPStall measures how long one TCP reading keeps a
+// goroutine that shares its processor from running, with 2,000 loopback
+// sockets open (the generator's process holds thousands during a run):
+// go test -run - -bench SampleTCPStall ./internal/experiment/sampler
+func BenchmarkSampleTCPStall(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	const n = 1000
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range n {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			b.Skipf("dial: %v", err)
+		}
+		s, err := ln.Accept()
+		if err != nil {
+			b.Fatal(err)
+		}
+		conns = append(conns, c, s)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	s := New(Config{Generator: "gen"})
+	procs := []Proc{{Name: "gen", PID: os.Getpid()}}
+	var worst time.Duration
+	for b.Loop() {
+		done := make(chan struct{})
+		stalls := make(chan time.Duration, 1)
+		go func() { // a goroutine that wants to run every 100 µs
+			var w time.Duration
+			last := time.Now()
+			for {
+				select {
+				case <-done:
+					stalls <- w
+					return
+				default:
+				}
+				runtime.Gosched()
+				now := time.Now()
+				w = max(w, now.Sub(last))
+				last = now
+			}
+		}()
+		runtime.Gosched()
+		s.sampleTCP(time.Now(), procs)
+		close(done)
+		worst = max(worst, <-stalls)
+	}
+	b.ReportMetric(float64(worst.Microseconds()), "worst-stall-µs")
+}
+
+// The netlink dump and the text table describe the same sockets.
+func TestSockDiagMatchesProc(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("netlink and /proc are Linux's")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ln6, err6 := net.Listen("tcp", "[::1]:0")
+	if err6 == nil {
+		defer ln6.Close()
+	}
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for _, l := range []net.Listener{ln, ln6} {
+		if l == nil {
+			continue
+		}
+		for range 3 {
+			c, err := net.Dial("tcp", l.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := l.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c, s)
+		}
+	}
+	mine, err := socketInodes(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := func(rows []tcpRow) map[tcpRow]bool {
+		out := map[tcpRow]bool{}
+		for _, r := range rows {
+			if mine[r.inode] {
+				out[r] = true
+			}
+		}
+		return out
+	}
+	diag, _, err := tcpRowsSockDiag(nil)
+	if err != nil {
+		t.Skipf("no sock_diag here: %v", err)
+	}
+	var text []tcpRow
+	for _, f := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
+		data, err := readYielding(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = append(text, parseTCPTable(data)...)
+	}
+	d, p := pick(diag), pick(text)
+	want := 1 + 2*3 // the IPv4 listener and three connections, both ends
+	if err6 == nil {
+		want *= 2
+	}
+	if len(p) != want || len(d) != len(p) {
+		t.Fatalf("netlink %d sockets, /proc %d, want %d", len(d), len(p), want)
+	}
+	for r := range p {
+		if !d[r] {
+			t.Errorf("/proc has %+v, netlink does not", r)
+		}
+	}
+}
