@@ -158,10 +158,10 @@ func (c *Conn) Read(b []byte) (int, error) {
 // waitAnswer waits for the first bytes of an answer: at the next Harvest,
 // or at once when the answer is expected to be large (see largeAnswer).
 func (c *Conn) waitAnswer() error {
-	if c.large && c.p.arm(c) {
-		return c.wait() // resumed by the urgent watcher or a Harvest, whichever comes first
+	if c.large {
+		c.p.arm(c) // refused: the wait is left to Harvest
 	}
-	return c.wait()
+	return c.wait() // resumed by the urgent watcher or a Harvest, whichever comes first
 }
 
 // Events for block.
@@ -237,7 +237,9 @@ func (c *Conn) Write(b []byte) (int, error) {
 		// connection, like the last one on the poller).
 		if c.answered > 0 {
 			c.large = c.answered >= largeAnswer
-			c.p.largeSeen.Store(c.large)
+			if c.p.largeSeen.Load() != c.large { // written only on a change: every worker reads it
+				c.p.largeSeen.Store(c.large)
+			}
 		} else {
 			c.large = c.p.largeSeen.Load()
 		}

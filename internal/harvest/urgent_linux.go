@@ -48,9 +48,9 @@ func newUrgent() (*urgent, error) {
 }
 
 // arm asks for one report when c becomes readable (at once if it already
-// is), starting the watcher on first use. It returns false when the
-// kernel refused, and c's wait is then left to Harvest.
-func (p *Poller) arm(c *Conn) bool {
+// is), starting the watcher on first use. When the kernel refuses, c's
+// wait is left to Harvest.
+func (p *Poller) arm(c *Conn) {
 	u := p.urgent
 	if u.started.CompareAndSwap(false, true) {
 		go p.watch()
@@ -60,11 +60,9 @@ func (p *Poller) arm(c *Conn) bool {
 	if !c.inUrgent {
 		op = syscall.EPOLL_CTL_ADD
 	}
-	if err := syscall.EpollCtl(u.epfd, op, c.fd, &ev); err != nil {
-		return false
+	if syscall.EpollCtl(u.epfd, op, c.fd, &ev) == nil {
+		c.inUrgent = true
 	}
-	c.inUrgent = true
-	return true
 }
 
 // watch resumes the waits armed in the urgent set until the poller closes.
