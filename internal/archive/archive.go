@@ -1,0 +1,145 @@
+// Package archive keeps every run a team makes in one database (SQLite
+// on disk by default, a shared Postgres for a team) and answers questions
+// over time: list and filter runs, fetch one run's figures, histograms and
+// raw files, and order one figure across runs for trends and regression
+// verdicts. Runs are added from the run folder or results files they were
+// written to (package archive/ingest); the results site (archive/site)
+// and the trend verdicts (archive/trend) read only through Store.
+package archive
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// ErrNotFound is returned (wrapped) for a run ID or file that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Latencies are latency percentiles in nanoseconds, with vegeta's JSON keys.
+type Latencies struct {
+	P50  time.Duration `json:"50th"`
+	P90  time.Duration `json:"90th"`
+	P95  time.Duration `json:"95th"`
+	P99  time.Duration `json:"99th"`
+	Max  time.Duration `json:"max"`
+	Mean time.Duration `json:"mean"`
+}
+
+// Figures are one run's, step's or scenario's headline figures.
+type Figures struct {
+	Requests   uint64            `json:"requests"`
+	Rate       float64           `json:"rate"`       // requests sent per second
+	Throughput float64           `json:"throughput"` // successful answers per second
+	Success    float64           `json:"success"`    // ratio 0..1
+	Latencies  Latencies         `json:"latencies"`
+	LagP99     time.Duration     `json:"lag_p99"` // schedule lag (sent - due), ns
+	Dropped    uint64            `json:"dropped"`
+	Codes      map[string]uint64 `json:"status_codes,omitempty"`
+}
+
+// Run is one archived run: what List returns (Steps empty) and Get returns
+// (Steps filled).
+type Run struct {
+	ID      string            `json:"id"`   // permanent, short, URL-safe
+	Slug    string            `json:"slug"` // readable, as vegeta-60s-350rps-<id>
+	Name    string            `json:"name"`
+	Labels  map[string]string `json:"labels"`
+	Source  string            `json:"source"`  // "run" (a loadlab run folder or one of its matrix cells), "results", "shards", "vegeta"
+	Command string            `json:"command"` // the command line or plan that made it
+	Plan    string            `json:"plan,omitempty"`
+	Machine string            `json:"machine,omitempty"` // JSON as summary.json's machine
+	Started time.Time         `json:"started"`
+	Ended   time.Time         `json:"ended"`
+	Added   time.Time         `json:"added"`
+	Content string            `json:"content"` // hash of the raw content: the same content added twice is one run
+	Figures
+	Steps []Step `json:"steps,omitempty"`
+}
+
+// Step is one step and scenario of a run (a plain results file is one step
+// with one scenario).
+type Step struct {
+	Index    int       `json:"index"`
+	Name     string    `json:"name"`
+	Scenario string    `json:"scenario"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+	Figures
+	Text string `json:"text,omitempty"` // the vegeta-style text report
+}
+
+// File is one stored file of a run (results streams, plan, log, samples,
+// summary.json, report.md/html), stored compressed and chunked.
+type File struct {
+	Name string `json:"name"` // path relative to the run folder, slash-separated
+	Size int64  `json:"size"` // bytes as on disk
+}
+
+// Filter selects and orders runs for List and Points.
+type Filter struct {
+	Name   string            // substring of the name (case-insensitive); empty: all
+	Labels map[string]string // every label must match
+	Sort   string            // "started" (default), "name", "requests", "success", "p99", ...
+	Asc    bool              // newest (largest) first unless Asc
+	Limit  int               // 0: no limit
+	Offset int
+}
+
+// Point is one run's figure in a series: a run with its headline figures
+// (of one scenario when Points is asked for one).
+type Point struct {
+	ID      string            `json:"id"`
+	Slug    string            `json:"slug"`
+	Name    string            `json:"name"`
+	Labels  map[string]string `json:"labels"`
+	Started time.Time         `json:"started"`
+	Figures
+}
+
+// Store is an archive database. Implementations are safe for concurrent use.
+type Store interface {
+	// Add stores a run in one transaction and returns its ID; dup is true
+	// (and nothing is written) when the same content is already stored.
+	Add(ctx context.Context, b *Bundle) (id string, dup bool, err error)
+	// List returns the runs the filter selects (without steps) and how
+	// many runs it selects in all.
+	List(ctx context.Context, f Filter) (runs []Run, total int, err error)
+	// Get returns one run with its steps.
+	Get(ctx context.Context, id string) (*Run, error)
+	// Points returns one figure per run the filter selects: the run's
+	// figures, or its scenario's when scenario is not empty (runs without
+	// that scenario are left out).
+	Points(ctx context.Context, f Filter, scenario string) ([]Point, error)
+	// Histogram returns a step's latency histogram, encoded as
+	// HdrHistogram's compressed V2 form (hdrhistogram.Histogram.Encode).
+	Histogram(ctx context.Context, id string, step int, scenario string) ([]byte, error)
+	// Files lists the run's stored files (samples.json holds the sampled
+	// server metrics when the run had samplers).
+	Files(ctx context.Context, id string) ([]File, error)
+	// OpenFile streams one stored file, decompressed.
+	OpenFile(ctx context.Context, id, name string) (io.ReadCloser, error)
+	// Close releases the database.
+	Close() error
+}
+
+// Bundle is what Add stores: the run's figures and steps, each step's
+// histogram, and the raw files.
+type Bundle struct {
+	Run        Run
+	Histograms map[StepKey][]byte // encoded as Store.Histogram returns them
+	Files      []BundleFile
+}
+
+// StepKey names one step and scenario of a run.
+type StepKey struct {
+	Step     int
+	Scenario string
+}
+
+// BundleFile is one raw file to store.
+type BundleFile struct {
+	Name string
+	Open func() (io.ReadCloser, error)
+}
