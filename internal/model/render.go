@@ -159,6 +159,9 @@ func WriteKnee(w io.Writer, k Knee) {
 		fmt.Fprintf(w, "Knee of %s: %s holds up to %.1f req/s ± %.0f%% (%s); above it %s fails\n",
 			who, k.Scenario, k.Rate, k.Precision*100, strings.Join(k.Thresholds, ", "), k.Broken)
 	}
+	if k.Latency != "" {
+		fmt.Fprintf(w, "  latency: %s\n", k.Latency)
+	}
 	for _, p := range k.Points {
 		mark := "fails"
 		if p.Pass {
