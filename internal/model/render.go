@@ -117,6 +117,9 @@ func writeScenario(w io.Writer, s *ScenarioPrediction) {
 	if s.MaxCheckoutWait > 0 {
 		fmt.Fprintf(w, "    Checkout wait [max]                            %s\n", round(s.MaxCheckoutWait))
 	}
+	if s.Fragile != "" {
+		fmt.Fprintf(w, "    Fragile: %s\n", s.Fragile)
+	}
 }
 
 func writePool(w io.Writer, p PoolSeries) {
