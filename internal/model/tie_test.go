@@ -24,8 +24,11 @@ func TestRaceTable(t *testing.T) {
 		}
 		last = w
 	}
-	if w, _ := r.win(-250 * time.Microsecond / 2); math.Abs(w-(0.36+0.30)/2) > 1e-9 {
-		t.Errorf("between two points: %v, want the straight line", w)
+	for i := 1; i < len(r.Points); i++ {
+		a, b := r.Points[i-1], r.Points[i]
+		if w, _ := r.win((a.Over + b.Over) / 2); math.Abs(w-(a.Win+b.Win)/2) > 1e-9 {
+			t.Errorf("halfway from %v to %v: %v, want the straight line", a.Over, b.Over, w)
+		}
 	}
 	empty := &Race{}
 	if w, tied := empty.win(0); w != 0 || tied {
