@@ -63,7 +63,9 @@ func TestModelNamesTheLikelyCauseOfAMiss(t *testing.T) {
 		{"proxy at 100%", func(st *summary.StepResult) { st.Peaks["proxy cpu %"] = 99 }, "the proxy used 99% of a core"},
 		{"outside the pool", func(st *summary.StepResult) { st.Scenarios[0].Latency.Max = 3.3 },
 			"latency reached 3.3s where the pool's configuration allows at most 2.5s (checkout timeout 500ms + request timeout 2s): something outside the pool's configuration adds 800ms"},
-		{"fragile", func(st *summary.StepResult) { st.Model.Fragile = []string{"100% of search's requests were decided on a tie"} },
+		{"fragile", func(st *summary.StepResult) {
+			st.Model.Fragile = []string{"100% of search's requests were decided on a tie"}
+		},
 			"the prediction was fragile (its requests met a configured bound within a hair"},
 		{"unknown", func(*summary.StepResult) {}, "the system behaves in a way the model lacks"},
 	} {
