@@ -83,9 +83,11 @@ func b2f(b bool) float64 {
 // millisecond, which the model does not see.
 const TieMargin = 2 * time.Millisecond
 
-// FragileShare is the share of a scenario's requests decided on ties from
-// which its prediction is fragile: past it, the ties alone could move
-// success beyond the tolerance a prediction is held to (3 points).
+// FragileShare is the share of a scenario's requests whose side of a tie
+// decides its prediction: when more of them than this were won (or lost)
+// on a tie, the ties going the other way would move success beyond the
+// tolerance a prediction is held to (3 points), and the prediction is
+// fragile.
 const FragileShare = 0.03
 
 // Tie is a configured bound that a scenario's requests met within a hair:
@@ -138,7 +140,7 @@ func (p *ScenarioPrediction) tie(kind, bound string, latency time.Duration, won 
 // finishTies words what each tie met and, when the ties are a large
 // enough share of the scenario, why the prediction is fragile.
 func (p *ScenarioPrediction) finishTies() {
-	var tied uint64
+	var tied, won uint64
 	for i := range p.Ties {
 		t := &p.Ties[i]
 		lat := round(t.minLat)
@@ -154,8 +156,11 @@ func (p *ScenarioPrediction) finishTies() {
 			t.Against = "the answers, after " + lat
 		}
 		tied += t.Requests
+		won += t.Won
 	}
-	if p.Requests == 0 || float64(tied)/float64(p.Requests) <= FragileShare {
+	// Had every tie gone the other way, success would move by the ties
+	// won (down) or lost (up): fragile when that is past the tolerance.
+	if p.Requests == 0 || float64(max(won, tied-won))/float64(p.Requests) <= FragileShare {
 		return
 	}
 	var parts []string
