@@ -27,11 +27,11 @@ type RacePoint struct {
 // answers), the origin's latency from 5 ms under to 2 ms over a 1 s
 // timeout, on the shared 2-core VM at load averages 8 to 24 (see
 // bench/README.md, "model"). With the latency equal to the timeout, about
-// a third of the answers came in time (29.6–33.1% in 7 of 8 runs, 20% in
-// one; 32–33% with the pool staircase's 5 s). Later than the timeout,
-// answers win only when the proxy's timer fires late, more so on a loaded
-// machine (2–20% at 0.5 ms over); earlier, they lose when the origin
-// wakes late. The figures are the runs' medians.
+// a third of the answers came in time (27.7–33.1% in 8 of 10 runs, 20.0
+// and 37.5% in the others, the pool staircase's 5 s too). Later than the
+// timeout, answers win only when the proxy's timer fires late, more so on
+// a loaded machine (2–20% at 0.5 ms over); earlier, they lose when the
+// origin wakes late. The figures are the runs' medians.
 var DefaultRace = Race{Points: []RacePoint{
 	{-4 * time.Millisecond, 0.99},
 	{-3 * time.Millisecond, 0.96},
