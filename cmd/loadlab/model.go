@@ -45,7 +45,10 @@ The model simulates the loadlab proxy (pools, both managers, timeouts,
 breakers, cache and fallbacks) in front of the loadlab origin, in virtual
 time, with the same pool, breaker and cache code the proxy runs. It does not
 model CPU: a measurement that leaves the prediction points at a machine, a
-proxy or a generator short of it. See docs/model.md.`
+proxy or a generator short of it. Where a configured bound meets a latency
+within a hair (an origin answering in exactly the request timeout), the real
+system decides by timer wake-ups: the output says the prediction is fragile,
+why, and how to make it stable. See docs/model.md.`
 
 func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model", "[flags] [plan.yaml]", modelExamples, stderr)
