@@ -30,7 +30,9 @@ const modelExamples = `  # What will the pool staircase measure? Every step, in 
   loadlab model examples/003-pool-staircase-full-scale/plan.yaml
 
   # The search-flood incident: the highest flood rate each pool holds (the
-  # plan's thresholds, or success >= 99% when it has none)
+  # plan's thresholds, or success >= 99% when it has none; and, unless a
+  # threshold bounds latency or -knee-success-only is given, p99 within 10%
+  # of the flood's p99 at 1 req/s, so that a growing queue is not "held")
   loadlab model -knee examples/000-incident-replay/plan.yaml
 
   # A quick question without a plan: this proxy and origin at 30 requests/s
@@ -43,7 +45,10 @@ The model simulates the loadlab proxy (pools, both managers, timeouts,
 breakers, cache and fallbacks) in front of the loadlab origin, in virtual
 time, with the same pool, breaker and cache code the proxy runs. It does not
 model CPU: a measurement that leaves the prediction points at a machine, a
-proxy or a generator short of it. See docs/model.md.`
+proxy or a generator short of it. Where a configured bound meets a latency
+within a hair (an origin answering in exactly the request timeout), the real
+system decides by timer wake-ups: the output says the prediction is fragile,
+why, and how to make it stable. See docs/model.md.`
 
 func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model", "[flags] [plan.yaml]", modelExamples, stderr)
@@ -51,6 +56,7 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	knee := fs.Bool("knee", false, "search the knee: the highest rate of the flood scenario that meets the thresholds, per configuration")
 	kneeScenario := fs.String("knee-scenario", "", "`scenario` whose rate the knee search varies (default the fastest)")
 	precision := fs.Float64("precision", 0.02, "knee search: relative `width` of the answer")
+	successOnly := fs.Bool("knee-success-only", false, "knee search: judge the thresholds as given; by default, when none bounds the flood's latency, a rate holds only while its p99 stays within 10% of its p99 at 1 req/s (a queue building up breaks it, whatever the step's duration)")
 	seed := fs.Uint64("seed", 1, "seed of the origin's random draws and the targets' templates")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable), as loadlab run does")
@@ -81,7 +87,7 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 		extra = append(extra, t)
 	}
-	ko := model.KneeOptions{Precision: *precision}
+	ko := model.KneeOptions{Precision: *precision, SuccessOnly: *successOnly}
 	var steps []model.StepPrediction
 	var knees []model.Knee
 	switch {

@@ -90,6 +90,9 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 			}
 			fmt.Fprintf(stdout, "  step %d: %s (%s: %s)\n", st.Index+1, st.Name, count(len(st.Scenarios), "scenario"), strings.Join(names, ", "))
 		}
+		for _, f := range p.ForeignUpstreams() {
+			fmt.Fprintln(stdout, "warning: "+f.String())
+		}
 		return nil
 	}
 	dir := *out

@@ -28,6 +28,11 @@ type StepModel struct {
 	Breakers  []PredictedBreaker  `json:"breakers,omitempty"`
 	// Closed are the closed forms of the pools they describe.
 	Closed []ClosedForm `json:"closed_forms,omitempty"`
+	// Fragile says, per scenario, why its prediction is fragile: its
+	// requests met a configured bound within a hair (an origin latency
+	// equal to the request timeout), where the real system decides by
+	// timer wake-ups.
+	Fragile []string `json:"fragile,omitempty"`
 }
 
 // PredictedScenario is one scenario's predicted figures.

@@ -74,7 +74,14 @@ func Run(cfgYAML, recipe string, sch *schedule.Schedule, timeout time.Duration, 
 	}
 	served.Add(1)
 	go func() { defer served.Done(); _ = proxy.ServeFront(sctx, pln, px, proxy.Front{}) }()
-	ts, err := targets.ReadAll(strings.NewReader("GET http://"+pln.Addr().String()+path), targets.Options{})
+	return attackPath("http://"+pln.Addr().String()+path, sch, timeout)
+}
+
+// attackPath attacks url with sch and timeout per request and returns
+// what the attack measured, latencies from the due time.
+func attackPath(url string, sch *schedule.Schedule, timeout time.Duration) (Measured, error) {
+	m := Measured{Codes: map[int]uint64{}, hist: metrics.NewHistogram()}
+	ts, err := targets.ReadAll(strings.NewReader("GET "+url), targets.Options{})
 	if err != nil {
 		return m, err
 	}
