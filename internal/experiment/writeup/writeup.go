@@ -26,26 +26,30 @@ func Write(dir string, sum *summary.Summary) error {
 	if err != nil {
 		return err
 	}
-	perStep := make([][]chartFile, len(sum.Steps))
+	cs := charts{perStep: make([][]chartFile, len(sum.Steps))}
 	for i, st := range sum.Steps {
-		perStep[i] = stepCharts(st, f.steps[i])
-		if err := writeSVGs(dir, perStep[i]); err != nil {
+		cs.perStep[i] = stepCharts(st, f.steps[i])
+		if err := writeSVGs(dir, cs.perStep[i]); err != nil {
 			return err
 		}
 	}
-	pct := append(append(kneeCharts(sum), successOverlay(sum, f.steps)...), percentileCharts(sum, f.steps)...)
-	if err := writeSVGs(dir, pct); err != nil {
+	cs.overall = append(append(kneeCharts(sum), successOverlay(sum, f.steps)...), percentileCharts(sum, f.steps)...)
+	if err := writeSVGs(dir, cs.overall); err != nil {
 		return err
 	}
-	over := metricOverlays(sum, f.steps)
-	if err := writeSVGs(dir, over); err != nil {
+	cs.metrics = metricOverlays(sum, f.steps)
+	if err := writeSVGs(dir, cs.metrics); err != nil {
 		return err
 	}
-	md := markdown(sum, f, perStep, pct, over)
+	d := build(sum, f, cs)
+	md, err := markdown(d)
+	if err != nil {
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	return writeHTML(dir, sum, f, perStep, pct, over)
+	return writeHTML(dir, d)
 }
 
 // folder is what the report takes from the run folder besides the summary.
