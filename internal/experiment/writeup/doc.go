@@ -3,7 +3,8 @@ package writeup
 // document is a report as both renderers see it: built once from the run
 // folder (build), written as report.md by a text/template (markdown.go)
 // and as report.html by an html/template (html.go). Text holds the small
-// inline syntax both render: `code`, **bold** and [text](link).
+// inline syntax both render: `code`, **bold**, *emphasis* and
+// [text](link).
 type document struct {
 	Title string
 	// Lead is the answer, under the title and before any section.

@@ -64,6 +64,7 @@ var htmlTemplate = template.Must(template.New("doc").Funcs(template.FuncMap{
 // collapsed parts inside a section.
 const reportCSS = `
 .lead p:first-child { font-size: 16px; }
+h3 { font-size: 15px; margin-top: 20px; } h4 { font-size: 14px; margin: 14px 0 4px; }
 blockquote { margin: 8px 0; padding: 6px 12px; border-left: 4px solid #d0a000; background: #fffbea; }
 details.part { margin: 8px 0; }
 details.part > summary { cursor: pointer; color: #0550ae; }
@@ -125,21 +126,27 @@ func walkCharts(d *document, f func(chartFile)) {
 
 var (
 	boldRE = regexp.MustCompile(`\*\*(.+?)\*\*`)
+	emRE   = regexp.MustCompile(`(^|[\s(])\*([^*\s][^*]*?)\*($|[\s).,;:])`)
 	linkRE = regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
 )
 
 // inline renders the document's inline syntax (`code`, **bold**,
-// [text](link)) as HTML, everything else escaped. Links go only to files
+// *emphasis*, [text](link)) as HTML, everything else escaped. Links go only to files
 // of the run folder or to http(s) pages.
 func inline(s string) template.HTML {
 	var b strings.Builder
-	for i, part := range strings.Split(s, "`") {
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		parts = []string{s} // an unpaired backquote is a character
+	}
+	for i, part := range parts {
 		esc := template.HTMLEscapeString(part)
 		if i%2 == 1 {
 			b.WriteString("<code>" + esc + "</code>")
 			continue
 		}
 		esc = boldRE.ReplaceAllString(esc, "<strong>$1</strong>")
+		esc = emRE.ReplaceAllString(esc, "$1<em>$2</em>$3")
 		esc = linkRE.ReplaceAllStringFunc(esc, func(m string) string {
 			sub := linkRE.FindStringSubmatch(m)
 			if strings.Contains(sub[2], ":") && !strings.HasPrefix(sub[2], "http://") && !strings.HasPrefix(sub[2], "https://") {

@@ -43,7 +43,9 @@ func groupBy(fs []string, key func(string) (step, text string, row []string, ok 
 			idx[sig] = g
 			groups = append(groups, g)
 		}
-		g.steps = append(g.steps, step)
+		if len(g.steps) == 0 || g.steps[len(g.steps)-1] != step {
+			g.steps = append(g.steps, step)
+		}
 		g.each = append(g.each, row)
 	}
 	return groups, alone
@@ -121,40 +123,62 @@ func modelSection(sum *summary.Summary) (section, bool) {
 	return s, true
 }
 
-// listSteps names steps whose names differ only in a figure once:
+// listSteps names steps whose names differ only in one figure once:
 // "16 workers at 81.3, 40.6, 60.9 req/s (probe)".
 func listSteps(names []string) string {
 	type pattern struct {
-		masked string
-		first  string
-		nums   []string
+		masked string   // the name with every figure masked
+		nums   []string // the first name's figures
+		at     int      // the figure that varies (-1: one name so far)
+		vals   []string // its values, in order
 	}
 	var order []*pattern
-	idx := map[string]*pattern{}
 	for _, n := range names {
-		locs := numberRE.FindAllStringIndex(n, -1)
-		if len(locs) == 0 {
-			order = append(order, &pattern{masked: n, first: n})
-			continue
+		masked := numberRE.ReplaceAllString(n, "#")
+		nums := numberRE.FindAllString(n, -1)
+		merged := false
+		for _, p := range order {
+			if p.masked != masked || len(nums) == 0 {
+				continue
+			}
+			diff := -1
+			for i := range nums {
+				if nums[i] != p.nums[i] {
+					if diff >= 0 {
+						diff = -2
+						break
+					}
+					diff = i
+				}
+			}
+			if diff >= 0 && (p.at < 0 || p.at == diff) {
+				if p.at < 0 {
+					p.at, p.vals = diff, []string{p.nums[diff]}
+				}
+				p.vals = append(p.vals, nums[diff])
+				merged = true
+				break
+			}
 		}
-		// The last figure is the one that varies in a step's name (a rate).
-		l := locs[len(locs)-1]
-		masked := n[:l[0]] + "#" + n[l[1]:]
-		p := idx[masked]
-		if p == nil {
-			p = &pattern{masked: masked, first: n}
-			idx[masked] = p
-			order = append(order, p)
+		if !merged {
+			order = append(order, &pattern{masked: masked, nums: nums, at: -1})
 		}
-		p.nums = append(p.nums, n[l[0]:l[1]])
 	}
 	var out []string
 	for _, p := range order {
-		if len(p.nums) < 2 {
-			out = append(out, p.first)
-			continue
+		parts := strings.Split(p.masked, "#")
+		var b strings.Builder
+		for i, part := range parts {
+			b.WriteString(part)
+			if i < len(p.nums) {
+				if i == p.at {
+					b.WriteString(strings.Join(p.vals, ", "))
+				} else {
+					b.WriteString(p.nums[i])
+				}
+			}
 		}
-		out = append(out, strings.Replace(p.masked, "#", strings.Join(p.nums, ", "), 1))
+		out = append(out, b.String())
 	}
 	return strings.Join(out, "; ")
 }

@@ -68,8 +68,9 @@ func predictionRows(sum *summary.Summary, miss string) [][]string {
 	return rows
 }
 
-// searchRows lists a capacity search's runs in the order they ran, with
-// each run's latencies and request count.
+// searchRows lists a capacity search's runs by configuration and rate
+// (where the knee is reads down the table), with each run's latencies and
+// request count.
 func searchRows(sum *summary.Summary) [][]string {
 	steps := map[string]*summary.StepResult{}
 	for _, st := range sum.Steps {
@@ -77,7 +78,9 @@ func searchRows(sum *summary.Summary) [][]string {
 	}
 	var rows [][]string
 	for _, r := range sum.Search {
-		for _, p := range r.Probes {
+		probes := append([]summary.SearchProbe(nil), r.Probes...)
+		sort.SliceStable(probes, func(i, j int) bool { return probes[i].Rate < probes[j].Rate })
+		for _, p := range probes {
 			verdict := "holds"
 			if !p.Pass {
 				verdict = "fails: " + p.Broken
