@@ -281,3 +281,31 @@ func TestPredictorReplacesHeuristics(t *testing.T) {
 		}
 	}
 }
+
+// ../testdata/capacity-summary.json is a real run of examples/005 (a
+// capacity search per pool, on a loaded 2-core machine): its probes run at
+// rates of the search's choosing, so no finding compares them as
+// configurations at one load or as a sweep, and none compares a
+// configuration with itself.
+func TestFindingsOfCapacitySearch(t *testing.T) {
+	p, err := plan.Load("../../../examples/005-capacity-search/plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := readSummary(t, "capacity")
+	sum.Design = experiment.Design(p)
+	fs := findings.Compute(sum, findings.Options{})
+	if len(fs) == 0 || fs[0].Kind != summary.KindSearch || !strings.Contains(fs[0].Text, "16 workers: 57.8 req/s ± 2%") {
+		t.Fatalf("the first finding is not the search's answer: %+v", fs)
+	}
+	for _, f := range fs {
+		if f.Kind == summary.KindComparison || f.Kind == summary.KindSweep {
+			t.Errorf("a %s finding of a capacity search: %s", f.Kind, f.Text)
+		}
+		for _, conf := range []string{"16 workers", "8 workers + 64 overflow"} {
+			if strings.Contains(f.Text, conf+" held") && strings.Contains(f.Text, "while "+conf+" fell") {
+				t.Errorf("compares %s with itself: %s", conf, f.Text)
+			}
+		}
+	}
+}
