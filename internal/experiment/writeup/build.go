@@ -30,7 +30,7 @@ func build(sum *summary.Summary, f *folder, cs charts) *document {
 		d.Sections = append(d.Sections, s)
 	}
 	if items := otherFindings(sum); len(items) > 0 {
-		d.Sections = append(d.Sections, section{Title: "Findings", Blocks: []block{{Items: items}}})
+		d.Sections = append(d.Sections, section{Title: "Findings", Blocks: []block{{Findings: items}}})
 	}
 	if len(cs.overall) > 0 {
 		d.Sections = append(d.Sections, section{Title: "Charts", Blocks: []block{{Charts: cs.overall}}})
@@ -87,10 +87,8 @@ func lead(sum *summary.Summary) []block {
 			verdicts = append(verdicts, fd.String())
 		}
 	}
-	if len(verdicts) == 1 {
-		out = append(out, text(verdicts[0]))
-	} else if len(verdicts) > 1 {
-		out = append(out, block{Items: verdicts})
+	if len(verdicts) > 0 {
+		out = append(out, block{Findings: verdicts})
 	}
 	if n := len(sum.Thresholds); n > 0 {
 		failed := 0

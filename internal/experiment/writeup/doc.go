@@ -22,16 +22,17 @@ type section struct {
 
 // block is one piece of a section; exactly one of its fields is set.
 type block struct {
-	Heading string   // a sub-heading
-	Minor   string   // a heading below a sub-heading
-	Text    string   // a paragraph
-	Note    string   // a callout (a blockquote)
-	Items   []string // a bulleted list
-	Table   *table
-	Code    string      // preformatted text, kept as written
-	Charts  []chartFile // drawn side by side in Markdown, one below the other in HTML
-	Label   string      // what the charts show (a step's name)
-	Details *details
+	Heading  string   // a sub-heading
+	Minor    string   // a heading below a sub-heading
+	Text     string   // a paragraph
+	Note     string   // a callout (a blockquote)
+	Items    []string // a bulleted list
+	Findings []string // a bulleted list of findings (the analysis' sentences)
+	Table    *table
+	Code     string      // preformatted text, kept as written
+	Charts   []chartFile // drawn side by side in Markdown, one below the other in HTML
+	Label    string      // what the charts show (a step's name)
+	Details  *details
 }
 
 // table is a table whose first column names the row.

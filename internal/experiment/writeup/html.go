@@ -22,6 +22,8 @@ var htmlTemplate = template.Must(template.New("doc").Funcs(template.FuncMap{
 {{end}}{{with .Note}}<blockquote>{{inline .}}</blockquote>
 {{end}}{{with .Items}}<ul>{{range .}}<li>{{inline .}}</li>
 {{end}}</ul>
+{{end}}{{with .Findings}}<ul class="findings">{{range .}}<li>{{inline .}}</li>
+{{end}}</ul>
 {{end}}{{with .Table}}<div class="tw"><table>
 <thead><tr>{{range .Header}}<th>{{inline .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .}}<td>{{inline .}}</td>{{end}}</tr>

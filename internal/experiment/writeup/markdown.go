@@ -18,6 +18,8 @@ var mdTemplate = template.Must(template.New("doc").Funcs(template.FuncMap{
 
 {{end}}{{with .Items}}{{range .}}- {{.}}
 {{end}}
+{{end}}{{with .Findings}}{{range .}}- {{.}}
+{{end}}
 {{end}}{{with .Table}}{{table .}}
 {{end}}{{with .Code}}{{fence .}}
 {{end}}{{with .Label}}**{{.}}**: {{end}}{{with .Charts}}{{range $i, $c := .}}{{if $i}} {{end}}![{{$c.Title}}]({{$c.File}}){{end}}

@@ -108,7 +108,7 @@ func modelSection(sum *summary.Summary) (section, bool) {
 	}
 	items = append(items, ealone...)
 	if len(items) > 0 {
-		s.Blocks = append(s.Blocks, block{Items: items})
+		s.Blocks = append(s.Blocks, block{Findings: items})
 	}
 	if len(rows) > 0 {
 		s.Blocks = append(s.Blocks, collapsed("Predicted and measured, every step", text(predictionNote()), tableOf(predictionHeader, rows)))
