@@ -83,7 +83,7 @@ func searchRows(sum *summary.Summary) [][]string {
 		for _, p := range probes {
 			verdict := "holds"
 			if !p.Pass {
-				verdict = "fails: " + p.Broken
+				verdict = "fails: " + strings.TrimPrefix(p.Broken, r.Scenario+": ")
 			}
 			if p.Confirmation {
 				verdict += " (confirmation)"
