@@ -51,7 +51,7 @@ func build(sum *summary.Summary, f *folder, cs charts) *document {
 		"`samples.csv`, `samples.json`: the sampled server metrics",
 		"`steps/*/*.lll`: raw results (`loadlab report`, `loadlab plot`, `loadlab compare` read them)",
 		"`report.html`: the same report with interactive charts, self-contained",
-		"`loadlab compare " + orText(runFolder(sum), "<this folder>") + "` tells which differences between steps are real (bootstrap confidence intervals), comparing each step with the steps of the same scenario and load",
+		"`loadlab compare " + orText(runFolder(sum), "<this folder>") + "` tells which differences between steps are real (bootstrap confidence intervals), " + compareHow(sum),
 	}}}})
 	return d
 }
@@ -384,4 +384,12 @@ func linesNotIn(text, base string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// compareHow says what loadlab compare compares in this run folder.
+func compareHow(sum *summary.Summary) string {
+	if sum.Compares() {
+		return "comparing the configurations of each scenario at the same load"
+	}
+	return "comparing each scenario's steps with its first"
 }

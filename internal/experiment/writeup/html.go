@@ -71,6 +71,7 @@ blockquote { margin: 8px 0; padding: 6px 12px; border-left: 4px solid #d0a000; b
 details.part { margin: 8px 0; }
 details.part > summary { cursor: pointer; color: #0550ae; }
 code { background: #f6f8fa; padding: 0 3px; font-size: 90%; }
+p, li, blockquote, summary { overflow-wrap: anywhere; }
 td { white-space: nowrap; } td:last-child { white-space: normal; }
 `
 
