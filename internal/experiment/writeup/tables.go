@@ -202,25 +202,30 @@ func stepRows(sum *summary.Summary) [][]string {
 	return rows
 }
 
-// thresholdTable is every threshold check: a row per step and scenario, a
-// column per threshold (the measured figure and the verdict); it also
+// thresholdTable is every threshold check: a row per step, a column per
+// threshold and scenario (the measured figure and the verdict); it also
 // counts the failures.
 func thresholdTable(sum *summary.Summary) (header []string, rows [][]string, failed int) {
+	name := func(t summary.ThresholdResult) string {
+		if t.Scenario == "" || strings.HasPrefix(t.Threshold, t.Scenario+":") {
+			return t.Threshold
+		}
+		return t.Scenario + ": " + t.Threshold
+	}
 	col := map[string]int{}
 	header = []string{"Step"}
 	for _, t := range sum.Thresholds {
-		if _, ok := col[t.Threshold]; !ok {
-			col[t.Threshold] = len(header)
-			header = append(header, "`"+t.Threshold+"`")
+		if _, ok := col[name(t)]; !ok {
+			col[name(t)] = len(header)
+			header = append(header, "`"+name(t)+"`")
 		}
 	}
 	at := map[string]int{}
 	for _, t := range sum.Thresholds {
-		k := t.Step + "\x00" + t.Scenario
-		i, ok := at[k]
+		i, ok := at[t.Step]
 		if !ok {
 			i = len(rows)
-			at[k] = i
+			at[t.Step] = i
 			rows = append(rows, make([]string, len(header)))
 			rows[i][0] = t.Step
 			for j := 1; j < len(header); j++ {
@@ -232,7 +237,7 @@ func thresholdTable(sum *summary.Summary) (header []string, rows [][]string, fai
 			verdict = "**FAIL**"
 			failed++
 		}
-		rows[i][col[t.Threshold]] = verdict + " (" + t.Measured + ")"
+		rows[i][col[name(t)]] = verdict + " (" + t.Measured + ")"
 	}
 	return header, rows, failed
 }
