@@ -104,7 +104,7 @@ func modelSection(sum *summary.Summary) (section, bool) {
 	}
 	items = append(items, malone...)
 	for _, g := range eg {
-		items = append(items, g.said("What happened, by the model, in"))
+		items = append(items, g.said("What the model says happened in"))
 	}
 	items = append(items, ealone...)
 	if len(items) > 0 {

@@ -108,7 +108,7 @@ func TestCapacitySearchReportLeadsWithTheAnswer(t *testing.T) {
 	if n < 3 {
 		t.Errorf("only %d explanations of the model to check", n)
 	}
-	mechanisms := strings.Count(md, "What happened, by the model, in ")
+	mechanisms := strings.Count(md, "What the model says happened in ")
 	if mechanisms == 0 || mechanisms >= n {
 		t.Errorf("%d explanations said as %d mechanisms: none said once for several steps", n, mechanisms)
 	}
