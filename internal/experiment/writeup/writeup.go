@@ -2,8 +2,12 @@
 // (with SVG charts in charts/) and a self-contained report.html, from the
 // Summary and the raw data beside it (results streams, text reports,
 // samples and the plan's copy). It reads nothing else, so the report of a
-// run can be rebuilt at any time (loadlab run -rewrite). It also holds the
-// terminal's compact table of a run (Brief).
+// run can be rebuilt at any time (loadlab run -rewrite). The report is one
+// document (doc.go), built once (build.go and the files it calls: the
+// answer first, one table, what differs from the model, then the detail,
+// collapsed) and rendered twice: by a Markdown text/template (markdown.go)
+// and by an HTML html/template (html.go). It also holds the terminal's
+// compact table of a run (Brief).
 package writeup
 
 import (
