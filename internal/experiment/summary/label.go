@@ -1,9 +1,6 @@
 package summary
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // RateAxis is the matrix variable that sets the first scenario's rate, or
 // "" when none does.
@@ -47,7 +44,7 @@ func (s *Summary) varLabel(key, value string) string {
 	if len(s.Steps) > 0 && s.Design != nil && len(s.Design.Scenarios) > 0 {
 		first := s.Steps[0].Vars[key]
 		path := targetPath(s.Design.Scenarios[0].Target)
-		if first != "" && segment(first).MatchString(path) {
+		if first != "" && segmentAt(path, first) >= 0 {
 			return replaceSegment(path, first, value)
 		}
 	}
@@ -73,7 +70,7 @@ func (s *Summary) TargetTemplate(scenario string) string {
 		if ax.Component || first == "" || len(ax.Values) < 2 {
 			continue
 		}
-		if !segment(first).MatchString(target) {
+		if segmentAt(target, first) < 0 {
 			continue
 		}
 		target = replaceSegment(target, first, "${"+ax.Key+"}")
@@ -107,22 +104,35 @@ func targetPath(target string) string {
 	return u
 }
 
-// segment matches value as a whole segment of a path: after a /, before
-// a /, ?, #, a space or the end.
-func segment(value string) *regexp.Regexp {
-	return regexp.MustCompile(`/` + regexp.QuoteMeta(value) + `(?:$|[/?\s#])`)
+// segmentAt is where value first stands as a whole segment of a path in
+// s, after a / and before a /, ?, #, white space or the end: the index of
+// its /, or -1.
+func segmentAt(s, value string) int {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], "/"+value)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + 1 + len(value)
+		if end == len(s) || strings.ContainsRune("/?# \t\n", rune(s[end])) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
 }
 
 // replaceSegment replaces every whole path segment value of s with repl.
 func replaceSegment(s, value, repl string) string {
 	var b strings.Builder
 	for {
-		loc := segment(value).FindStringIndex(s)
-		if loc == nil {
+		i := segmentAt(s, value)
+		if i < 0 {
 			return b.String() + s
 		}
-		b.WriteString(s[:loc[0]+1] + repl)
-		s = s[loc[0]+1+len(value):]
+		b.WriteString(s[:i+1] + repl)
+		s = s[i+1+len(value):]
 	}
 }
 
