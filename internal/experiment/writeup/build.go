@@ -102,7 +102,7 @@ func otherFindings(sum *summary.Summary) []string {
 	var out []string
 	for _, fd := range sum.Findings {
 		switch fd.Kind {
-		case summary.KindFailure, summary.KindComparison, summary.KindSweep, summary.KindLimit,
+		case summary.KindFailure, summary.KindComparison, summary.KindSweep, summary.KindLimit, summary.KindDisturbed,
 			summary.KindSearch, summary.KindModel, summary.KindPrediction:
 			continue
 		}

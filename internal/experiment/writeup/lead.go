@@ -20,7 +20,7 @@ func lead(sum *summary.Summary) []block {
 	var verdicts []string
 	for _, fd := range sum.Findings {
 		switch fd.Kind {
-		case summary.KindFailure, summary.KindComparison, summary.KindSweep, summary.KindLimit:
+		case summary.KindFailure, summary.KindComparison, summary.KindSweep, summary.KindLimit, summary.KindDisturbed:
 			verdicts = append(verdicts, fd.String())
 		}
 	}
