@@ -7,7 +7,9 @@ import (
 )
 
 // mdTemplate writes a document as GitHub-flavoured Markdown: collapsed
-// parts are <details> blocks, charts are the SVG files beside report.md.
+// parts are <details> blocks, charts are the SVG files beside report.md,
+// a labelled row of charts (a step's) is one line of a paragraph, ended by
+// a hard line break.
 var mdTemplate = template.Must(template.New("doc").Funcs(template.FuncMap{
 	"table": mdTable, "fence": fence, "quote": quote, "escape": html.EscapeString,
 }).Parse(`{{define "block"}}{{with .Heading}}### {{.}}
@@ -22,7 +24,8 @@ var mdTemplate = template.Must(template.New("doc").Funcs(template.FuncMap{
 {{end}}
 {{end}}{{with .Table}}{{table .}}
 {{end}}{{with .Code}}{{fence .}}
-{{end}}{{with .Label}}**{{.}}**: {{end}}{{with .Charts}}{{range $i, $c := .}}{{if $i}} {{end}}![{{$c.Title}}]({{$c.File}}){{end}}
+{{end}}{{with .Label}}**{{.}}**: {{end}}{{with .Charts}}{{range $i, $c := .}}{{if $i}} {{end}}![{{$c.Title}}]({{$c.File}}){{end}}{{end}}{{if .Label}}  
+{{else if .Charts}}
 
 {{end}}{{with .Details}}<details><summary>{{escape .Summary}}</summary>
 
@@ -31,7 +34,8 @@ var mdTemplate = template.Must(template.New("doc").Funcs(template.FuncMap{
 {{end}}{{end}}{{define "section"}}{{if .Collapsed}}<details><summary><b>{{escape .Title}}</b></summary>
 
 {{else}}## {{.Title}}
-{{end}}{{range .Blocks}}{{template "block" .}}{{end}}{{if .Collapsed}}</details>
+{{end}}{{range .Blocks}}{{template "block" .}}{{end}}{{if .Collapsed}}
+</details>
 
 {{end}}{{end}}# {{.Title}}
 {{range .Lead}}{{template "block" .}}{{end}}{{range .Sections}}{{template "section" .}}{{end}}`))

@@ -110,15 +110,45 @@ func modelSection(sum *summary.Summary) (section, bool) {
 	if len(items) > 0 {
 		s.Blocks = append(s.Blocks, block{Findings: items})
 	}
-	if len(rows) > 0 {
-		s.Blocks = append(s.Blocks, collapsed("Predicted and measured, every step", text(predictionNote()), tableOf(predictionHeader, rows)))
-	}
-	var each [][]string
+	// Each step's own explanation (its figures) goes beside its
+	// predictions; one for a step the table leaves out (stopped) keeps a
+	// table of its own.
+	why := map[string]string{}
+	var order []string
 	for _, g := range eg {
-		each = append(each, g.each...)
+		if len(g.steps) == 1 && len(g.each) == 1 {
+			continue // said in full above
+		}
+		for _, e := range g.each {
+			if _, ok := why[e[0]]; !ok {
+				order = append(order, e[0])
+			}
+			why[e[0]] = e[2] + " (predicted " + e[1] + ")"
+		}
 	}
-	if len(eg) > 0 && len(each) > len(eg) {
-		s.Blocks = append(s.Blocks, collapsed("What the model says happened, every step", tableOf([]string{"Step", "Predicted", "Explanation"}, each)))
+	header := predictionHeader
+	if len(why) > 0 {
+		header = append(append([]string(nil), predictionHeader...), "What the model says happened")
+		done := map[string]bool{}
+		for i, r := range rows {
+			w := "-"
+			if e, ok := why[r[0]]; ok && !done[r[0]] {
+				w, done[r[0]] = e, true
+			}
+			rows[i] = append(r, w)
+		}
+		var left [][]string
+		for _, st := range order {
+			if !done[st] {
+				left = append(left, []string{st, why[st]})
+			}
+		}
+		if len(left) > 0 {
+			s.Blocks = append(s.Blocks, collapsed("What the model says happened in the other steps", tableOf([]string{"Step", "Explanation"}, left)))
+		}
+	}
+	if len(rows) > 0 {
+		s.Blocks = append(s.Blocks, collapsed("Predicted and measured, every step", text(predictionNote()), tableOf(header, rows)))
 	}
 	return s, true
 }
