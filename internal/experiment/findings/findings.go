@@ -65,7 +65,7 @@ func Compute(sum *summary.Summary, opts Options) []Finding {
 	}
 	if len(sum.Search) > 0 {
 		s := sum.Search[0]
-		kept = append([]Finding{{Kind: summary.KindSearch, Text: fmt.Sprintf("Capacity: the highest rate of %s that meets the thresholds, found by bisection on real runs and confirmed by one more: %s.", s.Scenario, summary.SearchSentence(sum.Search))}}, kept...)
+		kept = append([]Finding{{Kind: summary.KindSearch, Text: fmt.Sprintf("Capacity: the highest rate of %s that meets the thresholds, found by bisection on real runs, each answer run once more to confirm it: %s.", s.Scenario, summary.SearchSentence(sum.Search))}}, kept...)
 	}
 	return append(kept, predicted...)
 }
