@@ -55,3 +55,15 @@ func FuzzReplaceSegment(f *testing.F) {
 		}
 	})
 }
+
+func TestSearchSentenceSaysUnconfirmed(t *testing.T) {
+	rs := []SearchResult{
+		{Configuration: "16 workers", Rate: 76.47, Precision: 0.02, Predicted: 81.25, Probes: []SearchProbe{
+			{Rate: 81.25, Pass: true}, {Rate: 81.25, Confirmation: true}, {Rate: 79.6, Confirmation: true}, {Rate: 78.0, Confirmation: true}}},
+		{Configuration: "overflow", Rate: 95.8, Precision: 0.02, Confirmed: true},
+	}
+	want := "16 workers: below 78 req/s, not confirmed (the confirmation runs at 81.3, 79.6, 78 req/s failed) (model: 81.3); overflow: 95.8 req/s ± 2%"
+	if got := SearchSentence(rs); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
