@@ -15,7 +15,19 @@ var (
 	explainRE = regexp.MustCompile(`^In step "(.*?)", the model \(predicted (.*?)\) explains it: (.*)\.$`)
 	missRE    = regexp.MustCompile(`^In step "(.*?)", (.+?) measured (.*?): (.*)\.$`)
 	numberRE  = regexp.MustCompile(`[0-9][0-9.,]*`)
+	figureRE  = regexp.MustCompile(`[0-9][0-9.,]*(ms|µs|ns|s|%)?`)
 )
+
+// mechanism is what a sentence says once its figures are masked, up to
+// its first ';' (the details after it, such as checkout timeouts, differ
+// from step to step while the mechanism does not).
+func mechanism(text string) string {
+	m := figureRE.ReplaceAllString(text, "#")
+	if i := strings.Index(m, ";"); i > 0 {
+		m = m[:i]
+	}
+	return m
+}
 
 // group is one mechanism (or one cause of a miss) and the steps it was
 // stated for, with each step's own sentence.
@@ -25,8 +37,7 @@ type group struct {
 	each  [][]string
 }
 
-// groupBy gathers sentences whose words agree once their figures are
-// masked. key returns the step, the wording and the row kept for the
+// groupBy gathers sentences that state the same mechanism. key returns the step, the wording and the row kept for the
 // collapsed table; ok false keeps the sentence on its own.
 func groupBy(fs []string, key func(string) (step, text string, row []string, ok bool)) (groups []*group, alone []string) {
 	idx := map[string]*group{}
@@ -36,7 +47,7 @@ func groupBy(fs []string, key func(string) (step, text string, row []string, ok 
 			alone = append(alone, f)
 			continue
 		}
-		sig := numberRE.ReplaceAllString(t, "#")
+		sig := mechanism(t)
 		g := idx[sig]
 		if g == nil {
 			g = &group{text: t}
