@@ -272,7 +272,7 @@ func describeFailures(p *Probe) string {
 		if i == 3 {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s: %d", x.k, x.v))
+		parts = append(parts, fmt.Sprintf("%d × %s", x.v, x.k))
 	}
 	return strings.Join(parts, ", ")
 }

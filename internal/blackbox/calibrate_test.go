@@ -90,7 +90,7 @@ func TestCalibrateBadTargets(t *testing.T) {
 	}
 	defer box.Close()
 	_, err = Calibrate(ctx, Options{Target: "GET " + box.URL + "/", Step: 300 * time.Millisecond, Timeout: time.Second})
-	if err == nil || !strings.Contains(err.Error(), "status 503: 3") {
+	if err == nil || !strings.Contains(err.Error(), "3 × status 503") {
 		t.Errorf("errors only: %v", err)
 	}
 	if _, err := Calibrate(ctx, Options{Target: "FETCH"}); err == nil {
