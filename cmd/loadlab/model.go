@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/blackbox"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
 	"github.com/loadlab/loadlab/internal/model"
@@ -50,7 +52,7 @@ within a hair (an origin answering in exactly the request timeout), the real
 system decides by timer wake-ups: the output says the prediction is fragile,
 why, and how to make it stable. See docs/model.md.`
 
-func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model", "[flags] [plan.yaml]", modelExamples, stderr)
 	typ := fs.String("type", "text", "output `format`: text or json")
 	knee := fs.Bool("knee", false, "search the knee: the highest rate of the flood scenario that meets the thresholds, per configuration")
@@ -70,6 +72,12 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	stepDuration := fs.Duration("step-duration", 0, "`duration` of each -steps step")
 	path := fs.String("path", "/", "without a plan: the request `path` (and query); {{...}} templates as in targets")
 	timeout := fs.Duration("timeout", attack.DefaultOptions().Timeout, "without a plan: the client's `timeout` per request")
+	fit := fs.Bool("fit", false, "predict a system loadlab did not write: calibrate the live -target with short, bounded attacks, fit a queue\n"+
+		"(servers, service time, wait and refusal status), then predict -rate (or -steps) through it")
+	target := fs.String("target", "", "with -fit: the request `line` to calibrate and predict, e.g. 'GET http://127.0.0.1:8080/page'")
+	fitStep := fs.Duration("fit-step", 2*time.Second, "with -fit: the `length` of each calibration probe (longer narrows the fit)")
+	fitMaxRate := fs.Float64("fit-max-rate", 5000, "with -fit: the highest `rate` (req/s) the calibration may try")
+	fitBudget := fs.Uint64("fit-budget", 40000, "with -fit: the most `requests` the calibration may send")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -108,6 +116,63 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 			if knees, err = model.PlanKnees(p, *kneeScenario, *seed, ko); err != nil {
 				return err
 			}
+		}
+	case *fit:
+		if fs.NArg() > 0 || *cfgFile != "" || *recipeFile != "" {
+			return badinput.Field("-fit", "calibrates a live -target: give no plan, -config or -recipe with it")
+		}
+		if *target == "" {
+			return badinput.Field("-target", "give the request line to calibrate, e.g. -target 'GET http://127.0.0.1:8080/page'")
+		}
+		if *fitStep < 100*time.Millisecond || *fitStep > time.Minute {
+			return badinput.Field("-fit-step", "want 100ms to 1m, got %v", *fitStep)
+		}
+		if *fitMaxRate < 20 || *fitMaxRate > 1e6 {
+			return badinput.Field("-fit-max-rate", "want 20 to 1000000 req/s, got %v", *fitMaxRate)
+		}
+		if *timeout <= 0 {
+			return badinput.Field("-timeout", "want a positive duration, got %v", *timeout)
+		}
+		d := *duration
+		if *stepList != "" && !flagSet(fs, "duration") {
+			d = 0
+		}
+		scheds, err := quickSchedules(*rate, *stepList, d, *stepDuration, flagSet(fs, "rate"))
+		if err != nil {
+			return err
+		}
+		f, err := blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
+			MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
+		var bad *blackbox.BadTargetError
+		switch {
+		case errors.As(err, &bad):
+			return badinput.Field("-target", "%s", bad.Msg)
+		case err != nil:
+			return err
+		}
+		w := stdout
+		if *typ == "json" {
+			w = stderr // stdout is the JSON array scripts read
+		}
+		blackbox.WriteFit(w, f)
+		var in model.Input
+		for i, sch := range scheds {
+			if in, err = f.Input(sch, *timeout, *seed); err != nil {
+				return err
+			}
+			pr, err := model.Predict(in)
+			if err != nil {
+				return badinput.Errorf("%v", err)
+			}
+			steps = append(steps, model.StepPrediction{Step: i + 1, Name: sch.String() + " for " + sch.Length().String() + " on " + *target,
+				Configuration: "fitted queue", Prediction: pr, Notes: f.Notes})
+		}
+		if *knee {
+			k, err := model.SearchKnee(in, "attack", extra, ko)
+			if err != nil {
+				return badinput.Field("-knee", "%v", err)
+			}
+			knees = append(knees, k)
 		}
 	case fs.NArg() == 0:
 		if *recipeFile == "" {
