@@ -124,6 +124,10 @@ type leanConn struct {
 	stamp  bool      // raw reads bring the kernel's receive times of heads
 	recvAt time.Time // when the bytes last read reached the server
 	remote string    // RemoteAddr, once asked for
+	// crlfLeft is how many CR or LF bytes before the next request line
+	// are skipped: up to 4 after a POST (net/http's tolerance for old
+	// clients that end a body with CRLF), else none.
+	crlfLeft int
 	// lastDone is when the previous answer on the connection was sent.
 	lastDone time.Time
 	// reqHdr and respHdr are the header maps of the request being served,
@@ -199,6 +203,9 @@ func (c *leanConn) serve() {
 			if c.reqHdr == nil {
 				c.reqHdr = make(http.Header, 8)
 			}
+			for c.crlfLeft > 0 && len(c.buf) > 0 && (c.buf[0] == '\r' || c.buf[0] == '\n') {
+				c.buf, c.crlfLeft = c.buf[1:], c.crlfLeft-1
+			}
 			r, n, err := parseHeadInto(c.buf, c.reqHdr)
 			if err == nil {
 				if r.url, err = url.ParseRequestURI(r.target); err != nil {
@@ -208,6 +215,10 @@ func (c *leanConn) serve() {
 			if err == nil {
 				req = r
 				c.buf = c.buf[n:]
+				c.crlfLeft = 0
+				if r.method == http.MethodPost {
+					c.crlfLeft = 4
+				}
 				break
 			}
 			var he *headError
