@@ -242,6 +242,11 @@ func (c *leanConn) serve() {
 				c.buf = c.buf[:len(c.buf)+m]
 			}
 			if rerr != nil {
+				if errors.Is(rerr, io.EOF) && len(c.buf) > 0 {
+					// A head cut short: net/http's server answers it
+					// (400 for a partial request line) as it would.
+					handed = c.handoff()
+				}
 				return
 			}
 		}
