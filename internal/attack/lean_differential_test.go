@@ -2,11 +2,13 @@ package attack
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"testing"
 	"time"
 
@@ -132,4 +134,67 @@ func TestLeanResponseAgreesWithNetHTTP(t *testing.T) {
 		}
 	}
 	httpcases.Hold(t, httpcases.AttackResponses, differ)
+}
+
+// FuzzLeanResponseAgainstNetHTTP gives arbitrary answers to the lean
+// client and to net/http's: they must read them alike, but for the
+// documented differences (docs/http1.md), recognised by documentedDiff.
+func FuzzLeanResponseAgainstNetHTTP(f *testing.F) {
+	for _, c := range httpcases.Responses {
+		if len(c.Raw) < 4<<10 {
+			f.Add(c.Method == "HEAD", []byte(c.Raw))
+		}
+	}
+	s := newRawServer(f)
+	f.Fuzz(func(t *testing.T, head bool, raw []byte) {
+		method := "GET"
+		if head {
+			method = "HEAD"
+		}
+		l, std := leanOutcome(t, s, method, string(raw)), stdOutcome(t, s, method, string(raw))
+		if l != std && !documentedDiff(raw, l, std) {
+			t.Fatalf("%s %q:\nlean client: %v\nnet/http: %v", method, raw, l, std)
+		}
+	})
+}
+
+var (
+	// finalStatus is a status line the lean client takes: HTTP/1.x and a
+	// code from 100 (the line and code net/http may take otherwise).
+	finalStatus = regexp.MustCompile(`^HTTP/1\.[0-9] [1-9][0-9][0-9]( |\r?\n)`)
+	// spacedName is a field name followed by whitespace.
+	spacedName = regexp.MustCompile(`(?m)^[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+[ \t]+:`)
+	// foldedUsed is a field the lean client uses, folded.
+	foldedUsed = regexp.MustCompile(`(?mi)^(content-length|transfer-encoding|connection):[^\n]*\n[ \t]`)
+)
+
+// documentedDiff reports whether the lean client's reading l and
+// net/http's std of raw differ as docs/http1.md says they may.
+func documentedDiff(raw []byte, l, std outcome) bool {
+	if !l.ok && std.ok { // the lean client refuses what net/http takes
+		return !statusLinesOK(raw) || spacedName.Match(raw) || foldedUsed.Match(raw)
+	}
+	// http10-keep-alive: the lean client closes.
+	return l.ok && std.ok && l.code == std.code && l.body == std.body && l.close && !std.close && bytes.HasPrefix(raw, []byte("HTTP/1.0"))
+}
+
+// statusLinesOK reports whether every status line the client reads in
+// raw (1xx answers, then the final one) is one the lean client takes.
+func statusLinesOK(raw []byte) bool {
+	for {
+		if !finalStatus.Match(raw) {
+			return false
+		}
+		if !bytes.HasPrefix(raw[9:], []byte("1")) || bytes.HasPrefix(raw[9:], []byte("101")) {
+			return true
+		}
+		end := bytes.Index(raw, []byte("\n\r\n"))
+		if e := bytes.Index(raw, []byte("\n\n")); e >= 0 && (end < 0 || e < end) {
+			end = e - 1
+		}
+		if end < 0 {
+			return true
+		}
+		raw = raw[end+3:]
+	}
 }

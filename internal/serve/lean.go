@@ -198,6 +198,7 @@ func (c *leanConn) serve() {
 			return
 		}
 		started := len(c.buf) > 0
+		skipped := 0 // CR and LF bytes skipped before this request
 		var req *leanReq
 		for {
 			if c.reqHdr == nil {
@@ -205,6 +206,7 @@ func (c *leanConn) serve() {
 			}
 			for c.crlfLeft > 0 && len(c.buf) > 0 && (c.buf[0] == '\r' || c.buf[0] == '\n') {
 				c.buf, c.crlfLeft = c.buf[1:], c.crlfLeft-1
+				skipped++
 			}
 			r, n, err := parseHeadInto(c.buf, c.reqHdr)
 			if err == nil {
@@ -242,9 +244,10 @@ func (c *leanConn) serve() {
 				c.buf = c.buf[:len(c.buf)+m]
 			}
 			if rerr != nil {
-				if errors.Is(rerr, io.EOF) && len(c.buf) > 0 {
-					// A head cut short: net/http's server answers it
-					// (400 for a partial request line) as it would.
+				// A head cut short: net/http's server answers it (400)
+				// as it would; it waits for 4 bytes before every request
+				// but the first, and closes silently when fewer come.
+				if errors.Is(rerr, io.EOF) && len(c.buf) > 0 && (c.served == 0 || len(c.buf)+skipped >= 4) {
 					handed = c.handoff()
 				}
 				return
