@@ -46,6 +46,21 @@ func (c Conversation) String() string {
 // half-closes it, and reads answers until the server closes it or timeout
 // passes.
 func Exchange(addr, raw string, timeout time.Duration) (Conversation, error) {
+	return exchange(addr, raw, timeout, true)
+}
+
+// Closing is a request asking the server to close the connection after
+// its answer: ended with it, a stream needs no half-close (which a server
+// may take for the client going away) to end.
+const Closing = "GET /end HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+
+// ExchangeOpen is Exchange without the half-close: raw should end with
+// Closing.
+func ExchangeOpen(addr, raw string, timeout time.Duration) (Conversation, error) {
+	return exchange(addr, raw, timeout, false)
+}
+
+func exchange(addr, raw string, timeout time.Duration, halfClose bool) (Conversation, error) {
 	c, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return Conversation{}, err
@@ -55,7 +70,7 @@ func Exchange(addr, raw string, timeout time.Duration) (Conversation, error) {
 	wrote := make(chan struct{})
 	go func() { // the server may answer before it has read everything
 		defer close(wrote)
-		if _, err := io.WriteString(c, raw); err == nil {
+		if _, err := io.WriteString(c, raw); err == nil && halfClose {
 			_ = c.(*net.TCPConn).CloseWrite()
 		}
 	}()
