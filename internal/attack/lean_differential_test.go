@@ -162,8 +162,8 @@ var (
 	// finalStatus is a status line the lean client takes: HTTP/1.x and a
 	// code from 100 (the line and code net/http may take otherwise).
 	finalStatus = regexp.MustCompile(`^HTTP/1\.[0-9] [1-9][0-9][0-9]( |\r?\n)`)
-	// spacedName is a field name followed by whitespace.
-	spacedName = regexp.MustCompile(`(?m)^[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+[ \t]+:`)
+	// spacedName is a field name holding or followed by whitespace.
+	spacedName = regexp.MustCompile(`(?m)^[^ \t\r\n:][^:\r\n]*[ \t][^:\r\n]*:`)
 	// foldedUsed is a field the lean client uses, folded.
 	foldedUsed = regexp.MustCompile(`(?mi)^(content-length|transfer-encoding|connection):[^\n]*\n[ \t]`)
 )

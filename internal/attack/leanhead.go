@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 )
 
 // statusCode returns the code of a status line ("HTTP/1.x NNN reason"),
@@ -58,7 +60,7 @@ func (h *respFields) set(k, v []byte) error {
 			}
 			return nil
 		}
-		n, ok := parseLength(v)
+		n, ok := httpsyntax.ContentLength(v)
 		if !ok {
 			return fmt.Errorf("bad Content-Length %q", v)
 		}
@@ -68,7 +70,7 @@ func (h *respFields) set(k, v []byte) error {
 		h.chunked = bytes.EqualFold(v, []byte("chunked"))
 	case bytes.EqualFold(k, []byte("Connection")):
 		for tok := range bytes.SplitSeq(v, []byte(",")) {
-			if bytes.EqualFold(trimOWS(tok), []byte("close")) {
+			if bytes.EqualFold(httpsyntax.TrimOWS(tok), []byte("close")) {
 				h.close = true
 			}
 		}
@@ -107,19 +109,19 @@ func readFields(br *bufio.Reader, budget *int, h *respFields) error {
 			return nil
 		}
 		if line[0] == ' ' || line[0] == '\t' { // obs-fold
-			if first || usedPrev || !validFieldValue(line) {
+			if first || usedPrev || !httpsyntax.FieldValue(line) {
 				return errMalformedField
 			}
 			continue
 		}
 		first = false
 		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok || !validFieldName(k) || !validFieldValue(v) {
+		if !ok || !httpsyntax.Token(k) || !httpsyntax.FieldValue(v) {
 			return errMalformedField
 		}
 		usedPrev = h.uses(k)
 		if usedPrev {
-			if err := h.set(k, trimOWS(v)); err != nil {
+			if err := h.set(k, httpsyntax.TrimOWS(v)); err != nil {
 				return err
 			}
 		}

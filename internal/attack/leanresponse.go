@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -137,7 +138,7 @@ func (w *worker) readChunked(br *bufio.Reader) (int64, []byte, error) {
 			return total, kept, err
 		}
 		excess += int64(len(line)) + 2
-		size, ok := parseChunkSize(line)
+		size, ok := httpsyntax.ChunkSize(line)
 		if !ok {
 			return total, kept, fmt.Errorf("malformed chunk size %q", line)
 		}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -75,7 +76,7 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	default:
 		return nil, n, &headError{http.StatusHTTPVersionNotSupported, "unsupported protocol " + strconv.Quote(string(line[sp2+1:]))}
 	}
-	if !validToken(line[:sp1]) || bytes.IndexByte(line[sp1+1:sp2], ' ') >= 0 {
+	if !httpsyntax.Token(line[:sp1]) || bytes.IndexByte(line[sp1+1:sp2], ' ') >= 0 {
 		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
 	}
 	if r.target == "" || r.target[0] != '/' { // "*" and absolute-form: net/http's
@@ -96,11 +97,11 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 			l, rest = rest, nil
 		}
 		c := bytes.IndexByte(l, ':')
-		if c <= 0 || !validToken(l[:c]) {
+		if c <= 0 || !httpsyntax.Token(l[:c]) {
 			return nil, n, &headError{http.StatusBadRequest, "malformed header line"}
 		}
-		v := trimOWS(l[c+1:])
-		if !validValue(v) {
+		v := httpsyntax.TrimOWS(l[c+1:])
+		if !httpsyntax.FieldValue(v) {
 			return nil, n, &headError{http.StatusBadRequest, "malformed header value"}
 		}
 		key := textproto.CanonicalMIMEHeaderKey(string(l[:c]))
@@ -115,7 +116,7 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 				}
 				continue
 			}
-			length, ok := parseLength(v)
+			length, ok := httpsyntax.ContentLength(v)
 			if !ok {
 				return nil, n, &headError{http.StatusBadRequest, "bad Content-Length"}
 			}
@@ -134,7 +135,7 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 			continue
 		case "Connection":
 			for _, tok := range bytes.Split(v, []byte(",")) {
-				tok = trimOWS(tok)
+				tok = httpsyntax.TrimOWS(tok)
 				if bytes.EqualFold(tok, []byte("close")) {
 					closing = true
 				} else if bytes.EqualFold(tok, []byte("keep-alive")) {
@@ -151,54 +152,4 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	// wins in any order.
 	r.close = closing || (r.minor == 0 && !keepAlive)
 	return r, n, nil
-}
-
-// trimOWS trims spaces and tabs (and only them, as net/http) around b.
-func trimOWS(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// validValue reports whether v is a valid field value: no control
-// character but tab (as net/http's server).
-func validValue(v []byte) bool {
-	for _, c := range v {
-		if (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// parseLength parses a Content-Length value as net/http: decimal digits
-// only, below 2^63.
-func parseLength(v []byte) (int64, bool) {
-	if len(v) == 0 || len(v) > 18 { // 18 digits cannot overflow
-		return 0, false
-	}
-	var n int64
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
-}
-
-func validToken(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte("()<>@,;:\\\"/[]?={}"), c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
