@@ -47,7 +47,7 @@ func readChunkLine(br *bufio.Reader) ([]byte, error) {
 		}
 		return nil, err
 	}
-	if i := bytes.IndexByte(p, '\r'); i != len(p)-2 {
+	if i := bytes.IndexByte(p, '\r'); len(p) < 2 || i != len(p)-2 {
 		return nil, errChunkLine
 	}
 	p = p[:len(p)-2]

@@ -42,6 +42,7 @@ var Responses = []Response{
 	{"chunk-size-leading-space", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n 5\r\nhello\r\n0\r\n\r\n"},
 	{"chunk-size-trailing-space", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n"},
 	{"chunk-size-bare-lf", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n"},
+	{"chunk-line-lf-only", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\n5\r\nhello\r\n0\r\n\r\n"},
 	{"chunk-data-no-crlf", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXY0\r\n\r\n"},
 	{"chunk-extension-flood", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + strings.Repeat("1;"+strings.Repeat("e", 2000)+"\r\nx\r\n", 20) + "0\r\n\r\n"},
 	{"obs-fold", "GET", "HTTP/1.1 200 OK\r\nX-Folded: one\r\n two\r\nContent-Length: 5\r\n\r\nhello"},
