@@ -15,7 +15,8 @@ func statusCode(line []byte) int {
 	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[7] < '0' || line[7] > '9' || line[8] != ' ' {
 		return -1
 	}
-	if len(line) > 12 && line[12] != ' ' && line[12] != '\r' && line[12] != '\n' {
+	// The code ends the line, or a space follows it.
+	if len(line) > 12 && line[12] != ' ' && line[12] != '\n' && (line[12] != '\r' || len(line) != 14) {
 		return -1
 	}
 	code := 0
