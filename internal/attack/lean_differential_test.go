@@ -119,7 +119,8 @@ func stdOutcome(t testing.TB, s *rawServer, method, raw string) outcome {
 	if err != nil {
 		return outcome{}
 	}
-	return outcome{ok: true, code: resp.StatusCode, body: string(body), close: resp.Close}
+	// A switched connection (101) is never reused, whatever resp.Close.
+	return outcome{ok: true, code: resp.StatusCode, body: string(body), close: resp.Close || resp.StatusCode == http.StatusSwitchingProtocols}
 }
 
 // The lean client must read every answer as net/http's does, or differ
