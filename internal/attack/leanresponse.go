@@ -73,7 +73,7 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 		chunked = true
 	}
 	contentLength, closeConn, location := h.length, h.close, h.location
-	if http10 { // HTTP/1.0 closes unless told otherwise; keep it simple
+	if http10 || code == 101 { // HTTP/1.0 closes unless told otherwise; keep it simple. 101: no longer HTTP
 		closeConn = true
 	}
 	noBody := t.Method == "HEAD" || code == 204 || code == 304

@@ -54,6 +54,7 @@ var Responses = []Response{
 	{"early-hints-then-ok", "GET", "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"},
 	{"many-1xx", "GET", strings.Repeat("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n", 50) + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"},
 	{"switching-protocols", "GET", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\nraw bytes"},
+	{"switching-protocols-head", "HEAD", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n"},
 	{"head-with-length", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"},
 	{"head-chunked", "HEAD", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"},
 	{"no-content-with-length", "GET", "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n"},
