@@ -38,6 +38,7 @@ type respFields struct {
 	codings  int  // Transfer-Encoding fields
 	chunked  bool // the (one) Transfer-Encoding is "chunked"
 	close    bool // Connection holds "close"
+	upgrade  int  // bit 1: Connection holds "upgrade"; bit 2: an Upgrade field came (both: a protocol switch)
 	location []byte
 }
 
@@ -47,7 +48,8 @@ func (h *respFields) uses(k []byte) bool {
 		return false
 	}
 	return bytes.EqualFold(k, []byte("Content-Length")) || bytes.EqualFold(k, []byte("Transfer-Encoding")) ||
-		bytes.EqualFold(k, []byte("Connection")) || (h.follow && bytes.EqualFold(k, []byte("Location")))
+		bytes.EqualFold(k, []byte("Connection")) || bytes.EqualFold(k, []byte("Upgrade")) ||
+		(h.follow && bytes.EqualFold(k, []byte("Location")))
 }
 
 // set takes the value v of a field the reader uses.
@@ -71,10 +73,15 @@ func (h *respFields) set(k, v []byte) error {
 		h.chunked = bytes.EqualFold(v, []byte("chunked"))
 	case bytes.EqualFold(k, []byte("Connection")):
 		for tok := range bytes.SplitSeq(v, []byte(",")) {
-			if bytes.EqualFold(httpsyntax.TrimOWS(tok), []byte("close")) {
+			tok = httpsyntax.TrimOWS(tok)
+			if bytes.EqualFold(tok, []byte("close")) {
 				h.close = true
+			} else if bytes.EqualFold(tok, []byte("upgrade")) {
+				h.upgrade |= 1
 			}
 		}
+	case bytes.EqualFold(k, []byte("Upgrade")):
+		h.upgrade |= 2
 	default: // Location
 		h.location = append(h.location[:0], v...)
 	}

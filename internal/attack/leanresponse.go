@@ -76,10 +76,14 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	if http10 || code == 101 { // HTTP/1.0 closes unless told otherwise; keep it simple. 101: no longer HTTP
 		closeConn = true
 	}
-	noBody := t.Method == "HEAD" || code == 204 || code == 304
+	noBody := t.Method == "HEAD" || code == 204 || code == 304 || code == 101
 	var n int64
 	var kept []byte
 	switch {
+	case code == 101 && h.upgrade == 3:
+		// As net/http: a protocol switch is followed by the new
+		// protocol's bytes, read to the close; another 101 has no body.
+		n, kept, err = w.readBody(c.br)
 	case noBody:
 	case chunked:
 		n, kept, err = w.readChunked(c.br)

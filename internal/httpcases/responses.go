@@ -55,6 +55,8 @@ var Responses = []Response{
 	{"many-1xx", "GET", strings.Repeat("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n", 50) + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"},
 	{"switching-protocols", "GET", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\nraw bytes"},
 	{"switching-protocols-head", "HEAD", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n"},
+	{"switching-protocols-length", "GET", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\nContent-Length: 2\r\n\r\nraw bytes"},
+	{"switching-protocols-no-upgrade", "GET", "HTTP/1.0 101\n\r\n0"},
 	{"head-with-length", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"},
 	{"head-chunked", "HEAD", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"},
 	{"no-content-with-length", "GET", "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n"},
