@@ -35,7 +35,7 @@ components:
       small: {label: 2 workers + 2 overflow}
       big:
         label: 16 workers
-        set: {pools.default.size: 16, pools.default.overflow: 0}
+        set: {pools.default.size: 16, pools.default.overflow: 0, pools.default.checkout_timeout: 1s}
 matrix:
   proxy: [small, big]
 step_name: "${proxy.label}"
