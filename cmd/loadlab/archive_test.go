@@ -397,3 +397,12 @@ func TestArchiveAddShards(t *testing.T) {
 		t.Errorf("show: %s", show)
 	}
 }
+
+func TestArchiveSubcommandsHaveHelp(t *testing.T) {
+	for _, name := range archiveNames() {
+		code, _, stderr := runCLI(t, nil, "archive", name, "-help")
+		if code != 0 || !strings.Contains(stderr, "Usage: loadlab archive "+name) || !strings.Contains(stderr, "-db") || !strings.Contains(stderr, "Examples:") {
+			t.Errorf("archive %s -help: exit %d\n%s", name, code, stderr)
+		}
+	}
+}
