@@ -36,6 +36,7 @@ func main() {
 	reps := flag.Int("reps", 20, "repetitions of each query (the median is printed)")
 	dsn := flag.String("db", "", "archive to use (default: a SQLite file in the scratch folder); a Postgres database must be empty")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the add to `file`")
+	queryprofile := flag.String("queryprofile", "", "write a CPU profile of the queries to `file`")
 	flag.Parse()
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "loadlab-bench-archive")
@@ -115,6 +116,12 @@ func main() {
 			return len(p)
 		}},
 		{"Get: one run with its steps", func() int { r, err := st.Get(ctx, bs0ID(ctx, st)); check(err); return len(r.Steps) }},
+	}
+	if *queryprofile != "" {
+		f, err := os.Create(*queryprofile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
 	}
 	for _, q := range queries {
 		var ds []time.Duration
