@@ -99,9 +99,21 @@ func main() {
 		f    func() int
 	}{
 		{"List: index page (newest 50, and the total)", func() int { r, _, err := st.List(ctx, archive.Filter{Limit: 50}); check(err); return len(r) }},
-		{"List: page 100 (offset 4950)", func() int { r, _, err := st.List(ctx, archive.Filter{Limit: 50, Offset: 4950}); check(err); return len(r) }},
-		{"List: sorted by p99, 50", func() int { r, _, err := st.List(ctx, archive.Filter{Limit: 50, Sort: "p99"}); check(err); return len(r) }},
-		{"List: label team=edge, 50", func() int { r, _, err := st.List(ctx, archive.Filter{Limit: 50, Labels: some}); check(err); return len(r) }},
+		{"List: page 100 (offset 4950)", func() int {
+			r, _, err := st.List(ctx, archive.Filter{Limit: 50, Offset: 4950})
+			check(err)
+			return len(r)
+		}},
+		{"List: sorted by p99, 50", func() int {
+			r, _, err := st.List(ctx, archive.Filter{Limit: 50, Sort: "p99"})
+			check(err)
+			return len(r)
+		}},
+		{"List: label team=edge, 50", func() int {
+			r, _, err := st.List(ctx, archive.Filter{Limit: 50, Labels: some})
+			check(err)
+			return len(r)
+		}},
 		{"List: name contains \"search\", 50", func() int {
 			r, _, err := st.List(ctx, archive.Filter{Limit: 50, Name: "search"})
 			check(err)
@@ -109,7 +121,11 @@ func main() {
 		}},
 		{"List: every run", func() int { r, _, err := st.List(ctx, archive.Filter{}); check(err); return len(r) }},
 		{"Points: every run (trend without -by filter)", func() int { p, err := st.Points(ctx, archive.Filter{Asc: true}, ""); check(err); return len(p) }},
-		{"Points: label team=edge", func() int { p, err := st.Points(ctx, archive.Filter{Labels: some, Asc: true}, ""); check(err); return len(p) }},
+		{"Points: label team=edge", func() int {
+			p, err := st.Points(ctx, archive.Filter{Labels: some, Asc: true}, "")
+			check(err)
+			return len(p)
+		}},
 		{"Points: scenario page, label team=edge", func() int {
 			p, err := st.Points(ctx, archive.Filter{Labels: some, Asc: true}, "page")
 			check(err)
