@@ -6,7 +6,8 @@
 //
 //	go run ./bench/archive                 # 2M results, 10,000 runs, SQLite in a temporary folder
 //	go run ./bench/archive -n 5000000 -runs 10000 -cpuprofile add.prof
-//	go run ./bench/archive -db postgres://user:pw@127.0.0.1:5432/bench  # the same on Postgres (an empty database)
+//	go run ./bench/archive -pg             # the same on a throwaway Postgres (Debian's postgresql)
+//	go run ./bench/archive -db postgres://user:pw@127.0.0.1:5432/bench  # on a Postgres of yours (an empty database)
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
+	"github.com/loadlab/loadlab/internal/archive/pgtest"
 	"github.com/loadlab/loadlab/internal/archive/sqlstore"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -36,6 +38,7 @@ func main() {
 	runs := flag.Int("runs", 10_000, "runs in the archive whose List and Points are timed")
 	reps := flag.Int("reps", 20, "repetitions of each query (the median is printed)")
 	dsn := flag.String("db", "", "archive to use (default: a SQLite file in the scratch folder); a Postgres database must be empty")
+	pg := flag.Bool("pg", false, "start a throwaway Postgres (Debian's postgresql, as the tests do) and use it")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the add to `file`")
 	queryprofile := flag.String("queryprofile", "", "write a CPU profile of the queries to `file`")
 	flag.Parse()
@@ -43,9 +46,17 @@ func main() {
 	dir, err := os.MkdirTemp("", "loadlab-bench-archive")
 	check(err)
 	defer os.RemoveAll(dir)
+	if *pg {
+		srv, err := pgtest.Start()
+		check(err)
+		defer srv.Stop()
+		*dsn, err = srv.CreateDB("bench")
+		check(err)
+	}
 	if *dsn == "" {
 		*dsn = filepath.Join(dir, "bench.db")
 	}
+	fmt.Printf("archive: %s\n", map[bool]string{true: "Postgres", false: "SQLite"}[archive.IsPostgres(*dsn)])
 	st, err := sqlstore.Open(ctx, *dsn, true)
 	check(err)
 	defer st.Close()
