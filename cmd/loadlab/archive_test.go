@@ -226,6 +226,8 @@ func TestArchiveBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	sdb.Close()
+	targetsFile := filepath.Join(dir, "targets.txt")
+	os.WriteFile(targetsFile, []byte("GET http://127.0.0.1:9/\n"), 0o644)
 	notResults := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notResults, []byte("these are my notes, not results\n"), 0o644)
 	port, _ := pgtest.FreePort()
@@ -248,6 +250,8 @@ func TestArchiveBadInput(t *testing.T) {
 		{"no db", []string{"archive", "list"}, "-db: required"},
 		{"unknown subcommand", []string{"archive", "nope"}, `unknown subcommand "nope"`},
 		{"unknown sort", []string{"archive", "list", "-db", good, "-sort", "nope"}, `unknown column "nope"`},
+		{"fleet generators do not archive", []string{"fleet", "ssh", "-hosts", "a,b", "-targets", targetsFile, "--", "-rate", "1/s", "-duration", "1s", "-archive", good},
+			"-archive: a fleet's generators do not archive"},
 	}
 	if srv := pgtest.Shared(t); srv != nil {
 		cases = append(cases, struct {
