@@ -121,6 +121,9 @@ func TestArchiveAddListShow(t *testing.T) {
 					t.Errorf("run %d: %+v", i, r)
 				}
 			}
+			if engine == "postgres" {
+				return // the rest reads the same store code; the store tests run both engines
+			}
 			// the archive's figures are loadlab report's
 			want := reportJSON(t, filepath.Join(regressionHunt, "steps/04-build-2020-02-04/page.lll"))
 			got := runs[2].Latencies
