@@ -407,9 +407,9 @@ func TestArchiveAddShards(t *testing.T) {
 
 func TestArchiveSubcommandsHaveHelp(t *testing.T) {
 	for _, name := range archiveNames() {
-		code, _, stderr := runCLI(t, nil, "archive", name, "-help")
-		if code != 0 || !strings.Contains(stderr, "Usage: loadlab archive "+name) || !strings.Contains(stderr, "-db") || !strings.Contains(stderr, "Examples:") {
-			t.Errorf("archive %s -help: exit %d\n%s", name, code, stderr)
+		code, stdout, stderr := runCLI(t, nil, "archive", name, "-help")
+		if code != 0 || !strings.Contains(stdout, "Usage: loadlab archive "+name) || !strings.Contains(stdout, "-db") || !strings.Contains(stdout, "Examples:") || stderr != "" {
+			t.Errorf("archive %s -help: exit %d\n%s\nstderr: %s", name, code, stdout, stderr)
 		}
 	}
 }
