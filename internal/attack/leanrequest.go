@@ -22,7 +22,10 @@ func (lw *leanWorker) prepare(t *targets.Target) *leanTarget {
 	if !ok || !sendableAsIs(path) {
 		return &leanTarget{} // net/http escapes it or refuses it
 	}
-	b := lw.appendHead(nil, nil, t, 0, host, path)
+	b, bad := lw.appendHead(nil, nil, t, 0, host, path)
+	if bad != "" {
+		return &leanTarget{} // net/http refuses it, with its own words
+	}
 	start := len(b)
 	if t.Body != nil {
 		b = append(b, t.Body.Text()...)
@@ -37,8 +40,17 @@ const clPlaceholder = "Content-Length: 0000000000\r\n\r\n"
 
 // appendHead appends the request line and headers, ending with the
 // Content-Length placeholder and the blank line. w is nil for static
-// targets (no rendering needed).
-func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uint64, host, path []byte) []byte {
+// targets (no rendering needed). Every header value is checked as it is
+// written (a byte scan: no control character but tab) and the Host too
+// (no control character or space): bad is the name of the first header
+// that failed, "" when all passed, and then the request must not be sent.
+// Compiled targets cannot render such values (package targets checks every
+// piece of text a template can write); the scan makes the wire safe
+// whatever built the target.
+func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uint64, host, path []byte) (_ []byte, bad string) {
+	if !validHost(host) {
+		bad = "Host"
+	}
 	b = append(b, t.Method...)
 	b = append(b, ' ')
 	b = append(b, path...)
@@ -50,10 +62,14 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 		}
 		b = append(b, hd.Name...)
 		b = append(b, ": "...)
+		v := len(b)
 		if hd.Value.Static() || w == nil {
 			b = append(b, hd.Value.Text()...)
 		} else {
 			b = hd.Value.Append(b, w.rng, seq)
+		}
+		if bad == "" && !validFieldValue(b[v:]) {
+			bad = hd.Name
 		}
 		b = append(b, "\r\n"...)
 	}
@@ -77,7 +93,30 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 		b = append(b, "Connection: close\r\n"...)
 	}
 	b = append(b, clPlaceholder...)
-	return b
+	return b, bad
+}
+
+// validFieldValue reports whether v may be sent as a header value, as
+// net/http decides (httpguts.ValidHeaderFieldValue) but on bytes: no
+// control character but tab, no DEL.
+func validFieldValue(v []byte) bool {
+	for _, c := range v {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// validHost reports whether host may be sent in a Host header: no control
+// character, DEL or space.
+func validHost(host []byte) bool {
+	for _, c := range host {
+		if c <= ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func targetHas(t *targets.Target, name string) bool {
