@@ -16,7 +16,9 @@ import (
 // are refused (403) when:
 //   - they come from a page of another site: an Origin header whose host
 //     differs from the request's Host, or Sec-Fetch-Site cross-site or
-//     same-site;
+//     same-site, or a Referer whose host differs from the request's Host
+//     (an old browser without Fetch Metadata following a link or an
+//     image to GET /_admin/restart sends only that);
 //   - their Host is not an IP address, localhost (or a name under
 //     .localhost) or one of Options.AdminHosts: a page whose own name
 //     resolves to this machine (DNS rebinding) is same-origin with itself
@@ -36,6 +38,12 @@ func (s *Simulator) adminRefusal(r *http.Request) string {
 		u, err := url.Parse(o)
 		if err != nil || o == "null" || !strings.EqualFold(u.Host, r.Host) {
 			return "admin requests sent by a web page of another origin (" + o + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
+		}
+	}
+	if ref := r.Header.Get("Referer"); ref != "" {
+		u, err := url.Parse(ref)
+		if err != nil || !strings.EqualFold(u.Host, r.Host) {
+			return "admin requests sent from a web page of another origin (Referer " + ref + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
 		}
 	}
 	host := r.Host
