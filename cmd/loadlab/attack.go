@@ -15,6 +15,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/live"
+	"github.com/loadlab/loadlab/internal/outfile"
 	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
@@ -203,6 +204,11 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		return err
 	}
 	topts := targets.Options{Format: format, Header: f.headers.h}
+	if f.output != "stdout" {
+		if err := outfile.CheckNotInput("-output", f.output, f.targets, f.body); err != nil {
+			return err
+		}
+	}
 	if f.body != "" {
 		b, err := os.ReadFile(f.body)
 		if err != nil {

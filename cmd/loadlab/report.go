@@ -99,15 +99,17 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	merge := report.NewMerge(inputs...)
 	var m *metrics.Metrics
-	err = withOutput(*output, stdout, *every > 0, func(w io.Writer) error {
+	err = withOutput(*output, fs.Args(), stdout, *every > 0, func(w io.Writer) error {
 		m, err = report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every,
 			Metrics: metrics.Options{Basis: basis, Owned: owned}})
-		return err
+		if err != nil {
+			return err
+		}
+		// a damaged input read strictly fails the command before the
+		// output is in place
+		return readProblems("report", merge, stderr)
 	})
 	if err != nil {
-		return err
-	}
-	if err := readProblems("report", merge, stderr); err != nil {
 		return err
 	}
 	return checkThresholds(ths, m, stderr)
