@@ -145,7 +145,7 @@ func openInputs(files []string, stdin io.Reader, resync bool) ([]report.Input, f
 		}
 		s.Resync(resync)
 		srcs = append(srcs, s)
-		in := report.Input{Name: s.Name, Dec: s}
+		in := report.Input{Name: s.Name, Dec: s, Meta: s.Meta}
 		if s.Meta != nil {
 			in.Shard = s.Meta.Shard
 		}
@@ -185,7 +185,8 @@ func followInput(ctx context.Context, path string, idle time.Duration, resync bo
 	// A writer that crashed leaves a torn block; one restarted on the same
 	// file appends fresh blocks after it: read past the torn one.
 	r.Resync(resync)
-	return []report.Input{{Name: path, Dec: r}}, func() { r.Close(); f.Close() }, nil
+	meta := r.Meta()
+	return []report.Input{{Name: path, Dec: r, Meta: &meta}}, func() { r.Close(); f.Close() }, nil
 }
 
 // readProblems prints a warning per torn tail (exit 0: a killed attack

@@ -16,6 +16,26 @@ type Input struct {
 	// Shard is the input's shard record when it is one shard of a split
 	// attack (loadlab attack -shard), else nil.
 	Shard *results.Shard
+	// Meta is the input's header when it has one (loadlab streams), else
+	// nil: its Planned count lets the accounting tell an attack that did
+	// not finish.
+	Meta *results.Meta
+}
+
+// planned is, per attack name, the requests the inputs' headers planned
+// (the largest when several inputs name one attack), nil when none said.
+func (m *Merge) planned() map[string]uint64 {
+	var out map[string]uint64
+	for _, in := range m.inputs {
+		if in.Meta == nil || in.Meta.Planned == 0 || in.Meta.Shard != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]uint64{}
+		}
+		out[in.Meta.Attack] = max(out[in.Meta.Attack], in.Meta.Planned)
+	}
+	return out
 }
 
 // Warning is a problem with an input that did not stop the report: the

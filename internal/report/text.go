@@ -115,8 +115,14 @@ func writeAdditions(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 	}
 	if a := m.Accounting; a.Known() {
 		verdict := "every scheduled request recorded once"
-		if !a.Complete() {
+		if a.Missing > 0 || a.Twice > 0 {
 			verdict = fmt.Sprintf("%d scheduled requests missing, %d recorded twice", a.Missing, a.Twice)
+		}
+		if a.NeverRecorded > 0 {
+			// the plan is in the header: a stream ending before its end is
+			// of an attack that did not finish, whatever came before
+			verdict = fmt.Sprintf("the attack did not finish: %d of the %d planned requests were never recorded (killed, interrupted, out of targets, or the file was cut short); before that, %s",
+				a.NeverRecorded, a.PlannedTotal(), verdict)
 		}
 		line("Accounting\t[scheduled, sent, dropped]\t%d, %d, %d (%s)\n", a.Scheduled, m.Requests-m.Dropped, m.Dropped, verdict)
 	}
