@@ -81,6 +81,9 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	var inputs []report.Input
 	var closeAll func()
+	if *followIdle < 0 {
+		return badinput.Field("-follow-idle", "want 0 (stop only on Ctrl-C) or a positive duration, got %v", *followIdle)
+	}
 	if *follow {
 		if len(fs.Args()) != 1 || fs.Arg(0) == "-" {
 			return badinput.Field("-follow", "follows exactly one results file (not stdin), got %d arguments", len(fs.Args()))

@@ -81,6 +81,11 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	// what the components would refuse at start is refused now, with
+	// -check too, before any folder is made
+	if err := p.CheckProxyConfigs(); err != nil {
+		return err
+	}
 	if *check {
 		fmt.Fprintf(stdout, "plan %s is valid: %d components, %d steps\n", p.Name, len(p.Components), len(p.Steps))
 		for _, st := range p.Steps {

@@ -1,11 +1,11 @@
 package origin
 
 import (
-	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
+
+	"github.com/loadlab/loadlab/internal/hostcheck"
 )
 
 // The admin API changes what the simulator serves, so a web page the
@@ -46,19 +46,9 @@ func (s *Simulator) adminRefusal(r *http.Request) string {
 			return "admin requests sent from a web page of another origin (Referer " + ref + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
 		}
 	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	lower := strings.ToLower(host)
-	switch {
-	case host == "":
-		return ""
-	case net.ParseIP(host) != nil, lower == "localhost", strings.HasSuffix(lower, ".localhost"):
-		return ""
-	case slices.ContainsFunc(s.opts.AdminHosts, func(h string) bool { return strings.EqualFold(h, host) }):
+	if hostcheck.Local(r.Host, s.opts.AdminHosts) {
 		return ""
 	}
+	host := hostcheck.Name(r.Host)
 	return "admin requests for host " + host + " are refused without an admin token (a page whose name resolves to this machine could send them); use the IP address, set -admin-token, or allow the name with -admin-host"
 }
