@@ -92,7 +92,7 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		// a damaged input read strictly fails the command before the
 		// output is in place
-		return readProblems("encode", merge, stderr)
+		return readProblems("encode", merge, nil, stderr)
 	})
 }
 

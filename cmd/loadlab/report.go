@@ -110,7 +110,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 		// a damaged input read strictly fails the command before the
 		// output is in place
-		return readProblems("report", merge, stderr)
+		return readProblems("report", merge, m.Accounting, stderr)
 	})
 	if err != nil {
 		return err
@@ -195,9 +195,15 @@ func followInput(ctx context.Context, path string, idle time.Duration, resync bo
 // readProblems prints a warning per torn tail (exit 0: a killed attack
 // leaves one) and turns a corrupt file into a bad-input error (exit 2)
 // once everything before the damage has been reported.
-func readProblems(cmd string, m *report.Merge, stderr io.Writer) error {
+func readProblems(cmd string, m *report.Merge, acct *metrics.Accounting, stderr io.Writer) error {
 	for _, d := range m.Damaged() {
 		fmt.Fprintf(stderr, "loadlab %s: warning: %s\n", cmd, d)
+	}
+	// One count: when the damage's own figures are a lower bound (a region
+	// running over several blocks) or disagree with the sequence numbers,
+	// the accounting's count, the one the report prints, is said too.
+	if lost, regions, exact := m.DamageLost(); regions > 0 && acct.Known() && (!exact || uint64(lost) != acct.Missing) {
+		fmt.Fprintf(stderr, "loadlab %s: warning: %d results lost in all to the damaged regions above (counted from the sequence numbers, as the Accounting line says)\n", cmd, acct.Missing)
 	}
 	var corrupt []report.Warning
 	for _, w := range m.Warnings {

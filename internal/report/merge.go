@@ -189,6 +189,25 @@ func (m *Merge) Damaged() []string {
 	return out
 }
 
+// DamageLost sums the results the skipped regions lost, as their block
+// headers say; exact is false when a region's count is unknown or only a
+// lower bound (see results.Damage.AtLeast). n is 0 without damage.
+func (m *Merge) DamageLost() (n int64, regions int, exact bool) {
+	exact = true
+	for _, in := range m.inputs {
+		if d, ok := in.Dec.(interface{ Damaged() []results.Damage }); ok {
+			for _, dm := range d.Damaged() {
+				regions++
+				if dm.Lost < 0 || dm.AtLeast {
+					exact = false
+				}
+				n += max(dm.Lost, 0)
+			}
+		}
+	}
+	return n, regions, exact
+}
+
 // Corrupt reports whether any input had a corrupt (not merely torn) tail.
 func (m *Merge) Corrupt() bool {
 	for _, w := range m.Warnings {

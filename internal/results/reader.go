@@ -59,6 +59,7 @@ type Reader struct {
 	// how many records its header announces.
 	blockAt    int64
 	blockCount uint64
+	blockEnd   int64 // where the block ends, by its header (0: unknown)
 	prevSeq    uint64
 	prevDue    int64
 	errs       []string
@@ -82,16 +83,22 @@ type Reader struct {
 // Damage is a region of a stream the reader skipped: a block that failed
 // its checks, or bytes that were not a block at all.
 type Damage struct {
-	Offset int64  // byte offset where the damage starts
-	Bytes  int64  // bytes skipped
-	Lost   int64  // results lost, from the block's header; -1 when unknown
-	Reason string // what was wrong
+	Offset int64 // byte offset where the damage starts
+	Bytes  int64 // bytes skipped
+	Lost   int64 // results lost, from the block's header; -1 when unknown
+	// AtLeast says Lost is a lower bound: the region runs past the end of
+	// the damaged block into blocks whose headers were lost with it.
+	AtLeast bool
+	Reason  string // what was wrong
 }
 
 // String describes the damage for a warning.
 func (d Damage) String() string {
 	lost := "an unknown number of results lost"
-	if d.Lost >= 0 {
+	switch {
+	case d.Lost >= 0 && d.AtLeast:
+		lost = fmt.Sprintf("at least %d results lost (the region covers more than the damaged block)", d.Lost)
+	case d.Lost >= 0:
 		lost = fmt.Sprintf("%d results lost", d.Lost)
 	}
 	return fmt.Sprintf("damaged region at byte %d (%d bytes: %s), %s; reading went on after it", d.Offset, d.Bytes, d.Reason, lost)
@@ -237,7 +244,7 @@ func (r *Reader) Close() error {
 
 func (r *Reader) nextBlock() error {
 	start := r.src.n
-	r.blockAt, r.blockCount = start, 0
+	r.blockAt, r.blockCount, r.blockEnd = start, 0, 0
 	r.src.record = &r.consumed
 	r.consumed = r.consumed[:0]
 	defer func() { r.src.record = nil }()
@@ -281,6 +288,7 @@ func (r *Reader) nextBlock() error {
 	if zlen > maxBlockBytes || rawLen > maxBlockBytes || count > rawLen {
 		return bad("implausible block lengths")
 	}
+	r.blockEnd = r.src.n + 4 + int64(zlen)
 	var crcb [4]byte
 	if _, err := io.ReadFull(r.src, crcb[:]); err != nil {
 		return torn("file ends inside a block header")
