@@ -203,6 +203,9 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if err != nil {
 		return err
 	}
+	if f.workers < 0 {
+		return badinput.Field("-workers", "must not be negative, got %d (it is accepted for vegeta's sake and otherwise ignored)", f.workers)
+	}
 	topts := targets.Options{Format: format, Header: f.headers.h}
 	if f.output != "stdout" {
 		if err := outfile.CheckNotInput("-output", f.output, f.targets, f.body); err != nil {

@@ -110,9 +110,11 @@ func urlPiece(s string) bool {
 	return true
 }
 
+// quote quotes s for a message on one line (control characters escaped),
+// cut at 80 bytes.
 func quote(s string) string {
 	if len(s) > 80 {
-		s = s[:77] + "..."
+		return strconv.Quote(s[:77]) + "..."
 	}
-	return `"` + s + `"`
+	return strconv.Quote(s)
 }
