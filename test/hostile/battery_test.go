@@ -103,7 +103,7 @@ func battery() []badCase {
 		targetsCase("no host", "http", "GET http:///nohost\n", "stdin:1"),
 		targetsCase("no targets", "http", "", "no targets"),
 		targetsCase("only comments", "http", "# one\n// two\n", "no targets"),
-		targetsCase("line too long", "http", "GET http://127.0.0.1:1/" + strings.Repeat("a", 1<<20+10) + "\n", "stdin:1"),
+		targetsCase("line too long", "http", "GET http://127.0.0.1:1/"+strings.Repeat("a", 1<<20+10)+"\n", "stdin:1"),
 		targetsCase("header name with colon space", "http", "GET http://127.0.0.1:1/\nX(: v\n", "stdin:2"),
 		// JSON targets
 		targetsCase("json not JSON", "json", "{\"method\":\n", "stdin:1"),
