@@ -102,11 +102,13 @@ func TestEveryTemplateFunctionOnTheWire(t *testing.T) {
 // recording server sees no injected header and no smuggled request.
 func TestUncheckedTargetNotInjected(t *testing.T) {
 	for _, client := range clients {
-		for _, tc := range []struct{ name, url, header string }{
-			{"static header", "/ok", `v` + "\r\n" + `Injected: yes`},
-			{"quoted header", "/ok", `{{"v\r\nInjected: yes"}}`},
-			{"choice header", "/ok", `{{rand.choice "ok\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: evil"}}`},
-			{"templated host", `{{rand.choice "h\r\nInjected: yes"}}`, `v`},
+		for _, tc := range []struct{ name, method, hname, url, header string }{
+			{"method", "GET / HTTP/1.1\r\nInjected: yes\r\nX:", "X-A", "/ok", "v"},
+			{"header name", "GET", "Injected: yes\r\nX-A", "/ok", "v"},
+			{"static header", "GET", "X-A", "/ok", `v` + "\r\n" + `Injected: yes`},
+			{"quoted header", "GET", "X-A", "/ok", `{{"v\r\nInjected: yes"}}`},
+			{"choice header", "GET", "X-A", "/ok", `{{rand.choice "ok\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: evil"}}`},
+			{"templated host", "GET", "X-A", `{{rand.choice "h\r\nInjected: yes"}}`, `v`},
 		} {
 			t.Run(client+"/"+tc.name, func(t *testing.T) {
 				rec := newRecorder(t)
@@ -114,8 +116,8 @@ func TestUncheckedTargetNotInjected(t *testing.T) {
 				if strings.HasPrefix(tc.url, "{{") {
 					url = "http://" + tc.url + "/"
 				}
-				tg := &targets.Target{Method: "GET", URL: targets.MustCompile(url),
-					Header: []targets.Header{{Name: "X-A", Value: targets.MustCompile(tc.header)}}}
+				tg := &targets.Target{Method: tc.method, URL: targets.MustCompile(url),
+					Header: []targets.Header{{Name: tc.hname, Value: targets.MustCompile(tc.header)}}}
 				tr, _ := targets.NewRoundRobin([]*targets.Target{tg})
 				o := DefaultOptions()
 				o.Client = client

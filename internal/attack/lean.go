@@ -2,7 +2,6 @@ package attack
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/harvest"
@@ -63,7 +62,7 @@ func (lw *leanWorker) do(w *worker, t *targets.Target, seq uint64, r *results.Re
 		lw.wbuf, bad = lw.appendHead(lw.wbuf[:0], w, t, seq, host, path)
 		if bad != "" {
 			w.sentNow(r)
-			r.Error = lw.errorText(t, fmt.Errorf("net/http: invalid header field value for %q", bad))
+			r.Error = lw.errorText(t, errors.New(bad))
 			return true
 		}
 		start := len(lw.wbuf)

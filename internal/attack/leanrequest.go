@@ -40,16 +40,20 @@ const clPlaceholder = "Content-Length: 0000000000\r\n\r\n"
 
 // appendHead appends the request line and headers, ending with the
 // Content-Length placeholder and the blank line. w is nil for static
-// targets (no rendering needed). Every header value is checked as it is
-// written (a byte scan: no control character but tab) and the Host too
-// (no control character or space): bad is the name of the first header
-// that failed, "" when all passed, and then the request must not be sent.
-// Compiled targets cannot render such values (package targets checks every
+// targets (no rendering needed). The method and every header name must be
+// tokens, every header value and the Host free of control characters
+// (but tab in values), as net/http requires; each is checked as it is
+// written (a byte scan). bad describes the first that failed, in net/http's
+// words, "" when all passed: the request must then not be sent. Compiled
+// targets cannot fail (package targets checks methods and names, and every
 // piece of text a template can write); the scan makes the wire safe
 // whatever built the target.
 func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uint64, host, path []byte) (_ []byte, bad string) {
-	if !validHost(host) {
-		bad = "Host"
+	switch {
+	case !validToken(t.Method):
+		bad = fmt.Sprintf("net/http: invalid method %q", t.Method)
+	case !validHost(host):
+		bad = fmt.Sprintf("net/http: invalid Host header %q", host)
 	}
 	b = append(b, t.Method...)
 	b = append(b, ' ')
@@ -60,6 +64,9 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 		if hd.Name == "Host" {
 			hasHost = true
 		}
+		if bad == "" && !validToken(hd.Name) {
+			bad = fmt.Sprintf("net/http: invalid header field name %q", hd.Name)
+		}
 		b = append(b, hd.Name...)
 		b = append(b, ": "...)
 		v := len(b)
@@ -69,7 +76,7 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 			b = hd.Value.Append(b, w.rng, seq)
 		}
 		if bad == "" && !validFieldValue(b[v:]) {
-			bad = hd.Name
+			bad = fmt.Sprintf("net/http: invalid header field value for %q", hd.Name)
 		}
 		b = append(b, "\r\n"...)
 	}
@@ -107,6 +114,33 @@ func validFieldValue(v []byte) bool {
 	}
 	return true
 }
+
+// validToken reports whether s is an HTTP token (a method, a header
+// name): one or more of the characters RFC 9110 allows.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !tokenByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var tokenByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range []byte("!#$%&'*+-.^_`|~") {
+		t[c] = true
+	}
+	return t
+}()
 
 // validHost reports whether host may be sent in a Host header: no control
 // character, DEL or space.
