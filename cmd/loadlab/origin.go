@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -125,7 +126,28 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	} else if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 0 || n > 65535) {
 		return badinput.Field("-listen", "port %q is not a number between 0 and 65535", port)
 	}
-	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	// Log lines wait until the server listens: a start that fails (a port
+	// in use) is one line, the error, not the recipe's log first.
+	var logMu sync.Mutex
+	var held []string
+	listening := false
+	logf := func(format string, a ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		if !listening {
+			held = append(held, fmt.Sprintf(format, a...))
+			return
+		}
+		fmt.Fprintf(stderr, format+"\n", a...)
+	}
+	startLog := func() {
+		logMu.Lock()
+		defer logMu.Unlock()
+		for _, l := range held {
+			fmt.Fprintln(stderr, l)
+		}
+		held, listening = nil, true
+	}
 	if *quiet {
 		logf = func(string, ...any) {}
 	}
@@ -170,7 +192,8 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		Std:             *server == "std",
 		ConnContext:     connCtx,
 	}, sim, func(url string) {
-		logf("origin: seed %d", sim.Seed()) // once listening: a bad address gets one line
+		logf("origin: seed %d", sim.Seed())
+		startLog()
 		sim.SetBaseURL(url)
 		fmt.Fprintf(stdout, "origin listening on %s\n", url)
 		if f, ok := stdout.(interface{ Sync() error }); ok {

@@ -318,3 +318,26 @@ func TestOriginRecipeMemoryReserved(t *testing.T) {
 		t.Errorf("GET /_admin/restart with a foreign Referer: %s", resp.Status)
 	}
 }
+
+// A port in use: one line and exit 2 from each server, nothing logged
+// before it.
+func TestPortInUseOneLine(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	dir := caseDir(t, nil)
+	for _, args := range [][]string{
+		{"origin", "-listen=" + addr, "-recipe=recipe.json"},
+		{"proxy", "-listen=" + addr, "-config=proxy.yaml"},
+		{"attack", "-ui=" + addr, "-rate=1/s", "-duration=1s", "-output=out.lll"},
+	} {
+		res := run(t, dir, tgt, args...)
+		if res.code != 2 {
+			t.Errorf("loadlab %s: exit %d", strings.Join(args, " "), res.code)
+		}
+		oneLine(t, res.stderr)
+	}
+}
