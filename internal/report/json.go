@@ -178,7 +178,7 @@ func toJSON(m *metrics.Metrics, bases []InputBasis) *jsonReport {
 	if b := m.Breakdown(); b != nil {
 		j.ByAttack, j.ByTarget, j.ByStep = groupsJSON(b.ByAttack()), groupsJSON(b.ByTarget()), groupsJSON(b.ByStep())
 	}
-	if a := m.Accounting; a.Known() {
+	if a := m.Accounting; a.Known() || a != nil && a.NeverRecorded > 0 {
 		j.Accounting = &jsonAccounting{Scheduled: a.Scheduled, Sent: m.Requests - m.Dropped, Dropped: m.Dropped,
 			Missing: a.Missing, Twice: a.Twice, Planned: a.PlannedTotal(), NeverRecorded: a.NeverRecorded, Complete: a.Complete()}
 	}

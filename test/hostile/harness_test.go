@@ -72,7 +72,7 @@ func makeFixtures(dir string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "attack", "-rate=400/s", "-duration=500ms", "-output="+filepath.Join(dir, "r.lll"))
+	cmd := exec.CommandContext(ctx, bin, "attack", "-rate=1000/s", "-duration=1200ms", "-output="+filepath.Join(dir, "r.lll"))
 	cmd.Stdin = strings.NewReader("GET " + srv.URL + "/a\n")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("attack: %v: %s", err, out)
