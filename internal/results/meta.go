@@ -19,19 +19,20 @@ const syncMarker = "\x89LLSYNC2\r\n\x1a\n\xf3\x5e\x9c\x21"
 
 // Meta describes a stream; it is stored as JSON in the file header.
 type Meta struct {
-	Version   int       `json:"version"`
-	Created   time.Time `json:"created"`
-	Generator string    `json:"generator,omitempty"` // e.g. "loadlab v0.1.0"
-	Command   []string  `json:"command,omitempty"`   // command line that produced it
-	Attack    string    `json:"attack,omitempty"`    // default attack name
-	Rate      string    `json:"rate,omitempty"`      // schedule as given by the user
+	Version   int               `json:"version"`
+	Created   time.Time         `json:"created"`
+	Generator string            `json:"generator,omitempty"` // e.g. "loadlab v0.1.0"
+	Command   []string          `json:"command,omitempty"`   // command line that produced it
+	Attack    string            `json:"attack,omitempty"`    // default attack name
+	Rate      string            `json:"rate,omitempty"`      // schedule as given by the user
+	Labels    map[string]string `json:"labels,omitempty"`    // free-form (step names, variant, ...)
+	Shard     *Shard            `json:"shard,omitempty"`     // this file is one shard of a split attack
+
 	// Planned is how many requests the schedule plans in all (rate ×
 	// duration, steps, ramp), 0 when unbounded or for a shard: a stream
 	// recording fewer is of an attack that did not finish (killed,
 	// interrupted, or out of targets).
-	Planned uint64            `json:"planned,omitempty"`
-	Labels  map[string]string `json:"labels,omitempty"` // free-form (step names, variant, ...)
-	Shard   *Shard            `json:"shard,omitempty"`  // this file is one shard of a split attack
+	Planned uint64 `json:"planned,omitempty"`
 }
 
 // Shard describes one shard of an attack split between generators (see
