@@ -20,7 +20,7 @@ import (
 // modelHost is the host a component stands at in the model: the plan's
 // ${name.url} references expand to http://name.model.invalid so that each
 // request can be traced to the component it goes to.
-func modelHost(name string) string { return name + ".model.invalid" }
+func modelHost(name string) string { return plan.PlaceholderHost(name) }
 
 // StepInput builds the model's input for step st of plan p, as the runner
 // would start it: the step's origin recipe, its proxy config with the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -26,7 +27,7 @@ const OriginClientBody = "client_body"
 // bodyRefusals counts the requests answered before routing because of
 // their body.
 type bodyRefusals struct {
-	slow, large, gone atomic.Uint64
+	slow, large, bad, gone atomic.Uint64
 }
 
 // readBody reads r's whole body into memory before any pool worker is
@@ -78,6 +79,17 @@ func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) || isTimeout(err) {
 		p.refuseBody(w, http.StatusRequestTimeout, "no byte of the request body for "+timeout.String())
+		return false
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, net.ErrClosed) {
+		// The client's framing is wrong (a malformed chunked body): 400,
+		// and the connection closes, its framing no longer trusted.
+		p.bodyRefused.bad.Add(1)
+		h := w.Header()
+		h.Set(HeaderOrigin, OriginBadRequest)
+		h.Set("Connection", "close")
+		http.Error(w, "loadlab proxy: malformed request body", http.StatusBadRequest)
 		return false
 	}
 	p.bodyRefused.gone.Add(1) // the client went away while sending its body

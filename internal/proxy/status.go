@@ -27,15 +27,17 @@ type Status struct {
 }
 
 // BodyRefused counts the requests stopped while their body was read:
-// too slow (408), too large (413), or the client went away (499).
+// too slow (408), too large (413), malformed (400), or the client went
+// away (499).
 type BodyRefused struct {
 	Slow  uint64 `json:"slow"`
 	Large uint64 `json:"large"`
+	Bad   uint64 `json:"bad"`
 	Gone  uint64 `json:"gone"`
 }
 
-// Total is the sum of the three counts.
-func (b BodyRefused) Total() uint64 { return b.Slow + b.Large + b.Gone }
+// Total is the sum of the counts.
+func (b BodyRefused) Total() uint64 { return b.Slow + b.Large + b.Bad + b.Gone }
 
 // PoolStatus is a pool's gauges, counters and checkout waits.
 type PoolStatus struct {
@@ -71,7 +73,7 @@ func (p *Proxy) status(rt *generation, summaries bool) Status {
 		Requests: p.received.Load(),
 		NoRoute:  p.noRoute.Load(),
 		BodyRefused: BodyRefused{Slow: p.bodyRefused.slow.Load(), Large: p.bodyRefused.large.Load(),
-			Gone: p.bodyRefused.gone.Load()},
+			Bad: p.bodyRefused.bad.Load(), Gone: p.bodyRefused.gone.Load()},
 		Reloads:       p.reloads.Load(),
 		CacheEntries:  rt.cache.Len(),
 		UpstreamConns: ConnStatus{Open: p.conns.Open(), Opened: p.conns.Opened()},

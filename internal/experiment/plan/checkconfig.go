@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"os"
-	"strings"
-
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/proxy/config"
 )
@@ -16,7 +13,7 @@ import (
 func (p *Plan) CheckProxyConfigs() error {
 	urls := map[string]string{}
 	for _, c := range p.Components {
-		urls[c.Name] = "http://127.0.0.1:1"
+		urls[c.Name] = "http://" + PlaceholderHost(c.Name)
 	}
 	seen := map[string]bool{}
 	for _, st := range p.Steps {
@@ -43,21 +40,4 @@ func (p *Plan) CheckProxyConfigs() error {
 		}
 	}
 	return nil
-}
-
-// LookupEnv looks a variable up in the environment component c runs with in
-// step st: its env: and its variant's, then the process's.
-func (c *Component) LookupEnv(st *Step) func(string) (string, bool) {
-	env := append([]string(nil), c.Env...)
-	if v := c.Variant(st.Variants[c.Name]); v != nil {
-		env = append(env, v.Env...)
-	}
-	return func(name string) (string, bool) {
-		for i := len(env) - 1; i >= 0; i-- {
-			if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-				return v, true
-			}
-		}
-		return os.LookupEnv(name)
-	}
 }
