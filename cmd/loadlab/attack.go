@@ -15,6 +15,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/live"
+	"github.com/loadlab/loadlab/internal/outfile"
 	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
@@ -212,7 +213,15 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if err != nil {
 		return err
 	}
+	if f.workers < 0 {
+		return badinput.Field("-workers", "must not be negative, got %d (it is accepted for vegeta's sake and otherwise ignored)", f.workers)
+	}
 	topts := targets.Options{Format: format, Header: f.headers.h}
+	if f.output != "stdout" {
+		if err := outfile.CheckNotInput("-output", f.output, f.targets, f.body); err != nil {
+			return err
+		}
+	}
 	if f.body != "" {
 		b, err := os.ReadFile(f.body)
 		if err != nil {

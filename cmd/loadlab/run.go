@@ -83,6 +83,11 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	// what the components would refuse at start is refused now, with
+	// -check too, before any folder is made
+	if err := p.CheckProxyConfigs(); err != nil {
+		return err
+	}
 	if *check {
 		fmt.Fprintf(stdout, "plan %s is valid: %s, %s\n", p.Name, count(len(p.Components), "component"), count(len(p.Steps), "step"))
 		for _, st := range p.Steps {

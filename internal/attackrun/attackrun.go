@@ -64,6 +64,9 @@ func Run(ctx context.Context, job Job) error {
 	if meta.Rate == "" {
 		meta.Rate = job.Options.Schedule.String()
 	}
+	if n, ok := job.Options.Schedule.Total(); ok && job.Options.Segment == nil && meta.Shard == nil {
+		meta.Planned = n
+	}
 	// The data flow: the attack's results go to the stream and to the
 	// progress line.
 	out, err := job.Output()
