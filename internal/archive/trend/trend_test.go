@@ -1,0 +1,280 @@
+package trend
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/compare"
+)
+
+// memSource is an in-memory stand-in for the archive's store, holding
+// runs made of real metrics (package metrics via compare.Run) over
+// synthetic log-normal latencies. The store itself is exercised by the
+// command's tests (cmd/loadlab/archive_trend_test.go).
+type memSource struct {
+	runs []*archive.Run
+	hist map[string][]byte
+}
+
+func (m *memSource) Points(_ context.Context, f archive.Filter, scenario string) ([]archive.Point, error) {
+	var out []archive.Point
+	for _, r := range m.runs {
+		match := true
+		for k, v := range f.Labels {
+			match = match && r.Labels[k] == v
+		}
+		if match {
+			out = append(out, archive.Point{ID: r.ID, Slug: r.Slug, Name: r.Name, Labels: r.Labels, Started: r.Started, Figures: r.Figures})
+		}
+	}
+	return out, nil
+}
+
+func (m *memSource) Get(_ context.Context, id string) (*archive.Run, error) {
+	for _, r := range m.runs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return nil, archive.ErrNotFound
+}
+
+func (m *memSource) Histogram(_ context.Context, id string, step int, scenario string) ([]byte, error) {
+	b, ok := m.hist[id]
+	if !ok {
+		return nil, archive.ErrNotFound
+	}
+	return b, nil
+}
+
+// add records a run of n requests with log-normal latencies of median
+// p50ms (σ 0.3), failing with probability fail.
+func (m *memSource) add(t *testing.T, rng *rand.Rand, labels map[string]string, n int, p50ms, fail float64) {
+	t.Helper()
+	id := fmt.Sprintf("r%02d", len(m.runs))
+	run := compare.NewRun(id, 0)
+	for range n {
+		d := time.Duration(p50ms * math.Exp(0.3*rng.NormFloat64()) * float64(time.Millisecond))
+		run.Record(d, rng.Float64() >= fail)
+	}
+	l := run.Latencies()
+	b, err := l.Histogram().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.hist == nil {
+		m.hist = map[string][]byte{}
+	}
+	m.hist[id] = b
+	met := run.Metrics
+	f := archive.Figures{Requests: met.Requests, Success: met.Success, Throughput: float64(met.Successes) / 8,
+		Latencies: archive.Latencies{P50: l.P50, P90: l.P90, P95: l.P95, P99: l.P99, Max: l.Max, Mean: l.Mean}}
+	m.runs = append(m.runs, &archive.Run{ID: id, Name: id, Labels: labels, Started: time.Unix(int64(1000+len(m.runs)), 0),
+		Figures: f, Steps: []archive.Step{{Index: 1, Scenario: "page", Figures: f}}})
+}
+
+// perRun is each synthetic run's requests: 40 s at 100/s. At σ 0.3 a run's
+// p99 moves by about 2.5% from run to run at this size (p95 1.4%), so the
+// difference of three runs pooled against three is well under 5%.
+const perRun = 4000
+
+func builds(t *testing.T, seed uint64, p50s []float64, fails []float64) *memSource {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	src := &memSource{}
+	dates := []string{"2020-01-09", "2020-01-30", "2020-02-03", "2020-02-04", "2020-02-05", "2020-02-17"}
+	for i, p := range p50s {
+		src.add(t, rng, map[string]string{"build": dates[i%len(dates)], "n": fmt.Sprint(i)}, perRun, p, fails[i])
+	}
+	return src
+}
+
+func TestSixBuildsOneRegression(t *testing.T) {
+	src := builds(t, 1, []float64{10, 10, 10, 14, 14, 14}, make([]float64, 6))
+	for _, m := range []Metric{P95, Mean, P50} {
+		tr, err := Compute(context.Background(), src, Options{Metric: m, By: "build"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr.Changes) != 1 {
+			t.Fatalf("%s: want one change, got %+v", m, tr.Changes)
+		}
+		c := tr.Changes[0]
+		if c.Label != "2020-02-04" || c.Index != 3 || !c.Worse || !c.Pooled || c.SeriesP.finite() {
+			t.Errorf("%s: %+v", m, c)
+		}
+		if c.Rel < 0.3 || c.Rel > 0.5 || !(c.CI[0] > 0.2 && c.CI[0] < c.Rel && c.Rel < c.CI[1]) || c.P > 0.01 {
+			t.Errorf("%s: size %.3f CI %v p %v: want about +40%% inside a positive interval", m, c.Rel, c.CI, c.P)
+		}
+		if !tr.Points[3].Change || tr.Points[2].Change {
+			t.Errorf("%s: points not marked: %+v", m, tr.Points)
+		}
+	}
+}
+
+// Six runs of one build: no change point, whatever the metric.
+func TestOneBuildNoFalseAlarm(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		src := builds(t, seed, []float64{10, 10, 10, 10, 10, 10}, make([]float64, 6))
+		for _, m := range Metrics {
+			tr, err := Compute(context.Background(), src, Options{Metric: m, By: "build", Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Changes) != 0 {
+				t.Errorf("seed %d, %s: %+v over %+v", seed, m, tr.Changes, tr.Points)
+			}
+		}
+	}
+}
+
+func TestSuccessDrop(t *testing.T) {
+	src := builds(t, 2, []float64{10, 10, 10, 10, 10, 10}, []float64{0, 0, 0, 0.1, 0.1, 0.1})
+	tr, err := Compute(context.Background(), src, Options{Metric: Success, By: "build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Changes) != 1 || tr.Changes[0].Index != 3 || !tr.Changes[0].Worse || tr.Changes[0].Rel > -0.05 {
+		t.Fatalf("%+v", tr.Changes)
+	}
+	if len(tr.Regressions()) != 1 {
+		t.Errorf("regressions: %+v", tr.Regressions())
+	}
+}
+
+// An improvement is a change, not a regression.
+func TestImprovementIsNotARegression(t *testing.T) {
+	src := builds(t, 3, []float64{14, 14, 14, 10, 10, 10}, make([]float64, 6))
+	tr, err := Compute(context.Background(), src, Options{Metric: P99, By: "build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Changes) != 1 || tr.Changes[0].Worse || len(tr.Regressions()) != 0 {
+		t.Fatalf("%+v", tr.Changes)
+	}
+}
+
+func TestMinChange(t *testing.T) {
+	src := builds(t, 4, []float64{10, 10, 10, 10.8, 10.8, 10.8}, make([]float64, 6)) // +8%
+	for _, tc := range []struct {
+		min  float64
+		want int
+	}{{0, 1}, {0.05, 1}, {0.10, 0}} {
+		tr, err := Compute(context.Background(), src, Options{Metric: Mean, By: "build", MinChange: tc.min})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr.Changes) != tc.want {
+			t.Errorf("min %.2f: %+v", tc.min, tr.Changes)
+		}
+	}
+}
+
+func TestLabelFilterAndUnlabelledRuns(t *testing.T) {
+	src := builds(t, 5, []float64{10, 10, 10, 14, 14, 14}, make([]float64, 6))
+	delete(src.runs[0].Labels, "build")
+	tr, err := Compute(context.Background(), src, Options{Metric: P95, By: "build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Points) != 5 || tr.Points[0].Label != "2020-01-30" {
+		t.Fatalf("%+v", tr.Points)
+	}
+	tr, err = Compute(context.Background(), src, Options{Metric: P95, Labels: map[string]string{"n": "4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Points) != 1 || tr.Points[0].ID != "r04" {
+		t.Fatalf("%+v", tr.Points)
+	}
+}
+
+func TestUnknownMetric(t *testing.T) {
+	_, err := Compute(context.Background(), &memSource{}, Options{Metric: "p42"})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "p42") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	src := builds(t, 6, []float64{10, 10, 10, 30, 30, 30}, make([]float64, 6))
+	tr, err := Compute(context.Background(), src, Options{Metric: P95, By: "build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, tr); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Points  []map[string]any `json:"points"`
+		Changes []struct {
+			ID     string     `json:"id"`
+			Label  string     `json:"label"`
+			Before float64    `json:"before"`
+			After  float64    `json:"after"`
+			CI     [2]float64 `json:"ci"`
+			Worse  bool       `json:"worse"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, js.String())
+	}
+	if len(got.Points) != 6 || len(got.Changes) != 1 || got.Changes[0].Label != "2020-02-04" || got.Changes[0].ID != "r03" ||
+		got.Changes[0].After <= got.Changes[0].Before || got.Changes[0].CI[0] <= 0 || !got.Changes[0].Worse {
+		t.Fatalf("%s", js.String())
+	}
+	var txt bytes.Buffer
+	if err := WriteText(&txt, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"p95 (ms), by build: 6 runs, 1 change", "▲", "regression from build 2020-02-04 (run r03)", "99% CI", "method: E-divisive"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+	t.Logf("\n%s", txt.String())
+}
+
+func TestNaturalOrder(t *testing.T) {
+	for _, tc := range [][2]string{{"9", "10"}, {"v1.9.2", "v1.10.0"}, {"2020-01-30", "2020-02-03"}, {"build-2", "build-10"}, {"a", "b"}, {"1.0", "1.0.1"}} {
+		if !NaturalLess(tc[0], tc[1]) || NaturalLess(tc[1], tc[0]) {
+			t.Errorf("%q < %q not so", tc[0], tc[1])
+		}
+	}
+	if NaturalLess("x7", "x7") {
+		t.Error("equal values ordered")
+	}
+	ps := []Point{{Label: "9f3e2a1", Started: time.Unix(3, 0)}, {Label: "0c1d2e3", Started: time.Unix(1, 0)}, {Label: "9f3e2a1", Started: time.Unix(2, 0)}, {Label: "77aa001", Started: time.Unix(4, 0)}}
+	order(ps, "commit")
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Label)
+	}
+	if strings.Join(got, " ") != "0c1d2e3 9f3e2a1 9f3e2a1 77aa001" {
+		t.Errorf("commits in first-run order: %v", got)
+	}
+}
+
+func FuzzNaturalLess(f *testing.F) {
+	f.Add("v1.9", "v1.10")
+	f.Add("007", "7")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if NaturalLess(a, b) && NaturalLess(b, a) {
+			t.Fatalf("%q and %q each before the other", a, b)
+		}
+		if a == b && NaturalLess(a, b) {
+			t.Fatalf("%q before itself", a)
+		}
+	})
+}
