@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,56 +16,34 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/archive/sqlstore"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/compare"
 )
 
-// memSource is an in-memory stand-in for the archive's store, holding
-// runs made of real metrics (package metrics via compare.Run) over
-// synthetic log-normal latencies. The store itself is exercised by the
-// command's tests (cmd/loadlab/archive_trend_test.go).
-type memSource struct {
-	runs []*archive.Run
-	hist map[string][]byte
+// store is a real archive (SQLite on disk) holding runs made of real
+// metrics (package metrics via compare.Run) over synthetic log-normal
+// latencies.
+type store struct {
+	*sqlstore.Store
+	ids []string
 }
 
-func (m *memSource) Points(_ context.Context, f archive.Filter, scenario string) ([]archive.Point, error) {
-	var out []archive.Point
-	for _, r := range m.runs {
-		match := true
-		for k, v := range f.Labels {
-			match = match && r.Labels[k] == v
-		}
-		if match {
-			out = append(out, archive.Point{ID: r.ID, Slug: r.Slug, Name: r.Name, Labels: r.Labels, Started: r.Started, Figures: r.Figures})
-		}
+func newStore(t *testing.T) *store {
+	s, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"), true)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out, nil
-}
-
-func (m *memSource) Get(_ context.Context, id string) (*archive.Run, error) {
-	for _, r := range m.runs {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return nil, archive.ErrNotFound
-}
-
-func (m *memSource) Histogram(_ context.Context, id string, step int, scenario string) ([]byte, error) {
-	b, ok := m.hist[id]
-	if !ok {
-		return nil, archive.ErrNotFound
-	}
-	return b, nil
+	t.Cleanup(func() { s.Close() })
+	return &store{Store: s}
 }
 
 // add records a run of n requests with log-normal latencies of median
 // p50ms (σ 0.3), failing with probability fail.
-func (m *memSource) add(t *testing.T, rng *rand.Rand, labels map[string]string, n int, p50ms, fail float64) {
+func (s *store) add(t *testing.T, rng *rand.Rand, labels map[string]string, n int, p50ms, fail float64) {
 	t.Helper()
-	id := fmt.Sprintf("r%02d", len(m.runs))
-	run := compare.NewRun(id, 0)
+	name := fmt.Sprintf("r%02d", len(s.ids))
+	run := compare.NewRun(name, 0)
 	for range n {
 		d := time.Duration(p50ms * math.Exp(0.3*rng.NormFloat64()) * float64(time.Millisecond))
 		run.Record(d, rng.Float64() >= fail)
@@ -73,28 +53,40 @@ func (m *memSource) add(t *testing.T, rng *rand.Rand, labels map[string]string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.hist == nil {
-		m.hist = map[string][]byte{}
-	}
-	m.hist[id] = b
 	met := run.Metrics
 	f := archive.Figures{Requests: met.Requests, Success: met.Success, Throughput: float64(met.Successes) / 8,
 		Latencies: archive.Latencies{P50: l.P50, P90: l.P90, P95: l.P95, P99: l.P99, Max: l.Max, Mean: l.Mean}}
-	m.runs = append(m.runs, &archive.Run{ID: id, Name: id, Labels: labels, Started: time.Unix(int64(1000+len(m.runs)), 0),
-		Figures: f, Steps: []archive.Step{{Index: 1, Scenario: "page", Figures: f}}})
+	started := time.Unix(int64(1000+10*len(s.ids)), 0)
+	bundle := &archive.Bundle{
+		Run: archive.Run{Name: name, Labels: labels, Source: "results", Started: started, Ended: started.Add(8 * time.Second),
+			Figures: f, Steps: []archive.Step{{Index: 0, Scenario: "page", Figures: f}}},
+		Histograms: map[archive.StepKey][]byte{{Step: 0, Scenario: "page"}: b},
+		Files:      []archive.BundleFile{{Name: "hist", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }}},
+	}
+	id, dup, err := s.Add(context.Background(), bundle)
+	if err != nil || dup {
+		t.Fatal(err, dup)
+	}
+	s.ids = append(s.ids, id)
 }
 
-// perRun is each synthetic run's requests: 40 s at 100/s. At σ 0.3 a run's
+// perRun is each synthetic run's requests in the no-false-alarm test
+// (others have 1000): 40 s at 100/s. At σ 0.3 a run's
 // p99 moves by about 2.5% from run to run at this size (p95 1.4%), so the
 // difference of three runs pooled against three is well under 5%.
 const perRun = 4000
 
-func builds(t *testing.T, seed uint64, p50s []float64, fails []float64) *memSource {
+func builds(t *testing.T, seed uint64, p50s []float64, fails []float64) *store {
+	return buildsOf(t, seed, 1000, p50s, fails)
+}
+
+// buildsOf is builds with n requests per run.
+func buildsOf(t *testing.T, seed uint64, n int, p50s []float64, fails []float64) *store {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	src := &memSource{}
+	src := newStore(t)
 	dates := []string{"2020-01-09", "2020-01-30", "2020-02-03", "2020-02-04", "2020-02-05", "2020-02-17"}
 	for i, p := range p50s {
-		src.add(t, rng, map[string]string{"build": dates[i%len(dates)], "n": fmt.Sprint(i)}, perRun, p, fails[i])
+		src.add(t, rng, map[string]string{"build": dates[i%len(dates)], "n": fmt.Sprint(i)}, n, p, fails[i])
 	}
 	return src
 }
@@ -125,7 +117,7 @@ func TestSixBuildsOneRegression(t *testing.T) {
 // Six runs of one build: no change point, whatever the metric.
 func TestOneBuildNoFalseAlarm(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
-		src := builds(t, seed, []float64{10, 10, 10, 10, 10, 10}, make([]float64, 6))
+		src := buildsOf(t, seed, perRun, []float64{10, 10, 10, 10, 10, 10}, make([]float64, 6))
 		for _, m := range Metrics {
 			tr, err := Compute(context.Background(), src, Options{Metric: m, By: "build", Seed: seed})
 			if err != nil {
@@ -182,25 +174,25 @@ func TestMinChange(t *testing.T) {
 
 func TestLabelFilterAndUnlabelledRuns(t *testing.T) {
 	src := builds(t, 5, []float64{10, 10, 10, 14, 14, 14}, make([]float64, 6))
-	delete(src.runs[0].Labels, "build")
+	src.add(t, rand.New(rand.NewPCG(1, 1)), map[string]string{"other": "x"}, 100, 50, 0) // no build label
 	tr, err := Compute(context.Background(), src, Options{Metric: P95, By: "build"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Points) != 5 || tr.Points[0].Label != "2020-01-30" {
+	if len(tr.Points) != 6 || len(tr.Changes) != 1 || tr.Changes[0].Label != "2020-02-04" {
 		t.Fatalf("%+v", tr.Points)
 	}
 	tr, err = Compute(context.Background(), src, Options{Metric: P95, Labels: map[string]string{"n": "4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Points) != 1 || tr.Points[0].ID != "r04" {
+	if len(tr.Points) != 1 || tr.Points[0].ID != src.ids[4] {
 		t.Fatalf("%+v", tr.Points)
 	}
 }
 
 func TestUnknownMetric(t *testing.T) {
-	_, err := Compute(context.Background(), &memSource{}, Options{Metric: "p42"})
+	_, err := Compute(context.Background(), newStore(t), Options{Metric: "p42"})
 	if !badinput.Is(err) || !strings.Contains(err.Error(), "p42") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("%v", err)
 	}
@@ -230,7 +222,7 @@ func TestOutputs(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, js.String())
 	}
-	if len(got.Points) != 6 || len(got.Changes) != 1 || got.Changes[0].Label != "2020-02-04" || got.Changes[0].ID != "r03" ||
+	if len(got.Points) != 6 || len(got.Changes) != 1 || got.Changes[0].Label != "2020-02-04" || got.Changes[0].ID != src.ids[3] ||
 		got.Changes[0].After <= got.Changes[0].Before || got.Changes[0].CI[0] <= 0 || !got.Changes[0].Worse {
 		t.Fatalf("%s", js.String())
 	}
@@ -238,7 +230,7 @@ func TestOutputs(t *testing.T) {
 	if err := WriteText(&txt, tr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"p95 (ms), by build: 6 runs, 1 change", "▲", "regression from build 2020-02-04 (run r03)", "99% CI", "method: E-divisive"} {
+	for _, want := range []string{"p95 (ms), by build: 6 runs, 1 change", "▲", "regression from build 2020-02-04 (run " + src.ids[3] + ")", "99% CI", "method: E-divisive"} {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, txt.String())
 		}
