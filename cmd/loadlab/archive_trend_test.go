@@ -51,12 +51,13 @@ func trendOf(t *testing.T, args ...string) trendJSON {
 // IDs added. The latencies are measured from each request's due time, so
 // a generator starved of CPU by a loaded machine adds its lateness to them:
 // a run whose schedule lag p99 exceeds maxLag in any cell could not be
-// judged, and is run again (three tries, then the test fails).
+// judged, and is run again (four tries, then the test fails).
 func runAndArchive(t *testing.T, maxLag time.Duration, plan string, set ...string) (db string, ids []string) {
 	t.Helper()
 	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
 	var why string
-	for try := 1; try <= 3; try++ {
+	const tries = 4
+	for try := 1; try <= tries; try++ {
 		dir := t.TempDir()
 		db, out := filepath.Join(dir, "lab.db"), filepath.Join(dir, "run")
 		args := []string{"run", "-quiet", "-out", out}
@@ -77,7 +78,7 @@ func runAndArchive(t *testing.T, maxLag time.Duration, plan string, set ...strin
 		}
 		t.Logf("try %d could not judge: %s", try, why)
 	}
-	t.Fatalf("the machine was too loaded to judge three times: %s", why)
+	t.Fatalf("the machine was too loaded to judge, %d times: %s", tries, why)
 	return "", nil
 }
 
@@ -207,9 +208,9 @@ cooldown: 500ms
 			t.Fatal(err)
 		}
 	}
-	// The build answers in 9 ms (p99 15 ms): a lateness of 3 ms at p99 is
-	// the most that cannot pass for a change.
-	db, ids := runAndArchive(t, 3*time.Millisecond, filepath.Join(dir, "plan.yaml"))
+	// The build answers in 9 ms (p95 14 ms): a lateness of 5 ms at p99
+	// moves p95 by a few percent at most; more could pass for a change.
+	db, ids := runAndArchive(t, 5*time.Millisecond, filepath.Join(dir, "plan.yaml"))
 	if len(ids) != 6 {
 		t.Fatalf("archived %v, want six runs", ids)
 	}
