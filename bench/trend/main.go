@@ -109,13 +109,12 @@ func measure(name string, reps int, f func() (rows, changes int)) {
 // (σ 0.3), its figures computed by package metrics from them.
 func synthetic(series string, i int, p50 float64, n int) *archive.Bundle {
 	rng := rand.New(rand.NewPCG(uint64(i), uint64(len(series))))
-	m := metrics.NewWith(metrics.Options{NoBreakdown: true})
 	h := metrics.NewHistogram()
 	for range n {
 		d := time.Duration(p50 * math.Exp(0.3*rng.NormFloat64()) * float64(time.Millisecond))
 		metrics.RecordLatency(h, d)
 	}
-	m = metrics.FromHistogram(h, uint64(n), uint64(n))
+	m := metrics.FromHistogram(h, uint64(n), uint64(n))
 	l := m.Latencies
 	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	check(err)

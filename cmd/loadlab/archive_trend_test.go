@@ -257,4 +257,3 @@ func TestArchiveTrendBadInput(t *testing.T) {
 		t.Errorf("empty archive: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
-
