@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -127,7 +128,7 @@ func parseMinChange(s string) (float64, error) {
 	pct := strings.HasSuffix(t, "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
 	switch {
-	case err != nil || v != v || v < 0:
+	case err != nil || v != v || v < 0 || math.IsInf(v, 0):
 		return 0, badinput.Field("-min-change", "%q is not a size (write 5%% or 0.05)", s)
 	case pct:
 		v /= 100
