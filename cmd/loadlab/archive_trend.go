@@ -69,11 +69,11 @@ func runArchiveTrend(ctx context.Context, args []string, _ io.Reader, stdout, st
 	if *typ != "text" && *typ != "json" {
 		return badinput.Field("-type", "unknown format %q (want text or json)", *typ)
 	}
-	min, err := parseMinChange(*minChange)
+	least, err := parseMinChange(*minChange)
 	if err != nil {
 		return err
 	}
-	o := trend.Options{Metric: m, By: *by, Scenario: *scenario, MinChange: min, Seed: *seed}
+	o := trend.Options{Metric: m, By: *by, Scenario: *scenario, MinChange: least, Seed: *seed}
 	for _, l := range labels {
 		k, v, err := archive.ParseLabel(l)
 		if err != nil {

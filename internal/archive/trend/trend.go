@@ -157,12 +157,12 @@ func method(m Metric, o changepoint.Options) string {
 	if o.Judge != nil {
 		s += " where the series is long enough for it to decide; each candidate checked against the runs' pooled distributions with compare's bootstrap (99% interval)"
 	}
-	min := o.MinChange
-	if min == 0 {
-		min = changepoint.DefaultMinChange
+	least := o.MinChange
+	if least == 0 {
+		least = changepoint.DefaultMinChange
 	}
-	if min > 0 {
-		s += fmt.Sprintf("; changes smaller than %.3g%% are not reported", 100*min)
+	if least > 0 {
+		s += fmt.Sprintf("; changes smaller than %.3g%% are not reported", 100*least)
 	}
 	return s
 }
