@@ -6,7 +6,8 @@
 //
 //	go run ./bench/archive                 # 2M results, 10,000 runs, SQLite in a temporary folder
 //	go run ./bench/archive -n 5000000 -runs 10000 -cpuprofile add.prof
-//	go run ./bench/archive -db postgres://user:pw@127.0.0.1:5432/bench  # the same on Postgres (an empty database)
+//	go run ./bench/archive -pg             # the same on a throwaway Postgres (Debian's postgresql)
+//	go run ./bench/archive -db postgres://user:pw@127.0.0.1:5432/bench  # on a Postgres of yours (an empty database)
 package main
 
 import (
@@ -22,10 +23,12 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
+	"github.com/loadlab/loadlab/internal/archive/pgtest"
 	"github.com/loadlab/loadlab/internal/archive/sqlstore"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -35,15 +38,25 @@ func main() {
 	runs := flag.Int("runs", 10_000, "runs in the archive whose List and Points are timed")
 	reps := flag.Int("reps", 20, "repetitions of each query (the median is printed)")
 	dsn := flag.String("db", "", "archive to use (default: a SQLite file in the scratch folder); a Postgres database must be empty")
+	pg := flag.Bool("pg", false, "start a throwaway Postgres (Debian's postgresql, as the tests do) and use it")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the add to `file`")
+	queryprofile := flag.String("queryprofile", "", "write a CPU profile of the queries to `file`")
 	flag.Parse()
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "loadlab-bench-archive")
 	check(err)
 	defer os.RemoveAll(dir)
+	if *pg {
+		srv, err := pgtest.Start()
+		check(err)
+		defer srv.Stop()
+		*dsn, err = srv.CreateDB("bench")
+		check(err)
+	}
 	if *dsn == "" {
 		*dsn = filepath.Join(dir, "bench.db")
 	}
+	fmt.Printf("archive: %s\n", map[bool]string{true: "Postgres", false: "SQLite"}[archive.IsPostgres(*dsn)])
 	st, err := sqlstore.Open(ctx, *dsn, true)
 	check(err)
 	defer st.Close()
@@ -61,6 +74,7 @@ func main() {
 		check(pprof.StartCPUProfile(f))
 		defer pprof.StopCPUProfile()
 	}
+	cpu0 := cpuTime()
 	t0 := time.Now()
 	bs, _, err := ingest.Bundles(ctx, []string{path}, ingest.Options{Name: "typical"})
 	check(err)
@@ -70,12 +84,14 @@ func main() {
 	check(err)
 	tStore := time.Since(t1)
 	total := time.Since(t0)
+	cpu := cpuTime() - cpu0
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
 	}
 	fmt.Printf("%-24s %10.2f %14.0f\n", "read + figures (ingest)", tIngest.Seconds(), float64(*n)/tIngest.Seconds())
 	fmt.Printf("%-24s %10.2f %14.0f\n", "hash + store (Add)", tStore.Seconds(), float64(*n)/tStore.Seconds())
 	fmt.Printf("%-24s %10.2f %14.0f\n", "add, in all", total.Seconds(), float64(*n)/total.Seconds())
+	fmt.Printf("%-24s %10.2f %14.0f   (CPU seconds of the process: the figure a loaded machine changes least)\n", "add, CPU time", cpu.Seconds(), float64(*n)/cpu.Seconds())
 	if !archive.IsPostgres(*dsn) {
 		check(st.Checkpoint(ctx))
 		dbst, err := os.Stat(*dsn)
@@ -98,9 +114,21 @@ func main() {
 		f    func() int
 	}{
 		{"List: index page (newest 50, and the total)", func() int { r, _, err := st.List(ctx, archive.Filter{Limit: 50}); check(err); return len(r) }},
-		{"List: page 100 (offset 4950)", func() int { r, _, err := st.List(ctx, archive.Filter{Limit: 50, Offset: 4950}); check(err); return len(r) }},
-		{"List: sorted by p99, 50", func() int { r, _, err := st.List(ctx, archive.Filter{Limit: 50, Sort: "p99"}); check(err); return len(r) }},
-		{"List: label team=edge, 50", func() int { r, _, err := st.List(ctx, archive.Filter{Limit: 50, Labels: some}); check(err); return len(r) }},
+		{"List: page 100 (offset 4950)", func() int {
+			r, _, err := st.List(ctx, archive.Filter{Limit: 50, Offset: 4950})
+			check(err)
+			return len(r)
+		}},
+		{"List: sorted by p99, 50", func() int {
+			r, _, err := st.List(ctx, archive.Filter{Limit: 50, Sort: "p99"})
+			check(err)
+			return len(r)
+		}},
+		{"List: label team=edge, 50", func() int {
+			r, _, err := st.List(ctx, archive.Filter{Limit: 50, Labels: some})
+			check(err)
+			return len(r)
+		}},
 		{"List: name contains \"search\", 50", func() int {
 			r, _, err := st.List(ctx, archive.Filter{Limit: 50, Name: "search"})
 			check(err)
@@ -108,13 +136,23 @@ func main() {
 		}},
 		{"List: every run", func() int { r, _, err := st.List(ctx, archive.Filter{}); check(err); return len(r) }},
 		{"Points: every run (trend without -by filter)", func() int { p, err := st.Points(ctx, archive.Filter{Asc: true}, ""); check(err); return len(p) }},
-		{"Points: label team=edge", func() int { p, err := st.Points(ctx, archive.Filter{Labels: some, Asc: true}, ""); check(err); return len(p) }},
+		{"Points: label team=edge", func() int {
+			p, err := st.Points(ctx, archive.Filter{Labels: some, Asc: true}, "")
+			check(err)
+			return len(p)
+		}},
 		{"Points: scenario page, label team=edge", func() int {
 			p, err := st.Points(ctx, archive.Filter{Labels: some, Asc: true}, "page")
 			check(err)
 			return len(p)
 		}},
 		{"Get: one run with its steps", func() int { r, err := st.Get(ctx, bs0ID(ctx, st)); check(err); return len(r.Steps) }},
+	}
+	if *queryprofile != "" {
+		f, err := os.Create(*queryprofile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
 	}
 	for _, q := range queries {
 		var ds []time.Duration
@@ -207,6 +245,13 @@ func write(path string, n int) int64 {
 	check(err)
 	check(out.Close())
 	return st.Size()
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func loadavg() string {

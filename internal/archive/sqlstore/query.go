@@ -59,7 +59,7 @@ func (s *Store) where(f archive.Filter, fig string) (string, []any, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		conds = append(conds, "EXISTS (SELECT 1 FROM labels l WHERE l.run_seq = r.seq AND l.key = ? AND l.value = ?)")
+		conds = append(conds, "r.seq IN (SELECT l.run_seq FROM labels l WHERE l.key = ? AND l.value = ?)")
 		args = append(args, k, f.Labels[k])
 	}
 	var b strings.Builder
