@@ -11,7 +11,7 @@ const (
 	DefaultAlpha        = 0.05
 	DefaultPermutations = 199
 	DefaultMinChange    = 0.05
-	DefaultWindow       = 100
+	DefaultWindow       = 50
 )
 
 // Options tune Detect. Zero fields take the defaults.
@@ -22,7 +22,7 @@ type Options struct {
 	// MinChange is the smallest relative size |After/Before − 1| reported
 	// (0.05); a negative value reports every significant change.
 	MinChange float64
-	// Window is the longest stretch searched at once (100); longer series
+	// Window is the longest stretch searched at once (50, as Otava); longer series
 	// are searched in windows overlapping by half.
 	Window int
 	// Log compares the points' logarithms (when every point is positive):
@@ -191,10 +191,11 @@ func (d *detector) judgeNew(st stretch, s split, open []stretch) (Change, bool) 
 	}
 	c.Before, c.After = mean(before), mean(after)
 	c.Rel = rel(c.Before, c.After)
-	if d.o.MinChange > 0 && math.Abs(c.Rel) < d.o.MinChange/2 {
+	if d.o.MinChange > 0 && math.Abs(c.Rel) < 0.8*d.o.MinChange {
 		// A shortcut, not a bound: figures pooled from runs that differ
-		// by less than half the minimum on average do not differ by the
-		// minimum. It spares the permutation test and the Judge the
+		// by less than 80% of the minimum on average do not differ by the
+		// minimum (a pooled figure lies within its runs' range, and near
+		// their mean). It spares the permutation test and the Judge the
 		// candidates of a stable series.
 		return c, false
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/archive/pgtest"
 	"github.com/loadlab/loadlab/internal/archive/sqlstore"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/compare"
@@ -29,8 +31,17 @@ type store struct {
 	ids []string
 }
 
-func newStore(t *testing.T) *store {
-	s, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"), true)
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
+func newStore(t *testing.T) *store { return newStoreAt(t, filepath.Join(t.TempDir(), "a.db")) }
+
+// newStoreAt opens a new archive at dsn: a SQLite file or a Postgres URL.
+func newStoreAt(t *testing.T, dsn string) *store {
+	s, err := sqlstore.Open(context.Background(), dsn, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +93,12 @@ func builds(t *testing.T, seed uint64, p50s []float64, fails []float64) *store {
 
 // buildsOf is builds with n requests per run.
 func buildsOf(t *testing.T, seed uint64, n int, p50s []float64, fails []float64) *store {
+	return buildsIn(t, newStore(t), seed, n, p50s, fails)
+}
+
+// buildsIn adds the builds' runs to src.
+func buildsIn(t *testing.T, src *store, seed uint64, n int, p50s []float64, fails []float64) *store {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	src := newStore(t)
 	dates := []string{"2020-01-09", "2020-01-30", "2020-02-03", "2020-02-04", "2020-02-05", "2020-02-17"}
 	for i, p := range p50s {
 		src.add(t, rng, map[string]string{"build": dates[i%len(dates)], "n": fmt.Sprint(i)}, n, p, fails[i])
@@ -91,8 +106,20 @@ func buildsOf(t *testing.T, seed uint64, n int, p50s []float64, fails []float64)
 	return src
 }
 
+// The same verdicts from a SQLite file and from a real Postgres.
 func TestSixBuildsOneRegression(t *testing.T) {
-	src := builds(t, 1, []float64{10, 10, 10, 14, 14, 14}, make([]float64, 6))
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			dsn := filepath.Join(t.TempDir(), "a.db")
+			if engine == "postgres" {
+				dsn = pgtest.Shared(t).NewDB(t)
+			}
+			sixBuildsOneRegression(t, buildsIn(t, newStoreAt(t, dsn), 1, 1000, []float64{10, 10, 10, 14, 14, 14}, make([]float64, 6)))
+		})
+	}
+}
+
+func sixBuildsOneRegression(t *testing.T, src *store) {
 	for _, m := range []Metric{P95, Mean, P50} {
 		tr, err := Compute(context.Background(), src, Options{Metric: m, By: "build"})
 		if err != nil {
