@@ -10,7 +10,7 @@
 // (package compare), so a verdict holds on a series as short as six runs,
 // where a permutation test over six figures cannot be significant. A change
 // is reported when it is significant both ways the evidence allows (the
-// bootstrap's 95% interval excludes no change; the permutation test, when
+// bootstrap's 99% interval excludes zero; the permutation test, when
 // the series is long enough for it to decide, at 5%) and at least the
 // minimum relative size (5% by default), so the run-to-run noise of an
 // unchanged build raises no alarm. The maximum and the throughput have no
