@@ -45,7 +45,7 @@ func runArchive(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		archiveUsage(stderr) // as every command's -help
+		archiveUsage(stdout) // help asked for is the answer: standard output
 		return flag.ErrHelp
 	}
 	c, ok := archiveCommands[args[0]]

@@ -58,8 +58,10 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	fs.Var(&ths, "threshold", "a `threshold` such as \"p99 < 1s\" for the knee (repeatable; added to the plan's)")
 	cfgFile := fs.String("config", "", "without a plan: the proxy's config `file` (none: the attack goes to the origin)")
 	recipeFile := fs.String("recipe", "", "without a plan: the origin's recipe `file`")
-	rate := fs.String("rate", "50/s", "without a plan: the attack's `rate` (as loadlab attack -rate, ramps too)")
-	duration := fs.Duration("duration", 60*time.Second, "without a plan: the attack's `duration`")
+	rate := fs.String("rate", "50/s", "without a plan: the attack's `rate` (as loadlab attack -rate, ramps too); a comma-separated list (160,180,300) predicts one attack per rate")
+	duration := fs.Duration("duration", 60*time.Second, "without a plan: the attack's `duration` (each, with a list of rates)")
+	stepList := fs.String("steps", "", "without a plan: one attack stepping through these comma-separated `rates`, each held -step-duration (as loadlab attack -steps)")
+	stepDuration := fs.Duration("step-duration", 0, "`duration` of each -steps step")
 	path := fs.String("path", "/", "without a plan: the request `path` (and query); {{...}} templates as in targets")
 	timeout := fs.Duration("timeout", attack.DefaultOptions().Timeout, "without a plan: the client's `timeout` per request")
 	if err := parseFlags(fs, args); err != nil {
@@ -105,16 +107,26 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		if *recipeFile == "" {
 			return badinput.Field("-recipe", "give a plan file, or at least -recipe (and -config for a proxy in front)")
 		}
-		in, err := quickInput(*cfgFile, *recipeFile, *rate, *duration, *path, *timeout, *seed)
+		d := *duration
+		if *stepList != "" && !flagSet(fs, "duration") {
+			d = 0 // -duration's default does not cut the steps short
+		}
+		scheds, err := quickSchedules(*rate, *stepList, d, *stepDuration, flagSet(fs, "rate"))
 		if err != nil {
 			return err
 		}
-		pr, err := model.Predict(in)
-		if err != nil {
-			return badinput.Errorf("%v", err)
+		var in model.Input
+		for i, sch := range scheds {
+			if in, err = quickInput(*cfgFile, *recipeFile, sch, *path, *timeout, *seed); err != nil {
+				return err
+			}
+			pr, err := model.Predict(in)
+			if err != nil {
+				return badinput.Errorf("%v", err)
+			}
+			steps = append(steps, model.StepPrediction{Step: i + 1, Name: sch.String() + " for " + sch.Length().String() + " on " + *path,
+				Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported})
 		}
-		steps = []model.StepPrediction{{Step: 1, Name: *rate + " for " + duration.String() + " on " + *path,
-			Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported}}
 		if *knee {
 			k, err := model.SearchKnee(in, "attack", extra, ko)
 			if err != nil {
@@ -141,8 +153,33 @@ func allFailed(steps []model.StepPrediction) bool {
 	return len(steps) > 0
 }
 
+// quickSchedules reads -rate (one rate or ramp, or a comma-separated list
+// of rates: one attack each) or -steps (one attack stepping through the
+// rates) into the schedules to predict.
+func quickSchedules(rate, steps string, d, stepDuration time.Duration, rateGiven bool) ([]*schedule.Schedule, error) {
+	if steps != "" {
+		if rateGiven {
+			return nil, badinput.Field("-steps", "give -rate (one attack per rate) or -steps (one attack stepping through them), not both")
+		}
+		sch, err := schedule.ParseSteps(steps, stepDuration, d)
+		if err != nil {
+			return nil, err
+		}
+		return []*schedule.Schedule{sch}, nil
+	}
+	var out []*schedule.Schedule
+	for _, r := range strings.Split(rate, ",") {
+		sch, err := schedule.Parse(strings.TrimSpace(r), d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sch)
+	}
+	return out, nil
+}
+
 // quickInput builds a one-scenario input from flags.
-func quickInput(cfgFile, recipeFile, rate string, d time.Duration, path string, timeout time.Duration, seed uint64) (model.Input, error) {
+func quickInput(cfgFile, recipeFile string, sch *schedule.Schedule, path string, timeout time.Duration, seed uint64) (model.Input, error) {
 	in := model.Input{Seed: seed}
 	var err error
 	if in.Origin, err = model.ReadRecipe(recipeFile); err != nil {
@@ -152,14 +189,6 @@ func quickInput(cfgFile, recipeFile, rate string, d time.Duration, path string, 
 		if in.Proxy, err = config.Load(cfgFile); err != nil {
 			return in, err
 		}
-	}
-	sp, err := schedule.ParseSpec(rate)
-	if err != nil {
-		return in, badinput.Field("-rate", "%v", err)
-	}
-	sch, err := schedule.New(sp, d)
-	if err != nil {
-		return in, badinput.Field("-duration", "%v", err)
 	}
 	if !strings.HasPrefix(path, "/") {
 		return in, badinput.Field("-path", "want a path starting with /, got %q", path)
