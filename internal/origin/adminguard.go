@@ -1,11 +1,9 @@
 package origin
 
 import (
-	"net"
 	"net/http"
-	"net/url"
-	"slices"
-	"strings"
+
+	"github.com/loadlab/loadlab/internal/webguard"
 )
 
 // The admin API changes what the simulator serves, so a web page the
@@ -29,28 +27,11 @@ func (s *Simulator) adminRefusal(r *http.Request) string {
 	if s.opts.AdminToken != "" {
 		return "" // the token check decides
 	}
-	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-		return "admin requests sent by a web page of another site are refused; set an admin token (-admin-token) to allow browsers that send it"
+	if why := webguard.CrossSite(r); why != "" {
+		return "admin requests " + why + " are refused; set an admin token (-admin-token) to allow browsers that send it"
 	}
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || o == "null" || !strings.EqualFold(u.Host, r.Host) {
-			return "admin requests sent by a web page of another origin (" + o + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
-		}
+	if host := webguard.ForeignHost(r, s.opts.AdminHosts); host != "" {
+		return "admin requests for host " + host + " are refused without an admin token (a page whose name resolves to this machine could send them); use the IP address, set -admin-token, or allow the name with -admin-host"
 	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	lower := strings.ToLower(host)
-	switch {
-	case host == "":
-		return ""
-	case net.ParseIP(host) != nil, lower == "localhost", strings.HasSuffix(lower, ".localhost"):
-		return ""
-	case slices.ContainsFunc(s.opts.AdminHosts, func(h string) bool { return strings.EqualFold(h, host) }):
-		return ""
-	}
-	return "admin requests for host " + host + " are refused without an admin token (a page whose name resolves to this machine could send them); use the IP address, set -admin-token, or allow the name with -admin-host"
+	return ""
 }
