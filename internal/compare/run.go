@@ -3,8 +3,6 @@ package compare
 import (
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -50,11 +48,3 @@ func (r *Run) N() int64 { return int64(r.Metrics.Requests) }
 
 // OK is the number of successful requests (2xx/3xx).
 func (r *Run) OK() int64 { return int64(r.Metrics.Successes) }
-
-// RunFromHistogram is a run rebuilt from a stored latency histogram (as
-// an archive keeps it, package metrics' NewHistogram values) and its
-// request and success counts, exact mean and maximum: compared exactly as
-// the run its results would give.
-func RunFromHistogram(name, group string, h *hdrhistogram.Histogram, requests, successes uint64, mean, maxLatency time.Duration) *Run {
-	return &Run{Name: name, Group: group, Metrics: metrics.FromHistogram(h, requests, successes, mean, maxLatency)}
-}
