@@ -43,7 +43,7 @@ const MinTail = 5
 // enough reports whether n requests are enough to compare statistic s.
 func enough(s Stat, n int64) bool {
 	switch s {
-	case P50, P90, P99:
+	case P50, P90, P95, P99:
 		return float64(n)*(1-quantileOf[s]) >= MinTail
 	}
 	return n >= 2*MinTail
@@ -58,6 +58,7 @@ type Row struct {
 	Diff    float64 // Value - Base
 	Lo, Hi  float64 // confidence interval of Diff
 	Rel     float64 // Diff / Base, NaN when Base is 0
+	P       float64 // two-sided bootstrap p-value of Diff; NaN when not judged
 	Verdict string
 }
 
@@ -88,46 +89,69 @@ func Compare(base *Run, runs []*Run, opt Options) Report {
 	bb := flatten(base)
 	bpoint := bb.point()
 	bres := bb.resample(opt.Seed, opt.Resamples)
-	alpha := (1 - opt.Confidence) / 2
 	for _, run := range runs {
 		rep.addRun(run)
 		rb := flatten(run)
 		rpoint := rb.point()
 		rres := rb.resample(opt.Seed, opt.Resamples)
 		for _, s := range Stats {
-			row := Row{Run: run.Name, Stat: s, Base: bpoint[s], Value: rpoint[s]}
-			row.Diff = row.Value - row.Base
-			row.Rel = math.NaN()
-			if row.Base != 0 {
-				row.Rel = row.Diff / row.Base
-			}
-			diffs := make([]float64, 0, opt.Resamples)
-			for i := range rres {
-				d := rres[i][s] - bres[i][s]
-				if !math.IsNaN(d) {
-					diffs = append(diffs, d)
-				}
-			}
-			if len(diffs) == 0 || math.IsNaN(row.Diff) {
-				row.Lo, row.Hi, row.Verdict = math.NaN(), math.NaN(), NoData
-				rep.Rows = append(rep.Rows, row)
-				continue
-			}
-			if !enough(s, sampleSize(s, base)) || !enough(s, sampleSize(s, run)) {
-				row.Lo, row.Hi, row.Verdict = math.NaN(), math.NaN(), TooFew
-				rep.Rows = append(rep.Rows, row)
-				continue
-			}
-			sort.Float64s(diffs)
-			row.Lo, row.Hi = quantile(diffs, alpha), quantile(diffs, 1-alpha)
-			if s == Success {
-				row.Lo, row.Hi = newcombe(run.OK(), run.N(), base.OK(), base.N(), opt.Confidence)
-			}
-			row.Verdict = verdict(s, row.Lo, row.Hi)
-			rep.Rows = append(rep.Rows, row)
+			rep.Rows = append(rep.Rows, row(s, base, run, bpoint, rpoint, bres, rres, opt))
 		}
 	}
 	return rep
+}
+
+// CompareStat compares one statistic of run with base, as Compare does
+// for each of its table's (and P95, which the table leaves out).
+func CompareStat(base, run *Run, s Stat, opt Options) Row {
+	opt = opt.withDefaults()
+	bb, rb := flatten(base), flatten(run)
+	return row(s, base, run, bb.point(), rb.point(), bb.resample(opt.Seed, opt.Resamples), rb.resample(opt.Seed, opt.Resamples), opt)
+}
+
+// row compares statistic s of run with base from their points and
+// bootstrap replicates.
+func row(s Stat, base, run *Run, bpoint, rpoint [numStats]float64, bres, rres [][numStats]float64, opt Options) Row {
+	alpha := (1 - opt.Confidence) / 2
+	row := Row{Run: run.Name, Stat: s, Base: bpoint[s], Value: rpoint[s], P: math.NaN()}
+	row.Diff = row.Value - row.Base
+	row.Rel = math.NaN()
+	if row.Base != 0 {
+		row.Rel = row.Diff / row.Base
+	}
+	diffs := make([]float64, 0, len(rres))
+	for i := range rres {
+		d := rres[i][s] - bres[i][s]
+		if !math.IsNaN(d) {
+			diffs = append(diffs, d)
+		}
+	}
+	if len(diffs) == 0 || math.IsNaN(row.Diff) {
+		row.Lo, row.Hi, row.Verdict = math.NaN(), math.NaN(), NoData
+		return row
+	}
+	if !enough(s, sampleSize(s, base)) || !enough(s, sampleSize(s, run)) {
+		row.Lo, row.Hi, row.Verdict = math.NaN(), math.NaN(), TooFew
+		return row
+	}
+	sort.Float64s(diffs)
+	row.Lo, row.Hi = quantile(diffs, alpha), quantile(diffs, 1-alpha)
+	row.P = bootstrapP(diffs)
+	if s == Success {
+		row.Lo, row.Hi = newcombe(run.OK(), run.N(), base.OK(), base.N(), opt.Confidence)
+	}
+	row.Verdict = verdict(s, row.Lo, row.Hi)
+	return row
+}
+
+// bootstrapP is the two-sided bootstrap p-value of a difference from its
+// sorted replicates: twice the share of replicates on the far side of
+// zero, counting the observed difference as one replicate (so never 0).
+func bootstrapP(sorted []float64) float64 {
+	below := sort.SearchFloat64s(sorted, 0)                                                    // < 0
+	above := len(sorted) - sort.Search(len(sorted), func(i int) bool { return sorted[i] > 0 }) // > 0
+	far := min(below, above) + (len(sorted)-below-above)/2                                     // ties at 0 split
+	return min(1, 2*float64(far+1)/float64(len(sorted)+1))
 }
 
 func (r *Report) addRun(run *Run) {

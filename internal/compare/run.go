@@ -3,6 +3,8 @@ package compare
 import (
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -48,3 +50,11 @@ func (r *Run) N() int64 { return int64(r.Metrics.Requests) }
 
 // OK is the number of successful requests (2xx/3xx).
 func (r *Run) OK() int64 { return int64(r.Metrics.Successes) }
+
+// NewRunFromHistogram returns a run rebuilt from a stored latency
+// histogram (made by metrics.NewHistogram, as the run archive keeps each
+// step's) and its request and success counts, for runs whose results are
+// not re-read. h is copied, not retained.
+func NewRunFromHistogram(name string, h *hdrhistogram.Histogram, requests, successes uint64) *Run {
+	return &Run{Name: name, Metrics: metrics.FromHistogram(h, requests, successes)}
+}

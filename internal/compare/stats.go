@@ -20,6 +20,9 @@ const (
 	P90
 	P99
 	Success
+	// P95 is not in the comparison table (Stats); the trend verdicts of
+	// the run archive judge it (CompareStat).
+	P95
 	numStats
 )
 
@@ -28,11 +31,14 @@ var Stats = []Stat{Mean, P50, P90, P99, Success}
 
 // String names the statistic as the table shows it.
 func (s Stat) String() string {
-	return [...]string{"mean", "p50", "p90", "p99", "success"}[s]
+	return [...]string{"mean", "p50", "p90", "p99", "success", "p95"}[s]
 }
 
 // quantile of each percentile Stat.
-var quantileOf = map[Stat]float64{P50: 0.50, P90: 0.90, P99: 0.99}
+var quantileOf = map[Stat]float64{P50: 0.50, P90: 0.90, P95: 0.95, P99: 0.99}
+
+// percentiles lists the percentile Stats.
+var percentiles = []Stat{P50, P90, P95, P99}
 
 // buckets is a run's histogram flattened to its non-empty buckets plus the
 // failure count, the form the bootstrap resamples, with the run's exact
@@ -65,7 +71,7 @@ func flatten(r *Run) buckets {
 	b.exact = b.values(b.count, b.ok, b.ko)
 	if l.Count > 0 {
 		b.exact[Mean] = ms(l.Mean)
-		for _, s := range []Stat{P50, P90, P99} {
+		for _, s := range percentiles {
 			b.exact[s] = ms(l.Quantile(quantileOf[s]))
 		}
 	}
@@ -107,7 +113,7 @@ func (b *buckets) values(counts []int64, ok, ko int64) [numStats]float64 {
 		}
 	} else {
 		out[Mean] = sum / float64(n)
-		for _, s := range []Stat{P50, P90, P99} {
+		for _, s := range percentiles {
 			// Same rank rule as HdrHistogram's ValueAtPercentile.
 			rank := int64(quantileOf[s]*float64(n) + 0.5)
 			rank = min(max(rank, 1), n)
