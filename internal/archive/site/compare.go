@@ -142,8 +142,9 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 			if !single {
 				group = stepTitle(run, st)
 			}
-			l := st.Latencies
-			all = append(all, compare.RunFromHistogram(names[i], group, hist, st.Requests, successes(st.Figures), l.Mean, l.Max))
+			cr := compare.NewRunFromHistogram(names[i], hist, st.Requests, successes(st.Figures))
+			cr.Group = group
+			all = append(all, cr)
 		}
 	}
 	comps, alone, err := compare.CompareGroups(all, "1", compare.Options{})
