@@ -167,7 +167,7 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
       await visit("/trend?by=build&metric=p99", "trend");
       const tink = await inked(page, "#trend canvas");
       assert.ok(tink.length >= 1 && tink.every((n) => n > 0), `the trend chart is drawn: ${tink}`);
-      const labels = await page.$$eval("table.runs tbody tr td:nth-child(2)", (tds) => tds.map((t) => t.textContent));
+      const labels = await page.$$eval("table.points tbody tr td:nth-child(2)", (tds) => tds.map((t) => t.textContent));
       assert.deepEqual(labels, ["01", "02", "03", "04"], "ordered by build");
       // Click the second dot: its run opens.
       const box = await page.evaluate(() => {

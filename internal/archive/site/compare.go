@@ -18,6 +18,10 @@ import (
 // maxCompare bounds the runs on one compare page.
 const maxCompare = 20
 
+// compareSeed is the bootstrap's seed, loadlab compare's default: the
+// page's intervals are the command's.
+const compareSeed = 1
+
 // compareIDs reads the runs to compare: ids=a,b,c and/or id=a&id=b.
 func compareIDs(r *http.Request) []string {
 	q := r.URL.Query()
@@ -147,9 +151,9 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 			all = append(all, cr)
 		}
 	}
-	comps, alone, err := compare.CompareGroups(all, "1", compare.Options{})
+	comps, alone, err := compare.CompareGroups(all, "1", compare.Options{Seed: compareSeed})
 	if err != nil && len(comps) == 0 {
-		out = append(out, web.Section{Title: "Statistics", Text: "These runs share no step and scenario to compare (or have no stored latency histograms)."})
+		out = append(out, web.Section{Title: "Statistics", HTML: `<p class="empty">These runs share no step and scenario to compare (or have no stored latency histograms).</p>`})
 		return out, nil
 	}
 	if err != nil {
@@ -178,7 +182,7 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 		out = append(out, web.Section{Title: "Nothing to compare with", Text: strings.Join(parts, "\n")})
 	}
 	if len(comps) > 0 {
-		out = append(out, web.Section{Title: "Method", Text: comps[0].Report.Method()})
+		out = append(out, web.Section{Title: "Method", HTML: template.HTML(`<p class="hint">` + template.HTMLEscapeString(comps[0].Report.Method()) + `</p>`)})
 	}
 	return out, nil
 }

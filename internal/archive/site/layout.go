@@ -28,8 +28,10 @@ form.filter label { display: flex; flex-direction: column; gap: 2px; color: #555
 form.filter input, form.filter select { font-size: 14px; padding: 4px 6px; border: 1px solid #bbb; border-radius: 3px; min-width: 0; }
 button { font-size: 14px; padding: 5px 12px; border: 1px solid #1f4e79; background: #1f77b4; color: #fff; border-radius: 3px; cursor: pointer; }
 table.runs td, table.runs th { white-space: nowrap; }
+table.runs td:nth-child(-n+4), table.runs th:nth-child(-n+4), table.runs td:last-child, table.runs th:last-child { text-align: left; }
 table.runs th a { color: inherit; text-decoration: none; }
 table.runs th a.on { text-decoration: underline; }
+table.points td:nth-child(-n+4), table.points th:nth-child(-n+4) { text-align: left; }
 .label { display: inline-block; background: #eef3f8; border: 1px solid #d0dbe6; border-radius: 3px; padding: 0 5px; margin: 1px 2px; font-size: 12px; color: #1f4e79; text-decoration: none; white-space: nowrap; }
 .pager { display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; font-size: 13px; margin: 8px 0; }
 .bad { color: #b00020; font-weight: bold; }
@@ -37,6 +39,9 @@ table.runs th a.on { text-decoration: underline; }
 .empty { color: #777; font-style: italic; }
 ul.downloads { font-size: 14px; line-height: 1.7; }
 .chart .u-over { cursor: crosshair; }
+.side { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); }
+.side pre { font-size: 11px; }
+@media (max-width: 900px) { .side { grid-template-columns: minmax(0, 1fr); } }
 @media (max-width: 600px) { body { margin: 12px auto; padding: 0 10px; } h1 { font-size: 19px; } }
 `
 

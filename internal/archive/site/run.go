@@ -25,6 +25,10 @@ import (
 // page shows each one's detail closed, to be opened.
 const collapseAfter = 6
 
+// sampleChartHeight is the height of a sampled metric's chart: a step
+// has several, lower than the latency plots.
+const sampleChartHeight = 240
+
 // lookup finds a run by its ID, or by its slug (which ends in the ID).
 // canonical is false when it was found by slug.
 func (h *Handler) lookup(ctx context.Context, idOrSlug string) (run *archive.Run, canonical bool, err error) {
@@ -119,7 +123,9 @@ var runHeadTmpl = template.Must(template.New("head").Parse(`<div class="meta">
 var stepTableTmpl = template.Must(template.New("steps").Parse(`<div class="tw"><table>
 <thead><tr><th>step</th><th>scenario</th>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><td><a href="#{{.Anchor}}">{{.Step}}</a></td><td>{{.Scenario}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>`))
+{{end}}</tbody></table></div>
+{{with .Findings}}<ul class="findings">{{range .}}<li>{{.}}</li>
+{{end}}</ul>{{end}}`))
 
 var stepFilesTmpl = template.Must(template.New("stepfiles").Parse(`<p class="meta">{{if .Bin}}<a href="{{.Bin}}">results as vegeta .bin</a> (for <code>vegeta report</code>) · {{end}}<a href="#top">summary</a></p>`))
 
@@ -171,9 +177,6 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 	}
 
 	p := newPage(run.Name)
-	if hasSum {
-		p.Findings = summary.Texts(sum.Findings)
-	}
 	head := map[string]any{"Run": run, "URL": runURL(id), "Started": fmtTime(run.Started), "Ended": fmtTime(run.Ended), "Added": fmtTime(run.Added)}
 	var labels []struct{ Key, Value, URL string }
 	for _, l := range sortedLabels(run.Labels) {
@@ -207,13 +210,17 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 			return web.Page{}, err
 		}
 	}
-	table, err := fragment(stepTableTmpl, map[string]any{"Header": figureHeader, "Rows": rows})
+	var findings []string
+	if hasSum {
+		findings = summary.Texts(sum.Findings)
+	}
+	table, err := fragment(stepTableTmpl, map[string]any{"Header": figureHeader, "Rows": rows, "Findings": findings})
 	if err != nil {
 		return web.Page{}, err
 	}
 	top := web.Section{ID: "top", HTML: headHTML + table}
 	if len(run.Steps) == 0 {
-		top.Text = "This run has no steps stored."
+		top.HTML += `<p class="empty">This run has no steps stored.</p>`
 	}
 	p.Sections = append(p.Sections, top)
 	pct := percentileOverlays(run, hists)
@@ -250,9 +257,13 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 		p.Sections = append(p.Sections, sec)
 		if ss := byStep[st.Index]; len(ss) > 0 && (i+1 == len(run.Steps) || run.Steps[i+1].Index != st.Index) {
 			ax := stepAxis(st, ss)
+			charts := writeup.SampleCharts(st.Name, ax, ss)
+			for j := range charts {
+				charts[j].Height = sampleChartHeight
+			}
 			p.Sections = append(p.Sections, web.Section{Title: fmt.Sprintf("Server metrics, step %d", st.Index+1),
-				Text:   "Sampled during the step, on the step's time axis (seconds since it began).",
-				Charts: writeup.SampleCharts(st.Name, ax, ss), Collapsed: collapsed})
+				HTML:   `<p class="hint">Sampled during the step, on the step's time axis (seconds since it began).</p>`,
+				Charts: charts, Collapsed: collapsed})
 		}
 	}
 

@@ -23,7 +23,7 @@ import (
 type Change struct {
 	Index         int
 	Before, After float64 // the figure's level on each side, in the metric's unit (ms, %, /s)
-	Lo, Hi        float64 // confidence interval of After - Before; NaN when unknown
+	Lo, Hi        float64 // 95% confidence interval of After/Before - 1; NaN when unknown
 	Worse         bool    // the change makes the figure worse
 }
 
@@ -149,7 +149,7 @@ var trendChartTmpl = template.Must(template.New("trendchart").Parse(`<div class=
 <p class="hint">Each dot is a run: hover to read it, click to open it. Dashed lines mark change points; the grey line is the level between them.</p>
 {{with .Changes}}<h3>Change points</h3><ul class="findings">{{range .}}<li{{if .Worse}} class="bad"{{end}}>{{.Text}} <a href="{{.URL}}">first run after it</a></li>{{end}}</ul>
 {{else}}{{if .Marked}}<p class="good">No change point: the series holds steady.</p>{{end}}{{end}}
-{{with .Rows}}<div class="tw"><table class="runs"><thead><tr><th>#</th><th>{{$.By}}</th><th>run</th><th>started</th><th>{{$.Metric}}</th></tr></thead>
+{{with .Rows}}<div class="tw"><table class="points"><thead><tr><th>#</th><th>{{$.By}}</th><th>run</th><th>started</th><th>{{$.Metric}}</th></tr></thead>
 <tbody>{{range .}}<tr{{if .Change}} class="bad"{{end}}><td>{{.N}}</td><td>{{.Label}}</td><td><a href="{{.URL}}">{{.Name}}</a> <code>{{.ID}}</code></td><td>{{.Started}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table></div>{{end}}`))
 
@@ -238,7 +238,7 @@ type trendData struct {
 }
 
 func trendBody(tq trendQuery, metric, unit string, pts []archive.Point, values []float64, changes []Change, marked bool) (template.HTML, string, error) {
-	d := trendData{Title: metric + " (" + unit + ")", Unit: unit, Values: values}
+	d := trendData{Title: metric + " (" + unit + ")", Unit: unit, Values: values, Changes: []int{}}
 	tick := func(p archive.Point) string {
 		if tq.By != "" {
 			return p.Labels[tq.By]
@@ -269,7 +269,7 @@ func trendBody(tq trendQuery, metric, unit string, pts []archive.Point, values [
 			text += fmt.Sprintf(" (%+.1f%%)", 100*(c.After-c.Before)/c.Before)
 		}
 		if !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) {
-			text += fmt.Sprintf(", 95%% CI of the change [%+.4g, %+.4g] %s", c.Lo, c.Hi, unit)
+			text += fmt.Sprintf(", 95%% CI [%+.1f%%, %+.1f%%]", 100*c.Lo, 100*c.Hi)
 		}
 		if c.Worse {
 			text += ": worse"
