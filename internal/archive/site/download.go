@@ -104,8 +104,8 @@ func (h *Handler) hasResults(files []archive.File) bool {
 
 // resultsFiles names the stored files holding one step's results: the
 // scenario's stream named in summary.json for a run folder, else every
-// results file of the run (a plain results file, or the shard files of
-// one attack, are one step).
+// stored file (a run added from results files, or the shard files of one
+// attack, stores only them, as one step).
 func (h *Handler) resultsFiles(ctx context.Context, run *archive.Run, st archive.Step, files []archive.File) ([]string, error) {
 	var sum summary.Summary
 	ok, err := h.readJSONFile(ctx, run.ID, summary.File, files, &sum)
@@ -131,9 +131,7 @@ func (h *Handler) resultsFiles(ctx context.Context, run *archive.Run, st archive
 	}
 	var out []string
 	for _, f := range files {
-		if isResultsName(f.Name) {
-			out = append(out, f.Name)
-		}
+		out = append(out, f.Name)
 	}
 	if len(out) == 0 || len(run.Steps) > 1 {
 		return nil, fmt.Errorf("no results stored for step %d scenario %q of run %s: %w", st.Index+1, st.Scenario, run.ID, archive.ErrNotFound)

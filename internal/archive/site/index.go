@@ -51,9 +51,9 @@ func parseLabels(q url.Values) (map[string]string, error) {
 	out := map[string]string{}
 	for _, v := range q["label"] {
 		for _, kv := range strings.Fields(v) {
-			k, val, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return nil, badinput.Field("label", "want key=value, got %q", kv)
+			k, val, err := archive.ParseLabel(kv)
+			if err != nil {
+				return nil, badinput.Field("label", "%v", err)
 			}
 			out[k] = val
 		}

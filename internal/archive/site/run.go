@@ -248,7 +248,7 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 			sec.Charts = append(sec.Charts, plot.PercentileChart("Latency by percentile: "+stepTitle(run, st), d))
 		}
 		bin := ""
-		if h.hasResults(files) {
+		if hasSum && h.hasResults(files) || !hasSum && len(files) > 0 {
 			bin = fmt.Sprintf("%s/results.bin?%s", runURL(id), url.Values{"step": {fmt.Sprint(st.Index)}, "scenario": {st.Scenario}}.Encode())
 		}
 		if sec.HTML, err = fragment(stepFilesTmpl, map[string]any{"Bin": bin}); err != nil {
