@@ -226,7 +226,7 @@ func TestRunPage(t *testing.T) {
 	body := mustGet(t, srv, "/runs/"+id)
 	for _, want := range []string{
 		"Requests      [total, rate, throughput]", // the stored vegeta-style text report
-		"Latency by percentile",                    // the plot beside it, from the stored histogram
+		"Latency by percentile",                   // the plot beside it, from the stored histogram
 		"/runs/" + id + "/archive.tar",
 		"/runs/" + id + "/results.bin?scenario=page&amp;step=3", // 04 Feb is the fourth step of the folder
 		"build=2020-02-04",
