@@ -99,6 +99,7 @@ type attackFlags struct {
 	seed                                                     uint64
 	headers                                                  headerFlag
 	maxWorkersSet                                            bool
+	archive                                                  archiveFlags
 }
 
 func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -142,6 +143,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates: request i renders the same in every run with the same seed (0 = random)")
 	f.vegeta.register(fs)
 	f.export.register(fs, "attack")
+	f.archive.register(fs, "results file")
 	fs.StringVar(&f.ui, "ui", "", "serve a live view of the attack at `host:port` (e.g. 127.0.0.1:8089): rate, latency, status codes, in flight and lag per second; a non-loopback address needs a token (generated unless -ui-token)")
 	fs.StringVar(&f.uiToken, "ui-token", "", "the `token` the live view requires (?token=...); default none on loopback, generated elsewhere")
 	fs.StringVar(&f.shard, "shard", "", "send shard `i/n` of the schedule (1-based): n generators started with 1/n .. n/n and the same -start-at send the single-machine attack together, each request once with its global sequence number")
@@ -163,6 +165,9 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
+	}
+	if f.archive.db != "" && (f.output == "stdout" || f.output == "-" || f.output == "") {
+		return nil, badinput.Field("-archive", "archives the -output file: give -output FILE")
 	}
 	return &f, nil
 }
@@ -235,6 +240,9 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if sched.Unpaced() && !f.maxWorkersSet {
 		return badinput.Field("-max-workers", "-rate=0 (as fast as possible) needs -max-workers, the number of concurrent requests, e.g. -max-workers=64")
 	}
+	if err := f.archive.check(ctx); err != nil {
+		return err
+	}
 	lv, err := startLive(f.ui, f.uiToken, stderr)
 	if err != nil {
 		return err
@@ -285,5 +293,8 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 			err = fmt.Errorf("writing results: %w", cerr)
 		}
 	}
-	return err
+	if err != nil || outFile == nil {
+		return err
+	}
+	return f.archive.add(ctx, f.output, stdout, stderr, nil)
 }

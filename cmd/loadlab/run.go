@@ -55,6 +55,8 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	var export exportFlags
 	export.register(fs, "run")
 	uiToken := fs.String("ui-token", "", "the `token` the live view requires; default none on loopback, generated elsewhere")
+	var arch archiveFlags
+	arch.register(fs, "run folder")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
@@ -87,6 +89,9 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 			fmt.Fprintf(stdout, "  step %d: %s (%d scenarios)\n", st.Index+1, st.Name, len(st.Scenarios))
 		}
 		return nil
+	}
+	if err := arch.check(ctx); err != nil {
+		return err
 	}
 	dir := *out
 	if dir == "" {
@@ -124,10 +129,11 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "loadlab run: writing the report: %v\n", err)
 	}
 	printOutcome(stdout, res)
+	var runErr error
 	if res.ExitCode != 0 {
-		return exitError{code: res.ExitCode, msg: exitMessage(res)}
+		runErr = exitError{code: res.ExitCode, msg: exitMessage(res)}
 	}
-	return nil
+	return arch.add(ctx, dir, stdout, stderr, runErr)
 }
 
 // printOutcome prints the findings and where the report is.

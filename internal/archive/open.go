@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 )
@@ -50,4 +51,17 @@ func open(ctx context.Context, dsn string, create bool) (Store, error) {
 // SQLite file.
 func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Redact is dsn as messages may show it: a Postgres URL without its
+// password.
+func Redact(dsn string) string {
+	if !IsPostgres(dsn) {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://(unparsable URL)"
+	}
+	return u.Redacted()
 }

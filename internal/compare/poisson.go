@@ -13,7 +13,12 @@ func poisson(rng *rand.Rand, lam float64) int64 {
 		return 0
 	}
 	if lam < 10 {
-		l := math.Exp(-lam)
+		var l float64
+		if k := int(lam); float64(k) == lam {
+			l = expNeg[k] // bucket counts are whole: no Exp per draw
+		} else {
+			l = math.Exp(-lam)
+		}
 		var k int64
 		for p := rng.Float64(); p > l; p *= rng.Float64() {
 			k++
@@ -42,3 +47,11 @@ func poisson(rng *rand.Rand, lam float64) int64 {
 		}
 	}
 }
+
+// expNeg[k] is e^-k, for the whole means below 10 that bucket counts are.
+var expNeg = func() (t [10]float64) {
+	for k := range t {
+		t[k] = math.Exp(-float64(k))
+	}
+	return t
+}()

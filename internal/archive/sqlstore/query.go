@@ -139,6 +139,9 @@ func (fs *figureScan) figures() archive.Figures {
 
 const runCols = "r.id, r.slug, r.name, r.source, r.command, r.plan, r.machine, r.started, r.ended, r.added, r.content, r.labels"
 
+// listCols are runCols without the plan (Get returns it): List stays light.
+const listCols = "r.id, r.slug, r.name, r.source, r.command, '', r.machine, r.started, r.ended, r.added, r.content, r.labels"
+
 // scanRun reads runCols and the figures into a Run.
 func scanRun(sc interface{ Scan(...any) error }) (archive.Run, error) {
 	var r archive.Run
@@ -157,8 +160,8 @@ func scanRun(sc interface{ Scan(...any) error }) (archive.Run, error) {
 	return r, nil
 }
 
-// List returns the runs the filter selects, without steps, and how many
-// it selects in all.
+// List returns the runs the filter selects, without steps or plan, and
+// how many it selects in all.
 func (s *Store) List(ctx context.Context, f archive.Filter) ([]archive.Run, int, error) {
 	w, args, err := s.where(f, "r")
 	if err != nil {
@@ -168,7 +171,7 @@ func (s *Store) List(ctx context.Context, f archive.Filter) ([]archive.Run, int,
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.rebind("SELECT "+runCols+", "+figureSelect("r")+" FROM runs r"+w), args...)
+	rows, err := s.db.QueryContext(ctx, s.d.rebind("SELECT "+listCols+", "+figureSelect("r")+" FROM runs r"+w), args...)
 	if err != nil {
 		return nil, 0, s.dbError(err)
 	}

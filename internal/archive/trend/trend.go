@@ -1,0 +1,260 @@
+package trend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/archive/changepoint"
+	"github.com/loadlab/loadlab/internal/compare"
+	"github.com/loadlab/loadlab/internal/metrics"
+)
+
+// Confidence is the level of the interval a change's size must exclude
+// zero from to be reported, and of the interval reported: 99%, so that one
+// alarm in a hundred at most is noise, before the minimum size cuts more.
+const Confidence = 0.99
+
+// Source is what a trend reads from the archive; archive.Store is one.
+type Source interface {
+	Points(ctx context.Context, f archive.Filter, scenario string) ([]archive.Point, error)
+	Get(ctx context.Context, id string) (*archive.Run, error)
+	Histogram(ctx context.Context, id string, step int, scenario string) ([]byte, error)
+}
+
+// Options say which trend to compute.
+type Options struct {
+	Metric   Metric
+	By       string            // label ordering the runs; "": start time
+	Scenario string            // one scenario's figures; "": each run's
+	Labels   map[string]string // runs must carry every one
+	// MinChange is the smallest relative size reported: 0 means 5%, a
+	// negative value any significant change.
+	MinChange float64
+	Seed      uint64 // seeds the permutation test and the bootstrap
+}
+
+// Point is one run in the series.
+type Point struct {
+	ID      string    `json:"id"`
+	Slug    string    `json:"slug"`
+	Name    string    `json:"name"`
+	Label   string    `json:"label,omitempty"` // the run's value of Options.By
+	Started time.Time `json:"started"`
+	Value   Number    `json:"value"`  // the metric, in Unit
+	Change  bool      `json:"change"` // a change point: the first run after a change
+}
+
+// Change is a change point of the series.
+type Change struct {
+	Index  int    `json:"index"` // the first point after the change
+	ID     string `json:"id"`    // that run's ID
+	Label  string `json:"label"` // its value of Options.By ("" without)
+	Before Number `json:"before"`
+	After  Number `json:"after"`
+	// Rel is the relative size After/Before − 1, and CI its confidence
+	// interval (at Confidence when Pooled, 95% otherwise).
+	Rel Number    `json:"change"`
+	CI  [2]Number `json:"ci"`
+	P   Number    `json:"p_value"`
+	// SeriesP is the permutation test's p-value over the runs' figures;
+	// nil when the series is too short for it to decide.
+	SeriesP Number `json:"series_p_value"`
+	// Pooled says Before, After and CI come from the runs' pooled
+	// distributions (compare's bootstrap), not from the figures' means.
+	Pooled bool `json:"pooled"`
+	Worse  bool `json:"worse"` // the figure got worse: a regression
+	// Runs before and after the change that were judged.
+	RunsBefore int `json:"runs_before"`
+	RunsAfter  int `json:"runs_after"`
+}
+
+// Trend is one metric across runs with its change points.
+type Trend struct {
+	Metric   Metric   `json:"metric"`
+	Unit     string   `json:"unit"`
+	By       string   `json:"by,omitempty"`
+	Scenario string   `json:"scenario,omitempty"`
+	Method   string   `json:"method"`
+	Points   []Point  `json:"points"`
+	Changes  []Change `json:"changes"`
+}
+
+// Regressions returns the changes that made the figure worse.
+func (t *Trend) Regressions() []Change {
+	var out []Change
+	for _, c := range t.Changes {
+		if c.Worse {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Compute reads the runs the options select and finds the changes of the
+// metric across them.
+func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
+	if _, err := ParseMetric(string(o.Metric)); err != nil {
+		return nil, err
+	}
+	aps, err := src.Points(ctx, archive.Filter{Labels: o.Labels, Sort: "started", Asc: true}, o.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trend{Metric: o.Metric, Unit: o.Metric.Unit(), By: o.By, Scenario: o.Scenario, Points: []Point{}, Changes: []Change{}}
+	for i := range aps {
+		ap := &aps[i]
+		p := Point{ID: ap.ID, Slug: ap.Slug, Name: ap.Name, Started: ap.Started, Value: Number(o.Metric.value(&ap.Figures))}
+		if o.By != "" {
+			v, ok := ap.Labels[o.By]
+			if !ok {
+				continue // not labelled: not in this series
+			}
+			p.Label = v
+		}
+		if !p.Value.finite() {
+			continue
+		}
+		t.Points = append(t.Points, p)
+	}
+	order(t.Points, o.By)
+	xs := make([]float64, len(t.Points))
+	for i, p := range t.Points {
+		xs[i] = float64(p.Value)
+	}
+	j := &judge{ctx: ctx, src: src, o: o, points: t.Points, pooled: map[string]*pooled{}, fallback: map[int]bool{}}
+	copt := changepoint.Options{Seed: o.Seed, MinChange: o.MinChange, Log: o.Metric != Success}
+	if _, ok := o.Metric.stat(); ok {
+		copt.Judge = j.judge
+	}
+	t.Method = method(o.Metric, copt)
+	cps := changepoint.Detect(xs, copt)
+	if j.err != nil {
+		return nil, j.err
+	}
+	for _, c := range cps {
+		p := &t.Points[c.Index]
+		p.Change = true
+		ch := Change{Index: c.Index, ID: p.ID, Label: p.Label, Before: Number(c.Before), After: Number(c.After), Rel: Number(c.Rel),
+			CI: [2]Number{Number(c.Lo), Number(c.Hi)}, P: Number(c.P), SeriesP: Number(c.SeriesP),
+			Pooled: copt.Judge != nil && !j.fallback[c.Index], RunsBefore: c.Index - c.Start, RunsAfter: c.End - c.Index}
+		ch.Worse = c.Rel > 0 == o.Metric.HigherIsWorse()
+		t.Changes = append(t.Changes, ch)
+	}
+	return t, nil
+}
+
+func method(m Metric, o changepoint.Options) string {
+	s := "E-divisive means over the runs' figures (log scale) with a permutation test at 5%"
+	if m == Success {
+		s = "E-divisive means over the runs' figures with a permutation test at 5%"
+	}
+	if o.Judge != nil {
+		s += " where the series is long enough for it to decide; each candidate checked against the runs' pooled distributions with compare's bootstrap (99% interval)"
+	}
+	min := o.MinChange
+	if min == 0 {
+		min = changepoint.DefaultMinChange
+	}
+	if min > 0 {
+		s += fmt.Sprintf("; changes smaller than %.3g%% are not reported", 100*min)
+	}
+	return s
+}
+
+// pooled is one run's distribution: its histogram (the steps of the
+// scenario merged) and request counts.
+type pooled struct {
+	h             *hdrhistogram.Histogram
+	requests, oks uint64
+}
+
+// judge checks candidate changes against the runs' stored histograms.
+type judge struct {
+	ctx    context.Context
+	src    Source
+	o      Options
+	points []Point
+	pooled map[string]*pooled
+	// fallback marks the candidates judged on the series alone: a run
+	// had no stored histogram.
+	fallback map[int]bool
+	err      error
+}
+
+func (j *judge) run(id string) (*pooled, error) {
+	if p, ok := j.pooled[id]; ok {
+		return p, nil
+	}
+	r, err := j.src.Get(j.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p := &pooled{h: metrics.NewHistogram()}
+	for _, st := range r.Steps {
+		if j.o.Scenario != "" && st.Scenario != j.o.Scenario {
+			continue
+		}
+		b, err := j.src.Histogram(j.ctx, id, st.Index, st.Scenario)
+		if err != nil {
+			return nil, fmt.Errorf("run %s step %d: %w", id, st.Index, err)
+		}
+		h, err := hdrhistogram.Decode(b)
+		if err != nil {
+			return nil, fmt.Errorf("run %s step %d: histogram: %w", id, st.Index, err)
+		}
+		p.h.Merge(h)
+		p.requests += st.Requests
+		p.oks += uint64(math.Round(st.Success * float64(st.Requests)))
+	}
+	j.pooled[id] = p
+	return p, nil
+}
+
+// side pools the runs of points [from, to).
+func (j *judge) side(name string, from, to int) (*compare.Run, error) {
+	h := metrics.NewHistogram()
+	var req, ok uint64
+	for _, p := range j.points[from:to] {
+		r, err := j.run(p.ID)
+		if err != nil {
+			return nil, err
+		}
+		h.Merge(r.h)
+		req += r.requests
+		ok += r.oks
+	}
+	return compare.NewRunFromHistogram(name, h, req, ok), nil
+}
+
+// judge is the changepoint.Judge: compare's bootstrap on the pooled runs
+// before and after, and the permutation test where it can decide.
+func (j *judge) judge(c *changepoint.Change) bool {
+	if j.err != nil {
+		return false
+	}
+	stat, _ := j.o.Metric.stat()
+	before, err := j.side("before", c.Start, c.Index)
+	if err == nil {
+		var after *compare.Run
+		after, err = j.side("after", c.Index, c.End)
+		if err == nil {
+			row := compare.CompareStat(before, after, stat, compare.Options{Seed: j.o.Seed, Confidence: Confidence})
+			c.Before, c.After, c.Rel, c.P = row.Base, row.Value, row.Rel, row.P
+			c.Lo, c.Hi = row.Lo/row.Base, row.Hi/row.Base
+			real := row.Verdict != compare.NoDiff && row.Verdict != compare.NoData && row.Verdict != compare.TooFew
+			return real && (math.IsNaN(c.SeriesP) || c.SeriesP <= changepoint.DefaultAlpha)
+		}
+	}
+	if errors.Is(err, archive.ErrNotFound) {
+		j.fallback[c.Index] = true
+		return !math.IsNaN(c.SeriesP) && c.SeriesP <= changepoint.DefaultAlpha
+	}
+	j.err = err
+	return false
+}
