@@ -22,15 +22,14 @@ type Options struct {
 	// Hosts are extra Host names accepted without a token (IP addresses
 	// and localhost always are).
 	Hosts []string
-	// Changes finds the change points of a trend series; nil marks none.
-	Changes ChangeFinder
 }
 
 // Handler serves the results site. It only reads the store.
 type Handler struct {
-	store archive.Store
-	opts  Options
-	mux   *http.ServeMux
+	store  archive.Store
+	opts   Options
+	mux    *http.ServeMux
+	trends trendCache
 }
 
 // New returns the site for store.

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
 	_ "github.com/loadlab/loadlab/internal/archive/sqlstore"
+	"github.com/loadlab/loadlab/internal/archive/trend"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -506,26 +508,31 @@ func TestCompare(t *testing.T) {
 }
 
 func TestTrend(t *testing.T) {
-	var got []float64
-	var order []string
-	changes := func(_ context.Context, pts []archive.Point, metric string, values []float64) ([]Change, error) {
-		got = values
-		for _, p := range pts {
-			order = append(order, p.Labels["build"])
-		}
-		return []Change{{Index: 3, Before: values[2], After: values[3], Lo: 0.5, Hi: 2, Worse: true}}, nil
-	}
-	srv := serve(t, Options{Changes: changes})
+	srv := serve(t, Options{})
 	body := html.UnescapeString(mustGet(t, srv, "/trend?by=build&metric=p95"))
-	want := []string{"2020-01-09", "2020-01-30", "2020-02-03", "2020-02-04", "2020-02-05", "2020-02-17"}
-	if strings.Join(order, " ") != strings.Join(want, " ") {
-		t.Errorf("points ordered %v, want by build %v", order, want)
+	// The page shows what `loadlab archive trend` computes: the regression
+	// hunt's 04 Feb build is where p95 changed.
+	want, err := trend.Compute(context.Background(), fix.store, trend.Options{Metric: trend.P95, By: "build"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	run, _ := fix.store.Get(context.Background(), fix.builds["2020-02-04"])
-	if len(got) != 6 || got[3] != float64(run.Latencies.P95)/1e6 {
-		t.Errorf("values %v: the 4th should be 04 Feb's p95 %v ms", got, run.Latencies.P95)
+	if len(want.Points) != 6 || !slices.ContainsFunc(want.Changes, func(c trend.Change) bool { return c.Label == "2020-02-04" && c.Worse }) {
+		t.Fatalf("the trend of the hunt: %d points, changes %+v; want 6 points and a regression at 2020-02-04", len(want.Points), want.Changes)
 	}
-	for _, w := range []string{"At 2020-02-04: p95", "95% CI [+50.0%, +200.0%]", `"changes":[3]`, `href="/runs/` + fix.builds["2020-02-04"] + `">first run after it`, "window.LOADLAB_TREND"} {
+	for _, c := range want.Changes {
+		if !strings.Contains(body, trend.Describe(want, c)) {
+			t.Errorf("the page does not state %q", trend.Describe(want, c))
+		}
+	}
+	var order []string
+	for _, m := range regexp.MustCompile(`<tr(?: class="bad")?><td>\d+</td><td>([^<]*)</td>`).FindAllStringSubmatch(body, -1) {
+		order = append(order, m[1])
+	}
+	builds := []string{"2020-01-09", "2020-01-30", "2020-02-03", "2020-02-04", "2020-02-05", "2020-02-17"}
+	if strings.Join(order, " ") != strings.Join(builds, " ") {
+		t.Errorf("points listed %v, want by build %v", order, builds)
+	}
+	for _, w := range []string{`href="/runs/` + fix.builds["2020-02-04"] + `">first run after it`, "window.LOADLAB_TREND"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the trend page lacks %q", w)
 		}
@@ -543,17 +550,8 @@ func TestTrend(t *testing.T) {
 	if body := html.UnescapeString(mustGet(t, srv, "/trend?by=nosuchlabel")); !strings.Contains(body, `has the label "nosuchlabel"`) {
 		t.Error("a label no run has is not explained")
 	}
-	if resp, _ := get(t, srv, "GET", "/trend?metric=p42", nil); resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("an unknown metric: %s", resp.Status)
-	}
-}
-
-func TestNaturalOrder(t *testing.T) {
-	in := []string{"v10", "v9", "v1", "2020-02-04", "2020-01-30", "build-100", "build-20", "a", "", "v09"}
-	sort.Slice(in, func(i, j int) bool { return naturalCompare(in[i], in[j]) < 0 })
-	want := []string{"", "2020-01-30", "2020-02-04", "a", "build-20", "build-100", "v1", "v9", "v09", "v10"}
-	if strings.Join(in, ",") != strings.Join(want, ",") {
-		t.Errorf("natural order %v, want %v", in, want)
+	if resp, body := get(t, srv, "GET", "/trend?metric=p42", nil); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "metric: unknown metric") {
+		t.Errorf("an unknown metric: %s %q", resp.Status, body)
 	}
 }
 

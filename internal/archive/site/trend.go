@@ -2,146 +2,50 @@ package site
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
-	"math"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/archive/trend"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/plot/web"
 )
-
-// Change is one change point of a trend series: the figure moved from
-// Before to After at the point Index (the first point after the change).
-type Change struct {
-	Index         int
-	Before, After float64 // the figure's level on each side, in the metric's unit (ms, %, /s)
-	Lo, Hi        float64 // 95% confidence interval of After/Before - 1; NaN when unknown
-	Worse         bool    // the change makes the figure worse
-}
-
-// ChangeFinder finds the change points of a series: points ordered as
-// the trend orders them, values their metric in its unit.
-type ChangeFinder func(ctx context.Context, points []archive.Point, metric string, values []float64) ([]Change, error)
-
-// metrics of the trend page: the figure, its unit, whether higher is
-// worse.
-var trendMetrics = []struct {
-	Name, Unit  string
-	HigherWorse bool
-	Value       func(archive.Figures) float64
-}{
-	{"p50", "ms", true, func(f archive.Figures) float64 { return ms(f.Latencies.P50) }},
-	{"p90", "ms", true, func(f archive.Figures) float64 { return ms(f.Latencies.P90) }},
-	{"p95", "ms", true, func(f archive.Figures) float64 { return ms(f.Latencies.P95) }},
-	{"p99", "ms", true, func(f archive.Figures) float64 { return ms(f.Latencies.P99) }},
-	{"mean", "ms", true, func(f archive.Figures) float64 { return ms(f.Latencies.Mean) }},
-	{"max", "ms", true, func(f archive.Figures) float64 { return ms(f.Latencies.Max) }},
-	{"success", "%", false, func(f archive.Figures) float64 { return 100 * f.Success }},
-	{"throughput", "/s", false, func(f archive.Figures) float64 { return f.Throughput }},
-}
-
-func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // maxTable is the number of points up to which the trend page lists
 // every point under the chart.
 const maxTable = 300
 
+// trendQuery is the trend page's query.
 type trendQuery struct {
-	By, Metric, Scenario, Name string
-	Labels                     map[string]string
+	By, Scenario string
+	Metric       trend.Metric
+	Labels       map[string]string
 }
 
-func parseTrendQuery(q url.Values) (trendQuery, int, error) {
-	tq := trendQuery{By: strings.TrimSpace(q.Get("by")), Metric: q.Get("metric"), Scenario: q.Get("scenario"), Name: strings.TrimSpace(q.Get("name"))}
-	if tq.Metric == "" {
-		tq.Metric = "p99"
-	}
-	mi := -1
-	var names []string
-	for i, m := range trendMetrics {
-		names = append(names, m.Name)
-		if m.Name == tq.Metric {
-			mi = i
+func parseTrendQuery(q url.Values) (trendQuery, error) {
+	tq := trendQuery{By: strings.TrimSpace(q.Get("by")), Scenario: q.Get("scenario"), Metric: trend.P99}
+	if s := q.Get("metric"); s != "" {
+		m, err := trend.ParseMetric(s)
+		var be *badinput.Error
+		if errors.As(err, &be) {
+			return tq, &badinput.Error{Field: "metric", Msg: be.Msg}
 		}
-	}
-	if mi < 0 {
-		return tq, 0, badinput.Field("metric", "unknown metric %q (want %s)", tq.Metric, strings.Join(names, ", "))
+		tq.Metric = m
 	}
 	var err error
 	tq.Labels, err = parseLabels(q)
-	return tq, mi, err
-}
-
-// orderPoints orders points by the by label's value (numbers as numbers,
-// so build 10 follows build 9), ties and no label by start time; points
-// without the label are left out.
-func orderPoints(pts []archive.Point, by string) []archive.Point {
-	var out []archive.Point
-	for _, p := range pts {
-		if _, ok := p.Labels[by]; by == "" || ok {
-			out = append(out, p)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if by != "" {
-			a, b := out[i].Labels[by], out[j].Labels[by]
-			if c := naturalCompare(a, b); c != 0 {
-				return c < 0
-			}
-		}
-		if !out[i].Started.Equal(out[j].Started) {
-			return out[i].Started.Before(out[j].Started)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
-}
-
-// naturalCompare orders strings with their runs of digits compared as
-// numbers: "v2" < "v10".
-func naturalCompare(a, b string) int {
-	for a != "" && b != "" {
-		da, db := digits(a), digits(b)
-		if da > 0 && db > 0 {
-			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
-			if len(na) != len(nb) {
-				return len(na) - len(nb)
-			}
-			if c := strings.Compare(na, nb); c != 0 {
-				return c
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		if a[0] != b[0] {
-			return int(a[0]) - int(b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) - len(b)
-}
-
-func digits(s string) int {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return n
+	return tq, err
 }
 
 var trendFormTmpl = template.Must(template.New("trendform").Parse(`<form class="filter" method="get" action="/trend">
 <label>order by label<input type="text" name="by" value="{{.Q.By}}" placeholder="e.g. build (empty: by time)"></label>
-<label>figure<select name="metric">{{range .Metrics}}<option{{if eq . $.Q.Metric}} selected{{end}}>{{.}}</option>{{end}}</select></label>
+<label>figure<select name="metric">{{range .Metrics}}<option{{if eq . (printf "%s" $.Q.Metric)}} selected{{end}}>{{.}}</option>{{end}}</select></label>
 <label>scenario<input type="text" name="scenario" value="{{.Q.Scenario}}" placeholder="every scenario"></label>
-<label>name contains<input type="search" name="name" value="{{.Q.Name}}"></label>
 <label>labels (key=value …)<input type="search" name="label" value="{{.LabelText}}"></label>
 <button type="submit">Draw</button></form>`))
 
@@ -153,43 +57,29 @@ var trendChartTmpl = template.Must(template.New("trendchart").Parse(`<div class=
 <tbody>{{range .}}<tr{{if .Change}} class="bad"{{end}}><td>{{.N}}</td><td>{{.Label}}</td><td><a href="{{.URL}}">{{.Name}}</a> <code>{{.ID}}</code></td><td>{{.Started}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table></div>{{end}}`))
 
-// trend serves one figure across runs ordered by a label, with change
-// points marked.
+// trend serves one figure across runs ordered by a label, with the
+// change points `loadlab archive trend` finds (package archive/trend).
 func (h *Handler) trend(w http.ResponseWriter, r *http.Request) {
-	tq, mi, err := parseTrendQuery(r.URL.Query())
+	tq, err := parseTrendQuery(r.URL.Query())
 	if err != nil {
 		failure(w, err)
 		return
 	}
-	m := trendMetrics[mi]
 	var names []string
-	for _, tm := range trendMetrics {
-		names = append(names, tm.Name)
+	for _, m := range trend.Metrics {
+		names = append(names, string(m))
 	}
 	form, err := fragment(trendFormTmpl, map[string]any{"Q": tq, "Metrics": names, "LabelText": joinLabels(tq.Labels)})
 	if err != nil {
 		failure(w, err)
 		return
 	}
-	ctx := r.Context()
-	all, err := h.store.Points(ctx, archive.Filter{Name: tq.Name, Labels: tq.Labels}, tq.Scenario)
+	t, err := h.trends.get(r.Context(), h.store, trend.Options{Metric: tq.Metric, By: tq.By, Scenario: tq.Scenario, Labels: tq.Labels})
 	if err != nil {
 		failure(w, err)
 		return
 	}
-	pts := orderPoints(all, tq.By)
-	values := make([]float64, len(pts))
-	for i, p := range pts {
-		values[i] = m.Value(p.Figures)
-	}
-	var changes []Change
-	if h.opts.Changes != nil && len(pts) > 0 {
-		if changes, err = h.opts.Changes(ctx, pts, tq.Metric, values); err != nil {
-			failure(w, err)
-			return
-		}
-	}
-	title := m.Name + " across runs"
+	title := string(tq.Metric) + " across runs"
 	if tq.By != "" {
 		title += " by " + tq.By
 	}
@@ -198,22 +88,23 @@ func (h *Handler) trend(w http.ResponseWriter, r *http.Request) {
 	}
 	p := newPage("Trend: " + title)
 	p.Sections = []web.Section{{HTML: form}}
-	if len(pts) == 0 {
+	if len(t.Points) == 0 {
 		why := "No run matches."
-		if tq.By != "" && len(all) > 0 {
-			why = fmt.Sprintf("None of the %d runs matching has the label %q.", len(all), tq.By)
+		if tq.By != "" {
+			why = fmt.Sprintf("No run matching has the label %q.", tq.By)
 		}
-		p.Sections = append(p.Sections, web.Section{Text: why})
+		p.Sections = append(p.Sections, web.Section{HTML: template.HTML(`<p class="empty">` + template.HTMLEscapeString(why) + `</p>`)})
 		writePage(w, http.StatusOK, p)
 		return
 	}
-	body, script, err := trendBody(tq, m.Name, m.Unit, pts, values, changes, h.opts.Changes != nil)
+	body, script, err := trendBody(t)
 	if err != nil {
 		failure(w, err)
 		return
 	}
-	p.Intro = fmt.Sprintf("%d runs, ordered by %s.", len(pts), orText(tq.By, "start time"))
-	p.Sections = append(p.Sections, web.Section{Title: title, HTML: body})
+	p.Intro = fmt.Sprintf("%d runs, ordered by %s.", len(t.Points), orText(tq.By, "start time"))
+	p.Sections = append(p.Sections, web.Section{Title: title, HTML: body},
+		web.Section{Title: "Method", HTML: template.HTML(`<p class="hint">` + template.HTMLEscapeString(t.Method) + `</p>`)})
 	p.Script = script
 	writePage(w, http.StatusOK, p)
 }
@@ -237,62 +128,53 @@ type trendData struct {
 	Changes []int     `json:"changes"` // indexes of the first points after each change
 }
 
-func trendBody(tq trendQuery, metric, unit string, pts []archive.Point, values []float64, changes []Change, marked bool) (template.HTML, string, error) {
-	d := trendData{Title: metric + " (" + unit + ")", Unit: unit, Values: values, Changes: []int{}}
-	tick := func(p archive.Point) string {
-		if tq.By != "" {
-			return p.Labels[tq.By]
+func trendBody(t *trend.Trend) (template.HTML, string, error) {
+	d := trendData{Title: string(t.Metric) + " (" + t.Unit + ")", Unit: t.Unit, Changes: []int{}}
+	tick := func(p trend.Point) string {
+		if t.By != "" {
+			return p.Label
 		}
 		return p.Started.UTC().Format("2006-01-02 15:04")
 	}
-	for _, p := range pts {
+	for _, p := range t.Points {
 		d.Labels = append(d.Labels, tick(p))
 		d.Names = append(d.Names, p.Name)
 		d.Links = append(d.Links, runURL(p.ID))
+		d.Values = append(d.Values, float64(p.Value))
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].Index < changes[j].Index })
-	d.Level = levels(values, changes)
+	var cuts []int
 	type changeView struct {
 		Text, URL string
 		Worse     bool
 	}
 	var cv []changeView
-	isChange := map[int]bool{}
-	for _, c := range changes {
-		if c.Index <= 0 || c.Index >= len(pts) {
+	for _, c := range t.Changes {
+		if c.Index <= 0 || c.Index >= len(t.Points) {
 			continue
 		}
-		d.Changes = append(d.Changes, c.Index)
-		isChange[c.Index] = true
-		text := fmt.Sprintf("At %s: %s %.4g → %.4g %s", tick(pts[c.Index]), metric, c.Before, c.After, unit)
-		if c.Before != 0 {
-			text += fmt.Sprintf(" (%+.1f%%)", 100*(c.After-c.Before)/c.Before)
-		}
-		if !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) {
-			text += fmt.Sprintf(", 95%% CI [%+.1f%%, %+.1f%%]", 100*c.Lo, 100*c.Hi)
-		}
-		if c.Worse {
-			text += ": worse"
-		}
-		cv = append(cv, changeView{Text: text + ".", URL: runURL(pts[c.Index].ID), Worse: c.Worse})
+		cuts = append(cuts, c.Index)
+		cv = append(cv, changeView{Text: trend.Describe(t, c) + ".", URL: runURL(c.ID), Worse: c.Worse})
 	}
+	sort.Ints(cuts)
+	d.Changes = append(d.Changes, cuts...)
+	d.Level = levels(d.Values, cuts)
 	type rowView struct {
 		N                                    int
 		Label, URL, Name, ID, Started, Value string
 		Change                               bool
 	}
 	var rows []rowView
-	if len(pts) <= maxTable {
-		for i, p := range pts {
+	if len(t.Points) <= maxTable {
+		for i, p := range t.Points {
 			rows = append(rows, rowView{N: i + 1, Label: tick(p), URL: runURL(p.ID), Name: p.Name, ID: p.ID,
-				Started: fmtTime(p.Started), Value: fmt.Sprintf("%.4g %s", values[i], unit), Change: isChange[i]})
+				Started: fmtTime(p.Started), Value: fmt.Sprintf("%.4g %s", float64(p.Value), t.Unit), Change: p.Change})
 		}
 	}
-	by := tq.By
+	by := t.By
 	if by == "" {
 		by = "started"
 	}
-	body, err := fragment(trendChartTmpl, map[string]any{"Changes": cv, "Marked": marked, "Rows": rows, "By": by, "Metric": metric})
+	body, err := fragment(trendChartTmpl, map[string]any{"Changes": cv, "Marked": true, "Rows": rows, "By": by, "Metric": string(t.Metric)})
 	if err != nil {
 		return "", "", err
 	}
@@ -304,19 +186,12 @@ func trendBody(tq trendQuery, metric, unit string, pts []archive.Point, values [
 }
 
 // levels is, for each point, the mean of the values between the change
-// points around it.
-func levels(values []float64, changes []Change) []float64 {
+// points (cuts: the first point after each change) around it.
+func levels(values []float64, cuts []int) []float64 {
 	out := make([]float64, len(values))
 	start := 0
-	cuts := []int{}
-	for _, c := range changes {
-		if c.Index > 0 && c.Index < len(values) {
-			cuts = append(cuts, c.Index)
-		}
-	}
-	cuts = append(cuts, len(values))
-	for _, end := range cuts {
-		if end <= start {
+	for _, end := range append(cuts, len(values)) {
+		if end <= start || end > len(values) {
 			continue
 		}
 		sum := 0.0
