@@ -17,6 +17,7 @@ var navTmpl = template.Must(template.New("nav").Parse(`<nav class="site"><a clas
 // siteCSS styles what the site adds to the pages: navigation, forms,
 // link tables, the pager and badges.
 const siteCSS = `
+body { max-width: 1240px; }
 nav.site { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; border-bottom: 2px solid #1f77b4; padding-bottom: 6px; }
 nav.site a { color: #1f4e79; text-decoration: none; font-size: 14px; }
 nav.site a.brand { font-weight: bold; font-size: 16px; color: #222; }

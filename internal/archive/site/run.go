@@ -244,7 +244,7 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 			sec.Text = stepText(st)
 		}
 		if hists[i] != nil {
-			d := plot.DistributionFromHistogram(st.Scenario, hists[i], metrics.HistogramUnit)
+			d := plot.DistributionFromHistogram(orText(st.Scenario, "latency"), hists[i], metrics.HistogramUnit)
 			sec.Charts = append(sec.Charts, plot.PercentileChart("Latency by percentile: "+stepTitle(run, st), d))
 		}
 		bin := ""
