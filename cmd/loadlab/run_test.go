@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadlab/loadlab/internal/archive/pgtest"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
@@ -20,7 +21,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("LOADLAB_TEST_KUBECTL"); spec != "" {
 		os.Exit(kubectlStandin(spec, os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.StopShared() // the archive tests' Postgres, when they started one
+	os.Exit(code)
 }
 
 const e2ePlan = `name: e2e

@@ -87,7 +87,7 @@ func Detect(xs []float64, o Options) []Change {
 		d.z = logs(xs)
 	}
 	if n <= o.Window {
-		return d.hierarchy(0, n)
+		return d.merge(d.hierarchy(0, n))
 	}
 	found := map[int]bool{}
 	var cps []Change
@@ -184,9 +184,10 @@ func (d *detector) judge(st stretch, s split, open []stretch) (Change, bool) {
 	return c, significant && math.Abs(c.Rel) >= d.o.MinChange
 }
 
-// merge judges the changes found in windows again, each between its
-// neighbours (at most Window/2 points away), dropping the weakest failing
-// one until all hold.
+// merge judges the changes found again, each between its neighbours (at
+// most Window/2 points away), dropping the weakest failing one until all
+// hold: a change's figures are those of the runs since the previous change
+// against the runs up to the next.
 func (d *detector) merge(cps []Change) []Change {
 	half := d.o.Window / 2
 	for {

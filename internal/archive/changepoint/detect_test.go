@@ -98,10 +98,11 @@ func TestShortSeriesNeedsAJudge(t *testing.T) {
 	if len(cps) != 1 || cps[0].Index != 3 || !math.IsNaN(cps[0].SeriesP) {
 		t.Fatalf("judge saying yes: %+v", cps)
 	}
-	// The stretches left on each side are judged too, and their changes
-	// are below the minimum size.
-	if len(seen) != 1 {
-		t.Errorf("judged %d candidates, want 1 (the sides' candidates are too small to ask): %+v", len(seen), seen)
+	// The stretches left on each side are searched too, but their
+	// candidates are below the minimum size: the judge is not asked. The
+	// change is judged twice: found, then again between its neighbours.
+	if len(seen) != 2 || seen[0].Index != 3 || seen[1].Index != 3 {
+		t.Errorf("judged %+v, want the change at 3 twice", seen)
 	}
 }
 

@@ -35,7 +35,9 @@
 //     and its relative size |After/Before − 1| is at least MinChange (5%),
 //     so that the run-to-run noise of an unchanged build raises no alarm.
 //   - Long series are searched in windows of Options.Window points that
-//     overlap by half (as Otava does); the changes found are then judged
-//     again between their neighbours, the weakest failing one dropped until
-//     all hold.
+//     overlap by half (as Otava does).
+//   - Last, every change found is judged again between its neighbours (the
+//     points since the previous change against those up to the next, at
+//     most Window/2 each side), the weakest failing one dropped until all
+//     hold (Otava's merge step); the figures reported are these.
 package changepoint

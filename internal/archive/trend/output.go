@@ -77,9 +77,9 @@ func Describe(t *Trend, c Change) string {
 	if c.Worse {
 		kind = "regression"
 	}
-	return fmt.Sprintf("%s from %s: %s %s -> %s %s, %s, p %s (%d runs before, %d after)",
+	return fmt.Sprintf("%s from %s: %s %s -> %s %s, %s, p %s (%s before, %d after)",
 		kind, where, t.Metric, figure(float64(c.Before)), figure(float64(c.After)), t.Unit,
-		sizeText(c), pText(float64(c.P)), c.RunsBefore, c.RunsAfter)
+		sizeText(c), pText(float64(c.P)), plural(c.RunsBefore, "run"), c.RunsAfter)
 }
 
 // sizeText is a change's relative size with its interval: "+37.2% (99%
