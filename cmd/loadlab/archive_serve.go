@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
@@ -62,7 +64,7 @@ func runArchiveServe(ctx context.Context, args []string, _ io.Reader, _, stderr 
 	}
 	srv := &http.Server{Handler: site.New(store, site.Options{Token: *token, Hosts: hosts}),
 		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	url := "http://" + ln.Addr().String() + "/"
+	url := "http://" + siteAddr(ln.Addr().(*net.TCPAddr)) + "/"
 	if *token != "" {
 		url += "?token=" + *token
 	}
@@ -80,4 +82,16 @@ func runArchiveServe(ctx context.Context, args []string, _ io.Reader, _, stderr 
 		return err
 	}
 	return nil
+}
+
+// siteAddr is the host:port to print for the site: the machine's name
+// when it listens on every address (0.0.0.0 or ::), so the URL can be
+// shared.
+func siteAddr(a *net.TCPAddr) string {
+	if a.IP.IsUnspecified() {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			return net.JoinHostPort(h, strconv.Itoa(a.Port))
+		}
+	}
+	return a.String()
 }

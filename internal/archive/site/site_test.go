@@ -584,3 +584,41 @@ func FuzzQueries(f *testing.F) {
 		}
 	})
 }
+
+// The trend page keeps what it computed until a run is added.
+func TestTrendFollowsAdds(t *testing.T) {
+	ctx := context.Background()
+	store, err := archive.Open(ctx, filepath.Join(t.TempDir(), "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	add := func(path, build string) {
+		var labels map[string]string
+		if build != "" {
+			labels = map[string]string{"build": build}
+		}
+		bs, _, err := ingest.Bundles(ctx, []string{path}, ingest.Options{Labels: labels})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bs {
+			if _, _, err := store.Add(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	add("testdata/basic.bin", "1")
+	add("testdata/withbody.bin", "2")
+	srv := httptest.NewServer(New(store, Options{}))
+	defer srv.Close()
+	for i := 0; i < 2; i++ { // computed, then from the cache
+		if body := mustGet(t, srv, "/trend?by=build"); !strings.Contains(body, "2 runs, ordered by build") {
+			t.Fatalf("fetch %d: the trend of two runs: %.200s", i+1, body)
+		}
+	}
+	add(huntDir, "") // six runs labelled build=2020-...
+	if body := mustGet(t, srv, "/trend?by=build"); !strings.Contains(body, "8 runs, ordered by build") || !strings.Contains(body, "2020-02-04") {
+		t.Error("the trend did not follow the runs added")
+	}
+}
