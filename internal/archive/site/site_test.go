@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
@@ -610,7 +611,8 @@ func TestTrendFollowsAdds(t *testing.T) {
 	}
 	add("testdata/basic.bin", "1")
 	add("testdata/withbody.bin", "2")
-	srv := httptest.NewServer(New(store, Options{}))
+	h := New(store, Options{})
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	for i := 0; i < 2; i++ { // computed, then from the cache
 		if body := mustGet(t, srv, "/trend?by=build"); !strings.Contains(body, "2 runs, ordered by build") {
@@ -618,7 +620,20 @@ func TestTrendFollowsAdds(t *testing.T) {
 		}
 	}
 	add(huntDir, "") // six runs labelled build=2020-...
-	if body := mustGet(t, srv, "/trend?by=build"); !strings.Contains(body, "8 runs, ordered by build") || !strings.Contains(body, "2020-02-04") {
-		t.Error("the trend did not follow the runs added")
+	// A page that cannot wait says the change points are being found,
+	// and reloads until they are.
+	h.trends.wait = time.Nanosecond
+	resp, body := get(t, srv, "GET", "/trend?by=build", nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Refresh") != "5" || !strings.Contains(body, "This page reloads by itself") {
+		t.Errorf("a trend being computed: %s, Refresh %q", resp.Status, resp.Header.Get("Refresh"))
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		body := mustGet(t, srv, "/trend?by=build")
+		if strings.Contains(body, "8 runs, ordered by build") && strings.Contains(body, "2020-02-04") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the trend did not follow the runs added within 2 minutes")
+		}
 	}
 }

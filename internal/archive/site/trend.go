@@ -74,7 +74,7 @@ func (h *Handler) trend(w http.ResponseWriter, r *http.Request) {
 		failure(w, err)
 		return
 	}
-	t, err := h.trends.get(r.Context(), h.store, trend.Options{Metric: tq.Metric, By: tq.By, Scenario: tq.Scenario, Labels: tq.Labels})
+	t, pending, err := h.trends.get(r.Context(), h.store, trend.Options{Metric: tq.Metric, By: tq.By, Scenario: tq.Scenario, Labels: tq.Labels})
 	if err != nil {
 		failure(w, err)
 		return
@@ -88,6 +88,13 @@ func (h *Handler) trend(w http.ResponseWriter, r *http.Request) {
 	}
 	p := newPage("Trend: " + title)
 	p.Sections = []web.Section{{HTML: form}}
+	if pending {
+		// The page reloads itself until the trend is ready.
+		w.Header().Set("Refresh", "5")
+		p.Sections = append(p.Sections, web.Section{HTML: `<p class="empty">Finding the change points: each candidate is judged against the runs' latency distributions, which takes a while over many runs. This page reloads by itself until they are ready.</p>`})
+		writePage(w, http.StatusOK, p)
+		return
+	}
 	if len(t.Points) == 0 {
 		why := "No run matches."
 		if tq.By != "" {
