@@ -124,6 +124,7 @@ var stepTableTmpl = template.Must(template.New("steps").Parse(`<div class="tw"><
 <thead><tr><th>step</th><th>scenario</th>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><td><a href="#{{.Anchor}}">{{.Step}}</a></td><td>{{.Scenario}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
+{{with .Cell}}<p class="meta">{{.}}</p>{{end}}
 {{with .Findings}}<ul class="findings">{{range .}}<li>{{.}}</li>
 {{end}}</ul>{{end}}`))
 
@@ -211,10 +212,19 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 		}
 	}
 	var findings []string
+	cell := ""
 	if hasSum {
 		findings = summary.Texts(sum.Findings)
+		n := 0
+		for _, st := range sum.Steps {
+			n += len(st.Scenarios)
+		}
+		if n > len(run.Steps) {
+			cell = fmt.Sprintf("This run is one cell of the plan %s (%d of its %d steps and scenarios, %s); the findings and comparison below are the whole plan's.",
+				orText(sum.Name, "of its folder"), len(run.Steps), n, orText(joinLabels(run.Labels), "its matrix values as labels"))
+		}
 	}
-	table, err := fragment(stepTableTmpl, map[string]any{"Header": figureHeader, "Rows": rows, "Findings": findings})
+	table, err := fragment(stepTableTmpl, map[string]any{"Header": figureHeader, "Rows": rows, "Findings": findings, "Cell": cell})
 	if err != nil {
 		return web.Page{}, err
 	}
