@@ -112,7 +112,13 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
       page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
       page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
       const visit = async (path, name) => {
-        const resp = await page.goto(base + path, { waitUntil: "load" });
+        let resp = await page.goto(base + path, { waitUntil: "load" });
+        // A trend's change points are computed in the background; until
+        // they are, the page says so and reloads by itself.
+        for (let i = 0; i < 120 && /reloads by itself/.test(await page.evaluate(() => document.body.innerText)); i++) {
+          await page.waitForTimeout(1000);
+          resp = await page.goto(base + path, { waitUntil: "load" });
+        }
         assert.equal(resp.status(), 200, `${path} at ${tag}`);
         await page.screenshot({ path: join(shots, `${name}-${tag}.png`), fullPage: true });
         assert.ok(await overflow(page) <= 1, `${path} fits ${width} px: overflow ${await overflow(page)} px`);
