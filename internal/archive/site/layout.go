@@ -36,6 +36,7 @@ table.points td:nth-child(-n+4), table.points th:nth-child(-n+4) { text-align: l
 .label { display: inline-block; background: #eef3f8; border: 1px solid #d0dbe6; border-radius: 3px; padding: 0 5px; margin: 1px 2px; font-size: 12px; color: #1f4e79; text-decoration: none; white-space: nowrap; }
 .pager { display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; font-size: 13px; margin: 8px 0; }
 .bad { color: #b00020; font-weight: bold; }
+ul.findings li.bad, tr.bad td { font-weight: normal; }
 .good { color: #207020; }
 .empty { color: #777; font-style: italic; }
 ul.downloads { font-size: 14px; line-height: 1.7; }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive/trend"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/plot/web"
 )
 
@@ -133,6 +135,7 @@ type trendData struct {
 	Values  []float64 `json:"values"`
 	Level   []float64 `json:"level"`   // the level between change points
 	Changes []int     `json:"changes"` // indexes of the first points after each change
+	Log     bool      `json:"log"`     // a log scale: the latencies span more than plot.LogSpread
 }
 
 func trendBody(t *trend.Trend) (template.HTML, string, error) {
@@ -165,6 +168,15 @@ func trendBody(t *trend.Trend) (template.HTML, string, error) {
 	sort.Ints(cuts)
 	d.Changes = append(d.Changes, cuts...)
 	d.Level = levels(d.Values, cuts)
+	if t.Unit == "ms" {
+		lo, hi := math.Inf(1), 0.0
+		for _, v := range d.Values {
+			if v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		d.Log = hi/lo > plot.LogSpread
+	}
 	type rowView struct {
 		N                                    int
 		Label, URL, Name, ID, Started, Value string
@@ -251,8 +263,8 @@ const trendJS = `(function () {
     height: 360,
     plugins: [marks],
     scales: { x: { time: false, range: function () { return [-0.5, d.labels.length - 0.5]; } },
-              y: { range: function (u, lo, hi) { return [Math.min(0, lo), hi > 0 ? hi * 1.08 : 1]; } } },
-    axes: [{ splits: splits, values: tick, size: 50 }, { label: d.unit, size: 60 }],
+              y: d.log ? { distr: 3, log: 10 } : { range: function (u, lo, hi) { return [Math.min(0, lo), hi > 0 ? hi * 1.08 : 1]; } } },
+    axes: [{ splits: splits, values: tick, size: 50 }, { label: d.log ? d.unit + " (log scale)" : d.unit, size: 60 }],
     series: [
       { label: "run", value: function (u, v) { return v == null ? "-" : d.labels[v] + " · " + d.names[v]; } },
       { label: d.title, stroke: "#1f77b4", width: 1.5, points: { show: true, size: 7, fill: "#1f77b4" } },
