@@ -45,7 +45,7 @@ func runArchive(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		archiveUsage(stdout)
+		archiveUsage(stderr) // as every command's -help
 		return flag.ErrHelp
 	}
 	c, ok := archiveCommands[args[0]]
@@ -89,8 +89,21 @@ Subcommands:
 		fmt.Fprintf(w, "  %-7s %s\n", n, archiveCommands[n].summary)
 	}
 	fmt.Fprint(w, `
-Run 'loadlab archive <subcommand> -help' for its flags, with examples.
+Flags:
+  Every subcommand takes -db DB; run 'loadlab archive <subcommand> -help'
+  for the others, with more examples.
+
+Examples:
+  # Keep a run folder (one run per build when its matrix varies a build),
+  # then list the archive, newest first
+  loadlab archive add -db runs.db -label commit=abc123 loadlab-run-regression-hunt-20260101-120000
+  loadlab archive list -db runs.db
+
+  # Run and archive in one go; a team's Postgres instead of a file
+  loadlab run -archive postgres://ci:secret@db.internal/loadlab -label commit=$SHA plan.yaml
+
 'loadlab run -archive DB' and 'loadlab attack -archive DB' add what they make.
+The archive is described in docs/archive.md.
 `)
 }
 

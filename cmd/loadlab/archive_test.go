@@ -349,3 +349,60 @@ func TestArchiveAddKilledMidway(t *testing.T) {
 		t.Errorf("adding again: exit %d, new %q, already %q", code, out, errOut)
 	}
 }
+
+// The shard files of one split attack add as one run, merged as `loadlab
+// report` merges them.
+func TestArchiveAddShards(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	start := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano) // both shards started well before
+	files := []string{filepath.Join(dir, "shard1.lll"), filepath.Join(dir, "shard2.lll")}
+	errs := make(chan string, 2)
+	for i, f := range files {
+		go func() {
+			_, errOut, code := loadlabBin(t, "GET "+srv.URL+"/\n", "attack", "-quiet", "-shard", fmt.Sprintf("%d/2", i+1), "-rate", "40/s",
+				"-duration", "1s", "-start-at", start, "-output", f)
+			if code != 0 {
+				errOut = fmt.Sprintf("shard %d: exit %d: %s", i+1, code, errOut)
+			} else {
+				errOut = ""
+			}
+			errs <- errOut
+		}()
+	}
+	for range files {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+	db := filepath.Join(dir, "runs.db")
+	out, errOut, code := loadlabBin(t, "", append([]string{"archive", "add", "-db", db, "-label", "split=yes"}, files...)...)
+	if code != 0 || len(lines(out)) != 1 {
+		t.Fatalf("add shards: exit %d, ids %q, %s", code, out, errOut)
+	}
+	runs := listJSON(t, db)
+	rep, _, _ := loadlabBin(t, "", append([]string{"report", "-type", "json"}, files...)...)
+	var want struct {
+		Requests  uint64           `json:"requests"`
+		Latencies map[string]int64 `json:"latencies"`
+	}
+	json.Unmarshal([]byte(rep), &want)
+	if len(runs) != 1 || runs[0].Requests != 40 || want.Requests != 40 || runs[0].Latencies["99th"] != want.Latencies["99th"] ||
+		runs[0].Latencies["mean"] != want.Latencies["mean"] {
+		t.Errorf("archived %+v; loadlab report of the shards %+v", runs, want)
+	}
+	show, _, _ := loadlabBin(t, "", "archive", "show", "-db", db, "-type", "json", runs[0].ID)
+	if !strings.Contains(show, `"source": "shards"`) || !strings.Contains(show, "shard2.lll") {
+		t.Errorf("show: %s", show)
+	}
+}
+
+func TestArchiveSubcommandsHaveHelp(t *testing.T) {
+	for _, name := range archiveNames() {
+		code, _, stderr := runCLI(t, nil, "archive", name, "-help")
+		if code != 0 || !strings.Contains(stderr, "Usage: loadlab archive "+name) || !strings.Contains(stderr, "-db") || !strings.Contains(stderr, "Examples:") {
+			t.Errorf("archive %s -help: exit %d\n%s", name, code, stderr)
+		}
+	}
+}

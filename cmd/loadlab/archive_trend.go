@@ -40,7 +40,7 @@ const archiveTrendExamples = `  # The regression hunt: which build made the page
 func runArchiveTrend(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("archive trend", "-db DB -metric METRIC [-by LABEL] [flags]", archiveTrendExamples, stderr)
 	db := fs.String("db", "", "the archive: a SQLite `file` or a postgres:// URL")
-	by := fs.String("by", "", "`label` whose value orders the runs (dates, numbers and versions in their natural order, commit hashes in the order first run); by start time when empty")
+	by := fs.String("by", "", "`label` whose value orders the runs (dates, numbers and versions in their natural order, commit hashes in the order each was first run); by start time when empty")
 	metric := fs.String("metric", "", "the `figure`: p50, p90, p95, p99, mean, max (latencies, ms), success (%) or throughput (/s)")
 	scenario := fs.String("scenario", "", "one scenario's figures (`name`); each run's whole figures when empty")
 	var labels listFlag

@@ -28,14 +28,15 @@ type Options struct {
 	// Log compares the points' logarithms (when every point is positive):
 	// latencies and throughputs, whose changes are ratios.
 	Log bool
-	// Judge, when set, decides whether a candidate is significant. It gets
-	// the candidate with its series figures (Before and After are the
-	// means of the points on each side, Lo and Hi a bootstrap interval of
-	// Rel, P and SeriesP the permutation test's p-value) and may replace
-	// Before, After, Rel, Lo, Hi and P with its own — pooled figures, which
-	// must lie within the range of the points of each side. Unset, a
-	// candidate is significant when the permutation test is decisive and
-	// its p-value is at most Alpha.
+	// Judge, when set, decides whether a candidate is significant; it is
+	// asked only when the permutation test found the candidate significant
+	// or abstained (SeriesP NaN). It gets the candidate with its series
+	// figures (Before and After are the means of the points on each side,
+	// Lo and Hi a bootstrap interval of Rel, P and SeriesP the permutation
+	// test's p-value) and may replace Before, After, Rel, Lo, Hi and P with
+	// its own — pooled figures, which must lie within the range of the
+	// points of each side. Unset, a candidate is significant when the
+	// permutation test decided so.
 	Judge func(c *Change) bool
 }
 
@@ -124,6 +125,14 @@ type detector struct {
 	xs, z []float64
 	o     Options
 	sc    scratch
+	// judged memoises verdicts by stretch and split: the merge step asks
+	// again about changes whose neighbours did not move.
+	judged map[[3]int]verdict
+}
+
+type verdict struct {
+	c  Change
+	ok bool
 }
 
 // hierarchy runs E-divisive over [start, end): the best candidate of the
@@ -162,6 +171,19 @@ func (d *detector) hierarchy(start, end int) []Change {
 // judge decides whether split s of stretch st is a change, the permutation
 // test shuffling the open stretches.
 func (d *detector) judge(st stretch, s split, open []stretch) (Change, bool) {
+	key := [3]int{st.Start, s.At, st.End}
+	if v, ok := d.judged[key]; ok {
+		return v.c, v.ok
+	}
+	c, ok := d.judgeNew(st, s, open)
+	if d.judged == nil {
+		d.judged = map[[3]int]verdict{}
+	}
+	d.judged[key] = verdict{c, ok}
+	return c, ok
+}
+
+func (d *detector) judgeNew(st stretch, s split, open []stretch) (Change, bool) {
 	c := Change{Index: s.At, Start: st.Start, End: st.End, Q: s.Q, Lo: math.NaN(), Hi: math.NaN(), SeriesP: math.NaN()}
 	before, after := d.xs[st.Start:s.At], d.xs[s.At:st.End]
 	if d.o.MinChange > 0 && maxRel(before, after) < d.o.MinChange {
@@ -169,17 +191,25 @@ func (d *detector) judge(st stretch, s split, open []stretch) (Change, bool) {
 	}
 	c.Before, c.After = mean(before), mean(after)
 	c.Rel = rel(c.Before, c.After)
+	if d.o.MinChange > 0 && math.Abs(c.Rel) < d.o.MinChange/2 {
+		// A shortcut, not a bound: figures pooled from runs that differ
+		// by less than half the minimum on average do not differ by the
+		// minimum. It spares the permutation test and the Judge the
+		// candidates of a stable series.
+		return c, false
+	}
 	seed := uint64(st.Start)<<42 ^ uint64(s.At)<<21 ^ uint64(st.End)
 	if decisive(st.End-st.Start, s.At-st.Start, d.o.Alpha) {
 		c.SeriesP = permutationP(d.z, open, s.Q, d.o, seed)
 	}
 	c.P = c.SeriesP
+	if !math.IsNaN(c.SeriesP) && c.SeriesP > d.o.Alpha {
+		return c, false // the permutation test decided: no change
+	}
 	c.Lo, c.Hi = meansInterval(before, after, d.o.Seed^seed, 0.95)
-	var significant bool
+	significant := !math.IsNaN(c.SeriesP) // and at most Alpha
 	if d.o.Judge != nil {
 		significant = d.o.Judge(&c)
-	} else {
-		significant = !math.IsNaN(c.SeriesP) && c.SeriesP <= d.o.Alpha
 	}
 	return c, significant && math.Abs(c.Rel) >= d.o.MinChange
 }

@@ -34,6 +34,10 @@
 //     Judge's verdict; without a Judge, the permutation test at level α)
 //     and its relative size |After/Before − 1| is at least MinChange (5%),
 //     so that the run-to-run noise of an unchanged build raises no alarm.
+//     Size is looked at first: a candidate whose sides' points differ by
+//     less than half the minimum on average (or whose ranges cannot differ
+//     by the minimum) is not tested further, which keeps a stable series
+//     of 10,000 points to a few milliseconds.
 //   - Long series are searched in windows of Options.Window points that
 //     overlap by half (as Otava does).
 //   - Last, every change found is judged again between its neighbours (the

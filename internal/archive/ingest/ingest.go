@@ -92,9 +92,34 @@ func resultsRuns(ctx context.Context, files []string, o Options) ([]*archive.Bun
 // resultsRun is one run from results files (one file, or one attack's
 // shards): one step, its figures as `loadlab report FILES` prints them.
 func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
+	used := map[string]bool{}
+	var files []archive.BundleFile
+	for _, p := range paths {
+		n := filepath.Base(p)
+		for i := 2; used[n]; i++ {
+			n = fmt.Sprintf("%d-%s", i, filepath.Base(p))
+		}
+		used[n] = true
+		files = append(files, diskFile(n, p))
+	}
+	// the content hash reads the files while the report does (a second
+	// core, and the page cache serves both)
+	type hashed struct {
+		sum string
+		err error
+	}
+	hash := make(chan hashed, 1)
+	go func() {
+		sum, err := archive.ContentHash(files, "")
+		hash <- hashed{sum, err}
+	}()
 	rep, err := reportFiles(paths)
+	h := <-hash
 	if err != nil {
 		return nil, rep.warnings, err
+	}
+	if h.err != nil {
+		return nil, rep.warnings, h.err
 	}
 	name := o.Name
 	if name == "" {
@@ -133,15 +158,7 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 		Histograms: map[archive.StepKey][]byte{{Step: 0}: rep.hist},
 		Scenarios:  map[string]archive.Figures{"": f},
 	}
-	used := map[string]bool{}
-	for _, p := range paths {
-		n := filepath.Base(p)
-		for i := 2; used[n]; i++ {
-			n = fmt.Sprintf("%d-%s", i, filepath.Base(p))
-		}
-		used[n] = true
-		b.Files = append(b.Files, diskFile(n, p))
-	}
+	b.Files, b.Run.Content = files, h.sum
 	return b, rep.warnings, nil
 }
 

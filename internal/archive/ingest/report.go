@@ -46,6 +46,11 @@ func reportFiles(paths []string) (fileReport, error) {
 		s.Resync(true)
 		srcs = append(srcs, s)
 		in := report.Input{Name: p, Dec: s}
+		if len(paths) == 1 { // several files are read in parallel by report already
+			pp := newPipe(s)
+			defer pp.Close()
+			in.Dec = pp
+		}
 		if s.Meta != nil {
 			in.Shard = s.Meta.Shard
 		}

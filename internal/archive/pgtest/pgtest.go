@@ -186,13 +186,23 @@ func (s *Server) NewDB(t testing.TB) string {
 	s.n++
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), s.n)
 	s.mu.Unlock()
-	db, err := sql.Open("pgx", s.DSN("postgres", Password))
+	dsn, err := s.CreateDB(name)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dsn
+}
+
+// CreateDB creates an empty database called name (lower-case letters,
+// digits and _) and returns its URL.
+func (s *Server) CreateDB(name string) (string, error) {
+	db, err := sql.Open("pgx", s.DSN("postgres", Password))
+	if err != nil {
+		return "", err
+	}
 	defer db.Close()
 	if _, err := db.Exec("CREATE DATABASE " + strings.ToLower(name)); err != nil {
-		t.Fatalf("create database: %v", err)
+		return "", fmt.Errorf("create database: %v", err)
 	}
-	return s.DSN(strings.ToLower(name), Password)
+	return s.DSN(strings.ToLower(name), Password), nil
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite"               // registers the "sqlite" database/sql driver
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -112,12 +112,29 @@ func (s *Store) dbError(err error) error {
 		return fmt.Errorf("%s: %s", s.name, msg)
 	case s.d.postgres && isConnectError(err):
 		return badinput.At(s.name, 0, "cannot reach Postgres: %s", msg)
-	case !s.d.postgres && (strings.Contains(msg, "file is not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "(26)") || strings.Contains(msg, "(11)")):
+	case !s.d.postgres && (sqliteCode(err) == sqliteNotADB || sqliteCode(err) == sqliteCorrupt):
 		return badinput.At(s.name, 0, "not a loadlab archive, or a damaged one (%s)", msg)
-	case !s.d.postgres && (strings.Contains(msg, "unable to open") || strings.Contains(msg, "(14)")):
+	case !s.d.postgres && sqliteCode(err) == sqliteCantOpen:
 		return badinput.At(s.name, 0, "cannot open the archive file (%s)", msg)
 	}
 	return fmt.Errorf("%s: %s", s.name, msg)
+}
+
+// SQLite's primary result codes for a file that is no database, a damaged
+// one, and one that cannot be opened.
+const (
+	sqliteCorrupt  = 11
+	sqliteCantOpen = 14
+	sqliteNotADB   = 26
+)
+
+// sqliteCode is the primary result code of a SQLite error (0 for others).
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff
+	}
+	return 0
 }
 
 // isConnectError says the server could not be reached or talked to.
@@ -143,4 +160,14 @@ func redactAny(dsn string) string {
 		return dsn[:scheme+3] + u + ":xxxxx" + dsn[at:]
 	}
 	return dsn
+}
+
+// Checkpoint folds SQLite's write-ahead log into the database file (so its
+// size is the archive's); a no-op on Postgres.
+func (s *Store) Checkpoint(ctx context.Context) error {
+	if s.d.postgres {
+		return nil
+	}
+	_, err := s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return s.dbError(err)
 }

@@ -19,11 +19,17 @@ const figureCols = `requests BIGINT NOT NULL, rate {{real}} NOT NULL, throughput
 // from version i to i+1. Append only; never edit a released one.
 var migrations = [][]string{
 	{ // 1: runs, labels, steps, per-scenario figures, files in chunks
+		// the columns List and Points read come first, the long texts last:
+		// SQLite reads a row's columns in order, and a long plan spills
+		// into overflow pages a list should never touch
 		`CREATE TABLE runs (seq {{serial}}, id TEXT NOT NULL UNIQUE, slug TEXT NOT NULL, name TEXT NOT NULL, name_lower TEXT NOT NULL,
-			source TEXT NOT NULL, command TEXT NOT NULL, plan TEXT NOT NULL, machine TEXT NOT NULL,
-			started BIGINT NOT NULL, ended BIGINT NOT NULL, added BIGINT NOT NULL, content TEXT NOT NULL UNIQUE, labels TEXT NOT NULL,
-			` + figureCols + `)`,
+			source TEXT NOT NULL, started BIGINT NOT NULL, ended BIGINT NOT NULL, added BIGINT NOT NULL, labels TEXT NOT NULL,
+			` + figureCols + `, content TEXT NOT NULL UNIQUE, command TEXT NOT NULL, machine TEXT NOT NULL, plan TEXT NOT NULL)`,
 		`CREATE INDEX runs_started ON runs (started, seq)`,
+		`CREATE INDEX runs_name ON runs (name_lower, seq)`,
+		`CREATE INDEX runs_p99 ON runs (p99, seq)`,
+		`CREATE INDEX runs_success ON runs (success, seq)`,
+		`CREATE INDEX runs_requests ON runs (requests, seq)`,
 		`CREATE TABLE labels (run_seq BIGINT NOT NULL REFERENCES runs (seq) ON DELETE CASCADE, key TEXT NOT NULL, value TEXT NOT NULL,
 			PRIMARY KEY (run_seq, key))`,
 		`CREATE INDEX labels_key_value ON labels (key, value, run_seq)`,

@@ -248,12 +248,12 @@ func (j *judge) judge(c *changepoint.Change) bool {
 			c.Before, c.After, c.Rel, c.P = row.Base, row.Value, row.Rel, row.P
 			c.Lo, c.Hi = row.Lo/row.Base, row.Hi/row.Base
 			real := row.Verdict != compare.NoDiff && row.Verdict != compare.NoData && row.Verdict != compare.TooFew
-			return real && (math.IsNaN(c.SeriesP) || c.SeriesP <= changepoint.DefaultAlpha)
+			return real // the permutation test agreed or abstained: Detect asks only then
 		}
 	}
 	if errors.Is(err, archive.ErrNotFound) {
 		j.fallback[c.Index] = true
-		return !math.IsNaN(c.SeriesP) && c.SeriesP <= changepoint.DefaultAlpha
+		return !math.IsNaN(c.SeriesP) // the series alone: the permutation test decided
 	}
 	j.err = err
 	return false

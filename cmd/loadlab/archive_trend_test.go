@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/archive"
+)
+
+// trendJSON is what `archive trend -type json` prints, as a script reads it.
+type trendJSON struct {
+	Points []struct {
+		ID     string  `json:"id"`
+		Label  string  `json:"label"`
+		Value  float64 `json:"value"`
+		Change bool    `json:"change"`
+	} `json:"points"`
+	Changes []struct {
+		ID     string     `json:"id"`
+		Label  string     `json:"label"`
+		Before float64    `json:"before"`
+		After  float64    `json:"after"`
+		Change float64    `json:"change"`
+		CI     [2]float64 `json:"ci"`
+		P      float64    `json:"p_value"`
+		Worse  bool       `json:"worse"`
+	} `json:"changes"`
+}
+
+func trendOf(t *testing.T, args ...string) trendJSON {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, nil, append([]string{"archive", "trend", "-type", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("trend %v: exit %d\n%s%s", args, code, stdout, stderr)
+	}
+	var tr trendJSON
+	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
+		t.Fatalf("trend %v: %v\n%s", args, err, stdout)
+	}
+	return tr
+}
+
+// runAndArchive runs a plan (this test binary as loadlab: its components)
+// and adds the run folder to a new archive; it returns the archive and the
+// IDs added. The latencies are measured from each request's due time, so
+// a generator starved of CPU by a loaded machine adds its lateness to them:
+// a run whose schedule lag p99 exceeds maxLag in any cell could not be
+// judged, and is run again (four tries, then the test fails).
+func runAndArchive(t *testing.T, maxLag time.Duration, plan string, set ...string) (db string, ids []string) {
+	t.Helper()
+	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	var why string
+	const tries = 4
+	for try := 1; try <= tries; try++ {
+		dir := t.TempDir()
+		db, out := filepath.Join(dir, "lab.db"), filepath.Join(dir, "run")
+		args := []string{"run", "-quiet", "-out", out}
+		for _, s := range set {
+			args = append(args, "-set", s)
+		}
+		code, stdout, stderr := runCLI(t, nil, append(args, plan)...)
+		if code != 0 && code != 1 { // 1: thresholds crossed, by design of the regression hunt
+			t.Fatalf("run %s: exit %d\n%s%s", plan, code, stdout, stderr)
+		}
+		code, stdout, stderr = runCLI(t, nil, "archive", "add", "-db", db, out)
+		if code != 0 {
+			t.Fatalf("archive add: exit %d\n%s%s", code, stdout, stderr)
+		}
+		ids = strings.Fields(stdout)
+		if why = disturbed(t, db, maxLag); why == "" {
+			return db, ids
+		}
+		t.Logf("try %d could not judge: %s", try, why)
+	}
+	t.Fatalf("the machine was too loaded to judge, %d times: %s", tries, why)
+	return "", nil
+}
+
+// disturbed says which archived run's schedule lag p99 exceeds maxLag.
+func disturbed(t *testing.T, db string, maxLag time.Duration) string {
+	st, err := archive.OpenExisting(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ps, err := st.Points(context.Background(), archive.Filter{Asc: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	for _, p := range ps {
+		t.Logf("%v: p50 %v p95 %v, lag p99 %v", p.Labels, p.Latencies.P50, p.Latencies.P95, p.LagP99)
+		if p.LagP99 > maxLag {
+			bad = append(bad, fmt.Sprintf("%v lag p99 %v", p.Labels, p.LagP99))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Sprintf("the generator sent late (over %v): %s", maxLag, strings.Join(bad, ", "))
+	}
+	return ""
+}
+
+// The regression hunt, answered with no human reading: the six daily
+// builds of examples/004-regression-hunt, run for real (2 s each instead
+// of 8), archived as one run per build, and `trend -by build` names 04 Feb
+// as the change for p95 and mean, with its size and interval.
+func TestArchiveTrendRegressionHunt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs six builds for 2 s each")
+	}
+	// Healthy builds answer in about 10 ms, regressed ones in 40 ms to
+	// seconds: a lateness up to 20 ms leaves the signal clear.
+	db, ids := runAndArchive(t, 20*time.Millisecond, "../../examples/004-regression-hunt/plan.yaml", "duration=2s")
+	if len(ids) != 6 {
+		t.Fatalf("archived %v, want one run per build", ids)
+	}
+	for _, metric := range []string{"p95", "mean"} {
+		tr := trendOf(t, "-db", db, "-by", "build", "-metric", metric)
+		var labels []string
+		for _, p := range tr.Points {
+			labels = append(labels, p.Label)
+		}
+		if strings.Join(labels, " ") != "2020-01-09 2020-01-30 2020-02-03 2020-02-04 2020-02-05 2020-02-17" {
+			t.Fatalf("%s: points in the order %v", metric, labels)
+		}
+		found := false
+		for _, c := range tr.Changes {
+			if c.Label != "2020-02-04" {
+				continue
+			}
+			found = true
+			// The builds' recipes: p50 9 ms, p99 15 ms before; p50 40 ms,
+			// p99 1.5 s from 04 Feb. Whatever the machine's load, the
+			// change is several-fold and its interval well above zero.
+			if !c.Worse || c.Change < 2 || c.CI[0] < 1 || c.CI[0] > c.Change || c.CI[1] < c.Change || c.P > 0.01 || c.Before > 60 || c.After < 100 {
+				t.Errorf("%s: change at 04 Feb %+v", metric, c)
+			}
+			if c.ID != tr.Points[3].ID || !tr.Points[3].Change {
+				t.Errorf("%s: the change names run %s, the 04 Feb point is %+v", metric, c.ID, tr.Points[3])
+			}
+		}
+		if !found {
+			t.Errorf("%s: no change at 04 Feb: %+v over %+v", metric, tr.Changes, tr.Points)
+		}
+		for _, c := range tr.Changes {
+			if c.Label == "2020-02-05" {
+				t.Errorf("%s: a change at 05 Feb, a build as slow as 04 Feb's: %+v", metric, c)
+			}
+		}
+	}
+
+	// As a CI gate: exit 1, naming the first run after the change, its
+	// size and interval.
+	code, stdout, stderr := runCLI(t, nil, "archive", "trend", "-db", db, "-by", "build", "-metric", "p95", "-fail-on-regression")
+	if code != 1 || !strings.Contains(stderr, "regression from build 2020-02-04 (run "+ids[3]+")") || !strings.Contains(stderr, "99% CI") {
+		t.Errorf("-fail-on-regression: exit %d\nstderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "▲") || !strings.Contains(stdout, "2020-02-04") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("-fail-on-regression: stdout\n%s\nstderr %q", stdout, stderr)
+	}
+}
+
+// Six runs of one build (the 09 Jan build, as the regression hunt runs it,
+// each run a fresh origin): no change point, whatever the metric. The
+// runs differ by what the machine does meanwhile; sampling noise between
+// runs is covered by package trend's tests.
+func TestArchiveTrendOneBuildNoFalseAlarm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs one build six times for 2 s each")
+	}
+	dir := t.TempDir()
+	recipe, err := os.ReadFile("../../examples/004-regression-hunt/build-2020-01-09.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var variants, runs []string
+	for i := 1; i <= 6; i++ {
+		variants = append(variants, fmt.Sprintf("      run-%d: {args: [-seed, \"4\"]}", i))
+		runs = append(runs, fmt.Sprintf("run-%d", i))
+	}
+	plan := `name: one-build
+components:
+  build:
+    kind: command
+    command: ["${loadlab}", origin, -listen, "${addr}", -recipe, build.json]
+    health: /_admin/status
+    variants:
+` + strings.Join(variants, "\n") + `
+matrix:
+  build: [` + strings.Join(runs, ", ") + `]
+step_name: "${build}"
+scenarios:
+  - name: page
+    target: GET ${build.url}/page
+    rate: 200/s
+    duration: 2s
+    timeout: 5s
+cooldown: 500ms
+`
+	for name, text := range map[string][]byte{"plan.yaml": []byte(plan), "build.json": recipe} {
+		if err := os.WriteFile(filepath.Join(dir, name), text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The build answers in 9 ms (p95 14 ms): a lateness of 5 ms at p99
+	// moves p95 by a few percent at most; more could pass for a change.
+	db, ids := runAndArchive(t, 5*time.Millisecond, filepath.Join(dir, "plan.yaml"))
+	if len(ids) != 6 {
+		t.Fatalf("archived %v, want six runs", ids)
+	}
+	for _, metric := range []string{"p50", "p90", "p95", "p99", "mean", "max", "success", "throughput"} {
+		tr := trendOf(t, "-db", db, "-by", "build", "-metric", metric)
+		if len(tr.Points) != 6 || len(tr.Changes) != 0 {
+			t.Errorf("%s: %+v over %+v", metric, tr.Changes, tr.Points)
+		}
+	}
+	code, _, stderr := runCLI(t, nil, "archive", "trend", "-db", db, "-by", "build", "-metric", "p99", "-fail-on-regression")
+	if code != 0 {
+		t.Errorf("-fail-on-regression with no change: exit %d, %s", code, stderr)
+	}
+}
+
+func TestArchiveTrendBadInput(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "lab.db")
+	store, err := archive.Open(context.Background(), db) // an empty archive
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-db", db, "-metric", "p42"}, `unknown metric "p42"`},
+		{[]string{"-db", db}, "-metric: missing"},
+		{[]string{"-metric", "p95"}, "-db: missing"},
+		{[]string{"-db", db, "-metric", "p95", "-label", "build"}, "-label"},
+		{[]string{"-db", db, "-metric", "p95", "-min-change", "5"}, "-min-change"},
+		{[]string{"-db", db, "-metric", "p95", "-min-change", "lots"}, "-min-change"},
+		{[]string{"-db", db, "-metric", "p95", "-type", "xml"}, "-type"},
+		{[]string{"-db", filepath.Join(t.TempDir(), "missing.db"), "-metric", "p95"}, "missing.db"},
+	} {
+		code, _, stderr := runCLI(t, nil, append([]string{"archive", "trend"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	// An empty archive: an empty series, said on stderr, exit 0.
+	code, stdout, stderr := runCLI(t, nil, "archive", "trend", "-db", db, "-metric", "p95", "-by", "build", "-fail-on-regression")
+	if code != 0 || !strings.Contains(stderr, "no runs labelled build") || !strings.Contains(stdout, "0 runs") {
+		t.Errorf("empty archive: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
