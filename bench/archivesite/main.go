@@ -12,7 +12,8 @@
 // time and a latency that drifts, stepping up by 30% at build 5000 (so the
 // trend has a change to find). Each page is fetched -n times; the table
 // gives the median and the slowest, and the first (cold) fetch where it
-// differs. The trend page computes its change points once per archive
+// differs, and the CPU time a fetch took (the machine's load inflates wall
+// times, not CPU time). The trend page computes its change points once per archive
 // state, in the background: the time that takes is printed apart, the
 // page's figures are those of the pages served once it is done.
 package main
@@ -30,8 +31,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
@@ -45,6 +48,8 @@ func main() {
 	runs := flag.Int("runs", 10_000, "runs in the archive")
 	big := flag.Int("big", 1_000_000, "results of the big run")
 	n := flag.Int("n", 20, "fetches of each page")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the timed fetches of the pages named by -profile-page to this `file`")
+	profPage := flag.String("profile-page", "trend", "the pages whose timed fetches are profiled: their name contains this `text`")
 	dir := flag.String("dir", "", "scratch directory (default: a new temporary one, removed at the end)")
 	flag.Parse()
 	if *dir == "" {
@@ -94,7 +99,7 @@ func main() {
 		*runs, float64(fi.Size())/(1<<20), *big, float64(bigInfo.Size())/(1<<20), runtime.Version(), runtime.NumCPU(), loadavg())
 	fmt.Printf("filling: %d small runs added in %.1f s (%.1f ms each); the big run ingested and added in %.1f s\n\n",
 		*runs-1, addSmall.Seconds(), addSmall.Seconds()*1000/float64(*runs-1), addBig.Seconds())
-	fmt.Printf("%-52s %10s %10s %10s %10s\n", "page", "first ms", "median ms", "max ms", "KiB")
+	fmt.Printf("%-52s %10s %10s %10s %10s %10s\n", "page", "first ms", "median ms", "max ms", "CPU ms", "KiB")
 	pages := []struct{ name, path string }{
 		{fmt.Sprintf("index, newest first (page 1 of %d)", (*runs+49)/50), "/"},
 		{fmt.Sprintf("index, page %d", max(1, *runs*3/4/50)), fmt.Sprintf("/?page=%d", max(1, *runs*3/4/50))},
@@ -126,14 +131,26 @@ func main() {
 			}
 			fmt.Printf("%-52s change points computed in %.1f s\n", p.name, time.Since(t).Seconds())
 		}
+		prof := *profile != "" && strings.Contains(p.name, *profPage)
+		if prof {
+			f, err := os.Create(*profile)
+			check(err)
+			check(pprof.StartCPUProfile(f))
+		}
+		cpu0 := cpuTime()
 		for i := 0; i < reps; i++ {
 			t := time.Now()
 			size = fetch(srv.URL + p.path)
 			times = append(times, float64(time.Since(t).Microseconds())/1000)
 		}
+		if prof {
+			pprof.StopCPUProfile()
+			*profile = ""
+		}
+		cpu := (cpuTime() - cpu0).Seconds() * 1000 / float64(reps)
 		first := times[0]
 		sort.Float64s(times)
-		fmt.Printf("%-52s %10.1f %10.1f %10.1f %10.0f\n", p.name, first, times[len(times)/2], times[len(times)-1], float64(size)/1024)
+		fmt.Printf("%-52s %10.1f %10.1f %10.1f %10.1f %10.0f\n", p.name, first, times[len(times)/2], times[len(times)-1], cpu, float64(size)/1024)
 	}
 }
 
@@ -211,6 +228,15 @@ func fetch(url string) int {
 		check(fmt.Errorf("%s: %s", url, resp.Status))
 	}
 	return int(n)
+}
+
+// cpuTime is the CPU time this process used so far (server and client
+// alike: the fetches are on loopback in this process), a figure the
+// machine's load does not inflate as it does wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func loadavg() string {

@@ -25,7 +25,7 @@ const trendTimeout = 30 * time.Minute
 // histograms (compare's bootstrap) takes from a fraction of a second for
 // a few runs to minutes for thousands, and archived runs never change, so
 // a trend holds until a run is added: the key holds the archive's run
-// count and newest run, which every add changes. One trend is computed at
+// count, which every add changes. One trend is computed at
 // a time, each once however many pages ask for it.
 type trendCache struct {
 	wait    time.Duration // 0: trendWait
@@ -45,7 +45,10 @@ type trendJob struct {
 // get returns the trend for o, or pending when it is still being
 // computed after the wait.
 func (c *trendCache) get(ctx context.Context, store archive.Store, o trend.Options) (t *trend.Trend, pending bool, err error) {
-	newest, total, err := store.List(ctx, archive.Filter{Sort: "added", Limit: 1})
+	// Runs are only ever added: the count, and the latest started run,
+	// tell whether the archive changed (ordered as the index's first page,
+	// the cheapest query).
+	newest, total, err := store.List(ctx, archive.Filter{Limit: 1})
 	if err != nil {
 		return nil, false, err
 	}
