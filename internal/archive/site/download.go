@@ -65,7 +65,8 @@ func (h *Handler) tarFile(ctx context.Context, tw *tar.Writer, run *archive.Run,
 	if mod.IsZero() {
 		mod = run.Added
 	}
-	if err := tw.WriteHeader(&tar.Header{Name: path.Join(dir, f.Name), Mode: 0o644, Size: f.Size, ModTime: mod, Typeflag: tar.TypeReg}); err != nil {
+	name := path.Clean("/" + f.Name)[1:] // never outside the run's folder
+	if err := tw.WriteHeader(&tar.Header{Name: path.Join(dir, name), Mode: 0o644, Size: f.Size, ModTime: mod, Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
 	n, err := io.Copy(tw, rc)
