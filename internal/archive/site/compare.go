@@ -192,19 +192,36 @@ func successes(f archive.Figures) uint64 {
 	return uint64(f.Success*float64(f.Requests) + 0.5)
 }
 
-// displayNames names each run for tables and legends: its name, with its
-// ID when several runs share it.
+// displayNames names each run for tables and legends: its name, with
+// the labels that tell it from the others of that name (build=2020-02-04),
+// or its ID when they do not.
 func displayNames(runs []*archive.Run) []string {
-	count := map[string]int{}
+	byName := map[string][]*archive.Run{}
 	for _, r := range runs {
-		count[r.Name]++
+		byName[r.Name] = append(byName[r.Name], r)
 	}
 	out := make([]string, len(runs))
+	seen := map[string]bool{}
 	for i, r := range runs {
 		out[i] = r.Name
-		if count[r.Name] > 1 || r.Name == "" {
-			out[i] = strings.TrimSpace(r.Name + " " + r.ID)
+		if same := byName[r.Name]; len(same) > 1 {
+			var parts []string
+			for _, l := range sortedLabels(r.Labels) {
+				for _, o := range same {
+					if o.Labels[l.Key] != l.Value {
+						parts = append(parts, l.Key+"="+l.Value)
+						break
+					}
+				}
+			}
+			if len(parts) > 0 {
+				out[i] += " " + strings.Join(parts, " ")
+			}
 		}
+		if out[i] == "" || seen[out[i]] {
+			out[i] = strings.TrimSpace(out[i] + " " + r.ID)
+		}
+		seen[out[i]] = true
 	}
 	return out
 }

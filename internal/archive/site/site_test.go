@@ -658,3 +658,18 @@ func TestTrendFollowsAdds(t *testing.T) {
 		}
 	}
 }
+
+func TestDisplayNames(t *testing.T) {
+	runs := []*archive.Run{
+		{ID: "a1", Name: "hunt", Labels: map[string]string{"build": "01", "team": "x"}},
+		{ID: "b2", Name: "hunt", Labels: map[string]string{"build": "02", "team": "x"}},
+		{ID: "c3", Name: "news", Labels: map[string]string{"build": "02"}},
+		{ID: "d4", Name: "news", Labels: map[string]string{"build": "02"}},
+		{ID: "e5", Name: "", Labels: nil},
+	}
+	got := displayNames(runs)
+	want := []string{"hunt build=01", "hunt build=02", "news", "news d4", "e5"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("display names %q, want %q", got, want)
+	}
+}
