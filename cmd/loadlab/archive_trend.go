@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -68,11 +69,11 @@ func runArchiveTrend(ctx context.Context, args []string, _ io.Reader, stdout, st
 	if *typ != "text" && *typ != "json" {
 		return badinput.Field("-type", "unknown format %q (want text or json)", *typ)
 	}
-	min, err := parseMinChange(*minChange)
+	least, err := parseMinChange(*minChange)
 	if err != nil {
 		return err
 	}
-	o := trend.Options{Metric: m, By: *by, Scenario: *scenario, MinChange: min, Seed: *seed}
+	o := trend.Options{Metric: m, By: *by, Scenario: *scenario, MinChange: least, Seed: *seed}
 	for _, l := range labels {
 		k, v, err := archive.ParseLabel(l)
 		if err != nil {
@@ -127,7 +128,7 @@ func parseMinChange(s string) (float64, error) {
 	pct := strings.HasSuffix(t, "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
 	switch {
-	case err != nil || v != v || v < 0:
+	case err != nil || v != v || v < 0 || math.IsInf(v, 0):
 		return 0, badinput.Field("-min-change", "%q is not a size (write 5%% or 0.05)", s)
 	case pct:
 		v /= 100

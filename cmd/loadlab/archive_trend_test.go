@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/badinput"
 )
 
 // trendJSON is what `archive trend -type json` prints, as a script reads it.
@@ -256,4 +258,30 @@ func TestArchiveTrendBadInput(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "no runs labelled build") || !strings.Contains(stdout, "0 runs") {
 		t.Errorf("empty archive: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+}
+
+func TestParseMinChange(t *testing.T) {
+	for in, want := range map[string]float64{"5%": 0.05, "0.05": 0.05, " 12.5 % ": 0.125, "0": -1, "0%": -1, "1": 1, "100%": 1} {
+		if got, err := parseMinChange(in); err != nil || math.Abs(got-want) > 1e-12 {
+			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
+		}
+	}
+}
+
+func FuzzParseMinChange(f *testing.F) {
+	for _, s := range []string{"5%", "0.05", "0", "lots", "-1%", "NaN", "1e400", "150%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseMinChange(s)
+		if err != nil {
+			if !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		if v != -1 && !(v > 0 && !math.IsInf(v, 0)) {
+			t.Fatalf("%q gave %v", s, v)
+		}
+	})
 }

@@ -179,6 +179,9 @@ func checkAttackFlags(args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.archive.db != "" {
+		return badinput.Field("-archive", "a fleet's generators do not archive: add the shard files they return with loadlab archive add (one run)")
+	}
 	if f.steps != "" {
 		_, err = schedule.ParseSteps(f.steps, f.stepDuration, f.duration)
 	} else {

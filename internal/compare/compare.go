@@ -109,6 +109,13 @@ func CompareStat(base, run *Run, s Stat, opt Options) Row {
 	return row(s, base, run, bb.point(), rb.point(), bb.resample(opt.Seed, opt.Resamples), rb.resample(opt.Seed, opt.Resamples), opt)
 }
 
+// Point is statistic s of run as Compare reports it (its Base or Value):
+// ms for latencies, % for Success; NaN for an empty run.
+func Point(run *Run, s Stat) float64 {
+	b := flatten(run)
+	return b.point()[s]
+}
+
 // row compares statistic s of run with base from their points and
 // bootstrap replicates.
 func row(s Stat, base, run *Run, bpoint, rpoint [numStats]float64, bres, rres [][numStats]float64, opt Options) Row {

@@ -172,3 +172,40 @@ func TestNotResultsIsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A run folder whose matrix varies no component is one run; its figures
+// are `loadlab report` of all its results files at once.
+func TestPlainRunFolderIsOneRunWithReportsFigures(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(dir, os.DirFS(runDir)); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := summary.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Design.Axes[0].Component = false // as a sweep of a variable would be
+	if err := summary.Write(dir, sum); err != nil {
+		t.Fatal(err)
+	}
+	bs, _, err := Bundles(context.Background(), []string{dir}, Options{Name: "sweep"})
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("%v, %d runs", err, len(bs))
+	}
+	r := bs[0].Run
+	var files []string
+	for _, st := range sum.Steps {
+		files = append(files, filepath.Join(dir, st.Scenarios[0].Results))
+	}
+	want, err := reportFiles(files) // what `loadlab report FILES...` computes
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Steps) != 6 || r.Name != "sweep" || len(r.Labels) != 0 || r.Figures.Latencies != figures(want.m).Latencies ||
+		r.Requests != 4800 || r.Rate != want.m.Rate || r.Success != want.m.Success || r.Throughput != want.m.Throughput {
+		t.Errorf("run figures %+v\nloadlab report of its files %+v", r.Figures, figures(want.m))
+	}
+	if bs[0].Scenarios["page"].Latencies != r.Latencies {
+		t.Errorf("the only scenario's figures differ from the run's")
+	}
+}

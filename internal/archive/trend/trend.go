@@ -157,12 +157,12 @@ func method(m Metric, o changepoint.Options) string {
 	if o.Judge != nil {
 		s += " where the series is long enough for it to decide; each candidate checked against the runs' pooled distributions with compare's bootstrap (99% interval)"
 	}
-	min := o.MinChange
-	if min == 0 {
-		min = changepoint.DefaultMinChange
+	least := o.MinChange
+	if least == 0 {
+		least = changepoint.DefaultMinChange
 	}
-	if min > 0 {
-		s += fmt.Sprintf("; changes smaller than %.3g%% are not reported", 100*min)
+	if least > 0 {
+		s += fmt.Sprintf("; changes smaller than %.3g%% are not reported", 100*least)
 	}
 	return s
 }
@@ -244,6 +244,13 @@ func (j *judge) judge(c *changepoint.Change) bool {
 		var after *compare.Run
 		after, err = j.side("after", c.Index, c.End)
 		if err == nil {
+			// The size first: the pooled figures cost a merge, the
+			// bootstrap a thousand resamples.
+			b, a := compare.Point(before, stat), compare.Point(after, stat)
+			if r := a/b - 1; j.minChange() > 0 && !(math.Abs(r) >= j.minChange()) {
+				c.Before, c.After, c.Rel, c.Lo, c.Hi = b, a, r, math.NaN(), math.NaN()
+				return false
+			}
 			row := compare.CompareStat(before, after, stat, compare.Options{Seed: j.o.Seed, Confidence: Confidence})
 			c.Before, c.After, c.Rel, c.P = row.Base, row.Value, row.Rel, row.P
 			c.Lo, c.Hi = row.Lo/row.Base, row.Hi/row.Base
@@ -257,4 +264,12 @@ func (j *judge) judge(c *changepoint.Change) bool {
 	}
 	j.err = err
 	return false
+}
+
+// minChange is the minimum relative size, as changepoint applies it.
+func (j *judge) minChange() float64 {
+	if j.o.MinChange == 0 {
+		return changepoint.DefaultMinChange
+	}
+	return j.o.MinChange
 }
