@@ -166,7 +166,7 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 		}
 		hdr, rows := c.Report.Table()
 		out = append(out, web.Section{Title: title,
-			Text:   fmt.Sprintf("Baseline: %s. Requests: %s.", c.Report.Baseline, c.Report.Sizes()),
+			HTML:   template.HTML(`<p class="meta">` + template.HTMLEscapeString(fmt.Sprintf("Baseline: %s. Requests: %s.", c.Report.Baseline, c.Report.Sizes())) + `</p>`),
 			Tables: []web.Table{{Header: hdr, Rows: rows}},
 			Charts: []plot.Chart{plot.PercentileChart("Latency by percentile"+strings.TrimPrefix(title, "Statistics"), compare.Distributions(c.Runs)...)}})
 	}
@@ -179,7 +179,7 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 			}
 			parts = append(parts, s)
 		}
-		out = append(out, web.Section{Title: "Nothing to compare with", Text: strings.Join(parts, "\n")})
+		out = append(out, web.Section{Title: "Nothing to compare with", HTML: template.HTML(`<p class="meta">` + template.HTMLEscapeString(strings.Join(parts, "; ")) + `</p>`)})
 	}
 	if len(comps) > 0 {
 		out = append(out, web.Section{Title: "Method", HTML: template.HTML(`<p class="hint">` + template.HTMLEscapeString(comps[0].Report.Method()) + `</p>`)})
