@@ -14,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/archive/ingest"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/experiment/writeup"
 	"github.com/loadlab/loadlab/internal/metrics"
@@ -277,6 +278,16 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 		}
 	}
 
+	// The log of when each step started and ended, as the terminal
+	// showed it, and the plan: short texts, shown closed.
+	for _, name := range []string{ingest.StepLog, planFile(files)} {
+		if text, err := h.smallText(ctx, id, name, files); err != nil {
+			return web.Page{}, err
+		} else if text != "" {
+			p.Sections = append(p.Sections, web.Section{Title: name, Text: text, Collapsed: true})
+		}
+	}
+
 	var list []struct{ Name, Size string }
 	for _, f := range files {
 		list = append(list, struct{ Name, Size string }{f.Name, fmtSize(f.Size)})
@@ -368,4 +379,35 @@ func machineText(js string) string {
 		parts = append(parts, m.Go)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// maxShownText is the largest stored text file shown on a run page.
+const maxShownText = 64 << 10
+
+// smallText is a stored text file of the run, "" when it is absent or
+// larger than maxShownText.
+func (h *Handler) smallText(ctx context.Context, id, name string, files []archive.File) (string, error) {
+	for _, f := range files {
+		if f.Name != name || name == "" || f.Size > maxShownText {
+			continue
+		}
+		rc, err := h.store.OpenFile(ctx, id, name)
+		if err != nil {
+			return "", err
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(io.LimitReader(rc, maxShownText))
+		return string(b), err
+	}
+	return "", nil
+}
+
+// planFile is the name of the run's stored plan (plan.yaml, plan.json), or "".
+func planFile(files []archive.File) string {
+	for _, f := range files {
+		if strings.HasPrefix(f.Name, "plan.") && !strings.Contains(f.Name, "/") {
+			return f.Name
+		}
+	}
+	return ""
 }

@@ -235,6 +235,8 @@ func TestRunPage(t *testing.T) {
 		"build=2020-02-04",
 		fmtDur(run.Latencies.P99), // the summary table
 		`<div class="side">`,
+		"step 4/6 started: build 2020-02-04", // the log of when each step started
+		"name: regression-hunt",              // the plan
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the run page lacks %q", want)
