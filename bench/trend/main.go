@@ -20,6 +20,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -63,7 +64,7 @@ func main() {
 		check(pprof.StartCPUProfile(f))
 		defer pprof.StopCPUProfile()
 	}
-	fmt.Printf("%-58s %6s %8s %10s\n", "case", "runs", "changes", "median ms")
+	fmt.Printf("%-58s %6s %8s %10s %8s\n", "case", "runs", "changes", "median ms", "CPU ms")
 	for _, series := range []string{"flat", "step"} {
 		f := archive.Filter{Labels: map[string]string{"series": series}, Sort: "started", Asc: true}
 		var xs []float64
@@ -94,15 +95,27 @@ func main() {
 }
 
 func measure(name string, reps int, f func() (rows, changes int)) {
-	var ds []time.Duration
+	var ds, cs []time.Duration
 	var rows, changes int
 	for range reps {
-		t := time.Now()
+		t, c := time.Now(), cpu()
 		rows, changes = f()
 		ds = append(ds, time.Since(t))
+		cs = append(cs, cpu()-c)
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	fmt.Printf("%-58s %6d %8d %10.1f\n", name, rows, changes, float64(ds[len(ds)/2].Microseconds())/1000)
+	sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
+	fmt.Printf("%-58s %6d %8d %10.1f %8.1f\n", name, rows, changes, ms(ds[len(ds)/2]), ms(cs[len(cs)/2]))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// cpu is the process's CPU time so far (user and system): steadier than
+// the wall clock on a shared machine.
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // synthetic is run i of a series: n log-normal latencies around p50 ms
