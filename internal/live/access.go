@@ -1,28 +1,10 @@
 package live
 
 import (
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/hex"
-	"net"
 	"net/http"
 
-	"github.com/loadlab/loadlab/internal/hostcheck"
+	"github.com/loadlab/loadlab/internal/webguard"
 )
-
-// needsToken reports whether a view bound to host is reachable from
-// beyond this machine (anything but loopback, including "" and 0.0.0.0).
-func needsToken(host string) bool {
-	ip := net.ParseIP(host)
-	return !(host == "localhost" || ip != nil && ip.IsLoopback())
-}
-
-// newToken is a random token for a view bound beyond loopback.
-func newToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
 
 // authorized checks the token, when there is one, on the page and the
 // event stream alike. Without a token (a view bound to loopback) the Host
@@ -31,13 +13,13 @@ func newToken() string {
 // and could otherwise read the view.
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if s.token == "" {
-		if hostcheck.Local(r.Host, nil) {
-			return true
+		if host := webguard.ForeignHost(r, nil); host != "" {
+			http.Error(w, "loadlab live view: host "+host+" refused; open the view at the address loadlab printed", http.StatusForbidden)
+			return false
 		}
-		http.Error(w, "loadlab live view: host "+hostcheck.Name(r.Host)+" refused; open the view at the address loadlab printed", http.StatusForbidden)
-		return false
+		return true
 	}
-	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(s.token)) == 1 {
+	if webguard.SameToken(r.URL.Query().Get("token"), s.token) {
 		return true
 	}
 	http.Error(w, "loadlab live view: a token is required (open the URL loadlab printed, with ?token=...)", http.StatusUnauthorized)

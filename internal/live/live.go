@@ -18,6 +18,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/webguard"
 )
 
 // MaxPoints bounds the history: an hour of one-second points. A browser
@@ -77,8 +78,8 @@ func listen(addr string, o Options, ticks <-chan time.Time) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("want host:port such as 127.0.0.1:8089, got %q", addr)
 	}
-	if needsToken(host) && o.Token == "" {
-		o.Token = newToken()
+	if webguard.NeedsToken(host) && o.Token == "" {
+		o.Token = webguard.NewToken()
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
+	"github.com/loadlab/loadlab/internal/webguard"
 )
 
 // event is one server-sent event as a browser sees it.
@@ -354,13 +355,13 @@ func TestToken(t *testing.T) {
 func TestAddresses(t *testing.T) {
 	for host, want := range map[string]bool{"127.0.0.1": false, "127.1.2.3": false, "::1": false, "localhost": false,
 		"0.0.0.0": true, "::": true, "10.1.2.3": true, "": true} {
-		if got := needsToken(host); got != want {
+		if got := webguard.NeedsToken(host); got != want {
 			t.Errorf("needsToken(%q) = %v", host, got)
 		}
 	}
 	// Beyond loopback a token is generated when none is given (not bound
 	// here: tests stay on loopback).
-	if a, b := newToken(), newToken(); len(a) != 32 || a == b {
+	if a, b := webguard.NewToken(), webguard.NewToken(); len(a) != 32 || a == b {
 		t.Errorf("tokens %q, %q: want 32 hex digits, a new one each time", a, b)
 	}
 	if _, err := Listen("nope", Options{}); err == nil || !strings.Contains(err.Error(), "host:port") {

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/loadlab/loadlab/internal/hostcheck"
+	"github.com/loadlab/loadlab/internal/webguard"
 )
 
 // The admin API changes what the simulator serves, so a web page the
@@ -31,24 +31,20 @@ func (s *Simulator) adminRefusal(r *http.Request) string {
 	if s.opts.AdminToken != "" {
 		return "" // the token check decides
 	}
-	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-		return "admin requests sent by a web page of another site are refused; set an admin token (-admin-token) to allow browsers that send it"
-	}
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || o == "null" || !strings.EqualFold(u.Host, r.Host) {
-			return "admin requests sent by a web page of another origin (" + o + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
-		}
+	if why := webguard.CrossSite(r); why != "" {
+		return "admin requests " + why + " are refused; set an admin token (-admin-token) to allow browsers that send it"
 	}
 	if ref := r.Header.Get("Referer"); ref != "" {
+		// An old browser without Fetch-Metadata still says where the
+		// page that sent it lives: a state change from another origin is
+		// refused (the results site, read-only, lets such links through).
 		u, err := url.Parse(ref)
 		if err != nil || !strings.EqualFold(u.Host, r.Host) {
 			return "admin requests sent from a web page of another origin (Referer " + ref + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
 		}
 	}
-	if hostcheck.Local(r.Host, s.opts.AdminHosts) {
-		return ""
+	if host := webguard.ForeignHost(r, s.opts.AdminHosts); host != "" {
+		return "admin requests for host " + host + " are refused without an admin token (a page whose name resolves to this machine could send them); use the IP address, set -admin-token, or allow the name with -admin-host"
 	}
-	host := hostcheck.Name(r.Host)
-	return "admin requests for host " + host + " are refused without an admin token (a page whose name resolves to this machine could send them); use the IP address, set -admin-token, or allow the name with -admin-host"
+	return ""
 }

@@ -14,6 +14,14 @@ type Page struct {
 	Intro    string   // a paragraph under the title
 	Findings []string // a bulleted list under the title: the answer first
 	Sections []Section
+
+	// Nav is markup above the title (a site's navigation), CSS extra
+	// styles and Script extra script run after the charts are drawn
+	// (window.LOADLAB_PLOTS holds them); all optional, for pages that are
+	// part of a site (the archive's results site).
+	Nav    template.HTML
+	CSS    string
+	Script string
 }
 
 // Section is a heading followed by its preformatted text (e.g. a vegeta
@@ -26,6 +34,14 @@ type Section struct {
 	// Collapsed sections (a run's per-step detail) are closed until the
 	// reader opens them; they open for printing.
 	Collapsed bool
+	// ID is the section's anchor (id attribute), when set.
+	ID string
+	// HTML is markup shown after the title (forms, tables with links),
+	// built by the caller's own html/template.
+	HTML template.HTML
+	// Side shows the text beside the charts on a wide screen (a text
+	// report beside its plot), one above the other on a narrow one.
+	Side bool
 }
 
 // Table is a simple table; the first column is left-aligned.
@@ -48,16 +64,20 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <title>{{.Title}}</title>
 <style>{{.UPlotCSS}}</style>
 <style>{{.PageCSS}}</style>
-</head>
+{{with .CSS}}<style>{{.}}</style>
+{{end}}</head>
 <body>
+{{.Nav}}
 <h1>{{.Title}}</h1>
 {{with .Intro}}<p>{{.}}</p>{{end}}
 {{with .Findings}}<ul class="findings">{{range .}}<li>{{.}}</li>
 {{end}}</ul>{{end}}
 {{if .HasCharts}}<p class="hint">Drag across a chart to zoom, double-click to reset; hover to read values; click a legend entry to hide or show its series.</p>{{end}}
 {{range .Sections}}
-<section>
+<section{{with .ID}} id="{{.}}"{{end}}>
 {{if .Collapsed}}<details class="step"><summary>{{end}}{{with .Title}}<h2>{{.}}</h2>{{end}}{{if .Collapsed}}</summary>{{end}}
+{{.HTML}}
+{{if .Side}}<div class="side">{{end}}
 {{with .Text}}<pre>{{.}}</pre>{{end}}
 {{range .Tables}}<div class="tw"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
@@ -65,15 +85,18 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{end}}</tbody>
 </table></div>
 {{end}}
+{{if .Side}}<div class="charts">{{end}}
 {{range .ChartIDs}}<div class="chart" id="chart-{{.}}"></div>
 {{end}}
+{{if .Side}}</div></div>{{end}}
 {{if .Collapsed}}</details>{{end}}
 </section>
 {{end}}
 <script>{{.UPlotJS}}</script>
 <script>window.LOADLAB_CHARTS = {{.Charts}};</script>
 <script>{{.PageJS}}</script>
-</body>
+{{with .Script}}<script>{{.}}</script>
+{{end}}</body>
 </html>
 `))
 
@@ -105,5 +128,8 @@ func Write(w io.Writer, p Page) error {
 		"UPlotJS":   template.JS(uplotJS),
 		"PageJS":    ChartScript(),
 		"Charts":    js,
+		"Nav":       p.Nav,
+		"CSS":       template.CSS(p.CSS),
+		"Script":    template.JS(p.Script),
 	})
 }

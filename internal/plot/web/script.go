@@ -100,5 +100,8 @@ details.step > summary { cursor: pointer; }
 details.step > summary h2 { display: inline; }
 @media print { details.step::details-content { content-visibility: visible; display: block; } }
 .hint { color: #777; font-size: 12px; }
+.side { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; align-items: start; }
+.side pre { margin: 16px 0; }
+@media (max-width: 900px) { .side { grid-template-columns: minmax(0, 1fr); } }
 .u-legend { font-size: 12px; }
 `

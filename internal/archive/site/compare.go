@@ -1,0 +1,227 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/compare"
+	"github.com/loadlab/loadlab/internal/plot"
+	"github.com/loadlab/loadlab/internal/plot/web"
+)
+
+// maxCompare bounds the runs on one compare page.
+const maxCompare = 20
+
+// compareSeed is the bootstrap's seed, loadlab compare's default: the
+// page's intervals are the command's.
+const compareSeed = 1
+
+// compareIDs reads the runs to compare: ids=a,b,c and/or id=a&id=b.
+func compareIDs(r *http.Request) []string {
+	q := r.URL.Query()
+	var ids []string
+	seen := map[string]bool{}
+	for _, v := range append(q["ids"], q["id"]...) {
+		for _, id := range strings.FieldsFunc(v, func(c rune) bool { return c == ',' || c == ' ' }) {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+var compareHeadTmpl = template.Must(template.New("cmphead").Parse(`<div class="tw"><table>
+<thead><tr><th></th>{{range .Runs}}<th><a href="{{.URL}}">{{.Name}}</a></th>{{end}}</tr></thead>
+<tbody><tr><td>ID</td>{{range .Runs}}<td><code>{{.ID}}</code></td>{{end}}</tr>
+<tr><td>started</td>{{range .Runs}}<td>{{.Started}}</td>{{end}}</tr>
+<tr><td>labels</td>{{range .Runs}}<td>{{range .Labels}}<span class="label">{{.Key}}={{.Value}}</span>{{end}}</td>{{end}}</tr>
+{{range .Figures}}<tr><td>{{.Name}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>`))
+
+var compareFormTmpl = template.Must(template.New("cmpform").Parse(`<form class="filter" method="get" action="/compare">
+<label>run IDs, comma-separated (the first is the baseline)<input type="text" name="ids" value="{{.}}" size="40"></label>
+<button type="submit">Compare</button></form>
+<p class="hint">Or tick runs on the <a href="/">list of runs</a>.</p>`))
+
+// compare serves two or more runs side by side with `loadlab compare`'s
+// statistics, from their stored histograms.
+func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
+	ids := compareIDs(r)
+	form, _ := fragment(compareFormTmpl, strings.Join(ids, ","))
+	p := newPage("Compare runs")
+	if len(ids) < 2 {
+		p.Intro = "Two or more runs side by side: each one's figures, and which differences from the first (the baseline) are real, with 95% confidence intervals (the statistics of loadlab compare)."
+		p.Sections = []web.Section{{HTML: form}}
+		status := http.StatusOK
+		if len(ids) == 1 {
+			status = http.StatusBadRequest
+			p.Sections[0].Text = "Name at least two runs."
+		}
+		writePage(w, status, p)
+		return
+	}
+	if len(ids) > maxCompare {
+		failure(w, badinput.Field("ids", "at most %d runs on one page, got %d", maxCompare, len(ids)))
+		return
+	}
+	ctx := r.Context()
+	runs := make([]*archive.Run, len(ids))
+	for i, id := range ids {
+		run, _, err := h.lookup(ctx, id)
+		if errors.Is(err, archive.ErrNotFound) {
+			notFound(w, err)
+			return
+		}
+		if err != nil {
+			failure(w, err)
+			return
+		}
+		runs[i] = run
+	}
+	secs, err := h.compareSections(ctx, runs)
+	if err != nil {
+		failure(w, err)
+		return
+	}
+	p.Intro = "The first run is the baseline. A difference is real when its 95% confidence interval excludes zero (latencies: a Poisson bootstrap over each run's stored latency histogram; success: Newcombe's score interval), as loadlab compare reports it."
+	p.Sections = append(secs, web.Section{Title: "Compare other runs", HTML: form})
+	writePage(w, http.StatusOK, p)
+}
+
+// compareSections are the side-by-side figures and, per step and
+// scenario the runs share, the compare table and percentile overlay.
+func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]web.Section, error) {
+	names := displayNames(runs)
+	type col struct {
+		Name, ID, URL, Started string
+		Labels                 []label
+	}
+	type fig struct {
+		Name  string
+		Cells []string
+	}
+	var cols []col
+	figs := make([]fig, len(figureHeader))
+	for i, h := range figureHeader {
+		figs[i].Name = h
+	}
+	for i, run := range runs {
+		cols = append(cols, col{Name: names[i], ID: run.ID, URL: runURL(run.ID), Started: fmtTime(run.Started), Labels: sortedLabels(run.Labels)})
+		for j, c := range figureCells(run.Figures) {
+			figs[j].Cells = append(figs[j].Cells, c)
+		}
+	}
+	head, err := fragment(compareHeadTmpl, map[string]any{"Runs": cols, "Figures": figs})
+	if err != nil {
+		return nil, err
+	}
+	out := []web.Section{{Title: "Side by side", HTML: head}}
+
+	// One compare.Run per run and step/scenario. Runs of one step are
+	// compared whatever their scenario's name; runs with several are
+	// compared step by step and scenario by scenario.
+	single := true
+	for _, run := range runs {
+		single = single && len(run.Steps) == 1
+	}
+	var all []*compare.Run
+	for i, run := range runs {
+		for _, st := range run.Steps {
+			hist, err := h.histogram(ctx, run.ID, st)
+			if err != nil {
+				return nil, err
+			}
+			if hist == nil {
+				continue
+			}
+			group := ""
+			if !single {
+				group = stepTitle(run, st)
+			}
+			cr := compare.NewRunFromHistogram(names[i], hist, st.Requests, successes(st.Figures))
+			cr.Group = group
+			all = append(all, cr)
+		}
+	}
+	comps, alone, err := compare.CompareGroups(all, "1", compare.Options{Seed: compareSeed})
+	if err != nil && len(comps) == 0 {
+		out = append(out, web.Section{Title: "Statistics", HTML: `<p class="empty">These runs share no step and scenario to compare (or have no stored latency histograms).</p>`})
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range comps {
+		title := "Statistics"
+		if c.Report.Group != "" {
+			title += ": " + c.Report.Group
+		}
+		hdr, rows := c.Report.Table()
+		out = append(out, web.Section{Title: title,
+			HTML:   template.HTML(`<p class="meta">` + template.HTMLEscapeString(fmt.Sprintf("Baseline: %s. Requests: %s.", c.Report.Baseline, c.Report.Sizes())) + `</p>`),
+			Tables: []web.Table{{Header: hdr, Rows: rows}},
+			Charts: []plot.Chart{plot.PercentileChart("Latency by percentile"+strings.TrimPrefix(title, "Statistics"), compare.Distributions(c.Runs)...)}})
+	}
+	if len(alone) > 0 {
+		var parts []string
+		for _, a := range alone {
+			s := a.Name
+			if a.Group != "" {
+				s += " (" + a.Group + ")"
+			}
+			parts = append(parts, s)
+		}
+		out = append(out, web.Section{Title: "Nothing to compare with", HTML: template.HTML(`<p class="meta">` + template.HTMLEscapeString(strings.Join(parts, "; ")) + `</p>`)})
+	}
+	if len(comps) > 0 {
+		out = append(out, web.Section{Title: "Method", HTML: template.HTML(`<p class="hint">` + template.HTMLEscapeString(comps[0].Report.Method()) + `</p>`)})
+	}
+	return out, nil
+}
+
+// successes is the number of successful requests behind a step's ratio.
+func successes(f archive.Figures) uint64 {
+	return uint64(f.Success*float64(f.Requests) + 0.5)
+}
+
+// displayNames names each run for tables and legends: its name, with
+// the labels that tell it from the others of that name (build=2020-02-04),
+// or its ID when they do not.
+func displayNames(runs []*archive.Run) []string {
+	byName := map[string][]*archive.Run{}
+	for _, r := range runs {
+		byName[r.Name] = append(byName[r.Name], r)
+	}
+	out := make([]string, len(runs))
+	seen := map[string]bool{}
+	for i, r := range runs {
+		out[i] = r.Name
+		if same := byName[r.Name]; len(same) > 1 {
+			var parts []string
+			for _, l := range sortedLabels(r.Labels) {
+				for _, o := range same {
+					if o.Labels[l.Key] != l.Value {
+						parts = append(parts, l.Key+"="+l.Value)
+						break
+					}
+				}
+			}
+			if len(parts) > 0 {
+				out[i] += " " + strings.Join(parts, " ")
+			}
+		}
+		if out[i] == "" || seen[out[i]] {
+			out[i] = strings.TrimSpace(out[i] + " " + r.ID)
+		}
+		seen[out[i]] = true
+	}
+	return out
+}
