@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -249,6 +250,11 @@ routes:
 	}
 	s := sum.Search[0]
 	t.Logf("answer %.1f req/s (model %.1f), %d probes: %+v", s.Rate, s.Predicted, len(s.Probes), s.Probes)
+	// The progress names each probe as a step of the search, never as a
+	// step "out of" the plan's one template step ("step 10/1").
+	if !strings.Contains(stderr.String(), "step 1 of the capacity search: ") || regexp.MustCompile(`step \d+/\d+:`).MatchString(stderr.String()) {
+		t.Errorf("progress during a search:\n%s", stderr.String())
+	}
 	// Up to the pool's capacity (4 workers / 100 ms = 40 req/s) a probe
 	// holds, unless the machine stalls the generator or the components
 	// (at the knee the pool is busy all the time): a probe that fails there

@@ -94,7 +94,13 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, err
 	}
-	r.progress("step %d/%d: %s", st.Index+1, len(r.plan.Steps), st.Name)
+	if r.plan.Search != nil {
+		// A capacity search runs as many probes as it needs: a count "of"
+		// the plan's template steps would read "step 10/2".
+		r.progress("step %d of the capacity search: %s", st.Index+1, st.Name)
+	} else {
+		r.progress("step %d/%d: %s", st.Index+1, len(r.plan.Steps), st.Name)
+	}
 	res.Model = r.predict(st)
 	// The live view names the step while its components start, and its
 	// end once they are up.
@@ -476,6 +482,9 @@ func (r *runner) finishScenario(sr *scenarioRun) {
 // the rate of each scenario and its configuration.
 func (r *runner) liveStep(st *plan.Step, configuration string) live.Step {
 	ls := live.Step{Name: st.Name, Index: st.Index + 1, Of: len(r.plan.Steps), Configuration: configuration}
+	if r.plan.Search != nil {
+		ls.Of = 0 // a search's probes are not counted out of the template steps
+	}
 	for _, sc := range st.Scenarios {
 		if ls.Rate != "" {
 			ls.Rate += " + "
