@@ -25,7 +25,7 @@ func (v *vegetaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&v.key, "key", "", "TLS client PEM encoded private key `file` (with -cert)")
 	fs.StringVar(&v.rootCerts, "root-certs", "", "TLS root certificate `files` (comma separated list) instead of the system's")
 	fs.BoolVar(&v.chunked, "chunked", false, "send bodies with chunked transfer encoding (uses the net/http client)")
-	fs.Var(&v.connectTo, "connect-to", "connect to addr:port instead of a target's host:port: `host:port=addr:port` (repeatable; one source several times is served in turn; uses the net/http client)")
+	fs.Var(&v.connectTo, "connect-to", "connect to dst:port instead of a target's src:port, vegeta's `src:port:dst:port` (e.g. example.com:80:127.0.0.1:8080; loadlab's older host:port=addr:port also works); repeatable, one source several times is served in turn; uses the net/http client")
 	fs.DurationVar(&v.dnsTTL, "dns-ttl", 0, "cache DNS lookups for this `duration` [-1 = disabled, 0 = forever] (uses the net/http client when given)")
 	fs.Var(&v.laddr, "laddr", "local IP `address` to dial from (repeatable or comma separated: requests spread over them, for more source ports; uses the net/http client)")
 	fs.Var(&v.proxyHeader, "proxy-header", "header sent to the HTTP proxy (HTTPS_PROXY / HTTP_PROXY) with each CONNECT, \"Name: value\" (repeatable)")

@@ -68,6 +68,9 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 			b = append(b, "\r\n"...)
 		}
 	}
+	if lw.autoGzip(t) {
+		b = append(b, "Accept-Encoding: gzip\r\n"...)
+	}
 	if !hasHost {
 		b = append(b, "Host: "...)
 		b = append(b, host...)

@@ -58,7 +58,7 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	}
 	// headers
 	var contentLength int64 = -1
-	chunked, closeConn := false, false
+	chunked, closeConn, gzipped := false, false, false
 	var location []byte
 	follow := lw.l.opts.Redirects >= 0 && (code == 301 || code == 302 || code == 303 || code == 307 || code == 308)
 	for {
@@ -84,6 +84,8 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 			contentLength = n
 		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
 			chunked = bytes.Contains(bytes.ToLower(v), []byte("chunked"))
+		case bytes.EqualFold(k, []byte("Content-Encoding")):
+			gzipped = bytes.EqualFold(v, []byte("gzip"))
 		case bytes.EqualFold(k, []byte("Connection")):
 			closeConn = bytes.EqualFold(v, []byte("close"))
 		case follow && bytes.EqualFold(k, []byte("Location")):
@@ -96,6 +98,8 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	noBody := t.Method == "HEAD" || code == 204 || code == 304
 	var n int64
 	var kept []byte
+	gzipped = gzipped && !noBody && lw.autoGzip(t)
+	w.keepAll = gzipped // the compressed body is read whole, then decompressed
 	switch {
 	case noBody:
 	case chunked:
@@ -106,9 +110,16 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 		n, kept, err = w.readBody(c.br)
 		closeConn = true
 	}
+	w.keepAll = false
+	if gzipped && err == nil {
+		n, kept, err = w.gunzip(kept)
+	}
 	r.BytesIn += uint64(n)
 	if kept != nil {
 		r.Body = kept
+	}
+	if _, ok := err.(gzipErr); ok {
+		return nil, err
 	}
 	if err != nil {
 		return nil, lw.readErr(err, "body")
@@ -223,6 +234,9 @@ func (lw *leanWorker) readErr(err error, while string) error {
 
 // errorText formats err as net/http's client would: Method "URL": err.
 func (lw *leanWorker) errorText(t *targets.Target, err error) string {
+	if _, ok := err.(gzipErr); ok {
+		return err.Error() // net/http reports it from the body's Read, unwrapped
+	}
 	op := t.Method[:1] + lowerASCII(t.Method[1:])
 	return explain(&url.Error{Op: op, URL: t.Source(), Err: err})
 }

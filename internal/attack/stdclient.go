@@ -31,7 +31,7 @@ func newStdClient(o *Options) (*stdClient, error) {
 		MaxIdleConnsPerHost: o.Connections,
 		MaxConnsPerHost:     o.MaxConnections,
 		DisableKeepAlives:   !o.KeepAlive,
-		DisableCompression:  true, // count the bytes on the wire; ask with -header if wanted
+		DisableCompression:  false, // Accept-Encoding: gzip and transparent decompression, as vegeta (bytes in counts the decompressed body)
 		IdleConnTimeout:     90 * time.Second,
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: o.Insecure}, //nolint:gosec // -insecure asks for it
 		ForceAttemptHTTP2:   o.HTTP2,

@@ -23,7 +23,7 @@ type Transport struct {
 	RootCerts []string // CA certificates, PEM files, instead of the system's (-root-certs)
 	Chunked   bool     // send bodies with chunked transfer encoding (-chunked)
 	// ConnectTo maps a target's host:port to the addresses to connect to
-	// instead, used in turn (-connect-to host:port=addr:port).
+	// instead, used in turn (-connect-to src:port:dst:port).
 	ConnectTo map[string][]string
 	// DNSTTL caches name lookups this long; 0 caches forever and -1 not
 	// at all (-dns-ttl, vegeta's meanings). Only with DNSTTLSet.
@@ -161,14 +161,21 @@ func newDNSCacheWith(ttl time.Duration, resolve func(ctx context.Context, host s
 	return c
 }
 
-// ParseConnectTo reads -connect-to values, vegeta's "host:port=addr:port"
-// (repeatable; a source given several times is served in turn).
+// ParseConnectTo reads -connect-to values in vegeta's syntax,
+// "src:port:dst:port" (google.com:80:localhost:6060), or loadlab's older
+// "host:port=addr:port", which still works: it has an "=" and vegeta's
+// cannot, so the two never overlap. Bracketed IPv6 addresses are allowed
+// in both ("[::1]:80:[::1]:8080"). A source given several times is served
+// in turn.
 func ParseConnectTo(vals []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, v := range vals {
 		src, dst, ok := strings.Cut(v, "=")
 		if !ok {
-			return nil, badinput.Field("-connect-to", "want host:port=addr:port, got %q", v)
+			src, dst, ok = splitConnectTo(v)
+		}
+		if !ok {
+			return nil, badinput.Field("-connect-to", "want src:port:dst:port (e.g. example.com:80:127.0.0.1:8080), got %q", v)
 		}
 		for _, a := range []string{src, dst} {
 			if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
@@ -178,6 +185,40 @@ func ParseConnectTo(vals []string) (map[string][]string, error) {
 		out[src] = append(out[src], dst)
 	}
 	return out, nil
+}
+
+// splitConnectTo splits vegeta's "src:port:dst:port" into its two
+// host:port halves, reading bracketed IPv6 hosts as one field.
+func splitConnectTo(v string) (src, dst string, ok bool) {
+	var parts []string
+	for rest := v; ; {
+		var field string
+		if strings.HasPrefix(rest, "[") {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return "", "", false
+			}
+			field, rest = rest[:end+1], rest[end+1:]
+			if rest != "" && rest[0] != ':' {
+				return "", "", false
+			}
+			rest = strings.TrimPrefix(rest, ":")
+			parts = append(parts, field)
+			if rest == "" {
+				break
+			}
+			continue
+		}
+		field, rest, ok = strings.Cut(rest, ":")
+		parts = append(parts, field)
+		if !ok {
+			break
+		}
+	}
+	if len(parts) != 4 || parts[0] == "" || parts[2] == "" {
+		return "", "", false
+	}
+	return parts[0] + ":" + parts[1], parts[2] + ":" + parts[3], true
 }
 
 // ParseLocalAddrs reads -laddr values (IP addresses; commas allowed).

@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -194,7 +195,7 @@ func TestChunkedConnectToLaddrUnixSocket(t *testing.T) {
 	check("te chunked", 3)
 
 	o = DefaultOptions()
-	ct, err := ParseConnectTo([]string{"example.test:80=" + addr})
+	ct, err := ParseConnectTo([]string{"example.test:80:" + addr}) // vegeta's syntax
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +289,50 @@ func TestProxyHeaderGoesToTheTransport(t *testing.T) {
 	}
 }
 
+func TestParseConnectToSyntaxes(t *testing.T) {
+	got, err := ParseConnectTo([]string{
+		"google.com:80:localhost:6060", // vegeta's help example
+		"google.com:80:127.0.0.1:6061",
+		"a.test:443=127.0.0.1:8443", // loadlab's older form
+		"[::1]:80:[::1]:8080",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"google.com:80": {"localhost:6060", "127.0.0.1:6061"},
+		"a.test:443":    {"127.0.0.1:8443"},
+		"[::1]:80":      {"[::1]:8080"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ParseConnectTo = %v, want %v", got, want)
+	}
+}
+
+func FuzzParseConnectTo(f *testing.F) {
+	for _, s := range []string{"google.com:80:localhost:6060", "a:1=b:2", "[::1]:80:[::1]:8080", "[::1:80", "a:b:c:d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		m, err := ParseConnectTo([]string{v})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "-connect-to: ") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error not one line naming the flag: %q", err)
+			}
+			return
+		}
+		for src, dsts := range m {
+			for _, a := range append([]string{src}, dsts...) {
+				if _, _, err := net.SplitHostPort(a); err != nil {
+					t.Fatalf("%q gave %q, not host:port", v, a)
+				}
+			}
+		}
+	})
+}
+
 func TestConnectToAndLaddrBadInput(t *testing.T) {
-	for _, v := range []string{"example.test:80", "example.test=127.0.0.1:1", "a:1=b"} {
+	for _, v := range []string{"example.test:80", "example.test=127.0.0.1:1", "a:1=b", "a:1:b", "a:1:b:2:3", ":1:b:2", "[::1:80:b:1", "[::1]x:80:b:1"} {
 		if _, err := ParseConnectTo([]string{v}); err == nil || !strings.Contains(err.Error(), "-connect-to") {
 			t.Errorf("ParseConnectTo(%q) = %v", v, err)
 		}
