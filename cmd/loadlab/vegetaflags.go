@@ -12,6 +12,7 @@ import (
 // defaults; any of them makes the attack use the net/http client.
 type vegetaFlags struct {
 	cert, key, rootCerts, unixSocket string
+	resolvers                        string
 	chunked, sessionTickets          bool
 	connectTo, laddr                 listFlag
 	proxyHeader                      headerFlag
@@ -30,6 +31,7 @@ func (v *vegetaFlags) register(fs *flag.FlagSet) {
 	fs.Var(&v.laddr, "laddr", "local IP `address` to dial from (repeatable or comma separated: requests spread over them, for more source ports; uses the net/http client)")
 	fs.Var(&v.proxyHeader, "proxy-header", "header sent to the HTTP proxy (HTTPS_PROXY / HTTP_PROXY) with each CONNECT, \"Name: value\" (repeatable)")
 	fs.BoolVar(&v.sessionTickets, "session-tickets", false, "resume TLS sessions with session tickets")
+	fs.StringVar(&v.resolvers, "resolvers", "", "DNS server `addresses` (ip[:port], comma separated, port 53 when none) asked in turn instead of the system's resolver (uses the net/http client)")
 	fs.StringVar(&v.unixSocket, "unix-socket", "", "connect to this Unix socket `path` instead of the targets' hosts (uses the net/http client)")
 }
 
@@ -52,6 +54,11 @@ func (v *vegetaFlags) apply(o *attack.Options) error {
 	}
 	if t.LocalAddrs, err = attack.ParseLocalAddrs(v.laddr); err != nil {
 		return err
+	}
+	if v.resolvers != "" {
+		if t.Resolvers, err = attack.ParseResolvers(v.resolvers); err != nil {
+			return err
+		}
 	}
 	t.ProxyHeader = v.proxyHeader.h
 	t.DNSTTL, t.DNSTTLSet = v.dnsTTL, flagSet(v.fs, "dns-ttl")

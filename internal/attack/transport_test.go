@@ -24,6 +24,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/testdns"
 )
 
 // pki is a throwaway CA with a server certificate for 127.0.0.1 and a
@@ -268,7 +269,7 @@ func TestDNSCacheTTL(t *testing.T) {
 	if lookups != 2 {
 		t.Errorf("ttl 1s: %d lookups, want 2", lookups)
 	}
-	if newDNSCache(-1, true) != nil || newDNSCache(time.Second, false) != nil {
+	if newDNSCache(-1, true, net.DefaultResolver) != nil || newDNSCache(time.Second, false, net.DefaultResolver) != nil {
 		t.Error("-dns-ttl -1, or not given, must not cache")
 	}
 }
@@ -339,5 +340,40 @@ func TestConnectToAndLaddrBadInput(t *testing.T) {
 	}
 	if _, err := ParseLocalAddrs([]string{"127.0.0.1,nope"}); err == nil || !strings.Contains(err.Error(), "-laddr") {
 		t.Errorf("ParseLocalAddrs: %v", err)
+	}
+}
+
+// -resolvers: names are resolved by the given DNS servers only (a name
+// the system cannot resolve reaches the server), with and without
+// -dns-ttl's cache; a bad list is one line naming the flag.
+func TestResolvers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	dns := testdns.Start(t, map[string]string{"app.loadlab.test": "127.0.0.1"})
+	for _, cached := range []bool{false, true} {
+		servers, err := ParseResolvers(dns.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := DefaultOptions()
+		o.Transport = Transport{Resolvers: servers, DNSTTLSet: cached}
+		for _, r := range attackN(t, "GET http://app.loadlab.test:"+port+"/", 3, o) {
+			if r.Code != 200 {
+				t.Fatalf("cached %v: %d %s", cached, r.Code, r.Error)
+			}
+		}
+	}
+	if dns.Queries("app.loadlab.test") == 0 {
+		t.Error("the DNS server was never asked")
+	}
+	got, err := ParseResolvers("10.0.0.1, [::1]:5353,127.0.0.1:53")
+	if err != nil || strings.Join(got, " ") != "10.0.0.1:53 [::1]:5353 127.0.0.1:53" {
+		t.Errorf("ParseResolvers = %v, %v", got, err)
+	}
+	for _, v := range []string{"", "dns.example:53", "127.0.0.1:99999", "127.0.0.1:x"} {
+		if _, err := ParseResolvers(v); err == nil || !strings.HasPrefix(err.Error(), "-resolvers: ") {
+			t.Errorf("ParseResolvers(%q) = %v", v, err)
+		}
 	}
 }
