@@ -133,7 +133,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.Int64Var(&f.maxBody, "max-body", 0, "response body `bytes` stored in the results: 0 = none (bodies are still read and counted in bytes in), -1 = all")
 	fs.Var(&f.headers, "header", "request header \"Name: value\" added to every target (repeatable; values may be templated)")
 	fs.StringVar(&f.body, "body", "", "request body `file` for targets without an @body (may be templated)")
-	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it)")
+	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it) and sent as the X-Vegeta-Attack header, as vegeta does")
 	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream, flushed every 250 ms so readers following the file see fresh data)")
 	fs.BoolVar(&f.precise, "precise", false, "wake the pacer at each request's due time (Linux timerfd): schedule lag ~0.1 ms instead of ~0.5 ms, for more CPU")
 	fs.BoolVar(&f.harvest, "harvest", true, "paced http:// attacks read answers when the pacer wakes up (about every millisecond), not as each arrives: far fewer wake-ups, same latencies (taken from the kernel's receive timestamps). -harvest=false wakes up per answer (Linux; elsewhere always false)")
@@ -225,6 +225,10 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	opts.KeepAlive, opts.HTTP2, opts.H2C, opts.Insecure = f.keepalive, f.http2, f.h2c, f.insecure
 	opts.Precise, opts.Harvest = f.precise, f.harvest
 	opts.Redirects, opts.MaxBody, opts.CatchUp, opts.Seed, opts.Client = f.redirects, f.maxBody, f.catchUp, f.seed, f.client
+	if f.name != "" {
+		// As vegeta: servers (and proxies' logs) can tell attacks apart.
+		opts.Header = http.Header{"X-Vegeta-Attack": {f.name}}
+	}
 	if err := f.vegeta.apply(&opts); err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ type stdClient struct {
 func newStdClient(o *Options) (*stdClient, error) {
 	dialer := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second} // never a LocalAddr: no bind() before connect()
 	tr := &http.Transport{
-		Proxy:               nil,
+		Proxy:               http.ProxyFromEnvironment, // as vegeta: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (never for loopback)
 		DialContext:         dialer.DialContext,
 		MaxIdleConns:        0,
 		MaxIdleConnsPerHost: o.Connections,
@@ -54,11 +54,7 @@ func newStdClient(o *Options) (*stdClient, error) {
 		}
 		tr.TLSClientConfig = cfg
 		tr.DialContext = t.dialer(o.Timeout)
-		if len(t.ProxyHeader) > 0 {
-			// As vegeta: the proxy comes from HTTPS_PROXY / HTTP_PROXY.
-			tr.Proxy = http.ProxyFromEnvironment
-			tr.ProxyConnectHeader = t.ProxyHeader
-		}
+		tr.ProxyConnectHeader = t.ProxyHeader
 	}
 	c := &http.Client{Transport: tr, Timeout: o.Timeout}
 	n := o.Redirects
@@ -98,7 +94,8 @@ func (s *stdClient) do(w *worker, t *targets.Target, seq uint64, r *results.Resu
 		return
 	}
 	if body != nil && a.opts.Transport.Chunked {
-		req.ContentLength = -1
+		// As vegeta: HTTP/1.1 sends the body chunked; HTTP/2, which has
+		// no chunked coding, still sends its content-length.
 		req.TransferEncoding = []string{"chunked"}
 	}
 	if h := t.StaticHeader(); h != nil {

@@ -36,16 +36,24 @@ func Start(t testing.TB, names map[string]string) *Server {
 		}
 		s.names[strings.ToLower(strings.TrimSuffix(n, "."))+"."] = [4]byte(v4)
 	}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	// UDP and TCP on one port: the UDP port's TCP twin may be taken, so
+	// try a few ports.
+	var pc net.PacketConn
+	var ln net.Listener
+	var err error
+	for range 50 {
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		if ln, err = net.Listen("tcp", pc.LocalAddr().String()); err == nil {
+			break
+		}
+		pc.Close()
+	}
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("testdns: no port free for both UDP and TCP: %v", err)
 	}
 	s.Addr = pc.LocalAddr().String()
-	ln, err := net.Listen("tcp", s.Addr)
-	if err != nil {
-		pc.Close()
-		t.Fatal(err)
-	}
 	t.Cleanup(func() { pc.Close(); ln.Close() })
 	go func() {
 		buf := make([]byte, 1500)
