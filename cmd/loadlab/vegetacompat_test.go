@@ -107,3 +107,5 @@ func cleanEnv() []string {
 	}
 	return out
 }
+
+func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }
