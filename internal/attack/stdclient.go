@@ -82,7 +82,7 @@ func (s *stdClient) do(w *worker, t *targets.Target, seq uint64, r *results.Resu
 		if t.Body.Static() {
 			b = []byte(t.Body.Text())
 		} else {
-			b = t.Body.Append(nil, w.rng, seq)
+			b = t.Body.AppendSeeded(nil, w.rng, w.a.seed, seq, targets.PartBody)
 		}
 		r.BytesOut = uint64(len(b))
 		body = bytes.NewReader(b)
@@ -104,8 +104,8 @@ func (s *stdClient) do(w *worker, t *targets.Target, seq uint64, r *results.Resu
 			req.Host = host
 		}
 	} else {
-		for _, hd := range t.Header {
-			w.tmp = hd.Value.Append(w.tmp[:0], w.rng, seq)
+		for i, hd := range t.Header {
+			w.tmp = hd.Value.AppendSeeded(w.tmp[:0], w.rng, w.a.seed, seq, targets.PartHeader(i))
 			if hd.Name == "Host" {
 				req.Host = string(w.tmp)
 				continue

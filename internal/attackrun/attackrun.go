@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -63,6 +64,14 @@ func Run(ctx context.Context, job Job) error {
 	}
 	if meta.Rate == "" {
 		meta.Rate = job.Options.Schedule.String()
+	}
+	// What was really sent can be rendered again (package sent): the
+	// seed, and the templated targets when they are all known now (a
+	// -lazy stream's are not).
+	if rr, ok := tr.(interface{ Targets() []*targets.Target }); ok {
+		if meta.Templates = sent.Record(rr.Targets()); len(meta.Templates) > 0 {
+			meta.Seed = a.Seed()
+		}
 	}
 	// The data flow: the attack's results go to the stream and to the
 	// progress line.
