@@ -115,8 +115,15 @@ func TestRunEndToEnd(t *testing.T) {
 	if small.Scenarios[0].Requests != 80 || small.Scenarios[1].Requests != 4 || big.Scenarios[0].Requests != 80 {
 		t.Errorf("requests: %+v %+v", small.Scenarios, big.Scenarios)
 	}
-	if small.Scenarios[0].Success > 0.75 || big.Scenarios[0].Success < 0.9 {
-		t.Errorf("success: small pool %.2f, big pool %.2f", small.Scenarios[0].Success, big.Scenarios[0].Success)
+	// The small pool serves at most 4 requests per 200 ms, 20 of the 42
+	// req/s (48%): its success cannot exceed about half. The big pool has
+	// twice the workers it needs, and fails only when the machine stalls
+	// the proxy past its 100 ms checkout timeout: it measured 0.88 once
+	// (against a former bound of 0.9) with the whole package's tests
+	// running beside it on 2 cores. So it is judged against the small
+	// pool, with a wide margin, not against a fixed bar.
+	if small.Scenarios[0].Success > 0.6 || big.Scenarios[0].Success < small.Scenarios[0].Success+0.25 {
+		t.Errorf("success: small pool %.2f (want at most 0.6), big pool %.2f (want 0.25 more)", small.Scenarios[0].Success, big.Scenarios[0].Success)
 	}
 	if len(small.Components) != 2 || !strings.HasPrefix(small.Components[1].CommandLine, "loadlab proxy -config ") {
 		t.Errorf("components %+v", small.Components)

@@ -377,3 +377,24 @@ func TestResolvers(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseResolvers(f *testing.F) {
+	for _, s := range []string{"10.0.0.1", "[::1]:5353,127.0.0.1:53", "dns.example:53", "127.0.0.1:x", ","} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got, err := ParseResolvers(v)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "-resolvers: ") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error not one line naming the flag: %q", err)
+			}
+			return
+		}
+		for _, a := range got {
+			host, _, err := net.SplitHostPort(a)
+			if err != nil || net.ParseIP(host) == nil {
+				t.Fatalf("%q gave %q, not ip:port", v, a)
+			}
+		}
+	})
+}
