@@ -114,6 +114,21 @@ func TestVegetaReportEncodePlot(t *testing.T) {
 			}
 		}
 	}
+	// The other way: a loadlab results stream, encoded for vegeta with
+	// send-time latencies (vegeta's basis), reports in vegeta as loadlab
+	// reports it with -basis send.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fail" {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	lll := filepath.Join(dir, "loadlab.lll")
+	loadlab.run(t, dir, nil, []byte("GET "+srv.URL+"/ok?q={{rand.letters 8}}\n\nGET "+srv.URL+"/fail\n"), "attack", "-rate", "100/s", "-duration", "500ms", "-output", lll)
+	gob := filepath.Join(dir, "loadlab.bin")
+	loadlab.run(t, dir, nil, nil, "encode", "-to", "gob", "-basis", "send", "-output", gob, lll)
+	compareJSONReports(t, "loadlab.lll via gob", vegeta.run(t, dir, nil, nil, "report", "-type", "json", gob),
+		loadlab.run(t, dir, nil, nil, "report", "-basis", "send", "-type", "json", lll), differs)
 	if t.Failed() {
 		return
 	}
