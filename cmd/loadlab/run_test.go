@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -140,6 +141,20 @@ func TestRunEndToEnd(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+
+	// The search scenario's templated URLs encode as the URLs really
+	// requested (the results header keeps the seed and the template).
+	files, _ := filepath.Glob(filepath.Join(out, "*", "*", "search.lll"))
+	if len(files) != 2 {
+		t.Fatalf("search results files: %v", files)
+	}
+	var csv bytes.Buffer
+	if code := runMain([]string{"encode", "-to", "csv", files[0]}, nil, &csv, &stderr); code != 0 {
+		t.Fatalf("encode: %s", stderr.String())
+	}
+	if lines := strings.Count(csv.String(), "\n"); lines != 80 || strings.Contains(csv.String(), "{{") || !regexp.MustCompile(`/search\?q=[a-z]{50},`).MatchString(csv.String()) {
+		t.Errorf("encode of a run's templated scenario, %d lines:\n%.400s", lines, csv.String())
 	}
 
 	// -rewrite rebuilds the same report from the folder, running nothing.

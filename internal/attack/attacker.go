@@ -112,6 +112,15 @@ func New(tr targets.Targeter, opts Options) (*Attacker, error) {
 // targets.PartSeed).
 func (a *Attacker) Seed() uint64 { return a.seed }
 
+// Targets is the attack's target list when it was read whole (nil for a
+// lazily read stream).
+func (a *Attacker) Targets() []*targets.Target {
+	if rr, ok := a.tr.(interface{ Targets() []*targets.Target }); ok {
+		return rr.Targets()
+	}
+	return nil
+}
+
 // Stats returns live counters; safe to call from any goroutine.
 func (a *Attacker) Stats() Stats {
 	var st Stats

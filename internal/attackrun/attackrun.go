@@ -65,14 +65,8 @@ func Run(ctx context.Context, job Job) error {
 	if meta.Rate == "" {
 		meta.Rate = job.Options.Schedule.String()
 	}
-	// What was really sent can be rendered again (package sent): the
-	// seed, and the templated targets when they are all known now (a
-	// -lazy stream's are not).
-	if rr, ok := tr.(interface{ Targets() []*targets.Target }); ok {
-		if meta.Templates = sent.Record(rr.Targets()); len(meta.Templates) > 0 {
-			meta.Seed = a.Seed()
-		}
-	}
+	// What was really sent can be rendered again (package sent).
+	sent.Describe(&meta, a.Seed(), a.Targets())
 	// The data flow: the attack's results go to the stream and to the
 	// progress line.
 	out, err := job.Output()

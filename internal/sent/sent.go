@@ -38,6 +38,15 @@ func Record(ts []*targets.Target) []results.TemplatedTarget {
 	return out
 }
 
+// Describe records in a results header what its requests can be rendered
+// again from: the attack's templated targets (when the target list is
+// known before the attack, not for a lazily read stream) and the seed.
+func Describe(meta *results.Meta, seed uint64, ts []*targets.Target) {
+	if meta.Templates = Record(ts); len(meta.Templates) > 0 {
+		meta.Seed = seed
+	}
+}
+
 // Renderer renders the requests of one results file's templated targets.
 type Renderer struct {
 	seed    uint64
