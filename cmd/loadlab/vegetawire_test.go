@@ -88,6 +88,7 @@ func (rc *recorder) handler() http.HandlerFunc {
 				cn = r.TLS.PeerCertificates[0].Subject.CommonName
 			}
 			m["tls.client-cert"] = cn
+			m["tls.resumed"] = fmt.Sprint(r.TLS.DidResume)
 		}
 		rc.add(m)
 	}
@@ -204,8 +205,8 @@ type wireCase struct {
 // vegeta and loadlab against recording servers on loopback and compares
 // what reached them, request by request, field by field: method, target,
 // protocol, Host, headers (all but User-Agent and X-Vegeta-Seq), body,
-// framing, Connection: close, source address, TLS SNI, ALPN and client
-// certificate, the CONNECT a proxy saw. Every field that differs must be a
+// framing, Connection: close, source address, TLS SNI, ALPN, client
+// certificate and session resumption, the CONNECT a proxy saw. Every field that differs must be a
 // known difference (vegetadiffs_test.go), documented in docs/attack.md.
 func TestVegetaWire(t *testing.T) {
 	tools := compareTools(t)
