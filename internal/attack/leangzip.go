@@ -1,9 +1,12 @@
 package attack
 
 import (
-	"bytes"
+	"bufio"
+	"compress/flate"
 	"compress/gzip"
+	"errors"
 	"io"
+	"net/http/httputil"
 
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -34,21 +37,49 @@ type gzipErr struct{ err error }
 
 func (e gzipErr) Error() string { return e.err.Error() }
 
-// gunzip decompresses a whole gzip body, returning the decompressed
-// length and up to keepLimit of its bytes.
-func (w *worker) gunzip(raw []byte) (int64, []byte, error) {
+// readGzip reads a gzip answer's body, framed by chunked or contentLength
+// (-1: until the connection closes), decompressing it as it comes: it
+// returns the decompressed length and up to keepLimit of its bytes. The
+// rest of the framing is read too, so the connection stays usable.
+func (w *worker) readGzip(br *bufio.Reader, chunked bool, contentLength int64) (int64, []byte, error) {
+	var raw io.Reader = br
+	switch {
+	case chunked:
+		raw = httputil.NewChunkedReader(br)
+	case contentLength >= 0:
+		raw = io.LimitReader(br, contentLength)
+	}
 	if w.gz == nil {
 		w.gz = new(gzip.Reader)
 	}
-	if err := w.gz.Reset(bytes.NewReader(raw)); err != nil {
-		if err == io.EOF { // an empty body: net/http reads it as empty too
-			return 0, nil, nil
-		}
-		return 0, nil, gzipErr{err}
+	var n int64
+	var kept []byte
+	err := w.gz.Reset(raw)
+	if err == nil {
+		n, kept, err = w.readBody(w.gz)
+	} else if err == io.EOF {
+		err = nil // an empty body: net/http reads it as empty too
 	}
-	n, kept, err := w.readBody(w.gz)
-	if err != nil {
+	if corrupt(err) {
 		return n, kept, gzipErr{err}
 	}
+	if err != nil {
+		return n, kept, err
+	}
+	// What follows the gzip stream within the framing (nothing, normally)
+	// is read and dropped, as net/http does when it closes the body.
+	if _, err := io.Copy(io.Discard, raw); err != nil {
+		return n, kept, err
+	}
+	if chunked {
+		return n, kept, skipHeaders(br) // the trailers
+	}
 	return n, kept, nil
+}
+
+// corrupt reports whether err says the compressed data is bad (rather
+// than the connection failing or the body ending early).
+func corrupt(err error) bool {
+	var ce flate.CorruptInputError
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &ce)
 }

@@ -99,9 +99,11 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	var n int64
 	var kept []byte
 	gzipped = gzipped && !noBody && lw.autoGzip(t)
-	w.keepAll = gzipped // the compressed body is read whole, then decompressed
 	switch {
 	case noBody:
+	case gzipped:
+		n, kept, err = w.readGzip(c.br, chunked, contentLength)
+		closeConn = closeConn || (!chunked && contentLength < 0)
 	case chunked:
 		n, kept, err = w.readChunked(c.br)
 	case contentLength >= 0:
@@ -109,10 +111,6 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	default:
 		n, kept, err = w.readBody(c.br)
 		closeConn = true
-	}
-	w.keepAll = false
-	if gzipped && err == nil {
-		n, kept, err = w.gunzip(kept)
 	}
 	r.BytesIn += uint64(n)
 	if kept != nil {

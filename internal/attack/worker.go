@@ -19,8 +19,6 @@ type worker struct {
 	res  results.Result
 	lean *leanWorker
 	gz   *gzip.Reader // reused to decompress gzip answers (lean client)
-	// keepAll makes keepLimit -1 while a compressed body is read whole.
-	keepAll bool
 }
 
 // readBufSize is the per-worker buffer bodies are read through.
@@ -71,12 +69,7 @@ func (w *worker) urlString(t *targets.Target, seq uint64) string {
 
 // keepLimit is how many body bytes results keep: 0 none, -1 all
 // (bodies are always read to the end and counted in BytesIn).
-func (w *worker) keepLimit() int64 {
-	if w.keepAll {
-		return -1
-	}
-	return w.a.opts.MaxBody
-}
+func (w *worker) keepLimit() int64 { return w.a.opts.MaxBody }
 
 // sentNow stamps the send time and updates the live counters.
 func (w *worker) sentNow(r *results.Result) {
