@@ -94,8 +94,10 @@ func TestVegetaAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var diffs []wireDiff
+	ran := 0 // cases run: with -run selecting some, a known difference may not show
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			ran++
 			args := []string{"attack", "-rate", "20/s", "-duration", "150ms", "-output", "out"}
 			maxBody := true
 			for i := 0; i < len(c.args); i++ {
@@ -143,7 +145,7 @@ func TestVegetaAnswers(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	checkKnownDiffs(t, "answers", diffs, true)
+	checkKnownDiffs(t, "answers", diffs, ran == len(cases))
 }
 
 // answerFields describes a results file's answers, each field the set of
