@@ -4,8 +4,10 @@ BIN := bin/loadlab
 
 .PHONY: vegeta build demo test test-go test-browser test-kube test-soak lint fuzz uplot bench bench-attack bench-origin bench-proxy bench-report bench-plot soak clean
 
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/loadlab
+	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(BIN) ./cmd/loadlab
 
 # The main job: the search-flood incident at laptop scale, ending with a summary.
 demo: build

@@ -7,6 +7,7 @@
 //
 //	go run ./bench/model                 # timing only (seconds)
 //	go run ./bench/model -grid           # and the accuracy grid (minutes)
+//	go run ./bench/model -tie            # and the ties at the request timeout, real processes (about a minute)
 package main
 
 import (
@@ -32,11 +33,20 @@ func main() {
 	grid := flag.Bool("grid", false, "also run the accuracy grid: real attacks through the real proxy")
 	stepDur := flag.Duration("step", 8*time.Second, "grid: length of each real run")
 	only := flag.String("only", "", "grid: run only the cases whose name contains this")
+	tie := flag.Bool("tie", false, "also hold the model against `loadlab origin` and `loadlab proxy` processes where the origin's latency equals the request timeout")
+	bin := flag.String("bin", "", "tie: the loadlab binary (default: built from ./cmd/loadlab)")
 	flag.Parse()
 	runtime.GOMAXPROCS(1) // the goal is stated for one core
 	if err := timing(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if *tie {
+		runtime.GOMAXPROCS(runtime.NumCPU())
+		if err := ties(*bin); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	if *grid {
 		runtime.GOMAXPROCS(runtime.NumCPU())

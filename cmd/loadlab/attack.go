@@ -90,6 +90,7 @@ type attackFlags struct {
 	export                                                   exportFlags
 	vegeta                                                   vegetaFlags
 	shardIndex, shards                                       int
+	shardHost                                                string
 	lazy, http2, h2c, keepalive, insecure, quiet, precise    bool
 	harvest                                                  bool
 	duration, timeout, stepDuration, catchUp                 time.Duration
@@ -149,6 +150,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.IntVar(&f.shards, "shards", 0, "`number` of shards, with -shard-index")
 	fs.StringVar(&f.segment, "segment", "", "send the `from:to` segment of the schedule (k6's execution segments, e.g. 0:1/4), within -segments")
 	fs.StringVar(&f.segments, "segments", "", "every shard's cut `points`, e.g. 0,1/4,1/2,1 (default: the segment's own cuts); all shards must give the same")
+	fs.StringVar(&f.shardHost, "shard-host", "", "this generator's `name` in a split attack's per-shard reports (default: the machine's hostname; fleet ssh passes its -hosts entry)")
 	fs.StringVar(&f.startAt, "start-at", "", "anchor the schedule at `time`: RFC 3339 (2026-11-24T15:00:00Z), or +30s from now rounded up to the next whole second (so shards started together by hand share one instant); requests due before the attack could start count as late, never shifted")
 	fs.StringVar(&f.client, "client", "lean", "HTTP/1.1 client for http:// targets: lean (loadlab's keep-alive client) or std (net/http); https, -h2c and -max-connections always use net/http")
 	if err := parseFlags(fs, args); err != nil {
@@ -272,6 +274,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		job.Watchers = append(job.Watchers, lv)
 	}
 	for _, x := range ex.list() {
+		x.SetStep("", f.name)
 		job.Watchers = append(job.Watchers, x)
 	}
 	if !f.quiet {

@@ -8,23 +8,28 @@ import (
 )
 
 // TestEveryCommandHasHelp: `loadlab <cmd> -help` exits 0 and documents its
-// flags with examples, for every registered command.
+// flags with examples on standard output (so it pages), for every
+// registered command.
 func TestEveryCommandHasHelp(t *testing.T) {
 	if len(commands) < 9 {
 		t.Fatalf("only %d commands registered", len(commands))
 	}
 	for name := range commands {
 		t.Run(name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, nil, name, "-help")
-			if code != 0 || !strings.Contains(stderr, "Usage: loadlab "+name) ||
-				!strings.Contains(stderr, "Flags:") || !strings.Contains(stderr, "Examples:") {
-				t.Fatalf("exit %d, help:\n%s", code, stderr)
+			code, stdout, stderr := runCLI(t, nil, name, "-help")
+			if code != 0 || !strings.Contains(stdout, "Usage: loadlab "+name) ||
+				!strings.Contains(stdout, "Flags:") || !strings.Contains(stdout, "Examples:") || stderr != "" {
+				t.Fatalf("exit %d, help:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 		})
 	}
 	code, stdout, _ := runCLI(t, nil, "-help")
-	if code != 0 || !strings.Contains(stdout, "Commands:") {
+	if code != 0 || !strings.Contains(stdout, "Commands:") || !strings.Contains(stdout, "version") {
 		t.Fatalf("loadlab -help: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runCLI(t, nil, "version")
+	if code != 0 || !strings.Contains(stdout, "commit ") || !strings.Contains(stdout, "go1.") {
+		t.Fatalf("loadlab version: exit %d\n%s", code, stdout)
 	}
 }
 

@@ -43,6 +43,7 @@ func TestSetupErrorsExit2(t *testing.T) {
 		{"origin on a busy port", []string{"origin", "-listen", busy, "-quiet"}, "", "-listen:"},
 		{"proxy -procs -1", []string{"proxy", "-config", "../../examples/proxy/belfrage.yaml", "-procs", "-1"}, "", "-procs: want 0 (every core) or more"},
 		{"proxy on a busy port", []string{"proxy", "-config", "../../examples/proxy/belfrage.yaml", "-listen", busy}, "", "-listen:"},
+		{"proxy -upstream with a path", []string{"proxy", "-config", "../../examples/proxy/belfrage.yaml", "-upstream", "http://127.0.0.1:9/x", "-check"}, "", "-upstream: \"http://127.0.0.1:9/x\" is not an http:// or https:// URL with a host and no path"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

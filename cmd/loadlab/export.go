@@ -45,7 +45,7 @@ type exports struct {
 // and where the attack's counters are.
 type exporter interface {
 	results.Sink
-	SetStep(string)
+	SetStep(step string, attacks ...string)
 	SetStats(func() attack.Stats)
 }
 

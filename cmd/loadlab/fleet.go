@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +23,23 @@ func init() {
 	})
 }
 
-const fleetExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 minutes, started
+// fleetSSHExamples and fleetK8sExamples are each engine's examples; its
+// own -help shows its examples first.
+const fleetSSHExamples = `  # Three hosts over ssh, each a third of 30,000 requests/s for 5 minutes:
+  # each host runs one shard and streams its results back into run-7/;
+  # the merged report (one run, with a per-shard table) is printed at the end
+  loadlab fleet ssh -hosts gen1,gen2,gen3 -ssh "-i ~/.ssh/load" -targets targets.txt \
+    -out run-7 -- -rate 30000/s -duration 5m
+
+  # loadlab is not on the hosts' PATH: name it
+  loadlab fleet ssh -hosts gen1,gen2 -remote /opt/loadlab/bin/loadlab -targets targets.txt \
+    -- -rate 10000/s -duration 1m
+
+Each host runs loadlab attack -shard i/n -start-at T -shard-host HOST with the
+targets on its stdin; docs/distributed.md has the contract and the clocks to
+check.`
+
+const fleetK8sExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 minutes, started
   # together two minutes from now: kubectl (your context) applies the Job,
   # each pod's results stream back into run-7/, and the merged report is
   # printed when every shard is in
@@ -33,19 +50,38 @@ const fleetExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 
   loadlab fleet k8s -shards 4 -image registry.example/loadlab:1 -targets targets.txt \
     -pvc loadlab-results -- -rate 40000/s -duration 5m > job.yaml
 
-  # Or over ssh: each host runs one shard, streaming its results back;
-  # the merged report is printed at the end
-  loadlab fleet ssh -hosts gen1,gen2,gen3 -ssh "-i ~/.ssh/load" -targets targets.txt \
-    -out run-7 -- -rate 30000/s -duration 5m
-
 Each pod runs loadlab attack -shard-index $(JOB_COMPLETION_INDEX) -shards N
 -start-at T (through loadlab fleet pod, which then holds its results until
 loadlab fleet collect has taken them) with the targets from a ConfigMap;
 docs/distributed.md has the contract and the clocks to check.`
 
+// fleetUsage is `loadlab fleet -help`: both engines, then where each
+// one's flags are.
+func fleetUsage(w io.Writer) {
+	fmt.Fprintf(w, `Usage: loadlab fleet ssh|k8s [flags] -- [attack flags]
+
+Splits one attack between several generators started together and prints
+one merged report at the end.
+
+Engines:
+  ssh   each host of -hosts runs one shard over ssh and streams its results back
+  k8s   a Kubernetes Indexed Job, one pod per shard: prints the manifest, or
+        with -apply runs it through your kubectl and streams the results back
+
+Flags:
+  each engine has its own: 'loadlab fleet ssh -help', 'loadlab fleet k8s -help'
+
+Examples:
+%s
+
+%s
+`, fleetSSHExamples, fleetK8sExamples)
+}
+
 func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		args = []string{"k8s", "-help"}
+		fleetUsage(stderr) // standard output when help is asked for (see runMain)
+		return flag.ErrHelp
 	}
 	if len(args) > 0 {
 		switch args[0] {
@@ -60,7 +96,7 @@ func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if len(args) == 0 || args[0] != "k8s" {
 		return badinput.Errorf("want loadlab fleet k8s|ssh [flags] -- [attack flags] (the engine: a Kubernetes Indexed Job, or hosts over ssh; pod and collect run inside the Job's pods)")
 	}
-	fs := newFlagSet("fleet", "k8s [flags] -- [attack flags]", fleetExamples, stderr)
+	fs := newFlagSet("fleet", "k8s [flags] -- [attack flags]", fleetK8sExamples, stderr)
 	shards := fs.Int("shards", 0, "`number` of pods, one shard of the schedule each (required)")
 	image := fs.String("image", "", "container `image` with loadlab on its PATH (required)")
 	targets := fs.String("targets", "", "targets `file`, shipped to the pods in a ConfigMap (required)")
@@ -190,7 +226,7 @@ func envOr(name, def string) string {
 }
 
 func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("fleet", "ssh [flags] -- [attack flags]", fleetExamples, stderr)
+	fs := newFlagSet("fleet", "ssh [flags] -- [attack flags]", fleetSSHExamples, stderr)
 	hosts := fs.String("hosts", "", "comma-separated ssh `destinations` ([user@]host), one shard each (required)")
 	sshOpts := fs.String("ssh", "", "extra ssh `options`, e.g. \"-p 2222 -i ~/.ssh/load\"")
 	remote := fs.String("remote", "loadlab", "the loadlab `command` on the hosts")

@@ -18,7 +18,7 @@ import (
 // only once the results are safe. It exits with the attack's code.
 func runFleetPod(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("fleet", "pod [-hold D] -- [attack flags] (a Job pod's command)", "", stderr)
-	hold := fs.Duration("hold", 0, "keep the results `duration` for the collector after the attack (0: do not wait)")
+	hold := fs.Duration("hold", 0, "how long to keep the results file for loadlab fleet collect after the attack, e.g. `30m` (0: do not wait)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

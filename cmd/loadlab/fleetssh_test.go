@@ -111,11 +111,20 @@ func TestFleetSSH(t *testing.T) {
 			t.Errorf("fleet output lacks %q:\n%s\n%s", want, out, stderr)
 		}
 	}
+	// The per-shard table names each shard by its -hosts entry (both
+	// hosts here are the same machine, whose hostname would not tell them
+	// apart).
+	for _, host := range []string{"127.0.0.1", "127.0.0.2"} {
+		if !strings.Contains(out, host) {
+			t.Errorf("the merged report does not name shard host %s:\n%s", host, out)
+		}
+	}
 	// A host that cannot be reached, or that has no loadlab, is named
 	// before anything is sent: exit 2, one line, no folder made.
 	for _, c := range []struct{ hosts, remote, want string }{
 		{"127.0.0.1,127.0.0.3", remote, "127.0.0.3: "},
 		{"127.0.0.1", "true", `127.0.0.1: "true version" is not loadlab`},
+		{"127.0.0.1", "loadlab-not-installed-here", "give its path with -remote"},
 	} {
 		code, _, stderr = runCLI(t, nil, "fleet", "ssh", "-hosts", c.hosts, "-ssh", strings.Join(opts, " ")+" -o ConnectTimeout=3", "-remote", c.remote,
 			"-targets", targets, "-out", filepath.Join(dir, "run2"), "-start-at", "+20s", "--", "-rate", "10/s", "-duration", "1s")

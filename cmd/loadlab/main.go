@@ -57,7 +57,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	case "-version", "--version", "version":
-		fmt.Fprintln(stdout, "loadlab", version())
+		printVersion(stdout)
 		return 0
 	}
 	cmd, ok := commands[name]
@@ -75,6 +75,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if tf, err := os.Create(path); err == nil && trace.Start(tf) == nil {
 			defer func() { trace.Stop(); tf.Close() }()
 		}
+	}
+	if asksHelp(args[1:]) {
+		// Help asked for is the answer, not a diagnostic: it goes to
+		// standard output, so `loadlab attack -help | less` shows it.
+		stderr = stdout
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -134,6 +139,8 @@ Commands:
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
+  version   print loadlab's version, commit and Go version
+
 Run 'loadlab <command> -help' for the flags of a command, with examples.
 The data flows one way: targets -> attack -> results -> report / plot / compare.
 `)
@@ -180,4 +187,19 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// asksHelp reports whether a command's arguments ask for its help: -h,
+// -help or --help before any "--" (a subcommand's own -help too, as in
+// `fleet ssh -help`).
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/blackbox"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
 	"github.com/loadlab/loadlab/internal/model"
@@ -30,7 +32,9 @@ const modelExamples = `  # What will the pool staircase measure? Every step, in 
   loadlab model examples/003-pool-staircase-full-scale/plan.yaml
 
   # The search-flood incident: the highest flood rate each pool holds (the
-  # plan's thresholds, or success >= 99% when it has none)
+  # plan's thresholds, or success >= 99% when it has none; and, unless a
+  # threshold bounds latency or -knee-success-only is given, p99 within 10%
+  # of the flood's p99 at 1 req/s, so that a growing queue is not "held")
   loadlab model -knee examples/000-incident-replay/plan.yaml
 
   # A quick question without a plan: this proxy and origin at 30 requests/s
@@ -43,14 +47,18 @@ The model simulates the loadlab proxy (pools, both managers, timeouts,
 breakers, cache and fallbacks) in front of the loadlab origin, in virtual
 time, with the same pool, breaker and cache code the proxy runs. It does not
 model CPU: a measurement that leaves the prediction points at a machine, a
-proxy or a generator short of it. See docs/model.md.`
+proxy or a generator short of it. Where a configured bound meets a latency
+within a hair (an origin answering in exactly the request timeout), the real
+system decides by timer wake-ups: the output says the prediction is fragile,
+why, and how to make it stable. See docs/model.md.`
 
-func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model", "[flags] [plan.yaml]", modelExamples, stderr)
 	typ := fs.String("type", "text", "output `format`: text or json")
 	knee := fs.Bool("knee", false, "search the knee: the highest rate of the flood scenario that meets the thresholds, per configuration")
 	kneeScenario := fs.String("knee-scenario", "", "`scenario` whose rate the knee search varies (default the fastest)")
 	precision := fs.Float64("precision", 0.02, "knee search: relative `width` of the answer")
+	successOnly := fs.Bool("knee-success-only", false, "knee search: judge the thresholds as given; by default, when none bounds the flood's latency, a rate holds only while its p99 stays within 10% of its p99 at 1 req/s (a queue building up breaks it, whatever the step's duration)")
 	seed := fs.Uint64("seed", 1, "seed of the origin's random draws and the targets' templates")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable), as loadlab run does")
@@ -58,10 +66,18 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	fs.Var(&ths, "threshold", "a `threshold` such as \"p99 < 1s\" for the knee (repeatable; added to the plan's)")
 	cfgFile := fs.String("config", "", "without a plan: the proxy's config `file` (none: the attack goes to the origin)")
 	recipeFile := fs.String("recipe", "", "without a plan: the origin's recipe `file`")
-	rate := fs.String("rate", "50/s", "without a plan: the attack's `rate` (as loadlab attack -rate, ramps too)")
-	duration := fs.Duration("duration", 60*time.Second, "without a plan: the attack's `duration`")
+	rate := fs.String("rate", "50/s", "without a plan: the attack's `rate` (as loadlab attack -rate, ramps too); a comma-separated list (160,180,300) predicts one attack per rate")
+	duration := fs.Duration("duration", 60*time.Second, "without a plan: the attack's `duration` (each, with a list of rates)")
+	stepList := fs.String("steps", "", "without a plan: one attack stepping through these comma-separated `rates`, each held -step-duration (as loadlab attack -steps)")
+	stepDuration := fs.Duration("step-duration", 0, "`duration` of each -steps step")
 	path := fs.String("path", "/", "without a plan: the request `path` (and query); {{...}} templates as in targets")
 	timeout := fs.Duration("timeout", attack.DefaultOptions().Timeout, "without a plan: the client's `timeout` per request")
+	fit := fs.Bool("fit", false, "predict a system loadlab did not write: calibrate the live -target with short, bounded attacks, fit a queue\n"+
+		"(servers, service time, wait and refusal status), then predict -rate (or -steps) through it")
+	target := fs.String("target", "", "with -fit: the request `line` to calibrate and predict, e.g. 'GET http://127.0.0.1:8080/page'")
+	fitStep := fs.Duration("fit-step", 2*time.Second, "with -fit: the `length` of each calibration probe (longer narrows the fit)")
+	fitMaxRate := fs.Float64("fit-max-rate", 5000, "with -fit: the highest `rate` (req/s) the calibration may try")
+	fitBudget := fs.Uint64("fit-budget", 40000, "with -fit: the most `requests` the calibration may send")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -79,7 +95,7 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 		extra = append(extra, t)
 	}
-	ko := model.KneeOptions{Precision: *precision}
+	ko := model.KneeOptions{Precision: *precision, SuccessOnly: *successOnly}
 	var steps []model.StepPrediction
 	var knees []model.Knee
 	switch {
@@ -101,20 +117,87 @@ func runModel(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 				return err
 			}
 		}
+	case *fit:
+		if fs.NArg() > 0 || *cfgFile != "" || *recipeFile != "" {
+			return badinput.Field("-fit", "calibrates a live -target: give no plan, -config or -recipe with it")
+		}
+		if *target == "" {
+			return badinput.Field("-target", "give the request line to calibrate, e.g. -target 'GET http://127.0.0.1:8080/page'")
+		}
+		if *fitStep < 100*time.Millisecond || *fitStep > time.Minute {
+			return badinput.Field("-fit-step", "want 100ms to 1m, got %v", *fitStep)
+		}
+		if *fitMaxRate < 20 || *fitMaxRate > 1e6 {
+			return badinput.Field("-fit-max-rate", "want 20 to 1000000 req/s, got %v", *fitMaxRate)
+		}
+		if *timeout <= 0 {
+			return badinput.Field("-timeout", "want a positive duration, got %v", *timeout)
+		}
+		d := *duration
+		if *stepList != "" && !flagSet(fs, "duration") {
+			d = 0
+		}
+		scheds, err := quickSchedules(*rate, *stepList, d, *stepDuration, flagSet(fs, "rate"))
+		if err != nil {
+			return err
+		}
+		f, err := blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
+			MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
+		var bad *blackbox.BadTargetError
+		switch {
+		case errors.As(err, &bad):
+			return badinput.Field("-target", "%s", bad.Msg)
+		case err != nil:
+			return err
+		}
+		w := stdout
+		if *typ == "json" {
+			w = stderr // stdout is the JSON array scripts read
+		}
+		blackbox.WriteFit(w, f)
+		var in model.Input
+		for i, sch := range scheds {
+			if in, err = f.Input(sch, *timeout, *seed); err != nil {
+				return err
+			}
+			pr, err := model.Predict(in)
+			if err != nil {
+				return badinput.Errorf("%v", err)
+			}
+			steps = append(steps, model.StepPrediction{Step: i + 1, Name: sch.String() + " for " + sch.Length().String() + " on " + *target,
+				Configuration: "fitted queue", Prediction: pr, Notes: f.Notes})
+		}
+		if *knee {
+			k, err := model.SearchKnee(in, "attack", extra, ko)
+			if err != nil {
+				return badinput.Field("-knee", "%v", err)
+			}
+			knees = append(knees, k)
+		}
 	case fs.NArg() == 0:
 		if *recipeFile == "" {
 			return badinput.Field("-recipe", "give a plan file, or at least -recipe (and -config for a proxy in front)")
 		}
-		in, err := quickInput(*cfgFile, *recipeFile, *rate, *duration, *path, *timeout, *seed)
+		d := *duration
+		if *stepList != "" && !flagSet(fs, "duration") {
+			d = 0 // -duration's default does not cut the steps short
+		}
+		scheds, err := quickSchedules(*rate, *stepList, d, *stepDuration, flagSet(fs, "rate"))
 		if err != nil {
 			return err
 		}
-		pr, err := model.Predict(in)
-		if err != nil {
-			return badinput.Errorf("%v", err)
+		var in model.Input
+		for i, sch := range scheds {
+			if in, err = quickInput(*cfgFile, *recipeFile, sch, *path, *timeout, *seed); err != nil {
+				return err
+			}
+			pr, err := model.Predict(in)
+			if err != nil {
+				return badinput.Errorf("%v", err)
+			}
+			steps = append(steps, model.StepPrediction{Step: i + 1, Name: sch.String() + " for " + sch.Length().String() + " on " + *path,
+				Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported})
 		}
-		steps = []model.StepPrediction{{Step: 1, Name: *rate + " for " + duration.String() + " on " + *path,
-			Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported}}
 		if *knee {
 			k, err := model.SearchKnee(in, "attack", extra, ko)
 			if err != nil {
@@ -141,8 +224,33 @@ func allFailed(steps []model.StepPrediction) bool {
 	return len(steps) > 0
 }
 
+// quickSchedules reads -rate (one rate or ramp, or a comma-separated list
+// of rates: one attack each) or -steps (one attack stepping through the
+// rates) into the schedules to predict.
+func quickSchedules(rate, steps string, d, stepDuration time.Duration, rateGiven bool) ([]*schedule.Schedule, error) {
+	if steps != "" {
+		if rateGiven {
+			return nil, badinput.Field("-steps", "give -rate (one attack per rate) or -steps (one attack stepping through them), not both")
+		}
+		sch, err := schedule.ParseSteps(steps, stepDuration, d)
+		if err != nil {
+			return nil, err
+		}
+		return []*schedule.Schedule{sch}, nil
+	}
+	var out []*schedule.Schedule
+	for _, r := range strings.Split(rate, ",") {
+		sch, err := schedule.Parse(strings.TrimSpace(r), d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sch)
+	}
+	return out, nil
+}
+
 // quickInput builds a one-scenario input from flags.
-func quickInput(cfgFile, recipeFile, rate string, d time.Duration, path string, timeout time.Duration, seed uint64) (model.Input, error) {
+func quickInput(cfgFile, recipeFile string, sch *schedule.Schedule, path string, timeout time.Duration, seed uint64) (model.Input, error) {
 	in := model.Input{Seed: seed}
 	var err error
 	if in.Origin, err = model.ReadRecipe(recipeFile); err != nil {
@@ -152,14 +260,6 @@ func quickInput(cfgFile, recipeFile, rate string, d time.Duration, path string, 
 		if in.Proxy, err = config.Load(cfgFile); err != nil {
 			return in, err
 		}
-	}
-	sp, err := schedule.ParseSpec(rate)
-	if err != nil {
-		return in, badinput.Field("-rate", "%v", err)
-	}
-	sch, err := schedule.New(sp, d)
-	if err != nil {
-		return in, badinput.Field("-duration", "%v", err)
 	}
 	if !strings.HasPrefix(path, "/") {
 		return in, badinput.Field("-path", "want a path starting with /, got %q", path)

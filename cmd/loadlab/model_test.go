@@ -74,6 +74,39 @@ routes:
 	}
 }
 
+// TestModelRateList: -rate takes a list (one prediction per rate, as a
+// sweep) and -steps one stepped attack, as loadlab attack does; 20
+// workers of a 500 ms origin hold 30/s and fail at 80/s.
+func TestModelRateList(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "proxy.yaml")
+	rec := filepath.Join(dir, "origin.json")
+	os.WriteFile(cfg, []byte(`pools:
+  default: {size: 20, overflow: 0, checkout_timeout: 100ms}
+routes:
+  - {name: all, path: /*, upstream: "http://127.0.0.1:9", pool: default, request_timeout: 2s}
+`), 0o644)
+	os.WriteFile(rec, []byte(`{"route": "/*", "stages": [{"at": 0, "status": 200, "latency": "500ms"}]}`), 0o644)
+	code, stdout, stderr := runCLI(t, nil, "model", "-type", "json", "-config", cfg, "-recipe", rec, "-rate", "30, 80/s", "-duration", "10s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var steps []struct {
+		Requests uint64  `json:"requests"`
+		Success  float64 `json:"success"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &steps); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if len(steps) != 2 || steps[0].Requests != 300 || steps[1].Requests != 800 || steps[0].Success < 0.99 || steps[1].Success > 0.7 {
+		t.Fatalf("two predictions, 300 requests all held and 800 mostly refused; got %+v", steps)
+	}
+	code, stdout, stderr = runCLI(t, nil, "model", "-type", "json", "-config", cfg, "-recipe", rec, "-steps", "10,20", "-step-duration", "5s")
+	if code != 0 || json.Unmarshal([]byte(stdout), &steps) != nil || len(steps) != 1 || steps[0].Requests != 150 {
+		t.Fatalf("-steps 10,20 x 5s: one attack of 150 requests; exit %d, %s %s", code, stdout, stderr)
+	}
+}
+
 // TestModelBadInput: one line naming the flag or file, exit 2.
 func TestModelBadInput(t *testing.T) {
 	for _, c := range []struct {
@@ -85,6 +118,8 @@ func TestModelBadInput(t *testing.T) {
 		{[]string{"-recipe", "nope.json"}, "nope.json"},
 		{[]string{"nope.yaml"}, "nope.yaml"},
 		{[]string{"-precision", "2", "x.yaml"}, "-precision"},
+		{[]string{"-recipe", "r.json", "-rate", "10,abc"}, `-rate: bad rate "abc"`},
+		{[]string{"-recipe", "r.json", "-rate", "10", "-steps", "1,2", "-step-duration", "1s"}, "-steps: give -rate"},
 	} {
 		code, _, stderr := runCLI(t, nil, append([]string{"model"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {

@@ -27,7 +27,11 @@ const proxyExamples = `  # Proxy with the pools and routes of proxy.yaml on a fr
   # (prints "proxy listening on http://127.0.0.1:NNNN")
   loadlab proxy -config examples/proxy/belfrage.yaml -listen 127.0.0.1:0
 
-  # Only check a config (errors name the file, line and field; exit 2)
+  # The same config in front of an origin on another port
+  loadlab proxy -config examples/proxy/belfrage.yaml -upstream http://127.0.0.1:9090 -listen 127.0.0.1:0
+
+  # Only check a config (errors name the file, line and field; exit 2):
+  # prints its pools, routes and upstreams
   loadlab proxy -config proxy.yaml -check
 
   # Reload the config without dropping in-flight requests
@@ -42,7 +46,8 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := newFlagSet("proxy", "-config file [flags]", proxyExamples, stderr)
 	cfgFile := fs.String("config", "", "YAML config `file` with pools and routes (see docs/proxy.md); required")
 	listen := fs.String("listen", "127.0.0.1:8081", "`address` to listen on; port 0 picks a free port")
-	check := fs.Bool("check", false, "validate the config, print a summary and exit")
+	check := fs.Bool("check", false, "validate the config, print a summary (pools, routes, upstreams) and exit")
+	upstream := fs.String("upstream", "", "send every route to this upstream `URL` (e.g. http://127.0.0.1:8080), keeping each route's base path; for configs whose routes share one upstream")
 	grace := fs.Duration("shutdown-grace", 15*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight requests")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "close client keep-alive connections idle this long")
 	procs := fs.Int("procs", 1, "cores the proxy may run on at once (Go's GOMAXPROCS; 0: every core). On one core it spends about 30 µs of CPU\n"+
@@ -74,6 +79,11 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	if *upstream != "" {
+		if err := cfg.SetUpstream(*upstream); err != nil {
+			return badinput.Field("-upstream", "%v", err)
+		}
+	}
 	if *check {
 		fmt.Fprintf(stdout, "%s: ok, %s\n", *cfgFile, proxy.Describe(cfg))
 		return nil
@@ -91,7 +101,8 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Listen:        *listen,
 		ShutdownGrace: *grace,
 		IdleTimeout:   *idle,
-		Ready:         func(url string) { fmt.Fprintf(stdout, "proxy listening on %s\n", url) },
+		Upstream:      *upstream,
+		Ready:         func(url string) { fmt.Fprintf(stdout, "proxy listening on %s (%s)\n", url, proxy.Describe(cfg)) },
 		Logf:          func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
 	})
 	var op *net.OpError

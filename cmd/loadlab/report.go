@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -93,9 +94,14 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	defer closeAll()
-	owned, err := shardset.Check(shardMembers(inputs), *force)
+	members := shardMembers(inputs)
+	owned, err := shardset.Check(members, *force)
 	if err != nil {
 		return err
+	}
+	if absent := shardset.Absent(members); len(absent) > 0 {
+		fmt.Fprintf(stderr, "loadlab report: warning: shard %s of the split attack is absent: the report covers only the shards given, not the whole attack\n",
+			strings.Join(absent, ", "))
 	}
 	merge := report.NewMerge(inputs...)
 	var m *metrics.Metrics

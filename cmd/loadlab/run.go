@@ -82,9 +82,16 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return err
 	}
 	if *check {
-		fmt.Fprintf(stdout, "plan %s is valid: %d components, %d steps\n", p.Name, len(p.Components), len(p.Steps))
+		fmt.Fprintf(stdout, "plan %s is valid: %s, %s\n", p.Name, count(len(p.Components), "component"), count(len(p.Steps), "step"))
 		for _, st := range p.Steps {
-			fmt.Fprintf(stdout, "  step %d: %s (%d scenarios)\n", st.Index+1, st.Name, len(st.Scenarios))
+			names := make([]string, len(st.Scenarios))
+			for i, sc := range st.Scenarios {
+				names[i] = sc.Name
+			}
+			fmt.Fprintf(stdout, "  step %d: %s (%s: %s)\n", st.Index+1, st.Name, count(len(st.Scenarios), "scenario"), strings.Join(names, ", "))
+		}
+		for _, f := range p.ForeignUpstreams() {
+			fmt.Fprintln(stdout, "warning: "+f.String())
 		}
 		return nil
 	}
@@ -218,4 +225,12 @@ func (f *overrideFlag) Set(s string) error {
 	}
 	*f = append(*f, o)
 	return nil
+}
+
+// count writes n with the noun, in the plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -206,7 +206,7 @@ func TestRunSet(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"run", "-check", plan}, 0, "2 steps", ""},
-		{[]string{"run", "-check", "-set", "rate=1000", "-set", "duration=300s", plan}, 0, "1 steps\n  step 1: rate=1000", ""},
+		{[]string{"run", "-check", "-set", "rate=1000", "-set", "duration=300s", plan}, 0, "1 step\n  step 1: rate=1000 (1 scenario: scenario1)", ""},
 		{[]string{"run", "-check", "-set", "rte=5", plan}, 2, "", `plan.yaml: -set: the plan has no variable "rte" (known: duration, rate)`},
 		{[]string{"run", "-check", "-set", "duration=forever", plan}, 2, "", `scenarios[0].duration: "forever" is not a duration`},
 		{[]string{"run", "-check", "-set", "rate", plan}, 2, "", `invalid value "rate" for flag -set: want NAME=VALUE`},

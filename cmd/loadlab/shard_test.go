@@ -116,10 +116,15 @@ func TestShardsMergeIntoOneRun(t *testing.T) {
 	if want := 200 / last.Sub(first).Seconds(); total != 200 || math.Abs(rate-want) > 0.011 {
 		t.Errorf("merged report: %d requests at %.2f/s, want 200 at %.2f/s (sent over %v)\n%s", total, rate, want, last.Sub(first), out)
 	}
-	// Two of three shards: their own requests are all there, none missing.
-	code, out, _ = runCLI(t, nil, "report", files[0], files[2])
-	if code != 0 || !strings.Contains(out, "(every scheduled request recorded once)") {
-		t.Errorf("two shards: exit %d\n%s", code, out)
+	// Two of three shards: their own requests are all there, none missing,
+	// and the absent shard is named (the whole set names none).
+	if strings.Contains(stderr, "absent") {
+		t.Errorf("the whole set: %s", stderr)
+	}
+	code, out, stderr = runCLI(t, nil, "report", files[0], files[2])
+	if code != 0 || !strings.Contains(out, "(every scheduled request recorded once)") ||
+		!strings.Contains(stderr, "warning: shard 2/3 of the split attack is absent") {
+		t.Errorf("two shards: exit %d\n%s\n%s", code, out, stderr)
 	}
 	// A shard of another attack is refused, unless forced.
 	other := filepath.Join(dir, "other.lll")

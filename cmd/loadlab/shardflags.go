@@ -63,7 +63,10 @@ func (f *attackFlags) shardOptions(o *attack.Options, meta *results.Meta, now ti
 		// Shards must share an instant; alone, "now" is what the user meant.
 		o.StartAt = now
 	}
-	host, _ := os.Hostname()
+	host := f.shardHost
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	sched := f.rate
 	if f.steps != "" {
 		sched = "steps " + f.steps + " every " + f.stepDuration.String()

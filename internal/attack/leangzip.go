@@ -45,7 +45,7 @@ func (w *worker) readGzip(br *bufio.Reader, chunked bool, contentLength int64) (
 	var raw io.Reader = br
 	switch {
 	case chunked:
-		raw = httputil.NewChunkedReader(br)
+		raw = httputil.NewChunkedReader(br) // net/http's own chunked reader
 	case contentLength >= 0:
 		raw = io.LimitReader(br, contentLength)
 	}
@@ -71,8 +71,9 @@ func (w *worker) readGzip(br *bufio.Reader, chunked bool, contentLength int64) (
 	if _, err := io.Copy(io.Discard, raw); err != nil {
 		return n, kept, err
 	}
-	if chunked {
-		return n, kept, skipHeaders(br) // the trailers
+	if chunked { // the trailers, checked as readChunked checks them
+		budget := maxResponseHead
+		return n, kept, readFields(br, &budget, nil)
 	}
 	return n, kept, nil
 }

@@ -8,8 +8,8 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"strconv"
 
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -28,6 +28,7 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	var code int
 	var line []byte
 	var err error
+	budget := maxResponseHead
 	for {
 		line, err = c.br.ReadSlice('\n')
 		if err != nil {
@@ -36,17 +37,18 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 			}
 			return nil, lw.readErr(err, "headers")
 		}
-		if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		budget -= len(line)
+		code = statusCode(line)
+		if code < 0 {
 			return nil, fmt.Errorf("malformed HTTP response %q", bytes.TrimSpace(line))
 		}
-		code, err = strconv.Atoi(string(line[9:12]))
-		if err != nil || code < 100 {
+		if code < 100 {
 			return nil, fmt.Errorf("malformed HTTP status code %q", line[9:12])
 		}
 		if code >= 200 || code == 101 {
 			break
 		}
-		if err := skipHeaders(c.br); err != nil { // 1xx interim response
+		if err := readFields(c.br, &budget, nil); err != nil { // 1xx interim response
 			return nil, lw.readErr(err, "headers")
 		}
 	}
@@ -56,50 +58,33 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	} else {
 		r.Error = ""
 	}
-	// headers
-	var contentLength int64 = -1
-	chunked, closeConn, gzipped := false, false, false
-	var location []byte
-	follow := lw.l.opts.Redirects >= 0 && (code == 301 || code == 302 || code == 303 || code == 307 || code == 308)
-	for {
-		h, err := c.br.ReadSlice('\n')
-		if err != nil {
-			return nil, lw.readErr(err, "headers")
-		}
-		h = bytes.TrimRight(h, "\r\n")
-		if len(h) == 0 {
-			break
-		}
-		k, v, ok := bytes.Cut(h, []byte(":"))
-		if !ok {
-			continue
-		}
-		v = bytes.TrimSpace(v)
-		switch {
-		case bytes.EqualFold(k, []byte("Content-Length")):
-			n, err := strconv.ParseInt(string(v), 10, 64)
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("bad Content-Length %q", v)
-			}
-			contentLength = n
-		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
-			chunked = bytes.Contains(bytes.ToLower(v), []byte("chunked"))
-		case bytes.EqualFold(k, []byte("Content-Encoding")):
-			gzipped = bytes.EqualFold(v, []byte("gzip"))
-		case bytes.EqualFold(k, []byte("Connection")):
-			closeConn = bytes.EqualFold(v, []byte("close"))
-		case follow && bytes.EqualFold(k, []byte("Location")):
-			location = append([]byte(nil), v...)
-		}
+	http10 := line[7] == '0'
+	h := respFields{follow: lw.l.opts.Redirects >= 0 && (code == 301 || code == 302 || code == 303 || code == 307 || code == 308)}
+	if err := readFields(c.br, &budget, &h); err != nil {
+		return nil, lw.readErr(err, "headers")
 	}
-	if line[7] == '0' { // HTTP/1.0 closes unless told otherwise; keep it simple
+	// As net/http: Transfer-Encoding is ignored in HTTP/1.0 and must be
+	// exactly one "chunked" otherwise.
+	chunked := false
+	if !http10 && h.codings > 0 {
+		if h.codings > 1 || !h.chunked {
+			return nil, fmt.Errorf("unsupported transfer encoding")
+		}
+		chunked = true
+	}
+	contentLength, closeConn, location := h.length, h.close, h.location
+	if http10 || code == 101 { // HTTP/1.0 closes unless told otherwise; keep it simple. 101: no longer HTTP
 		closeConn = true
 	}
-	noBody := t.Method == "HEAD" || code == 204 || code == 304
+	noBody := t.Method == "HEAD" || code == 204 || code == 304 || code == 101
 	var n int64
 	var kept []byte
-	gzipped = gzipped && !noBody && lw.autoGzip(t)
+	gzipped := h.encoding == 1 && !noBody && lw.autoGzip(t)
 	switch {
+	case code == 101 && h.upgrade == 3:
+		// As net/http: a protocol switch is followed by the new
+		// protocol's bytes, read to the close; another 101 has no body.
+		n, kept, err = w.readBody(c.br)
 	case noBody:
 	case gzipped:
 		n, kept, err = w.readGzip(c.br, chunked, contentLength)
@@ -131,18 +116,6 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 // errCloseAfter asks roundTrip to close a connection after a good response.
 var errCloseAfter = errors.New("close")
 
-func skipHeaders(br *bufio.Reader) error {
-	for {
-		h, err := br.ReadSlice('\n')
-		if err != nil {
-			return err
-		}
-		if len(bytes.TrimRight(h, "\r\n")) == 0 {
-			return nil
-		}
-	}
-}
-
 // readN reads exactly n body bytes.
 func (w *worker) readN(br *bufio.Reader, n int64) (int64, []byte, error) {
 	limit := w.keepLimit()
@@ -157,28 +130,36 @@ func (w *worker) readN(br *bufio.Reader, n int64) (int64, []byte, error) {
 		}
 		return got, nil, nil
 	}
-	return w.readBody(io.LimitReader(br, n))
+	got, kept, err := w.readBody(io.LimitReader(br, n))
+	if err == nil && got < n {
+		err = io.ErrUnexpectedEOF
+	}
+	return got, kept, err
 }
 
-// readChunked reads a chunked body (and its trailers).
+// readChunked reads a chunked body and its trailers, as net/http does:
+// chunk lines end in CRLF, data is followed by CRLF, and at most 16 KiB
+// more of sizes and extensions than 16 bytes per chunk plus twice its data.
 func (w *worker) readChunked(br *bufio.Reader) (int64, []byte, error) {
-	var total int64
+	var total, excess int64
 	var kept []byte
 	for {
-		line, err := br.ReadSlice('\n')
+		line, err := readChunkLine(br)
 		if err != nil {
 			return total, kept, err
 		}
-		line = bytes.TrimRight(line, "\r\n")
-		if i := bytes.IndexByte(line, ';'); i >= 0 {
-			line = line[:i]
-		}
-		size, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 16, 64)
-		if err != nil || size < 0 {
+		excess += int64(len(line)) + 2
+		size, ok := httpsyntax.ChunkSize(line)
+		if !ok {
 			return total, kept, fmt.Errorf("malformed chunk size %q", line)
 		}
+		excess = max(excess-16-2*size, 0)
+		if excess > 16<<10 {
+			return total, kept, errChunkExcess
+		}
 		if size == 0 {
-			return total, kept, skipHeaders(br)
+			budget := maxResponseHead
+			return total, kept, readFields(br, &budget, nil)
 		}
 		n, k, err := w.readN(br, size)
 		total += n
@@ -192,9 +173,14 @@ func (w *worker) readChunked(br *bufio.Reader) (int64, []byte, error) {
 		if err != nil {
 			return total, kept, err
 		}
-		if _, err := br.Discard(2); err != nil { // CRLF after the chunk
+		crlf, err := br.Peek(2)
+		if err != nil {
 			return total, kept, err
 		}
+		if crlf[0] != '\r' || crlf[1] != '\n' {
+			return total, kept, errChunkLine
+		}
+		_, _ = br.Discard(2)
 	}
 }
 

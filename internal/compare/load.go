@@ -49,7 +49,9 @@ type LoadOptions struct {
 // one attack (what `loadlab fleet -out` writes) share the group "". Within
 // a single folder the group is the file's name without extension, the
 // scenario (steps/01/search.lll and steps/02/search.lll are compared, not
-// search with news). With several folders it is the file's path inside its
+// search with news); in a loadlab run folder whose plan varies a
+// component it is the scenario and the step's matrix cell, so each cell's
+// variants are compared with each other, not with the first step. With several folders it is the file's path inside its
 // folder, so that before/ and after/ are compared step by step.
 //
 // A stream that ends in a torn or corrupt block keeps the results before
@@ -147,6 +149,7 @@ func loadFolder(dir string, folders int, o LoadOptions) ([]*Run, error) {
 		return []*Run{r}, err
 	}
 	var runs []*Run
+	var paths []string
 	for _, set := range sets {
 		rels := set.Names()
 		for i, f := range rels {
@@ -167,6 +170,10 @@ func loadFolder(dir string, folders int, o LoadOptions) ([]*Run, error) {
 			r.Group = strings.TrimSuffix(base, filepath.Ext(base))
 		}
 		runs = append(runs, r)
+		paths = append(paths, rel)
+	}
+	if folders == 1 {
+		cellGroups(dir, runs, paths)
 	}
 	return runs, nil
 }

@@ -33,8 +33,10 @@ const (
 // Exporter follows a run's results as they come, outside the run folder.
 type Exporter interface {
 	results.Sink
-	// SetStep labels the results that follow with the step's name.
-	SetStep(name string)
+	// SetStep labels the results that follow with the step's name; the
+	// step's attacks (its scenarios) are named so their counters can
+	// start at zero.
+	SetStep(name string, attacks ...string)
 	// SetStats sets where the step's attacks' counters are read.
 	SetStats(func() attack.Stats)
 }

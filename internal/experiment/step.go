@@ -402,8 +402,12 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 		}
 		return sum
 	}
+	attacks := make([]string, len(st.Scenarios))
+	for i, sc := range st.Scenarios {
+		attacks[i] = sc.Name
+	}
 	for _, x := range r.opts.Exporters {
-		x.SetStep(st.Name)
+		x.SetStep(st.Name, attacks...)
 		x.SetStats(stats)
 	}
 	if lv := r.opts.Live; lv != nil {

@@ -45,7 +45,7 @@ func (s SSH) Run(ctx context.Context) ([]string, error) {
 	for i, host := range s.Hosts {
 		files[i] = filepath.Join(s.Dir, fmt.Sprintf("shard-%d-of-%d.lll", i+1, n))
 		args := append([]string{"attack"}, s.Args...)
-		args = append(args, "-shard", fmt.Sprintf("%d/%d", i+1, n), "-start-at", s.StartAt.UTC().Format(time.RFC3339Nano), "-output", "-", "-quiet")
+		args = append(args, "-shard", fmt.Sprintf("%d/%d", i+1, n), "-start-at", s.StartAt.UTC().Format(time.RFC3339Nano), "-output", "-", "-quiet", "-shard-host", host)
 		quoted := make([]string, len(args))
 		for k, a := range args {
 			quoted[k] = shellQuote(a)
@@ -97,6 +97,9 @@ func (s SSH) Preflight(ctx context.Context) error {
 				}
 				if msg == "" {
 					msg = err.Error()
+				}
+				if strings.Contains(msg, "not found") || strings.Contains(msg, "No such file") {
+					msg += fmt.Sprintf(" (is loadlab installed on %s? give its path with -remote, e.g. -remote /usr/local/bin/loadlab)", host)
 				}
 				errs[i] = fmt.Sprintf("%s: %s", host, msg)
 			case !strings.HasPrefix(string(out), "loadlab "):

@@ -44,6 +44,7 @@ type Server struct {
 	stats    func() attack.Stats
 	prevSent uint64 // the sent counter at the last point
 	cur      bucket
+	run      bucket // the whole run so far, for the last point's totals
 	metrics  map[string]float64
 	units    map[string]string
 	step     *Step
@@ -83,7 +84,7 @@ func listen(addr string, o Options, ticks <-chan time.Time) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{token: o.Token, started: time.Now(), stats: o.Stats, cur: newBucket(metrics.NewHistogram()),
+	s := &Server{token: o.Token, started: time.Now(), stats: o.Stats, cur: newBucket(metrics.NewHistogram()), run: newBucket(metrics.NewHistogram()),
 		metrics: map[string]float64{}, units: map[string]string{}, changed: make(chan struct{}),
 		ln: ln, stop: make(chan struct{}), done: make(chan struct{})}
 	mux := http.NewServeMux()
@@ -127,6 +128,7 @@ func (s *Server) SetStats(f func() attack.Stats) {
 func (s *Server) Add(r *results.Result) {
 	s.mu.Lock()
 	s.cur.add(r)
+	s.run.add(r)
 	s.mu.Unlock()
 }
 

@@ -261,6 +261,36 @@ func TestEndedRunStopsReconnects(t *testing.T) {
 	}
 }
 
+// TestLastPointCarriesTheRunsTotals: the ended point holds the whole
+// run's figures (its last second alone would show 1 of 2 failed), and
+// no other point carries them.
+func TestLastPointCarriesTheRunsTotals(t *testing.T) {
+	s, tick := newTestServer(t, Options{})
+	for i := range 98 {
+		s.Add(&results.Result{Code: 200, Latency: time.Duration(i+1) * time.Millisecond})
+	}
+	tick()
+	s.Add(&results.Result{Code: 200, Latency: time.Second})
+	s.Add(&results.Result{Code: 503, Latency: time.Millisecond})
+	s.Add(&results.Result{Error: results.DroppedPrefix + "max-workers reached"})
+	st := openStream(t, s, "")
+	if p := st.point(t); p.Run != nil {
+		t.Fatalf("a point before the end carries totals: %+v", p.Run)
+	}
+	s.publish(true)
+	p := st.point(t)
+	if !p.Ended || p.Run == nil {
+		t.Fatalf("last point: %+v", p)
+	}
+	if p.OK != 1 || p.Answered != 2 {
+		t.Errorf("the last second: %d of %d answered ok", p.OK, p.Answered)
+	}
+	r := p.Run
+	if r.Requests != 100 || r.Dropped != 1 || r.Success != 0.99 || r.P50 < 49 || r.P50 > 51 || r.Max < 999 || r.Max > 1001 {
+		t.Errorf("run totals %+v: want 100 requests, 99%% success, p50 ~50 ms, max ~1 s", r)
+	}
+}
+
 func TestCloseWaitsForOpenPagesOnly(t *testing.T) {
 	s, err := listen("127.0.0.1:0", Options{}, make(chan time.Time))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/plot/web"
 )
 
@@ -39,6 +40,7 @@ var pageTmpl = template.Must(template.New("live").Parse(`<!DOCTYPE html>
 <section><h2>In flight and schedule lag</h2><div class="chart" id="c-load"></div></section>
 <section id="s-metrics" hidden><h2>Sampled server metrics</h2><div id="c-metrics"></div></section>
 <script>{{.UPlotJS}}</script>
+<script>var statusShades = {{.Shades}};</script>
 <script>{{.JS}}</script>
 </body>
 </html>
@@ -61,10 +63,26 @@ const liveJS = `(function () {
     if (!(s in known)) known[s] = palette[Object.keys(known).length % palette.length];
     return known[s];
   }
-  function chart(el, title, series, ylabel) {
+  // A status code's colour is a shade of its class's hue (plot.ClassShades,
+  // as the report's charts): 5xx reds, 4xx oranges, 2xx greens; dropped grey.
+  var byClass = {}, codeColors = {};
+  function codeColor(c) {
+    if (c === "dropped") return "#7f7f7f";
+    if (!(c in codeColors)) {
+      var n = parseInt(c, 10), cls = "error";
+      if (n >= 100 && n < 300) cls = "2xx"; else if (n >= 300 && n < 400) cls = "3xx";
+      else if (n >= 400 && n < 500) cls = "4xx"; else if (n >= 500 && n < 600) cls = "5xx";
+      var sh = statusShades[cls], k = byClass[cls] || 0;
+      byClass[cls] = k + 1;
+      codeColors[c] = sh[k % sh.length];
+    }
+    return codeColors[c];
+  }
+  function chart(el, title, series, ylabel, stroke) {
+    stroke = stroke || color;
     var opts = { width: width(), height: 220, title: title, scales: { x: { time: false } },
       axes: [{ label: "seconds" }, { label: ylabel, size: 60 }],
-      series: [{ label: "t" }].concat(series.map(function (s) { return { label: s, width: 1.5, stroke: color(s), spanGaps: true }; })) };
+      series: [{ label: "t" }].concat(series.map(function (s) { return { label: s, width: 1.5, stroke: stroke(s), spanGaps: true }; })) };
     el.innerHTML = "";
     return new uPlot(opts, [[]].concat(series.map(function () { return []; })), el);
   }
@@ -75,7 +93,7 @@ const liveJS = `(function () {
   function rebuild() {
     charts.rate = chart(document.getElementById("c-rate"), "requests per second", ["sent", "answered", "success"], "req/s");
     charts.lat = chart(document.getElementById("c-lat"), "latency per second", ["p50", "p90", "p99", "max"], "ms");
-    charts.codes = chart(document.getElementById("c-codes"), "status codes per second", codes, "req/s");
+    charts.codes = chart(document.getElementById("c-codes"), "status codes per second", codes, "req/s", codeColor);
     charts.load = chart(document.getElementById("c-load"), "in flight and lag", ["in flight", "lag max (ms)"], "");
     var byUnit = {};
     mnames.forEach(function (m) { var u = units[m] || ""; (byUnit[u] = byUnit[u] || []).push(m); });
@@ -119,6 +137,15 @@ const liveJS = `(function () {
     }
     document.getElementById("step").textContent = text;
   }
+  // showRun puts the whole run's figures in the header once it has ended
+  // (the last second alone is partial and misleads).
+  function showRun(r) {
+    document.getElementById("k-success").textContent = r.requests ? (100 * r.success).toFixed(2) + "%" : "-";
+    document.getElementById("k-p50").textContent = fmt(r.p50);
+    document.getElementById("k-p99").textContent = fmt(r.p99);
+    document.getElementById("k-total").textContent = r.requests + (r.dropped ? " (+" + r.dropped + " dropped)" : "");
+    ["k-sent", "k-answered", "k-inflight", "k-left"].forEach(function (id) { document.getElementById(id).textContent = "-"; });
+  }
   rebuild();
   window.addEventListener("resize", function () { rebuild(); redraw(); });
   var es = new EventSource(url);
@@ -149,7 +176,10 @@ const liveJS = `(function () {
     redraw();
     var last = pts[pts.length - 1];
     show(last);
-    if (last.ended) document.getElementById("status").textContent = "the run has ended";
+    if (last.ended) {
+      document.getElementById("status").textContent = "the run has ended: the figures above are the whole run's";
+      if (last.run) showRun(last.run);
+    }
   }
 })();`
 
@@ -167,6 +197,6 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	_ = pageTmpl.Execute(w, map[string]any{
 		"UPlotCSS": template.CSS(a.UPlotCSS), "PageCSS": template.CSS(a.PageCSS),
-		"UPlotJS": template.JS(a.UPlotJS), "JS": template.JS(liveJS),
+		"UPlotJS": template.JS(a.UPlotJS), "JS": template.JS(liveJS), "Shades": plot.ClassShades(),
 	})
 }

@@ -30,6 +30,19 @@ type Point struct {
 	Metrics  map[string]float64 `json:"metrics,omitempty"` // sampled server metrics, latest values
 	Step     *Step              `json:"step,omitempty"`
 	Ended    bool               `json:"ended,omitempty"`
+	// Run, on the last point only, is the whole run's figures: the page's
+	// header shows them once the run has ended, not its last second's.
+	Run *Totals `json:"run,omitempty"`
+}
+
+// Totals are a whole run's figures, as its report counts them.
+type Totals struct {
+	Requests uint64  `json:"requests"` // answered or failed (dropped excluded)
+	Dropped  uint64  `json:"dropped"`
+	Success  float64 `json:"success"` // ratio 0..1 of Requests
+	P50      float64 `json:"p50"`     // ms, from the due time
+	P99      float64 `json:"p99"`
+	Max      float64 `json:"max"`
 }
 
 // Step is the step in progress: one step of an experiment, or the attack
@@ -118,6 +131,15 @@ func (s *Server) publish(ended bool) {
 		for k, v := range s.metrics {
 			p.Metrics[k] = v
 		}
+	}
+	if ended {
+		r := s.run
+		t := &Totals{Requests: r.answeredAll, Dropped: r.codes["dropped"]}
+		if r.answeredAll > 0 {
+			t.Success = float64(r.ok) / float64(r.answeredAll)
+			t.P50, t.P99, t.Max = ms(r.hist.ValueAtQuantile(50)), ms(r.hist.ValueAtQuantile(99)), ms(r.hist.Max())
+		}
+		p.Run = t
 	}
 	s.cur = newBucket(b.hist)
 	s.nextID++

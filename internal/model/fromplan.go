@@ -20,7 +20,7 @@ import (
 // modelHost is the host a component stands at in the model: the plan's
 // ${name.url} references expand to http://name.model.invalid so that each
 // request can be traced to the component it goes to.
-func modelHost(name string) string { return name + ".model.invalid" }
+func modelHost(name string) string { return plan.PlaceholderHost(name) }
 
 // StepInput builds the model's input for step st of plan p, as the runner
 // would start it: the step's origin recipe, its proxy config with the
@@ -68,7 +68,7 @@ func StepInput(p *plan.Plan, st *plan.Step, seed uint64) (Input, []string, error
 		if err != nil {
 			return in, notes, badinput.Wrap(cfile, err)
 		}
-		cfg, err := config.ParseEnv(text, cfile, componentEnv(proxyComp, st))
+		cfg, err := config.ParseEnv(text, cfile, proxyComp.LookupEnv(st))
 		if err != nil {
 			return in, notes, err
 		}
@@ -191,23 +191,6 @@ func ReadRecipe(file string) ([]recipe.Recipe, error) {
 		return nil, badinput.Wrap(file, err)
 	}
 	return rs, nil
-}
-
-// componentEnv looks a variable up as the component started for step st
-// sees it: its plan and variant env first, then loadlab's environment.
-func componentEnv(c *plan.Component, st *plan.Step) func(string) (string, bool) {
-	env := append([]string(nil), c.Env...)
-	if v := c.Variant(st.Variants[c.Name]); v != nil {
-		env = append(env, v.Env...)
-	}
-	return func(name string) (string, bool) {
-		for i := len(env) - 1; i >= 0; i-- {
-			if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-				return v, true
-			}
-		}
-		return os.LookupEnv(name)
-	}
 }
 
 // keptSteps are the steps before st that ran on the same proxy process

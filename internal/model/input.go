@@ -47,6 +47,9 @@ type Input struct {
 	// Interval is how often the pool and breaker series are sampled
 	// (default 1 s).
 	Interval time.Duration
+	// Race decides answers that come about when the request timeout
+	// fires (default DefaultRace, measured on loopback).
+	Race *Race
 
 	// observe, when set (tests), sees every answer the clients get.
 	observe func(sc string, seq uint64, due, latency time.Duration, code int)

@@ -22,8 +22,12 @@ type Knee struct {
 	// Unbounded says the thresholds still held at the search's top rate.
 	Unbounded bool `json:"unbounded,omitempty"`
 	// Broken is the first threshold that fails just above the knee.
-	Broken string      `json:"broken,omitempty"`
-	Points []KneePoint `json:"points"`
+	Broken string `json:"broken,omitempty"`
+	// Latency says how latency was judged: a threshold of the plan's, a
+	// bound the search derived (p99 within 10% of the scenario's p99 at a
+	// light rate), or not at all (success alone).
+	Latency string      `json:"latency_judged"`
+	Points  []KneePoint `json:"points"`
 }
 
 // KneePoint is one rate the search simulated.
@@ -43,7 +47,23 @@ const DefaultSLO = "success >= 99%"
 type KneeOptions struct {
 	Precision float64 // relative width of the answer (default 0.02)
 	Max       float64 // highest rate tried (default 1,000,000/s)
+	// SuccessOnly judges the thresholds as given. By default, when none
+	// of them bounds the scenario's latency, the search adds one (see
+	// LatencyBound): judged on success alone, a rate above the pool's
+	// capacity still "holds" until the queue reaches the checkout
+	// timeout, so the knee would depend on the step's duration.
+	SuccessOnly bool
 }
+
+// LightRate is the rate at which the knee search takes a scenario's
+// unloaded latency, and LatencySlack how far above it (relative, or
+// LatencyFloor absolute, whichever is larger: the model's usual
+// tolerance) its p99 may go at a rate that holds.
+const (
+	LightRate    = 1.0
+	LatencySlack = 0.10
+	LatencyFloor = 10 * time.Millisecond
+)
 
 // SearchKnee varies scenario's rate in in, holding everything else, and
 // returns the highest rate meeting ths (DefaultSLO when ths is empty).
@@ -80,17 +100,38 @@ func SearchKnee(in Input, scenario string, ths []threshold.Threshold, o KneeOpti
 	if base.Kind != schedule.Constant {
 		return k, fmt.Errorf("model: scenario %q: the knee is searched over a constant rate, not a %s", scenario, base.String())
 	}
-	eval := func(rate float64) (bool, string, error) {
+	predict := func(rate float64) (*Prediction, error) {
 		sp, err := schedule.ParseSpec(formatRate(rate))
 		if err != nil {
-			return false, "", err
+			return nil, err
 		}
 		run := in
 		run.Scenarios = append([]Scenario(nil), in.Scenarios...)
 		if run.Scenarios[idx].Schedule, err = schedule.New(sp, base.Duration); err != nil {
-			return false, "", err
+			return nil, err
 		}
-		p, err := Predict(run)
+		return Predict(run)
+	}
+	switch lt := latencyThreshold(ths, scenario); {
+	case lt != "":
+		k.Latency = "judged by the threshold " + lt
+	case o.SuccessOnly:
+		k.Latency = "not judged (success alone, as asked)"
+	default:
+		light, err := predict(min(LightRate, base.Rate.PerSecond()))
+		if err != nil {
+			return k, err
+		}
+		t, why, err := LatencyBound(scenario, light.Scenario(scenario).Latencies.P99, min(LightRate, base.Rate.PerSecond()))
+		if err != nil {
+			return k, err
+		}
+		ths = append(append([]threshold.Threshold(nil), ths...), t)
+		k.Thresholds = append(k.Thresholds, t.Source)
+		k.Latency = why
+	}
+	eval := func(rate float64) (bool, string, error) {
+		p, err := predict(rate)
 		if err != nil {
 			return false, "", err
 		}
@@ -149,6 +190,27 @@ func SearchKnee(in Input, scenario string, ths []threshold.Threshold, o KneeOpti
 	}
 	k.Rate, k.Broken = lo, broken
 	return k, nil
+}
+
+// latencyThreshold is the first of ths that bounds scenario's latency, or "".
+func latencyThreshold(ths []threshold.Threshold, scenario string) string {
+	for _, t := range ths {
+		if t.Unit == threshold.Seconds && t.Applies(scenario) {
+			return t.Source
+		}
+	}
+	return ""
+}
+
+// LatencyBound is the latency threshold a knee search adds by default:
+// scenario's p99 at most LatencySlack above light, its p99 at a light
+// rate, and why, in words.
+func LatencyBound(scenario string, light time.Duration, rate float64) (threshold.Threshold, string, error) {
+	bound := max(time.Duration(float64(light)*(1+LatencySlack)), light+LatencyFloor)
+	t, err := threshold.Parse(fmt.Sprintf("%s: p99 <= %ss", scenario, strconv.FormatFloat(bound.Seconds(), 'f', 4, 64)))
+	why := fmt.Sprintf("judged by p99 <= %s, %.0f%% (at least %s) above its p99 at %s req/s (%s), so that a queue building up counts as broken whatever the step's duration",
+		round(bound), LatencySlack*100, LatencyFloor, strconv.FormatFloat(rate, 'f', -1, 64), round(light))
+	return t, why, err
 }
 
 // Judge checks a prediction against thresholds: whether all hold, and the

@@ -114,7 +114,9 @@ func (pl Planner) Knee(p *plan.Plan, st *plan.Step, scenario string, ths []thres
 	if err != nil || len(notes) > 0 {
 		return 0, false
 	}
-	k, err := SearchKnee(in, scenario, ths, KneeOptions{Precision: precision, Max: max})
+	// The capacity search judges its real runs by ths alone: so does the
+	// knee it starts from.
+	k, err := SearchKnee(in, scenario, ths, KneeOptions{Precision: precision, Max: max, SuccessOnly: true})
 	if err != nil || k.Rate == 0 {
 		return 0, false
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/proxy/config"
@@ -24,6 +25,7 @@ type message struct {
 	kind uint8
 	t    *ticket
 	w    *worker
+	sent time.Duration
 }
 
 // simPool drives a pool.Machine in virtual time. A serial pool's messages
@@ -51,10 +53,17 @@ type simPool struct {
 	maxWait                                time.Duration
 	mailboxPeak                            int
 	series                                 PoolSeries
+
+	// lately are the requests whose checkout timed out in the last
+	// TieMargin: if a worker comes free then with no one else waiting,
+	// they lost a tie with the checkout timeout.
+	lately  []*request
+	tieName string
 }
 
 func newSimPool(s *sim, name string, cfg *config.PoolConfig) *simPool {
-	p := &simPool{s: s, name: name, cfg: cfg, serial: cfg.Manager != config.ManagerConcurrent}
+	p := &simPool{s: s, name: name, cfg: cfg, serial: cfg.Manager != config.ManagerConcurrent,
+		tieName: fmt.Sprintf("checkout timeout %s of pool %s", cfg.CheckoutTimeout.D(), name)}
 	if p.serial {
 		p.startCost = s.in.Costs.Dial + cfg.WorkerStartCost.D()
 		p.stopCost = s.in.Costs.Close + cfg.WorkerStopCost.D()
@@ -98,12 +107,18 @@ func (fx simEffects) Claim(t *ticket) bool {
 func (fx simEffects) Deliver(t *ticket, w *worker) {
 	r := t.Payload
 	r.worker = w
-	fx.p.s.at(fx.p.s.now+fx.p.acc, evDelivered, r, nil)
+	at := fx.p.s.now + fx.p.acc
+	if r.checkoutDeadline-at <= TieMargin && r.sc.record && fx.p.m.Gauges().Waiting == 0 {
+		// Just in time, and had it missed, no one would have had the worker.
+		r.sc.pred.tie(tieCheckout, fx.p.tieName, at-r.arrived, true)
+	}
+	fx.p.s.at(at, evDelivered, r, nil)
 }
 
 // send applies a message: through the mailbox for a serial pool, at once
 // for a concurrent one.
 func (p *simPool) send(m message) {
+	m.sent = p.s.now
 	if !p.serial {
 		p.apply(m)
 		return
@@ -144,6 +159,12 @@ func (p *simPool) apply(m message) {
 		_ = p.m.Checkout(m.t) // a simulated pool is never closed
 	case msgCheckin:
 		p.m.Checkin(m.w)
+		if m.sent == p.s.now {
+			// A worker the exchange's end frees, not a serial manager's
+			// backlog: its timing is the latencies', and a tie with the
+			// checkout timeout is the configuration's.
+			p.checkoutTies()
+		}
 	case msgCancel:
 		p.m.Cancel(m.t)
 	}
@@ -158,4 +179,32 @@ func (p *simPool) sample(t time.Duration) {
 	s.OverflowInUse = append(s.OverflowInUse, g.OverflowInUse)
 	s.Waiting = append(s.Waiting, g.Waiting)
 	s.Mailbox = append(s.Mailbox, len(p.mailbox)-p.head)
+}
+
+// timedOut remembers a checkout that timed out now, for checkoutTies.
+func (p *simPool) timedOut(r *request) {
+	i := 0
+	for i < len(p.lately) && p.s.now-p.lately[i].checkoutDeadline > TieMargin {
+		i++
+	}
+	p.lately = append(p.lately[:0], p.lately[i:]...)
+	p.lately = append(p.lately, r)
+}
+
+// checkoutTies counts the checkouts that timed out within TieMargin before
+// a worker came free that no one else was waiting for: a hair later and
+// they would have had it.
+func (p *simPool) checkoutTies() {
+	if len(p.lately) == 0 {
+		return
+	}
+	now := p.s.now
+	if p.m.Gauges().Waiting == 0 {
+		for _, r := range p.lately {
+			if now-r.checkoutDeadline <= TieMargin {
+				r.sc.pred.tie(tieCheckout, p.tieName, r.checkoutDeadline-r.arrived, false)
+			}
+		}
+	}
+	p.lately = p.lately[:0]
 }

@@ -117,6 +117,9 @@ func writeScenario(w io.Writer, s *ScenarioPrediction) {
 	if s.MaxCheckoutWait > 0 {
 		fmt.Fprintf(w, "    Checkout wait [max]                            %s\n", round(s.MaxCheckoutWait))
 	}
+	if s.Fragile != "" {
+		fmt.Fprintf(w, "    Fragile: %s\n", s.Fragile)
+	}
 }
 
 func writePool(w io.Writer, p PoolSeries) {
@@ -158,6 +161,9 @@ func WriteKnee(w io.Writer, k Knee) {
 	default:
 		fmt.Fprintf(w, "Knee of %s: %s holds up to %.1f req/s ± %.0f%% (%s); above it %s fails\n",
 			who, k.Scenario, k.Rate, k.Precision*100, strings.Join(k.Thresholds, ", "), k.Broken)
+	}
+	if k.Latency != "" {
+		fmt.Fprintf(w, "  latency: %s\n", k.Latency)
 	}
 	for _, p := range k.Points {
 		mark := "fails"

@@ -40,6 +40,13 @@ type ScenarioPrediction struct {
 	// Duration is the scenario's schedule length, for its rate.
 	Duration time.Duration `json:"duration"`
 
+	// Ties are the configured bounds its requests met within a hair (an
+	// origin latency at the request timeout...), and Fragile says, when
+	// they are enough to move success beyond the tolerance, why the
+	// prediction is fragile ("" when it is not).
+	Ties    []Tie  `json:"ties,omitempty"`
+	Fragile string `json:"fragile,omitempty"`
+
 	hist            *hdrhistogram.Histogram
 	total, min, max time.Duration
 }

@@ -50,8 +50,9 @@ type request struct {
 	clientDeadline   time.Duration
 	answer           answer
 
-	answered   bool // the client has its answer (or gave up)
-	upstreamOn bool // a worker is on the upstream exchange
+	answered   bool          // the client has its answer (or gave up)
+	upstreamOn bool          // a worker is on the upstream exchange
+	endAt      time.Duration // when the upstream exchange ends
 }
 
 // route is a proxy route in the simulation.
@@ -63,6 +64,12 @@ type route struct {
 	pool    *simPool
 	breaker *breaker.Breaker
 	series  *BreakerSeries
+	tieName string // "request timeout 5s of route search"
+}
+
+// clientTie names the scenario's client timeout as a tie's bound.
+func (run *scenarioRun) clientTie() string {
+	return fmt.Sprintf("client timeout %s of scenario %s", run.in.Timeout, run.in.Name)
 }
 
 type scenarioRun struct {
@@ -85,6 +92,8 @@ type sim struct {
 	scens    []*scenarioRun
 	trng     *targets.Rand
 	jrng     *rand.Rand // arrival jitter
+	rrng     *rand.Rand // sides of the request timeout's races
+	race     *Race
 	notes    map[string]bool
 	byConfig map[*config.RouteConfig]*route
 	noteSeq  []string
@@ -113,7 +122,10 @@ func Predict(in Input) (*Prediction, error) {
 	}
 	began := time.Now()
 	s := &sim{in: &in, notes: map[string]bool{}, trng: targets.NewRand(in.Seed ^ 0x9e3779b97f4a7c15),
-		jrng: rand.New(rand.NewPCG(in.Seed, 0x6a6974746572))}
+		jrng: rand.New(rand.NewPCG(in.Seed, 0x6a6974746572)), rrng: rand.New(rand.NewPCG(in.Seed, 0x72616365)), race: in.Race}
+	if s.race == nil {
+		s.race = &DefaultRace
+	}
 	s.origin = newOrigin(in.Origin, in.originSeed())
 	if len(in.Origin) == 0 {
 		s.note("no origin recipe: every request is answered 406 as by an origin with nothing loaded")
@@ -170,6 +182,7 @@ func Predict(in Input) (*Prediction, error) {
 	p := &Prediction{Unsupported: s.noteSeq}
 	for _, run := range s.scens {
 		run.pred.finish()
+		run.pred.finishTies()
 		p.Scenarios = append(p.Scenarios, run.pred)
 	}
 	for _, sp := range s.pools {
@@ -221,7 +234,8 @@ func (s *sim) buildProxy(cfg *config.Config) {
 			byName[name] = sp
 			s.pools = append(s.pools, sp)
 		}
-		r := &route{cfg: rc, pool: sp, base: upstreamBase(rc.Upstream)}
+		r := &route{cfg: rc, pool: sp, base: upstreamBase(rc.Upstream),
+			tieName: fmt.Sprintf("request timeout %s of route %s", rc.RequestTimeout.D(), rc.Name)}
 		if bc := rc.Breaker; bc != nil {
 			mode := breaker.Ramp
 			if bc.Recovery == "half_open" {
@@ -370,18 +384,31 @@ func (s *sim) exchange(r *request) {
 	r.upstreamOn = true
 	if r.route == nil { // the client talks to the origin itself
 		if a.fault == recipe.Hang {
+			r.endAt = math.MaxInt64
 			return // the client's timeout ends it
 		}
-		s.at(s.now+a.latency+s.in.Costs.Exchange, evUpstreamEnd, r, nil)
+		r.endAt = s.now + a.latency + s.in.Costs.Exchange
+		s.at(r.endAt, evUpstreamEnd, r, nil)
 		return
 	}
 	rt := r.route.cfg.RequestTimeout.D()
-	if a.fault == recipe.Hang || a.latency >= rt {
+	won := a.fault != recipe.Hang
+	if won {
+		// An answer due about when the timeout fires races its timer:
+		// the side is drawn as the real proxy's race was measured.
+		w, tied := s.race.win(a.latency - rt)
+		if won = w == 1 || tied && s.rrng.Float64() < w; tied && r.sc.record {
+			r.sc.pred.tie(tieRequest, r.route.tieName, a.latency, won)
+		}
+	}
+	if !won {
 		r.answer.fault = recipe.Hang
-		s.at(s.now+rt, evUpstreamEnd, r, nil)
+		r.endAt = s.now + rt
+		s.at(r.endAt, evUpstreamEnd, r, nil)
 		return
 	}
-	s.at(s.now+a.latency+s.in.Costs.Exchange, evUpstreamEnd, r, nil)
+	r.endAt = s.now + a.latency + s.in.Costs.Exchange
+	s.at(r.endAt, evUpstreamEnd, r, nil)
 }
 
 // upstreamEnd is the origin's answer (or the request timeout) reaching the
@@ -450,6 +477,9 @@ func (s *sim) giveUp(r *request) {
 			return
 		}
 		p.timeouts++
+		if r.sc.record {
+			p.timedOut(r)
+		}
 		if p.timeouts == 1 {
 			p.series.FirstTimeout = s.now - s.in.Start
 		}
@@ -459,6 +489,9 @@ func (s *sim) giveUp(r *request) {
 	}
 	if !clientGone {
 		return // a checkout deadline passed after the worker came
+	}
+	if r.upstreamOn && r.endAt-s.now <= TieMargin && r.answer.fault == recipe.None && r.answer.status < 400 && r.sc.record {
+		r.sc.pred.tie(tieClient, r.sc.clientTie(), s.now-r.due, false)
 	}
 	if r.upstreamOn && r.route != nil {
 		// The client left: the proxy cuts the upstream exchange and takes
@@ -501,6 +534,9 @@ func (s *sim) respond(r *request, status int, by string) {
 	r.answered = true
 	if !r.sc.record {
 		return
+	}
+	if status >= 200 && status < 400 && r.clientDeadline-s.now <= TieMargin {
+		r.sc.pred.tie(tieClient, r.sc.clientTie(), s.now-r.due, true)
 	}
 	r.sc.pred.record(status, by, s.now-r.due)
 	if s.in.observe != nil {

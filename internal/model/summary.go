@@ -18,6 +18,9 @@ func (sp StepPrediction) Summary() *summary.StepModel {
 	p := sp.Prediction
 	for _, s := range p.Scenarios {
 		l := s.Latencies
+		if s.Fragile != "" {
+			m.Fragile = append(m.Fragile, s.Fragile)
+		}
 		m.Scenarios = append(m.Scenarios, summary.PredictedScenario{
 			Name: s.Scenario, Requests: s.Requests, Success: s.Success, StatusCodes: s.StatusCodes, AnsweredBy: s.Answered,
 			MaxCheckoutWait: s.MaxCheckoutWait.Seconds(),

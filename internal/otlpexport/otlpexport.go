@@ -139,8 +139,10 @@ func (e *Exporter) SetStats(f func() attack.Stats) {
 	e.mu.Unlock()
 }
 
-// SetStep labels the following results with an experiment's step.
-func (e *Exporter) SetStep(name string) { e.step.Store(&name) }
+// SetStep labels the following results with an experiment's step (""
+// for a single attack). The attacks are named for the Prometheus
+// exporter's sake; OTLP counters appear with their first measurement.
+func (e *Exporter) SetStep(name string, attacks ...string) { e.step.Store(&name) }
 
 // attrs is the attribute set of an attack, step and status, made once.
 func (e *Exporter) attrs(k setKey) metric.MeasurementOption {

@@ -61,11 +61,36 @@ func (c Class) Color() string {
 	return "#9467bd"
 }
 
-// CodeColor is the colour of one status code's line: its class colour for
-// the first code of a class, then palette colours so codes stay distinct.
-func CodeColor(code uint16, nthInClass int) string {
-	if nthInClass == 0 {
-		return ClassOf(code).Color()
+// Shades are the class's colours for the lines of its status codes: the
+// class colour first, then darker and lighter shades of the same hue, so
+// a 503 beside a 500 is another red and never reads as a success.
+func (c Class) Shades() []string {
+	switch c {
+	case Class2xx:
+		return []string{"#2ca02c", "#1b6e1b", "#7fcf6f", "#0f4d0f"}
+	case Class3xx:
+		return []string{"#1f77b4", "#0d4a75", "#6baed6", "#08306b"}
+	case Class4xx:
+		return []string{"#ff7f0e", "#b35806", "#fdb863", "#7f3b08"}
+	case Class5xx:
+		return []string{"#d62728", "#8b0000", "#ff6f61", "#e7298a"}
 	}
-	return Palette[(int(code)+nthInClass)%len(Palette)]
+	return []string{"#9467bd", "#54278f", "#bcbddc", "#3f007d"}
+}
+
+// CodeColor is the colour of one status code's line: the nth code of its
+// class gets the class's nth shade.
+func CodeColor(code uint16, nthInClass int) string {
+	sh := ClassOf(code).Shades()
+	return sh[nthInClass%len(sh)]
+}
+
+// ClassShades lists every class's shades by its name ("2xx" ... "error"),
+// for pages that colour status codes in the browser (the live view).
+func ClassShades() map[string][]string {
+	out := map[string][]string{}
+	for c := Class2xx; c <= ClassError; c++ {
+		out[c.String()] = c.Shades()
+	}
+	return out
 }

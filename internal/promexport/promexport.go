@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/loadlab/loadlab/internal/attack"
@@ -67,11 +68,14 @@ func Listen(addr string) (*Exporter, error) {
 // New builds the metrics without serving them (see Registry).
 func New() *Exporter {
 	e := &Exporter{reg: prometheus.NewRegistry()}
+	// The generator's own process and runtime, as the origin and proxy
+	// export theirs: a dashboard's CPU panel finds all three.
+	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	vl := []string{"method", "url", "status"}
 	e.seconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "request_seconds", Help: "Request latency", Buckets: prometheus.DefBuckets}, vl)
 	e.bytesIn = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "request_bytes_in", Help: "Bytes received from servers as response to requests"}, vl)
 	e.bytesOut = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "request_bytes_out", Help: "Bytes sent to servers during requests"}, vl)
-	e.fails = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "request_fail_count", Help: "Internal failures that prevented a hit to the target server"},
+	e.fails = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "request_fail_count", Help: "Requests that failed, as vegeta counts them: transport errors and answers outside 2xx/3xx (message: the error text, e.g. \"503 Service Unavailable\")"},
 		[]string{"method", "url", "code", "message"})
 	al := []string{"attack", "step"}
 	e.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "loadlab_attack_requests_total", Help: "Requests sent (dropped ones excluded)"}, al)
@@ -114,8 +118,18 @@ func (e *Exporter) SetStats(f func() attack.Stats) {
 	e.mu.Unlock()
 }
 
-// SetStep labels the following results with an experiment's step.
-func (e *Exporter) SetStep(name string) { e.step.Store(&name) }
+// SetStep labels the following results with an experiment's step (""
+// for a single attack) and exports the counters of the step's attacks at
+// zero from the start, so a dashboard's panel shows 0 rather than "no
+// data" until the first drop or failure.
+func (e *Exporter) SetStep(name string, attacks ...string) {
+	e.step.Store(&name)
+	for _, a := range attacks {
+		e.requests.WithLabelValues(a, name)
+		e.success.WithLabelValues(a, name)
+		e.dropped.WithLabelValues(a, name)
+	}
+}
 
 // Add counts one result.
 func (e *Exporter) Add(r *results.Result) {

@@ -125,3 +125,46 @@ func TestExportMatchesTheResults(t *testing.T) {
 		t.Error("a port in use was accepted")
 	}
 }
+
+// A dashboard's panels find every series before anything happens: the
+// step's attacks' counters at 0 (not absent until the first drop), and the
+// generator's own process and runtime collectors beside them.
+func TestCountersStartAtZeroWithProcessCollectors(t *testing.T) {
+	e, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	e.SetStep("200 rps", "search", "news")
+	fams := scrape(t, e.Addr())
+	for _, name := range []string{"loadlab_attack_requests_total", "loadlab_attack_success_total", "loadlab_attack_dropped_total"} {
+		f := fams[name]
+		if f == nil {
+			t.Fatalf("%s is not exported before the first result", name)
+		}
+		got := map[string]float64{}
+		for _, m := range f.Metric {
+			labels := map[string]string{}
+			for _, l := range m.Label {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["step"] != "200 rps" {
+				t.Errorf("%s: step label %q, want %q", name, labels["step"], "200 rps")
+			}
+			got[labels["attack"]] = m.Counter.GetValue()
+		}
+		if len(got) != 2 || got["search"] != 0 || got["news"] != 0 {
+			t.Errorf("%s = %v, want search and news at 0", name, got)
+		}
+	}
+	for _, name := range []string{"process_cpu_seconds_total", "process_resident_memory_bytes", "go_goroutines"} {
+		if fams[name] == nil {
+			t.Errorf("%s is not exported: the generator's CPU panel would find no series", name)
+		}
+	}
+	e.Add(&results.Result{Attack: "search", Method: "GET", URL: "http://127.0.0.1/", Code: 503, Error: "503 Service Unavailable", Latency: time.Millisecond})
+	h := scrape(t, e.Addr())["request_fail_count"]
+	if h == nil || sum(h) != 1 || !strings.Contains(h.GetHelp(), "outside 2xx/3xx") {
+		t.Errorf("request_fail_count's help does not say it counts failed answers: %q", h.GetHelp())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -32,6 +33,21 @@ type ServeOptions struct {
 	// Logf, when set, receives reloads, failed reloads and the upstream
 	// error lines (see Options.Logf).
 	Logf func(format string, args ...any)
+	// Upstream, when set, points every route at this upstream, at start
+	// and after every reload (Config.SetUpstream; -upstream).
+	Upstream string
+}
+
+// load reads the config file and applies the -upstream override.
+func (opts ServeOptions) load() (*Config, error) {
+	cfg, err := LoadConfig(opts.ConfigFile)
+	if err != nil || opts.Upstream == "" {
+		return cfg, err
+	}
+	if err := cfg.SetUpstream(opts.Upstream); err != nil {
+		return nil, fmt.Errorf("%s: -upstream: %w", opts.ConfigFile, err)
+	}
+	return cfg, nil
 }
 
 // Serve runs the proxy until ctx ends, then shuts down gracefully: it
@@ -47,7 +63,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	cfg := opts.Config
 	if cfg == nil {
 		var err error
-		if cfg, err = LoadConfig(opts.ConfigFile); err != nil {
+		if cfg, err = opts.load(); err != nil {
 			return err
 		}
 	}
@@ -81,7 +97,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	for {
 		select {
 		case <-hup:
-			next, err := LoadConfig(opts.ConfigFile)
+			next, err := opts.load()
 			if err == nil {
 				err = p.Reload(next)
 			}
@@ -99,9 +115,10 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	}
 }
 
-// Describe counts a config's pools and routes: "1 pool, 3 routes".
+// Describe counts a config's pools and routes and names its upstreams:
+// "1 pool, 3 routes to http://127.0.0.1:8080".
 func Describe(cfg *Config) string {
-	return plural(len(cfg.Pools), "pool") + ", " + plural(len(cfg.Routes), "route")
+	return plural(len(cfg.Pools), "pool") + ", " + plural(len(cfg.Routes), "route") + " to " + strings.Join(cfg.Upstreams(), ", ")
 }
 
 // plural writes n with the noun, in the plural unless n is 1.

@@ -85,7 +85,7 @@ func TestServeReloadsAndShutsDown(t *testing.T) {
 	}
 	write(config(b.URL))
 	hup()
-	if line := <-logs; !strings.Contains(line, "reloaded "+file+" (1 pool, 1 route)") {
+	if line := <-logs; !strings.Contains(line, "reloaded "+file+" (1 pool, 1 route to "+b.URL+")") {
 		t.Fatalf("reload: %s", line)
 	}
 	if got := get("/x"); got != "b" {
@@ -120,5 +120,64 @@ func TestServeListenError(t *testing.T) {
 	var op *net.OpError
 	if !errors.As(err, &op) || op.Op != "listen" {
 		t.Errorf("got %v, want a listen *net.OpError", err)
+	}
+}
+
+// TestServeUpstreamOverride: -upstream points the routes elsewhere at
+// start and again after a reload (the file still names the old upstream).
+func TestServeUpstreamOverride(t *testing.T) {
+	upstream := func(name string) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, name+" "+r.URL.Path) }))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	a, b := upstream("a"), upstream("b")
+	file := filepath.Join(t.TempDir(), "proxy.yaml")
+	if err := os.WriteFile(file, []byte("pools:\n  default: {size: 2}\nroutes:\n  - {path: /*, upstream: \""+a.URL+"/base\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ready, logs, done := make(chan string, 1), make(chan string, 16), make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		done <- Serve(ctx, ServeOptions{ConfigFile: file, Listen: "127.0.0.1:0", Upstream: b.URL, ShutdownGrace: 10 * time.Second,
+			Ready: func(url string) { ready <- url },
+			Logf: func(format string, args ...any) {
+				if line := fmt.Sprintf(format, args...); strings.Contains(line, "reload") {
+					logs <- line
+				}
+			}})
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case err := <-done:
+		t.Fatalf("Serve returned before it was ready: %v", err)
+	}
+	get := func() string {
+		t.Helper()
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(url + "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	if got := get(); got != "b /base/x" {
+		t.Fatalf("with -upstream: %q, want b's answer with the route's base path", got)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if line := <-logs; !strings.Contains(line, "to "+b.URL) {
+		t.Fatalf("reload: %s", line)
+	}
+	if got := get(); got != "b /base/x" {
+		t.Errorf("after a reload: %q", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
 	}
 }

@@ -33,7 +33,7 @@ var (
 	dMailboxPeak    = desc("pool_mailbox_peak", "The most messages ever queued for the pool's serial manager.", "pool")
 	dWait           = desc("pool_checkout_wait_seconds", "Time spent waiting for a worker (timeouts included).", "pool")
 	dUpstream       = desc("upstream_duration_seconds", "Upstream request time, headers to end of body, while holding a worker.", "route")
-	dResponses      = desc("responses_total", "Responses by route, status and origin (upstream, upstream_error, pool_timeout, breaker, fallback, cache, client_gone).", "route", "status", "origin")
+	dResponses      = desc("responses_total", "Responses by route, status and origin (upstream, upstream_error, pool_timeout, breaker, fallback, cache, client_gone, bad_request).", "route", "status", "origin")
 	dBreakerState   = desc("breaker_state", "1 for the breaker's current state.", "route", "state")
 	dBreakerThrough = desc("breaker_throughput_percent", "Share of requests the breaker lets through.", "route")
 	dBreakerTrans   = desc("breaker_transitions_total", "Breaker state changes.", "route", "from", "to")

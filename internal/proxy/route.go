@@ -22,6 +22,7 @@ const (
 	OriginCache         = "cache"          // a fresh cached copy
 	OriginNoRoute       = "no_route"       // no route matched
 	OriginClientGone    = "client_gone"    // the client left before an answer
+	OriginBadRequest    = "bad_request"    // the client's body could not be read (malformed chunked coding)
 )
 
 // route is a config route made ready to serve.

@@ -114,13 +114,29 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	ctx, cancel := context.WithTimeout(r.Context(), rc.RequestTimeout.D())
 	defer cancel()
 	start := time.Now()
-	resp, err := wk.RoundTrip(outRequest(ctx, r, rte))
+	out := outRequest(ctx, r, rte)
+	var sent *clientBody
+	if out.Body != nil {
+		sent = &clientBody{rc: out.Body}
+		out.Body = sent
+	}
+	resp, err := wk.RoundTrip(out)
 	if err != nil {
 		rte.pool.p.Checkin(wk)
 		rte.stats.upstream.Observe(time.Since(start))
 		if r.Context().Err() != nil {
 			rte.forget()
 			rte.stats.count(499, OriginClientGone)
+			return true
+		}
+		if sent != nil && sent.err != nil {
+			// The client's fault, not the upstream's: 400, and the
+			// connection closes (its framing can no longer be trusted).
+			rte.forget()
+			w.Header().Set("Connection", "close")
+			w.Header().Set(HeaderOrigin, OriginBadRequest)
+			http.Error(w, "loadlab proxy: malformed request body", http.StatusBadRequest)
+			rte.stats.count(http.StatusBadRequest, OriginBadRequest)
 			return true
 		}
 		rte.record(true)
@@ -304,6 +320,23 @@ func storedHeader(src http.Header) http.Header {
 	h.Del("Age")
 	return h
 }
+
+// clientBody is a request body forwarded upstream; it keeps the error
+// reading it met, if any (the end of the body aside).
+type clientBody struct {
+	rc  io.ReadCloser
+	err error
+}
+
+func (b *clientBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *clientBody) Close() error { return b.rc.Close() }
 
 // writeOnly hides everything but w's Write from io.Copy.
 type writeOnly struct{ w io.Writer }

@@ -124,6 +124,10 @@ type leanConn struct {
 	stamp  bool      // raw reads bring the kernel's receive times of heads
 	recvAt time.Time // when the bytes last read reached the server
 	remote string    // RemoteAddr, once asked for
+	// crlfLeft is how many CR or LF bytes before the next request line
+	// are skipped: up to 4 after a POST (net/http's tolerance for old
+	// clients that end a body with CRLF), else none.
+	crlfLeft int
 	// lastDone is when the previous answer on the connection was sent.
 	lastDone time.Time
 	// reqHdr and respHdr are the header maps of the request being served,
@@ -194,10 +198,15 @@ func (c *leanConn) serve() {
 			return
 		}
 		started := len(c.buf) > 0
+		skipped := 0 // CR and LF bytes skipped before this request
 		var req *leanReq
 		for {
 			if c.reqHdr == nil {
 				c.reqHdr = make(http.Header, 8)
+			}
+			for c.crlfLeft > 0 && len(c.buf) > 0 && (c.buf[0] == '\r' || c.buf[0] == '\n') {
+				c.buf, c.crlfLeft = c.buf[1:], c.crlfLeft-1
+				skipped++
 			}
 			r, n, err := parseHeadInto(c.buf, c.reqHdr)
 			if err == nil {
@@ -208,6 +217,10 @@ func (c *leanConn) serve() {
 			if err == nil {
 				req = r
 				c.buf = c.buf[n:]
+				c.crlfLeft = 0
+				if r.method == http.MethodPost {
+					c.crlfLeft = 4
+				}
 				break
 			}
 			var he *headError
@@ -231,6 +244,12 @@ func (c *leanConn) serve() {
 				c.buf = c.buf[:len(c.buf)+m]
 			}
 			if rerr != nil {
+				// A head cut short: net/http's server answers it (400)
+				// as it would; it waits for 4 bytes before every request
+				// but the first, and closes silently when fewer come.
+				if errors.Is(rerr, io.EOF) && len(c.buf) > 0 && (c.served == 0 || len(c.buf)+skipped >= 4) {
+					handed = c.handoff()
+				}
 				return
 			}
 		}

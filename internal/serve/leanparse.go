@@ -7,6 +7,9 @@ import (
 	"net/textproto"
 	"net/url"
 	"strconv"
+
+	"github.com/loadlab/loadlab/internal/httpsyntax"
+	"golang.org/x/net/http/httpguts"
 )
 
 // leanReq is a request head parsed by parseHead.
@@ -70,14 +73,13 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 		r.minor = 1
 	case "HTTP/1.0":
 		r.minor = 0
-		r.close = true
 	default:
 		return nil, n, &headError{http.StatusHTTPVersionNotSupported, "unsupported protocol " + strconv.Quote(string(line[sp2+1:]))}
 	}
-	if !validToken(line[:sp1]) || bytes.IndexByte(line[sp1+1:sp2], ' ') >= 0 {
+	if !httpsyntax.Token(line[:sp1]) || bytes.IndexByte(line[sp1+1:sp2], ' ') >= 0 {
 		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
 	}
-	if r.target == "" || (r.target[0] != '/' && r.target != "*") {
+	if r.target == "" || r.target[0] != '/' { // "*" and absolute-form: net/http's
 		return nil, n, &headError{http.StatusBadRequest, "request target must be a path"}
 	}
 	if hdr == nil {
@@ -85,7 +87,8 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	}
 	clear(hdr)
 	r.header = hdr
-	sawCL := false
+	sawCL, sawHost, keepAlive, closing := false, false, false, false
+	var cl []byte
 	for len(rest) > 0 {
 		var l []byte
 		if j := bytes.Index(rest, []byte("\r\n")); j >= 0 {
@@ -94,59 +97,59 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 			l, rest = rest, nil
 		}
 		c := bytes.IndexByte(l, ':')
-		if c <= 0 || !validToken(l[:c]) {
+		if c <= 0 || !httpsyntax.Token(l[:c]) {
 			return nil, n, &headError{http.StatusBadRequest, "malformed header line"}
 		}
-		v := bytes.TrimSpace(l[c+1:])
-		if bytes.ContainsAny(v, "\r\n\x00") {
+		v := httpsyntax.TrimOWS(l[c+1:])
+		if !httpsyntax.FieldValue(v) {
 			return nil, n, &headError{http.StatusBadRequest, "malformed header value"}
 		}
 		key := textproto.CanonicalMIMEHeaderKey(string(l[:c]))
 		val := string(v)
 		switch key {
 		case "Content-Length":
-			cl, err := strconv.ParseInt(val, 10, 64)
-			if err != nil || cl < 0 || val[0] == '+' || (sawCL && cl != r.contentLength) {
+			// As net/http: digits only; several fields only with the
+			// same text, kept once.
+			if sawCL {
+				if !bytes.Equal(v, cl) {
+					return nil, n, &headError{http.StatusBadRequest, "bad Content-Length"}
+				}
+				continue
+			}
+			length, ok := httpsyntax.ContentLength(v)
+			if !ok {
 				return nil, n, &headError{http.StatusBadRequest, "bad Content-Length"}
 			}
-			sawCL, r.contentLength = true, cl
+			sawCL, cl, r.contentLength = true, v, length
 		case "Transfer-Encoding":
 			return nil, n, &headError{http.StatusNotImplemented, "Transfer-Encoding not supported by the lean server"}
 		case "Expect":
 			return nil, n, &headError{http.StatusNotImplemented, "Expect not supported by the lean server"}
 		case "Upgrade":
 			return nil, n, &headError{http.StatusNotImplemented, "Upgrade not supported by the lean server"}
-		case "Host":
-			if r.host != "" {
-				return nil, n, &headError{http.StatusBadRequest, "more than one Host"}
+		case "Host": // in r.host, not in the header (as net/http)
+			if sawHost || !httpguts.ValidHostHeader(val) {
+				return nil, n, &headError{http.StatusBadRequest, "more than one Host, or a malformed one"}
 			}
-			r.host = val
+			sawHost, r.host = true, val
+			continue
 		case "Connection":
 			for _, tok := range bytes.Split(v, []byte(",")) {
-				tok = bytes.TrimSpace(tok)
+				tok = httpsyntax.TrimOWS(tok)
 				if bytes.EqualFold(tok, []byte("close")) {
-					r.close = true
-				} else if bytes.EqualFold(tok, []byte("keep-alive")) && r.minor == 0 {
-					r.close = false
+					closing = true
+				} else if bytes.EqualFold(tok, []byte("keep-alive")) {
+					keepAlive = true
 				}
 			}
 		}
 		r.header[key] = append(r.header[key], val)
 	}
-	if r.minor == 1 && r.host == "" {
+	if r.minor == 1 && !sawHost {
 		return nil, n, &headError{http.StatusBadRequest, "missing Host"}
 	}
+	// As net/http: HTTP/1.0 closes unless asked to keep alive; "close"
+	// wins in any order.
+	r.close = closing || (r.minor == 0 && !keepAlive)
 	return r, n, nil
-}
-
-func validToken(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte("()<>@,;:\\\"/[]?={}"), c) >= 0 {
-			return false
-		}
-	}
-	return true
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // start runs Run in the background and returns its base URL.
-func start(t *testing.T, cfg Config, h http.Handler) string {
+func start(t testing.TB, cfg Config, h http.Handler) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	urlc := make(chan string, 1)

@@ -153,6 +153,9 @@ test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 12
     await page.waitForFunction(() => /ended/.test(document.getElementById("status").textContent), null, { timeout: 20_000 });
     const final = await total();
     assert.equal(final, 320, "the page counted every request of the attack (40/s for 8 s)");
+    // The header now shows the whole run's figures, not its last second's.
+    assert.match(await page.evaluate(() => document.getElementById("status").textContent), /whole run/);
+    assert.equal(await page.evaluate(() => document.getElementById("k-success").textContent), "100.00%");
     assert.deepEqual(problems, [], "no console errors");
   } finally {
     await browser.close();

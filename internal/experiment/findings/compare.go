@@ -26,8 +26,8 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 	bestGap, bestKey := -1.0, ""
 	for _, k := range keys {
 		sts := byKey[k]
-		if len(sts) < 2 {
-			continue
+		if distinct(sts) < 2 {
+			continue // one configuration at this load: nothing to compare it with
 		}
 		lo, hi := 2.0, -1.0
 		for _, st := range sts {
@@ -60,13 +60,14 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 	}
 	at := ""
 	if bestKey != "" {
-		at = "At " + summary.LoadText(bestKey) + ", "
+		at = sum.AtLoad(best)
+		at = strings.ToUpper(at[:1]) + at[1:] + ", "
 	}
 	if bestGap < 0.01 {
-		if l := latencyDiffers(main, keys, byKey); l != "" {
+		if l := latencyDiffers(sum, main, keys, byKey); l != "" {
 			out = append(out, fact(summary.KindComparison, l))
 		} else {
-			out = append(out, fact(summary.KindComparison, alike(main, keys, byKey)))
+			out = append(out, fact(summary.KindComparison, alike(sum, main, keys, byKey)))
 		}
 	} else {
 		verb, keep := "held", "kept"
@@ -74,7 +75,7 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 			verb, keep = "did better", "had"
 		}
 		out = append(out, fact(summary.KindComparison, fmt.Sprintf("%s%s %s: %s %s %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
-			at, best.Configuration, verb, main, keep, 100*bs.Success, summary.FmtSeconds(bs.Latency.P99), worst.Configuration, 100*ws.Success, summary.FmtSeconds(ws.Latency.P99))))
+			at, label(sum, best), verb, main, keep, 100*bs.Success, summary.FmtSeconds(bs.Latency.P99), label(sum, worst), 100*ws.Success, summary.FmtSeconds(ws.Latency.P99))))
 	}
 	// The other scenarios at the heaviest load (e.g. the incident replay's /news poll).
 	last := byKey[keys[len(keys)-1]]
@@ -89,8 +90,8 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 			}
 		}
 		if worstOther.Requests > 0 && worstOther.Success < summary.Healthy && worstMain != nil {
-			out = append(out, fact(summary.KindShared, fmt.Sprintf("%s, requested at only %s through the same proxy, fell to %.2f%% success at %s (%s: %.2f%%): every route waits for the same pool, and for its manager.",
-				sc.Name, sc.Rate, 100*worstOther.Success, summary.LoadText(keys[len(keys)-1]), main, 100*worstMain.Success)))
+			out = append(out, fact(summary.KindShared, fmt.Sprintf("%s, requested at only %s through the same proxy, fell to %.2f%% success %s (%s: %.2f%%): every route waits for the same pool, and for its manager.",
+				sc.Name, sc.Rate, 100*worstOther.Success, sum.AtLoad(last[0]), main, 100*worstMain.Success)))
 		}
 	}
 	if bestGap >= 0.01 {
@@ -98,7 +99,7 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 			out = append(out, heuristic(summary.KindCause, worst, why))
 		}
 	}
-	if churn := churn(main, keys, byKey); churn != "" {
+	if churn := churn(sum, main, keys, byKey); churn != "" {
 		out = append(out, fact(summary.KindCost, churn))
 	}
 	return out
@@ -107,7 +108,7 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 // latencyDiffers describes configurations whose success is alike but whose
 // latency is not (a regression hunt over builds): the p99 of each, in run
 // order, at the load where they differ most, and the first that regressed.
-func latencyDiffers(main string, keys []string, byKey map[string][]*summary.StepResult) string {
+func latencyDiffers(sum *summary.Summary, main string, keys []string, byKey map[string][]*summary.StepResult) string {
 	bestRatio, bestKey, found := 1.5, "", false
 	for _, k := range keys {
 		lo, hi := 0.0, 0.0
@@ -140,14 +141,14 @@ func latencyDiffers(main string, keys []string, byKey map[string][]*summary.Step
 		if sc == nil || sc.Requests == 0 {
 			continue
 		}
-		parts = append(parts, st.Configuration+" "+summary.FmtSeconds(sc.Latency.P99))
+		parts = append(parts, label(sum, st)+" "+summary.FmtSeconds(sc.Latency.P99))
 		if first == "" && sc.Latency.P99 >= 1.5*best {
-			first = st.Configuration
+			first = label(sum, st)
 		}
 	}
 	at := ""
 	if bestKey != "" {
-		at = " at " + summary.LoadText(bestKey)
+		at = " " + sum.AtLoad(sts[0])
 	}
 	return fmt.Sprintf("Success was alike%s, latency was not: p99 of %s by configuration, in run order: %s. The first to regress (p99 at least 1.5× the best) is %s, %.1f× slower than the best at its worst.",
 		at, main, strings.Join(parts, ", "), first, bestRatio)
@@ -155,7 +156,7 @@ func latencyDiffers(main string, keys []string, byKey map[string][]*summary.Step
 
 // alike says that the configurations performed alike, with the load at
 // which they all stopped coping, if any.
-func alike(main string, keys []string, byKey map[string][]*summary.StepResult) string {
+func alike(sum *summary.Summary, main string, keys []string, byKey map[string][]*summary.StepResult) string {
 	lastGood, firstBad := "", ""
 	n := 0
 	for _, k := range keys {
@@ -186,9 +187,9 @@ func alike(main string, keys []string, byKey map[string][]*summary.StepResult) s
 			}
 		}
 		if lastGood != "" {
-			s += fmt.Sprintf(": %s held at %s for all of them and fell alike at %s (%.2f%% success, p99 %s)", main, summary.LoadText(lastGood), summary.LoadText(firstBad), 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
+			s += fmt.Sprintf(": %s held %s for all of them and fell alike %s (%.2f%% success, p99 %s)", main, sum.AtLoad(byKey[lastGood][0]), sum.AtLoad(byKey[firstBad][0]), 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
 		} else {
-			s += fmt.Sprintf(": already at %s %s fell to %.2f%% success (p99 %s) for all of them", summary.LoadText(firstBad), main, 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
+			s += fmt.Sprintf(": already %s %s fell to %.2f%% success (p99 %s) for all of them", sum.AtLoad(byKey[firstBad][0]), main, 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
 		}
 		s += ", so the ceiling is the number of workers, not whether they are persistent or overflow"
 	}
@@ -201,7 +202,7 @@ func alike(main string, keys []string, byKey map[string][]*summary.StepResult) s
 // held, where the cost is paid for nothing (an overflow pool uses more CPU
 // even while the system copes), and within those the
 // largest difference.
-func churn(main string, keys []string, byKey map[string][]*summary.StepResult) string {
+func churn(sum *summary.Summary, main string, keys []string, byKey map[string][]*summary.StepResult) string {
 	mean := func(st *summary.StepResult, metric string) (float64, bool) {
 		for k, v := range st.Means {
 			if strings.Contains(k, metric) {
@@ -249,8 +250,8 @@ func churn(main string, keys []string, byKey map[string][]*summary.StepResult) s
 				where = ", where all held,"
 			}
 		}
-		line = fmt.Sprintf("Cost: at %s%s %s opened %.0f upstream connections/s against %.0f/s for %s (proxy CPU %.1f%% vs %.1f%% of a core",
-			summary.LoadText(k), where, hi.Configuration, hv, lv, lo.Configuration, hc, lc)
+		line = fmt.Sprintf("Cost: %s%s %s opened %.0f upstream connections/s against %.0f/s for %s (proxy CPU %.1f%% vs %.1f%% of a core",
+			sum.AtLoad(sts[0]), where, label(sum, hi), hv, lv, label(sum, lo), hc, lc)
 		if ho, ok := mean(hi, "origin cpu %"); ok {
 			lo2, _ := mean(lo, "origin cpu %")
 			line += fmt.Sprintf(", origin %.1f%% vs %.1f%%", ho, lo2)
@@ -258,4 +259,19 @@ func churn(main string, keys []string, byKey map[string][]*summary.StepResult) s
 		line += ")."
 	}
 	return line
+}
+
+// distinct counts the configurations among steps.
+func distinct(sts []*summary.StepResult) int {
+	seen := map[string]bool{}
+	for _, st := range sts {
+		seen[st.Configuration] = true
+	}
+	return len(seen)
+}
+
+// label names a step's configuration where the sentence already names its
+// load: the components' variants alone.
+func label(sum *summary.Summary, st *summary.StepResult) string {
+	return orText(sum.ConfigLabel(st), st.Configuration)
 }

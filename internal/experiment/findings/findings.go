@@ -65,7 +65,7 @@ func Compute(sum *summary.Summary, opts Options) []Finding {
 	}
 	if len(sum.Search) > 0 {
 		s := sum.Search[0]
-		kept = append([]Finding{{Kind: summary.KindSearch, Text: fmt.Sprintf("Capacity: the highest rate of %s that meets the thresholds, found by bisection on real runs and confirmed by one more: %s.", s.Scenario, summary.SearchSentence(sum.Search))}}, kept...)
+		kept = append([]Finding{{Kind: summary.KindSearch, Text: fmt.Sprintf("Capacity: the highest rate of %s that meets the thresholds, found by bisection on real runs, each answer run once more to confirm it: %s.", s.Scenario, summary.SearchSentence(sum.Search))}}, kept...)
 	}
 	return append(kept, predicted...)
 }
@@ -134,9 +134,14 @@ func measured(sum *summary.Summary) (out []finding) {
 	for _, st := range sum.Steps {
 		configs[st.Configuration] = true
 	}
-	if len(configs) > 1 && sum.Compares() {
+	switch {
+	case len(sum.Search) > 0:
+		// A capacity search's answer is its own finding: its runs are at
+		// rates of its choosing, so neither a comparison at one load nor
+		// a sweep over its runs says anything true.
+	case len(configs) > 1 && sum.Compares():
 		out = append(out, compareConfigs(sum, main)...)
-	} else {
+	default:
 		out = append(out, sweep(sum, main)...)
 	}
 	if l := limits(sum, main); l != "" {

@@ -7,38 +7,15 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
-// rateAxis is the matrix variable that sets the first scenario's rate, or "".
-func rateAxis(sum *summary.Summary) string {
-	for _, ax := range sum.Axes() {
-		if ax.Component {
-			continue
-		}
-		all := len(sum.Steps) > 0
-		for _, st := range sum.Steps {
-			v := st.Vars[ax.Key]
-			if v == "" || len(st.Scenarios) == 0 || !strings.Contains(st.Scenarios[0].Rate, v) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return ax.Key
-		}
-	}
-	return ""
-}
-
 // group names a step without its rate: its configuration and the other
 // matrix variables (e.g. "ruby (2 workers), info").
-func group(sum *summary.Summary, st *summary.StepResult, rate string) string {
+func group(sum *summary.Summary, st *summary.StepResult) string {
 	var parts []string
 	if sum.Compares() {
-		parts = append(parts, st.Configuration)
+		parts = append(parts, orText(sum.ConfigLabel(st), st.Configuration))
 	}
-	for _, ax := range sum.Axes() {
-		if v := st.Vars[ax.Key]; !ax.Component && ax.Key != rate && !strings.Contains(st.Configuration, v) {
-			parts = append(parts, v)
-		}
+	if v := sum.VarsLabel(st); v != "" {
+		parts = append(parts, v)
 	}
 	if len(parts) == 0 {
 		return "all"
@@ -50,8 +27,7 @@ func group(sum *summary.Summary, st *summary.StepResult, rate string) string {
 // rates, the last rate with at least 99% success and the first below it:
 // the step sweep's table of limits. It says nothing when every group has the same.
 func limits(sum *summary.Summary, main string) string {
-	rate := rateAxis(sum)
-	if rate == "" {
+	if sum.RateAxis() == "" {
 		return ""
 	}
 	type lim struct{ good, bad string }
@@ -62,7 +38,7 @@ func limits(sum *summary.Summary, main string) string {
 		if sc == nil || sc.Requests == 0 {
 			continue
 		}
-		g := group(sum, st, rate)
+		g := group(sum, st)
 		l := got[g]
 		if l == nil {
 			l = &lim{}

@@ -30,6 +30,9 @@ func (Model) Explain(sum *summary.Summary, st *summary.StepResult) ([]Finding, b
 	if why := modelWhy(st, m); why != "" {
 		out = append(out, Finding{Kind: summary.KindModel, Text: why})
 	}
+	for _, f := range m.Fragile {
+		out = append(out, Finding{Kind: summary.KindModel, Text: fmt.Sprintf("In step %q, the prediction is fragile: %s.", st.Name, f)})
+	}
 	if st.Aborted == "" {
 		for _, sc := range st.Scenarios {
 			if miss := predictionMiss(st, sc, m); miss != "" {
@@ -119,6 +122,9 @@ func likelyCause(st *summary.StepResult, sc *summary.ScenarioResult, m *summary.
 			return fmt.Sprintf("the model had pool %s's serial manager busy %.0f%% of the step, at the edge of its capacity: there, whether its mailbox holds or grows is decided by costs too small for the model to see (the manager's own work per message on a loaded machine), so the prediction is fragile; a configuration a few percent further from the edge predicts reliably",
 				pp.Pool, 100*pp.ManagerUtilization)
 		}
+	}
+	if len(m.Fragile) > 0 {
+		return "the prediction was fragile (its requests met a configured bound within a hair, see above): there the real system decides by timer wake-ups the model can only draw"
 	}
 	if pl := st.Pool; pl != nil && pl.CheckoutTimeout > 0 {
 		ceiling := pl.CheckoutTimeout + pl.RequestTimeout

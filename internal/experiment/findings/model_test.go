@@ -63,6 +63,10 @@ func TestModelNamesTheLikelyCauseOfAMiss(t *testing.T) {
 		{"proxy at 100%", func(st *summary.StepResult) { st.Peaks["proxy cpu %"] = 99 }, "the proxy used 99% of a core"},
 		{"outside the pool", func(st *summary.StepResult) { st.Scenarios[0].Latency.Max = 3.3 },
 			"latency reached 3.3s where the pool's configuration allows at most 2.5s (checkout timeout 500ms + request timeout 2s): something outside the pool's configuration adds 800ms"},
+		{"fragile", func(st *summary.StepResult) {
+			st.Model.Fragile = []string{"100% of search's requests were decided on a tie"}
+		},
+			"the prediction was fragile (its requests met a configured bound within a hair"},
 		{"unknown", func(*summary.StepResult) {}, "the system behaves in a way the model lacks"},
 	} {
 		st := modelledStep(0.60, 1.498)
@@ -94,4 +98,19 @@ func TestModelLeavesStepsItDoesNotCoverToTheHeuristics(t *testing.T) {
 	if _, ok := (Model{}).Explain(&summary.Summary{Steps: []*summary.StepResult{st}}, st); ok {
 		t.Error("a step with a scenario the model left out was claimed")
 	}
+}
+
+// TestModelSaysAPredictionIsFragile: a step whose prediction the model
+// marked fragile gets a finding saying so and why, whether or not the
+// measurement agreed.
+func TestModelSaysAPredictionIsFragile(t *testing.T) {
+	st := modelledStep(0.827, 1.498)
+	st.Model.Fragile = []string{"100% of search's requests were decided on a tie: 960 at the request timeout 1s of route search"}
+	fs, _ := Model{}.Explain(&summary.Summary{Steps: []*summary.StepResult{st}}, st)
+	for _, f := range fs {
+		if f.Kind == summary.KindModel && strings.HasPrefix(f.Text, `In step "80 rps, 64 workers", the prediction is fragile: 100% of search's requests`) {
+			return
+		}
+	}
+	t.Errorf("no fragile finding in %+v", fs)
 }

@@ -28,6 +28,11 @@ type StepModel struct {
 	Breakers  []PredictedBreaker  `json:"breakers,omitempty"`
 	// Closed are the closed forms of the pools they describe.
 	Closed []ClosedForm `json:"closed_forms,omitempty"`
+	// Fragile says, per scenario, why its prediction is fragile: its
+	// requests met a configured bound within a hair (an origin latency
+	// equal to the request timeout), where the real system decides by
+	// timer wake-ups.
+	Fragile []string `json:"fragile,omitempty"`
 }
 
 // PredictedScenario is one scenario's predicted figures.
@@ -185,6 +190,14 @@ func SearchSentence(rs []SearchResult) string {
 			s = fmt.Sprintf("%s: no rate from %s req/s holds", r.Configuration, FmtRate(r.Min))
 		case r.AtMax:
 			s = fmt.Sprintf("%s: still holds at %s req/s, the top of the range", r.Configuration, FmtRate(r.Rate))
+		case !r.Confirmed:
+			var failed []string
+			for _, p := range r.Probes {
+				if p.Confirmation && !p.Pass {
+					failed = append(failed, FmtRate(p.Rate))
+				}
+			}
+			s = fmt.Sprintf("%s: below %s req/s, not confirmed (the confirmation runs at %s req/s failed)", r.Configuration, FmtRate(r.Rate/(1-r.Precision)), strings.Join(failed, ", "))
 		default:
 			s = fmt.Sprintf("%s: %s req/s ± %.0f%%", r.Configuration, FmtRate(r.Rate), 100*r.Precision)
 		}

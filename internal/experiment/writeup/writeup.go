@@ -2,8 +2,12 @@
 // (with SVG charts in charts/) and a self-contained report.html, from the
 // Summary and the raw data beside it (results streams, text reports,
 // samples and the plan's copy). It reads nothing else, so the report of a
-// run can be rebuilt at any time (loadlab run -rewrite). It also holds the
-// terminal's compact table of a run (Brief).
+// run can be rebuilt at any time (loadlab run -rewrite). The report is one
+// document (doc.go), built once (build.go and the files it calls: the
+// answer first, one table, what differs from the model, then the detail,
+// collapsed) and rendered twice: by a Markdown text/template (markdown.go)
+// and by an HTML html/template (html.go). It also holds the terminal's
+// compact table of a run (Brief).
 package writeup
 
 import (
@@ -26,26 +30,30 @@ func Write(dir string, sum *summary.Summary) error {
 	if err != nil {
 		return err
 	}
-	perStep := make([][]chartFile, len(sum.Steps))
+	cs := charts{perStep: make([][]chartFile, len(sum.Steps))}
 	for i, st := range sum.Steps {
-		perStep[i] = stepCharts(st, f.steps[i])
-		if err := writeSVGs(dir, perStep[i]); err != nil {
+		cs.perStep[i] = stepCharts(st, f.steps[i])
+		if err := writeSVGs(dir, cs.perStep[i]); err != nil {
 			return err
 		}
 	}
-	pct := append(append(kneeCharts(sum), successOverlay(sum, f.steps)...), percentileCharts(sum, f.steps)...)
-	if err := writeSVGs(dir, pct); err != nil {
+	cs.overall = append(append(kneeCharts(sum), successOverlay(sum, f.steps)...), percentileCharts(sum, f.steps)...)
+	if err := writeSVGs(dir, cs.overall); err != nil {
 		return err
 	}
-	over := metricOverlays(sum, f.steps)
-	if err := writeSVGs(dir, over); err != nil {
+	cs.metrics = metricOverlays(sum, f.steps)
+	if err := writeSVGs(dir, cs.metrics); err != nil {
 		return err
 	}
-	md := markdown(sum, f, perStep, pct, over)
+	d := build(sum, f, cs)
+	md, err := markdown(d)
+	if err != nil {
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	return writeHTML(dir, sum, f, perStep, pct, over)
+	return writeHTML(dir, d)
 }
 
 // folder is what the report takes from the run folder besides the summary.

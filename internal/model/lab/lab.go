@@ -38,43 +38,79 @@ type Measured struct {
 	hist     *hdrhistogram.Histogram
 }
 
-// Run starts the origin with recipe and the proxy with cfgYAML (its
-// UpstreamPlaceholder replaced by the origin's address) on loopback,
-// attacks path through the proxy with sch and timeout per request, and
-// returns what the attack measured, latencies from the due time.
-func Run(cfgYAML, recipe string, sch *schedule.Schedule, timeout time.Duration, path string) (Measured, error) {
-	m := Measured{Codes: map[int]uint64{}, hist: metrics.NewHistogram()}
+// Lab is the origin and the proxy in front of it, serving on loopback.
+type Lab struct {
+	// URL is the proxy's base URL, http://127.0.0.1:PORT.
+	URL    string
+	stop   context.CancelFunc
+	served sync.WaitGroup
+	px     *proxy.Proxy
+}
+
+// Start starts the origin with recipe and the proxy with cfgYAML (its
+// UpstreamPlaceholder replaced by the origin's address) on loopback, as
+// `loadlab origin` and `loadlab proxy` serve them: by the lean server.
+func Start(cfgYAML, recipe string) (*Lab, error) {
 	sim := origin.New(origin.Options{Seed: 1, NoOverrides: true})
 	if err := sim.LoadRecipe([]byte(recipe), "recipe.json"); err != nil {
-		return m, err
+		return nil, err
 	}
-	// The origin and the proxy are served as `loadlab origin` and `loadlab
-	// proxy` serve them: by the lean server.
 	sctx, stop := context.WithCancel(context.Background())
-	var served sync.WaitGroup
-	defer func() { stop(); served.Wait() }()
+	l := &Lab{stop: stop}
 	oln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return m, err
+		stop()
+		return nil, err
 	}
-	served.Add(1)
-	go func() { defer served.Done(); _ = serve.ServeLean(sctx, oln, serve.Config{}, sim, nil) }()
+	l.served.Add(1)
+	go func() { defer l.served.Done(); _ = serve.ServeLean(sctx, oln, serve.Config{}, sim, nil) }()
 	cfg, err := config.Parse([]byte(strings.ReplaceAll(cfgYAML, UpstreamPlaceholder, "http://"+oln.Addr().String())), "proxy.yaml")
 	if err != nil {
-		return m, err
+		l.Close()
+		return nil, err
 	}
-	px, err := proxy.New(cfg, proxy.Options{})
-	if err != nil {
-		return m, err
+	if l.px, err = proxy.New(cfg, proxy.Options{}); err != nil {
+		l.Close()
+		return nil, err
 	}
-	defer px.Close()
 	pln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	l.URL = "http://" + pln.Addr().String()
+	l.served.Add(1)
+	go func() { defer l.served.Done(); _ = proxy.ServeFront(sctx, pln, l.px, proxy.Front{}) }()
+	return l, nil
+}
+
+// Close stops both servers and waits for them.
+func (l *Lab) Close() {
+	l.stop()
+	l.served.Wait()
+	if l.px != nil {
+		l.px.Close()
+	}
+}
+
+// Run starts the lab (Start), attacks path through the proxy with sch and
+// timeout per request, and returns what the attack measured, latencies
+// from the due time.
+func Run(cfgYAML, recipe string, sch *schedule.Schedule, timeout time.Duration, path string) (Measured, error) {
+	m := Measured{Codes: map[int]uint64{}, hist: metrics.NewHistogram()}
+	l, err := Start(cfgYAML, recipe)
+	if err != nil {
 		return m, err
 	}
-	served.Add(1)
-	go func() { defer served.Done(); _ = proxy.ServeFront(sctx, pln, px, proxy.Front{}) }()
-	ts, err := targets.ReadAll(strings.NewReader("GET http://"+pln.Addr().String()+path), targets.Options{})
+	defer l.Close()
+	return attackPath(l.URL+path, sch, timeout)
+}
+
+// attackPath attacks url with sch and timeout per request and returns
+// what the attack measured, latencies from the due time.
+func attackPath(url string, sch *schedule.Schedule, timeout time.Duration) (Measured, error) {
+	m := Measured{Codes: map[int]uint64{}, hist: metrics.NewHistogram()}
+	ts, err := targets.ReadAll(strings.NewReader("GET "+url), targets.Options{})
 	if err != nil {
 		return m, err
 	}

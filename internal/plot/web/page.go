@@ -1,9 +1,6 @@
 package web
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"html/template"
 	"io"
 
@@ -83,35 +80,30 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 // Write renders p as a self-contained HTML document: the uPlot library,
 // styles, script and chart data are all inline, nothing is fetched.
 func Write(w io.Writer, p Page) error {
-	var specs []chartSpec
+	var charts []plot.Chart
 	views := make([]sectionView, len(p.Sections))
 	for i, s := range p.Sections {
 		views[i].Section = s
 		for _, c := range s.Charts {
-			views[i].ChartIDs = append(views[i].ChartIDs, len(specs))
-			specs = append(specs, spec(c))
+			views[i].ChartIDs = append(views[i].ChartIDs, len(charts))
+			charts = append(charts, c)
 		}
 	}
-	var js bytes.Buffer
-	enc := json.NewEncoder(&js) // escapes <, > and & so no "</script>" can appear
-	if err := enc.Encode(specs); err != nil {
-		return fmt.Errorf("encoding chart data: %w", err)
-	}
-	if specs == nil {
-		js.Reset()
-		js.WriteString("[]")
+	js, err := ChartData(charts)
+	if err != nil {
+		return err
 	}
 	return page.Execute(w, map[string]any{
 		"Title":     p.Title,
 		"Intro":     p.Intro,
 		"Findings":  p.Findings,
 		"Sections":  views,
-		"HasCharts": len(specs) > 0,
+		"HasCharts": len(charts) > 0,
 		"UPlot":     UPlotVersion(),
 		"UPlotCSS":  template.CSS(uplotCSS),
 		"PageCSS":   template.CSS(pageCSS),
 		"UPlotJS":   template.JS(uplotJS),
-		"PageJS":    template.JS(pageJS),
-		"Charts":    template.JS(bytes.TrimSpace(js.Bytes())),
+		"PageJS":    ChartScript(),
+		"Charts":    js,
 	})
 }

@@ -38,7 +38,7 @@ func TestAppendRequestMatchesRequestWrite(t *testing.T) {
 			if err := req.Write(&want); err != nil {
 				t.Fatal(err)
 			}
-			got := appendRequest(nil, req)
+			got, _ := appendRequest(nil, req)
 			w, err := http.ReadRequest(bufio.NewReader(&want))
 			if err != nil {
 				t.Fatalf("req.Write's bytes: %v", err)

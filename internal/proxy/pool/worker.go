@@ -84,11 +84,14 @@ func (w *Worker) exchange(ctx context.Context, req *http.Request) (*http.Respons
 	// any read or write in progress. No deadline is set otherwise: setting
 	// and clearing one per request costs timer work on the hot path.
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(aLongTimeAgo) })
+	lean := false
 	if w.raw != nil && req.Body == nil {
+		w.out, lean = appendRequest(w.out[:0], req)
+	}
+	if lean {
 		// The request is written by the first read of the response,
 		// without a wait in between (rawconn.Conn.Send): one system call
 		// and one poller wake-up less than write then read.
-		w.out = appendRequest(w.out[:0], req)
 		w.raw.Send(w.out)
 	} else {
 		if err := req.Write(w.bw); err != nil {

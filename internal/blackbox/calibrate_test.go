@@ -1,0 +1,99 @@
+package blackbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/model"
+	"github.com/loadlab/loadlab/internal/model/lab"
+)
+
+// The black box: the real loadlab proxy with a pool of 8 workers whose
+// checkout waits 300 ms and then answers 503 (HAProxy's maxconn with a
+// timeout queue), in front of the real loadlab origin answering in 50 ms,
+// on loopback. Its capacity is 8 / 50 ms = 160 req/s.
+const boxConfig = `pools:
+  default: {size: 8, overflow: 0, checkout_timeout: 300ms, timeout_status: 503, manager: concurrent}
+routes:
+  - {path: /*, upstream: "` + lab.UpstreamPlaceholder + `", pool: default, request_timeout: 5s}
+`
+
+const boxRecipe = `{"route": "/*", "stages": [{"at": 0, "status": 200, "latency": "50ms"}]}`
+
+// TestCalibrateAQueueItDidNotWrite calibrates the box through its URL
+// alone and finds its servers, service time and queue; the fitted model
+// then predicts twice the capacity as about half refused. Margins are wide:
+// the machine may be running the whole suite beside it.
+func TestCalibrateAQueueItDidNotWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibrates a live target for about 10 s")
+	}
+	box, err := lab.Start(boxConfig, boxRecipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	var log strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f, err := Calibrate(ctx, Options{Target: "GET " + box.URL + "/page", Step: 1500 * time.Millisecond, Timeout: 5 * time.Second, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	t.Logf("probes:\n%s", log.String())
+	t.Logf("fit: %d servers (%.1f..%.1f), service %v, queue %s %v -> %d, capacity %.0f/s, %d requests; notes %q",
+		f.Servers, f.ServersCI[0], f.ServersCI[1], f.ServiceMean, f.Queue, f.QueueTimeout, f.RefusalStatus, f.Capacity, f.Requests, f.Notes)
+	if f.Servers < 6 || f.Servers > 11 {
+		t.Errorf("servers %d, want about 8", f.Servers)
+	}
+	if f.ServiceMean < 48*time.Millisecond || f.ServiceMean > 80*time.Millisecond {
+		t.Errorf("service mean %v, want about 50 ms", f.ServiceMean)
+	}
+	if f.Queue != QueueBounded || f.RefusalStatus != 503 || f.QueueTimeout < 250*time.Millisecond || f.QueueTimeout > 500*time.Millisecond {
+		t.Errorf("queue %s of %v answering %d, want bounded, about 300 ms, 503", f.Queue, f.QueueTimeout, f.RefusalStatus)
+	}
+	if f.Requests > 2000 {
+		t.Errorf("the calibration cost %d requests", f.Requests)
+	}
+	sch, err := schedule.Parse("320/s", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.Input(sch, 5*time.Second, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := model.Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := pr.Scenarios[0]
+	if sp.Success < 0.35 || sp.Success > 0.65 || sp.StatusCodes["503"] == 0 {
+		t.Errorf("at twice the capacity the fit predicts %.1f%% success (%v), want about half refused with 503", 100*sp.Success, sp.StatusCodes)
+	}
+}
+
+// TestCalibrateBadTargets: an unreachable target and one answering only
+// errors are said in one line, with what was tried.
+func TestCalibrateBadTargets(t *testing.T) {
+	ctx := context.Background()
+	_, err := Calibrate(ctx, Options{Target: "GET http://127.0.0.1:9/", Step: 300 * time.Millisecond, Timeout: time.Second})
+	if _, ok := err.(*BadTargetError); !ok || !strings.Contains(err.Error(), "no request of") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("unreachable: %v", err)
+	}
+	box, err := lab.Start(strings.Replace(boxConfig, "size: 8", "size: 1", 1), `{"route": "/*", "stages": [{"at": 0, "status": 503, "latency": 0}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	_, err = Calibrate(ctx, Options{Target: "GET " + box.URL + "/", Step: 300 * time.Millisecond, Timeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "3 × status 503") {
+		t.Errorf("errors only: %v", err)
+	}
+	if _, err := Calibrate(ctx, Options{Target: "FETCH"}); err == nil {
+		t.Error("a malformed target was accepted")
+	}
+}

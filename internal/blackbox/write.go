@@ -1,0 +1,51 @@
+package blackbox
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// WriteFit prints the fitted parameters with their uncertainty, what the
+// calibration cost, and what would change the prediction most.
+func WriteFit(w io.Writer, f *Fit) {
+	fmt.Fprintf(w, "Fitted queue of %s (%d calibration requests, up to %.0f/s):\n", f.Target, f.Requests, f.HighestRate)
+	fmt.Fprintf(w, "  service time   mean %v (95%%: %v..%v), %s\n", round(f.ServiceMean), round(f.ServiceMeanCI[0]), round(f.ServiceMeanCI[1]), f.Service)
+	switch f.Queue {
+	case QueueNotFound:
+		fmt.Fprintf(w, "  servers        no limit found (modelled as %d)\n", f.Servers)
+	default:
+		fmt.Fprintf(w, "  servers        %d (95%%: %.1f..%.1f), capacity %.1f req/s\n", f.Servers, f.ServersCI[0], f.ServersCI[1], f.Capacity)
+	}
+	switch f.Queue {
+	case QueueBounded:
+		fmt.Fprintf(w, "  queue          bounded: waits %v, then answers %d\n", round(f.QueueTimeout), f.RefusalStatus)
+	case QueueNone:
+		fmt.Fprintf(w, "  queue          none: refused at once with %d\n", f.RefusalStatus)
+	case QueueUnbounded:
+		fmt.Fprintf(w, "  queue          unbounded: waits until the client's timeout (%v)\n", f.QueueTimeout)
+	}
+	if f.Slowdown > 0 {
+		fmt.Fprintf(w, "  contention     service %.0f%% slower below half the capacity than at low load\n", 100*f.Slowdown)
+	}
+	if f.Queue != QueueNotFound && !math.IsInf(f.Capacity, 0) {
+		lo := f.ServersCI[0] / f.ServiceMeanCI[1].Seconds()
+		hi := f.ServersCI[1] / f.ServiceMeanCI[0].Seconds()
+		fmt.Fprintf(w, "  most sensitive the servers: the capacity is known within %.0f..%.0f req/s; rates in that range are uncertain\n", lo, hi)
+	}
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintln(w)
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}

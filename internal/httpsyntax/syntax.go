@@ -1,0 +1,109 @@
+// Package httpsyntax checks the pieces of HTTP/1.1 syntax loadlab's own
+// parsers (the attack's lean client, the lean server) read, exactly as
+// net/http checks them: field names, field values, Content-Length values
+// and chunk sizes. It allocates nothing: the parsers run per request.
+package httpsyntax
+
+// tokenByte marks the bytes a field name may hold (RFC 9110 tchar).
+var tokenByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// Token reports whether b is a token (a field name, a method): not empty,
+// only tchar bytes.
+func Token(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !tokenByte[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// FieldValue reports whether v may be a field value: no control byte but
+// tab (bytes from 0x80 are obs-text, allowed).
+func FieldValue(v []byte) bool {
+	for _, c := range v {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// TrimOWS trims spaces and tabs, and only them, around b.
+func TrimOWS(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// ContentLength parses a Content-Length value: decimal digits only, at
+// most 18 of them (so it cannot overflow; net/http takes 19 below 2^63,
+// which no test or answer reaches).
+func ContentLength(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// ChunkSize parses a chunk-size line (without its CRLF) as net/http:
+// trailing spaces and tabs, then an extension from ';', are ignored, and
+// the size is 1 to 16 hex digits. Sizes from 2^63 are refused (net/http
+// takes them, but no body can hold them).
+func ChunkSize(line []byte) (int64, bool) {
+	for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t') {
+		line = line[:len(line)-1]
+	}
+	for i, c := range line {
+		if c == ';' {
+			line = line[:i]
+			break
+		}
+	}
+	if len(line) == 0 || len(line) > 16 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range line {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		if n >= 1<<59 {
+			return 0, false
+		}
+		n = n<<4 | int64(c)
+	}
+	return n, true
+}
