@@ -15,6 +15,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/live"
+	"github.com/loadlab/loadlab/internal/outfile"
 	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
@@ -100,6 +101,7 @@ type attackFlags struct {
 	seed                                                     uint64
 	headers                                                  headerFlag
 	maxWorkersSet                                            bool
+	archive                                                  archiveFlags
 }
 
 func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -143,6 +145,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random `seed` for templates: request i renders the same in every run with the same seed (0 = random)")
 	f.vegeta.register(fs)
 	f.export.register(fs, "attack")
+	f.archive.register(fs, "results file")
 	fs.StringVar(&f.ui, "ui", "", "serve a live view of the attack at `host:port` (e.g. 127.0.0.1:8089): rate, latency, status codes, in flight and lag per second; a non-loopback address needs a token (generated unless -ui-token)")
 	fs.StringVar(&f.uiToken, "ui-token", "", "the `token` the live view requires (?token=...); default none on loopback, generated elsewhere")
 	fs.StringVar(&f.shard, "shard", "", "send shard `i/n` of the schedule (1-based): n generators started with 1/n .. n/n and the same -start-at send the single-machine attack together, each request once with its global sequence number")
@@ -166,6 +169,9 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	if fs.NArg() > 0 {
 		return nil, badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
 	}
+	if f.archive.db != "" && (f.output == "stdout" || f.output == "-" || f.output == "") {
+		return nil, badinput.Field("-archive", "archives the -output file: give -output FILE")
+	}
 	return &f, nil
 }
 
@@ -175,6 +181,9 @@ func checkAttackFlags(args []string) error {
 	f, err := parseAttackFlags(args, io.Discard)
 	if err != nil {
 		return err
+	}
+	if f.archive.db != "" {
+		return badinput.Field("-archive", "a fleet's generators do not archive: add the shard files they return with loadlab archive add (one run)")
 	}
 	if f.steps != "" {
 		_, err = schedule.ParseSteps(f.steps, f.stepDuration, f.duration)
@@ -204,7 +213,15 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if err != nil {
 		return err
 	}
+	if f.workers < 0 {
+		return badinput.Field("-workers", "must not be negative, got %d (it is accepted for vegeta's sake and otherwise ignored)", f.workers)
+	}
 	topts := targets.Options{Format: format, Header: f.headers.h}
+	if f.output != "stdout" {
+		if err := outfile.CheckNotInput("-output", f.output, f.targets, f.body); err != nil {
+			return err
+		}
+	}
 	if f.body != "" {
 		b, err := os.ReadFile(f.body)
 		if err != nil {
@@ -240,6 +257,9 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	}
 	if sched.Unpaced() && !f.maxWorkersSet {
 		return badinput.Field("-max-workers", "-rate=0 (as fast as possible) needs -max-workers, the number of concurrent requests, e.g. -max-workers=64")
+	}
+	if err := f.archive.check(ctx); err != nil {
+		return err
 	}
 	lv, err := startLive(f.ui, f.uiToken, stderr)
 	if err != nil {
@@ -292,5 +312,8 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 			err = fmt.Errorf("writing results: %w", cerr)
 		}
 	}
-	return err
+	if err != nil || outFile == nil {
+		return err
+	}
+	return f.archive.add(ctx, f.output, stdout, stderr, nil)
 }

@@ -84,7 +84,7 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	merge := report.NewMerge(merged...)
-	err = withOutput(*output, stdout, false, func(w io.Writer) error {
+	return withOutput(*output, fs.Args(), stdout, false, func(w io.Writer) error {
 		enc, finish, err := newEncoder(format, w, inputs)
 		if err != nil {
 			return err
@@ -105,12 +105,13 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 				return err
 			}
 		}
-		return finish()
+		if err := finish(); err != nil {
+			return err
+		}
+		// a damaged input read strictly fails the command before the
+		// output is in place
+		return readProblems("encode", merge, nil, stderr)
 	})
-	if err != nil {
-		return err
-	}
-	return readProblems("encode", merge, stderr)
 }
 
 func newEncoder(f results.Format, w io.Writer, inputs []report.Input) (results.Encoder, func() error, error) {

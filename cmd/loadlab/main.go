@@ -62,8 +62,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "loadlab: unknown command %q\n\n", name)
-		usage(stderr)
+		fmt.Fprintf(stderr, "loadlab: unknown command %q (loadlab -help lists the commands)\n", name)
 		return 2
 	}
 	if path := os.Getenv("LOADLAB_CPUPROFILE"); path != "" { // for the benchmarks: where a command's CPU goes

@@ -81,6 +81,9 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *timeout < 0 {
+		return badinput.Field("-timeout", "want 0 (none) or a positive duration, got %v", *timeout)
+	}
 	if *typ != "text" && *typ != "json" {
 		return badinput.Field("-type", "want text or json, got %q", *typ)
 	}

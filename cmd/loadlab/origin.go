@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -119,10 +121,33 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if *certOut != "" && !*useTLS {
 		return badinput.Field("-tls-cert", "only makes sense with -tls")
 	}
-	if _, _, err := net.SplitHostPort(*listen); err != nil {
+	if _, port, err := net.SplitHostPort(*listen); err != nil {
 		return badinput.Field("-listen", "want host:port, e.g. 127.0.0.1:8080: %v", err)
+	} else if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 0 || n > 65535) {
+		return badinput.Field("-listen", "port %q is not a number between 0 and 65535", port)
 	}
-	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	// Log lines wait until the server listens: a start that fails (a port
+	// in use) is one line, the error, not the recipe's log first.
+	var logMu sync.Mutex
+	var held []string
+	listening := false
+	logf := func(format string, a ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		if !listening {
+			held = append(held, fmt.Sprintf(format, a...))
+			return
+		}
+		fmt.Fprintf(stderr, format+"\n", a...)
+	}
+	startLog := func() {
+		logMu.Lock()
+		defer logMu.Unlock()
+		for _, l := range held {
+			fmt.Fprintln(stderr, l)
+		}
+		held, listening = nil, true
+	}
 	if *quiet {
 		logf = func(string, ...any) {}
 	}
@@ -152,7 +177,6 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if host, _, _ := net.SplitHostPort(*listen); *token == "" && !isLoopback(host) {
 		logf("origin: warning: listening on %s without -admin-token: anyone who can reach it can change the recipe", *listen)
 	}
-	logf("origin: seed %d", sim.Seed())
 	connCtx := origin.ConnContext // TCP_CORK around sendfile
 	if *server == "lean" && !*useTLS {
 		connCtx = nil // the lean server sends head and file together (MSG_MORE)
@@ -168,6 +192,8 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		Std:             *server == "std",
 		ConnContext:     connCtx,
 	}, sim, func(url string) {
+		logf("origin: seed %d", sim.Seed())
+		startLog()
 		sim.SetBaseURL(url)
 		fmt.Fprintf(stdout, "origin listening on %s\n", url)
 		if f, ok := stdout.(interface{ Sync() error }); ok {

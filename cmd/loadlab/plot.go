@@ -130,7 +130,7 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	charts := set.Charts(*title)
-	return withOutput(*output, stdout, false, func(w io.Writer) error {
+	return withOutput(*output, files, stdout, false, func(w io.Writer) error {
 		if f == "svg" {
 			return plot.WriteSVG(w, charts[0])
 		}

@@ -50,6 +50,9 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	upstream := fs.String("upstream", "", "send every route to this upstream `URL` (e.g. http://127.0.0.1:8080), keeping each route's base path; for configs whose routes share one upstream")
 	grace := fs.Duration("shutdown-grace", 15*time.Second, "on SIGINT/SIGTERM, wait this long for in-flight requests")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "close client keep-alive connections idle this long")
+	bodyTimeout := fs.Duration("client-body-timeout", proxy.DefaultClientBodyTimeout, "request bodies are read whole before a pool worker is taken, as nginx buffers them: a client\n"+
+		"sending no byte of its body for this long gets 408 (nginx's client_body_timeout)")
+	maxBody := fs.Int64("max-request-body", proxy.DefaultMaxRequestBody, "request bodies larger than this many `bytes` get 413 (nginx's client_max_body_size)")
 	procs := fs.Int("procs", 1, "cores the proxy may run on at once (Go's GOMAXPROCS; 0: every core). On one core it spends about 30 µs of CPU\n"+
 		"per request, half of what the wake-ups between threads cost on two (bench/README.md, proxy); without -procs,\n"+
 		"a GOMAXPROCS variable in the environment is kept")
@@ -68,6 +71,12 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	if *grace < 0 {
 		return badinput.Field("-shutdown-grace", "want 0 or more, got %v", *grace)
+	}
+	if *bodyTimeout <= 0 {
+		return badinput.Field("-client-body-timeout", "want a positive duration, got %v", *bodyTimeout)
+	}
+	if *maxBody <= 0 {
+		return badinput.Field("-max-request-body", "want a positive number of bytes, got %d", *maxBody)
 	}
 	if *idle <= 0 {
 		return badinput.Field("-idle-timeout", "want a positive duration, got %v", *idle)
@@ -96,14 +105,16 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n)) // restored for in-process callers (tests)
 	}
 	err = proxy.Serve(ctx, proxy.ServeOptions{
-		ConfigFile:    *cfgFile,
-		Config:        cfg,
-		Listen:        *listen,
-		ShutdownGrace: *grace,
-		IdleTimeout:   *idle,
-		Upstream:      *upstream,
-		Ready:         func(url string) { fmt.Fprintf(stdout, "proxy listening on %s (%s)\n", url, proxy.Describe(cfg)) },
-		Logf:          func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
+		ConfigFile:        *cfgFile,
+		Config:            cfg,
+		Listen:            *listen,
+		ShutdownGrace:     *grace,
+		IdleTimeout:       *idle,
+		Upstream:          *upstream,
+		ClientBodyTimeout: *bodyTimeout,
+		MaxRequestBody:    *maxBody,
+		Ready:             func(url string) { fmt.Fprintf(stdout, "proxy listening on %s (%s)\n", url, proxy.Describe(cfg)) },
+		Logf:              func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
 	})
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "listen" {

@@ -82,6 +82,9 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	var inputs []report.Input
 	var closeAll func()
+	if *followIdle < 0 {
+		return badinput.Field("-follow-idle", "want 0 (stop only on Ctrl-C) or a positive duration, got %v", *followIdle)
+	}
 	if *follow {
 		if len(fs.Args()) != 1 || fs.Arg(0) == "-" {
 			return badinput.Field("-follow", "follows exactly one results file (not stdin), got %d arguments", len(fs.Args()))
@@ -105,15 +108,17 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	merge := report.NewMerge(inputs...)
 	var m *metrics.Metrics
-	err = withOutput(*output, stdout, *every > 0, func(w io.Writer) error {
+	err = withOutput(*output, fs.Args(), stdout, *every > 0, func(w io.Writer) error {
 		m, err = report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every,
 			Metrics: metrics.Options{Basis: basis, Owned: owned}})
-		return err
+		if err != nil {
+			return err
+		}
+		// a damaged input read strictly fails the command before the
+		// output is in place
+		return readProblems("report", merge, m.Accounting, stderr)
 	})
 	if err != nil {
-		return err
-	}
-	if err := readProblems("report", merge, stderr); err != nil {
 		return err
 	}
 	return checkThresholds(ths, m, stderr)
@@ -149,7 +154,7 @@ func openInputs(files []string, stdin io.Reader, resync bool) ([]report.Input, f
 		}
 		s.Resync(resync)
 		srcs = append(srcs, s)
-		in := report.Input{Name: s.Name, Dec: s}
+		in := report.Input{Name: s.Name, Dec: s, Meta: s.Meta}
 		if s.Meta != nil {
 			in.Shard = s.Meta.Shard
 		}
@@ -189,15 +194,22 @@ func followInput(ctx context.Context, path string, idle time.Duration, resync bo
 	// A writer that crashed leaves a torn block; one restarted on the same
 	// file appends fresh blocks after it: read past the torn one.
 	r.Resync(resync)
-	return []report.Input{{Name: path, Dec: r}}, func() { r.Close(); f.Close() }, nil
+	meta := r.Meta()
+	return []report.Input{{Name: path, Dec: r, Meta: &meta}}, func() { r.Close(); f.Close() }, nil
 }
 
 // readProblems prints a warning per torn tail (exit 0: a killed attack
 // leaves one) and turns a corrupt file into a bad-input error (exit 2)
 // once everything before the damage has been reported.
-func readProblems(cmd string, m *report.Merge, stderr io.Writer) error {
+func readProblems(cmd string, m *report.Merge, acct *metrics.Accounting, stderr io.Writer) error {
 	for _, d := range m.Damaged() {
 		fmt.Fprintf(stderr, "loadlab %s: warning: %s\n", cmd, d)
+	}
+	// One count: when the damage's own figures are a lower bound (a region
+	// running over several blocks) or disagree with the sequence numbers,
+	// the accounting's count, the one the report prints, is said too.
+	if lost, regions, exact := m.DamageLost(); regions > 0 && acct.Known() && (!exact || uint64(lost) != acct.Missing) {
+		fmt.Fprintf(stderr, "loadlab %s: warning: %d results lost in all to the damaged regions above (counted from the sequence numbers, as the Accounting line says)\n", cmd, acct.Missing)
 	}
 	var corrupt []report.Warning
 	for _, w := range m.Warnings {

@@ -55,6 +55,8 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	var export exportFlags
 	export.register(fs, "run")
 	uiToken := fs.String("ui-token", "", "the `token` the live view requires; default none on loopback, generated elsewhere")
+	var arch archiveFlags
+	arch.register(fs, "run folder")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
@@ -81,6 +83,11 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	// what the components would refuse at start is refused now, with
+	// -check too, before any folder is made
+	if err := p.CheckProxyConfigs(); err != nil {
+		return err
+	}
 	if *check {
 		fmt.Fprintf(stdout, "plan %s is valid: %s, %s\n", p.Name, count(len(p.Components), "component"), count(len(p.Steps), "step"))
 		for _, st := range p.Steps {
@@ -94,6 +101,9 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 			fmt.Fprintln(stdout, "warning: "+f.String())
 		}
 		return nil
+	}
+	if err := arch.check(ctx); err != nil {
+		return err
 	}
 	dir := *out
 	if dir == "" {
@@ -131,10 +141,11 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "loadlab run: writing the report: %v\n", err)
 	}
 	printOutcome(stdout, res)
+	var runErr error
 	if res.ExitCode != 0 {
-		return exitError{code: res.ExitCode, msg: exitMessage(res)}
+		runErr = exitError{code: res.ExitCode, msg: exitMessage(res)}
 	}
-	return nil
+	return arch.add(ctx, dir, stdout, stderr, runErr)
 }
 
 // printOutcome prints the findings and where the report is.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadlab/loadlab/internal/archive/pgtest"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
@@ -21,7 +22,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("LOADLAB_TEST_KUBECTL"); spec != "" {
 		os.Exit(kubectlStandin(spec, os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.StopShared() // the archive tests' Postgres, when they started one
+	os.Exit(code)
 }
 
 const e2ePlan = `name: e2e
@@ -36,7 +39,7 @@ components:
       small: {label: 2 workers + 2 overflow}
       big:
         label: 16 workers
-        set: {pools.default.size: 16, pools.default.overflow: 0}
+        set: {pools.default.size: 16, pools.default.overflow: 0, pools.default.checkout_timeout: 1s}
 matrix:
   proxy: [small, big]
 step_name: "${proxy.label}"

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/badinput"
 )
 
 // vegetaFlags are vegeta's connection flags, with its names, meanings and
@@ -61,6 +62,9 @@ func (v *vegetaFlags) apply(o *attack.Options) error {
 		}
 	}
 	t.ProxyHeader = v.proxyHeader.h
+	if v.dnsTTL < 0 && v.dnsTTL != -time.Second && v.dnsTTL != -1 {
+		return badinput.Field("-dns-ttl", "want -1s (no caching), 0 (cache forever) or a positive duration, got %v", v.dnsTTL)
+	}
 	t.DNSTTL, t.DNSTTLSet = v.dnsTTL, flagSet(v.fs, "dns-ttl")
 	return nil
 }

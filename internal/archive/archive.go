@@ -130,6 +130,10 @@ type Bundle struct {
 	Run        Run
 	Histograms map[StepKey][]byte // encoded as Store.Histogram returns them
 	Files      []BundleFile
+	// Scenarios are the run's figures per scenario, every step of it
+	// merged (what Points returns for one scenario). When nil, a scenario
+	// that ran in one step takes that step's figures.
+	Scenarios map[string]Figures
 }
 
 // StepKey names one step and scenario of a run.
@@ -143,3 +147,13 @@ type BundleFile struct {
 	Name string
 	Open func() (io.ReadCloser, error)
 }
+
+// NotFound returns an error for a missing run or file that errors.Is
+// ErrNotFound and prints as one line ("run abc: not in the archive").
+func NotFound(what string) error { return notFoundError(what) }
+
+type notFoundError string
+
+func (e notFoundError) Error() string { return string(e) + ": not in the archive" }
+
+func (e notFoundError) Is(target error) bool { return target == ErrNotFound }

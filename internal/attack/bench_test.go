@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +22,31 @@ func BenchmarkUnpaced(b *testing.B) {
 	for _, client := range clients {
 		b.Run(client, func(b *testing.B) {
 			tr := benchTarget(b)
+			o := DefaultOptions()
+			o.Client, o.MaxWorkers = client, 16
+			o.Schedule = &schedule.Schedule{Kind: schedule.Max}
+			a, _ := New(tr, o)
+			ctx, cancel := context.WithCancel(context.Background())
+			n := 0
+			b.ResetTimer()
+			t0 := time.Now()
+			a.Run(ctx, func(r *results.Result) {
+				n++
+				if n == b.N {
+					cancel()
+				}
+			})
+			b.ReportMetric(float64(n)/time.Since(t0).Seconds(), "req/s")
+		})
+	}
+}
+
+// BenchmarkUnpacedTemplated is BenchmarkUnpaced with a templated URL and
+// header, the path whose rendered values are checked per request.
+func BenchmarkUnpacedTemplated(b *testing.B) {
+	for _, client := range clients {
+		b.Run(client, func(b *testing.B) {
+			tr := benchTemplated(b)
 			o := DefaultOptions()
 			o.Client, o.MaxWorkers = client, 16
 			o.Schedule = &schedule.Schedule{Kind: schedule.Max}
@@ -70,9 +96,25 @@ func BenchmarkPaced(b *testing.B) {
 	}
 }
 
-// benchTarget is GET $LOADLAB_BENCH_URL, or a loopback server answering
-// 1 kB when it is not set (closed when the benchmark ends).
-func benchTarget(b *testing.B) targets.Targeter {
+// benchTemplated is benchTarget with a templated query and header values.
+func benchTemplated(b *testing.B) targets.Targeter {
+	b.Helper()
+	url := benchURL(b)
+	src := "GET " + url + "/search?q={{rand.letters 20}}\nX-Request-Id: {{uuid}}\nX-Tenant: {{rand.choice acme initech \"big co\"}}\n"
+	ts, err := targets.ReadAll(strings.NewReader(src), targets.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := targets.NewRoundRobin(ts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tr
+}
+
+// benchURL is $LOADLAB_BENCH_URL, or a loopback server answering 1 kB
+// when it is not set (closed when the benchmark ends).
+func benchURL(b *testing.B) string {
 	b.Helper()
 	url := os.Getenv("LOADLAB_BENCH_URL")
 	if url == "" {
@@ -80,9 +122,35 @@ func benchTarget(b *testing.B) targets.Targeter {
 		b.Cleanup(srv.Close)
 		url = srv.URL
 	}
-	tr, err := targets.Static("GET", url)
+	return url
+}
+
+// benchTarget is GET $LOADLAB_BENCH_URL, or a loopback server answering
+// 1 kB when it is not set (closed when the benchmark ends).
+func benchTarget(b *testing.B) targets.Targeter {
+	b.Helper()
+	tr, err := targets.Static("GET", benchURL(b))
 	if err != nil {
 		b.Fatal(err)
 	}
 	return tr
+}
+
+// BenchmarkHeadChecks measures the byte scans the lean client makes on
+// every templated request it writes (method, Host, three header names and
+// values), to set against a request's whole cost (BenchmarkUnpacedTemplated).
+func BenchmarkHeadChecks(b *testing.B) {
+	host := []byte("127.0.0.1:8080")
+	names := []string{"X-Request-Id", "X-Tenant", "Authorization"}
+	values := [][]byte{[]byte("0f8e2c1a-93b4-4c5d-8e7f-1a2b3c4d5e6f"), []byte("big co"), []byte("Bearer abcdefghijklmnopqrstuvwxyz0123456789")}
+	ok := true
+	for b.Loop() {
+		ok = validToken("GET") && validHost(host)
+		for i, n := range names {
+			ok = ok && validToken(n) && validFieldValue(values[i])
+		}
+	}
+	if !ok {
+		b.Fatal("valid head refused")
+	}
 }

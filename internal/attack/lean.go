@@ -58,7 +58,13 @@ func (lw *leanWorker) do(w *worker, t *targets.Target, seq uint64, r *results.Re
 		if !ok || !sendableAsIs(path) {
 			return false // net/http escapes it or refuses it
 		}
-		lw.wbuf = lw.appendHead(lw.wbuf[:0], w, t, seq, host, path)
+		var bad string
+		lw.wbuf, bad = lw.appendHead(lw.wbuf[:0], w, t, seq, host, path)
+		if bad != "" {
+			w.sentNow(r)
+			r.Error = lw.errorText(t, errors.New(bad))
+			return true
+		}
 		start := len(lw.wbuf)
 		if t.Body != nil {
 			lw.wbuf = t.Body.AppendSeeded(lw.wbuf, w.rng, w.a.seed, seq, targets.PartBody)

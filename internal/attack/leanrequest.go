@@ -22,7 +22,10 @@ func (lw *leanWorker) prepare(t *targets.Target) *leanTarget {
 	if !ok || !sendableAsIs(path) {
 		return &leanTarget{} // net/http escapes it or refuses it
 	}
-	b := lw.appendHead(nil, nil, t, 0, host, path)
+	b, bad := lw.appendHead(nil, nil, t, 0, host, path)
+	if bad != "" {
+		return &leanTarget{} // net/http refuses it, with its own words
+	}
 	start := len(b)
 	if t.Body != nil {
 		b = append(b, t.Body.Text()...)
@@ -37,8 +40,21 @@ const clPlaceholder = "Content-Length: 0000000000\r\n\r\n"
 
 // appendHead appends the request line and headers, ending with the
 // Content-Length placeholder and the blank line. w is nil for static
-// targets (no rendering needed).
-func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uint64, host, path []byte) []byte {
+// targets (no rendering needed). The method and every header name must be
+// tokens, every header value and the Host free of control characters
+// (but tab in values), as net/http requires; each is checked as it is
+// written (a byte scan). bad describes the first that failed, in net/http's
+// words, "" when all passed: the request must then not be sent. Compiled
+// targets cannot fail (package targets checks methods and names, and every
+// piece of text a template can write); the scan makes the wire safe
+// whatever built the target.
+func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uint64, host, path []byte) (_ []byte, bad string) {
+	switch {
+	case !validToken(t.Method):
+		bad = fmt.Sprintf("net/http: invalid method %q", t.Method)
+	case !validHost(host):
+		bad = fmt.Sprintf("net/http: invalid Host header %q", host)
+	}
 	b = append(b, t.Method...)
 	b = append(b, ' ')
 	b = append(b, path...)
@@ -48,12 +64,19 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 		if hd.Name == "Host" {
 			hasHost = true
 		}
+		if bad == "" && !validToken(hd.Name) {
+			bad = fmt.Sprintf("net/http: invalid header field name %q", hd.Name)
+		}
 		b = append(b, hd.Name...)
 		b = append(b, ": "...)
+		v := len(b)
 		if hd.Value.Static() || w == nil {
 			b = append(b, hd.Value.Text()...)
 		} else {
 			b = hd.Value.AppendSeeded(b, w.rng, w.a.seed, seq, targets.PartHeader(i))
+		}
+		if bad == "" && !validFieldValue(b[v:]) {
+			bad = fmt.Sprintf("net/http: invalid header field value for %q", hd.Name)
 		}
 		b = append(b, "\r\n"...)
 	}
@@ -80,7 +103,57 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 		b = append(b, "Connection: close\r\n"...)
 	}
 	b = append(b, clPlaceholder...)
-	return b
+	return b, bad
+}
+
+// validFieldValue reports whether v may be sent as a header value, as
+// net/http decides (httpguts.ValidHeaderFieldValue) but on bytes: no
+// control character but tab, no DEL.
+func validFieldValue(v []byte) bool {
+	for _, c := range v {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// validToken reports whether s is an HTTP token (a method, a header
+// name): one or more of the characters RFC 9110 allows.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !tokenByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var tokenByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range []byte("!#$%&'*+-.^_`|~") {
+		t[c] = true
+	}
+	return t
+}()
+
+// validHost reports whether host may be sent in a Host header: no control
+// character, DEL or space.
+func validHost(host []byte) bool {
+	for _, c := range host {
+		if c <= ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func targetHas(t *targets.Target, name string) bool {

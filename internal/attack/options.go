@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"golang.org/x/net/http/httpguts"
 	"net/http"
 	"time"
 
@@ -111,8 +112,21 @@ func (o *Options) validate() error {
 	if o.MaxBody < -1 {
 		return badinput.Field("-max-body", "want -1 (keep all), 0 (keep none) or a byte count, got %d", o.MaxBody)
 	}
-	if o.Connections < 0 || o.MaxConnections < 0 {
-		return badinput.Field("-connections", "must not be negative")
+	if o.Connections < 0 {
+		return badinput.Field("-connections", "must not be negative, got %d", o.Connections)
+	}
+	if o.MaxConnections < 0 {
+		return badinput.Field("-max-connections", "must not be negative, got %d", o.MaxConnections)
+	}
+	for k, vs := range o.Header {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return badinput.Field("-header", "header name %q is not a valid HTTP token", k)
+		}
+		for _, v := range vs {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return badinput.Field("-header", "header %s: the value holds a control character (CR, LF, NUL...), which would break the request apart: %q", k, v)
+			}
+		}
 	}
 	if o.CatchUp <= 0 {
 		o.CatchUp = time.Second

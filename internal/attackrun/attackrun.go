@@ -65,6 +65,9 @@ func Run(ctx context.Context, job Job) error {
 	if meta.Rate == "" {
 		meta.Rate = job.Options.Schedule.String()
 	}
+	if n, ok := job.Options.Schedule.Total(); ok && job.Options.Segment == nil && meta.Shard == nil {
+		meta.Planned = n
+	}
 	// What was really sent can be rendered again (package sent).
 	sent.Describe(&meta, a.Seed(), a.Targets())
 	// The data flow: the attack's results go to the stream and to the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/loadlab/loadlab/internal/outfile"
 	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/plot/web"
 	"github.com/loadlab/loadlab/internal/slug"
@@ -81,7 +82,7 @@ func WriteDir(dir, title string, comps []Comparison) ([]string, error) {
 	var paths []string
 	for _, f := range files {
 		p := filepath.Join(dir, f.name)
-		if err := os.WriteFile(p, f.b, 0o644); err != nil {
+		if err := outfile.WriteFile(p, f.b); err != nil { // whole or not at all
 			return paths, err
 		}
 		paths = append(paths, p)

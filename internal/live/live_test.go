@@ -488,3 +488,34 @@ func newAttack(t *testing.T, url string, n int) *attack.Attacker {
 	}
 	return a
 }
+
+// A loopback view without a token answers only Hosts that name this
+// machine as a tool does: a page served from a name that resolves here
+// (DNS rebinding) is refused, as the origin's admin API refuses it.
+func TestHostChecked(t *testing.T) {
+	s, err := Listen("127.0.0.1:0", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(0)
+	for host, want := range map[string]int{"evil.example:80": http.StatusForbidden, "rebind.example": http.StatusForbidden,
+		"localhost": 200, "": 200} {
+		for _, path := range []string{"", "events"} {
+			if path == "events" && want == 200 {
+				continue // a stream: TestToken reads it
+			}
+			req, _ := http.NewRequest("GET", s.URL()+path, nil)
+			if host != "" {
+				req.Host = host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				t.Errorf("Host %q /%s: %s, want %d", host, path, resp.Status, want)
+			}
+		}
+	}
+}

@@ -23,6 +23,14 @@ type Accounting struct {
 	// record: shards of a split attack send only theirs, so the others
 	// are not missing.
 	Owned func(seq uint64) bool
+	// Planned is, per attack name, the requests its schedule planned; nil
+	// when unknown (see Options.Planned).
+	Planned map[string]uint64
+	// NeverRecorded counts the planned requests beyond the last one
+	// recorded: the attack did not finish its plan (killed, interrupted,
+	// out of targets) or its file was cut short. Missing does not count
+	// them.
+	NeverRecorded uint64
 
 	ledgers map[string]*ledger
 	last    *ledger // the last attack's ledger: consecutive results mostly share it
@@ -40,8 +48,21 @@ type ledger struct {
 // record due times).
 func (a *Accounting) Known() bool { return a != nil && a.Recorded > 0 && !a.Unavailable }
 
-// Complete reports whether every scheduled request was recorded once.
-func (a *Accounting) Complete() bool { return a.Known() && a.Missing == 0 && a.Twice == 0 }
+// Complete reports whether every scheduled request was recorded once, and
+// every planned one was scheduled.
+func (a *Accounting) Complete() bool {
+	return a.Known() && a.Missing == 0 && a.Twice == 0 && a.NeverRecorded == 0
+}
+
+// PlannedTotal is the number of requests the attacks planned in all (0 when
+// no input said).
+func (a *Accounting) PlannedTotal() uint64 {
+	var n uint64
+	for _, p := range a.Planned {
+		n += p
+	}
+	return n
+}
 
 func (a *Accounting) add(r *results.Result) {
 	if r.Due.IsZero() || a.Unavailable {
@@ -83,7 +104,16 @@ func (a *Accounting) close() {
 	if a.Unavailable {
 		return
 	}
-	a.Scheduled, a.Missing = 0, 0
+	a.Scheduled, a.Missing, a.NeverRecorded = 0, 0, 0
+	for name, planned := range a.Planned {
+		var got uint64
+		if l := a.ledgers[name]; l != nil && l.any {
+			got = l.max + 1
+		}
+		if got < planned {
+			a.NeverRecorded += planned - got
+		}
+	}
 	for _, l := range a.ledgers {
 		if !l.any {
 			continue

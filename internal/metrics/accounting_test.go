@@ -56,3 +56,25 @@ func TestAccountingMergesShards(t *testing.T) {
 		t.Fatalf("overlap: %+v", c.Accounting)
 	}
 }
+
+// A stream whose header planned more requests than it recorded is of an
+// attack that did not finish: the planned requests never recorded are
+// counted, and the accounting is not complete.
+func TestAccountingPlanned(t *testing.T) {
+	m := NewWith(Options{Planned: map[string]uint64{"": 10}})
+	for _, s := range []uint64{0, 1, 2, 3} {
+		m.Add(&results.Result{Seq: s, Due: time.Unix(1, 0), Sent: time.Unix(1, 0), Code: 200})
+	}
+	m.Close()
+	if a := m.Accounting; a.Complete() || a.NeverRecorded != 6 || a.Missing != 0 || a.Scheduled != 4 || a.PlannedTotal() != 10 {
+		t.Fatalf("killed attack: %+v", a)
+	}
+	full := NewWith(Options{Planned: map[string]uint64{"": 2}})
+	for _, s := range []uint64{1, 0} {
+		full.Add(&results.Result{Seq: s, Due: time.Unix(1, 0), Sent: time.Unix(1, 0), Code: 200})
+	}
+	full.Close()
+	if a := full.Accounting; !a.Complete() || a.NeverRecorded != 0 {
+		t.Fatalf("finished attack: %+v", a)
+	}
+}

@@ -24,6 +24,10 @@ type Options struct {
 	// Owned, when set, is which sequence numbers the accounting expects
 	// (see Accounting.Owned): the inputs are some shards of a split attack.
 	Owned func(seq uint64) bool
+	// Planned is, per attack name, how many requests its schedule planned
+	// (results.Meta.Planned): the accounting then also counts the planned
+	// requests never recorded (see Accounting.NeverRecorded).
+	Planned map[string]uint64
 	// Basis is what Latencies are measured from (FromDue by default).
 	Basis Basis
 }
@@ -140,7 +144,7 @@ func NewWith(o Options) *Metrics {
 	}
 	if !o.NoBreakdown {
 		m.breakdown = newBreakdown(o)
-		m.Accounting = &Accounting{Owned: o.Owned}
+		m.Accounting = &Accounting{Owned: o.Owned, Planned: o.Planned}
 	}
 	return m
 }

@@ -1,11 +1,11 @@
 package origin
 
 import (
-	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
+
+	"github.com/loadlab/loadlab/internal/hostcheck"
 )
 
 // The admin API changes what the simulator serves, so a web page the
@@ -16,7 +16,9 @@ import (
 // are refused (403) when:
 //   - they come from a page of another site: an Origin header whose host
 //     differs from the request's Host, or Sec-Fetch-Site cross-site or
-//     same-site;
+//     same-site, or a Referer whose host differs from the request's Host
+//     (an old browser without Fetch Metadata following a link or an
+//     image to GET /_admin/restart sends only that);
 //   - their Host is not an IP address, localhost (or a name under
 //     .localhost) or one of Options.AdminHosts: a page whose own name
 //     resolves to this machine (DNS rebinding) is same-origin with itself
@@ -38,19 +40,15 @@ func (s *Simulator) adminRefusal(r *http.Request) string {
 			return "admin requests sent by a web page of another origin (" + o + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
 		}
 	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
+	if ref := r.Header.Get("Referer"); ref != "" {
+		u, err := url.Parse(ref)
+		if err != nil || !strings.EqualFold(u.Host, r.Host) {
+			return "admin requests sent from a web page of another origin (Referer " + ref + ") are refused; set an admin token (-admin-token) to allow browsers that send it"
+		}
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	lower := strings.ToLower(host)
-	switch {
-	case host == "":
-		return ""
-	case net.ParseIP(host) != nil, lower == "localhost", strings.HasSuffix(lower, ".localhost"):
-		return ""
-	case slices.ContainsFunc(s.opts.AdminHosts, func(h string) bool { return strings.EqualFold(h, host) }):
+	if hostcheck.Local(r.Host, s.opts.AdminHosts) {
 		return ""
 	}
+	host := hostcheck.Name(r.Host)
 	return "admin requests for host " + host + " are refused without an admin token (a page whose name resolves to this machine could send them); use the IP address, set -admin-token, or allow the name with -admin-host"
 }

@@ -24,12 +24,21 @@ func TestAdminRefusesCrossSiteRequests(t *testing.T) {
 		{"foreign Origin", []string{"Origin", "http://evil.example", "Content-Type", "text/plain"}},
 		{"null Origin", []string{"Origin", "null"}},
 		{"Sec-Fetch-Site cross-site", []string{"Sec-Fetch-Site", "cross-site"}},
+		{"foreign Referer", []string{"Referer", "http://evil.example/page.html"}},
 	}
 	for _, c := range cases {
 		r := do(t, http.MethodPost, srv.URL+"/_admin/add_recipe", recipe, c.hdr...)
 		if r.status != http.StatusForbidden {
 			t.Errorf("%s: status %d, want 403: %s", c.name, r.status, r.body)
 		}
+	}
+	// an old browser following a link or loading an image: a GET with
+	// only a cross-site Referer
+	if status := withHost(t, http.MethodGet, srv.URL+"/_admin/restart", strings.TrimPrefix(srv.URL, "http://"), "", "Referer", "http://evil.example/"); status != http.StatusForbidden {
+		t.Errorf("GET /_admin/restart with a foreign Referer: status %d, want 403", status)
+	}
+	if status := withHost(t, http.MethodGet, srv.URL+"/_admin/status", strings.TrimPrefix(srv.URL, "http://"), "", "Referer", srv.URL+"/_admin/routes"); status != 200 {
+		t.Errorf("same-origin Referer: status %d, want 200", status)
 	}
 	if status := withHost(t, http.MethodPost, srv.URL+"/_admin/add_recipe", "evil.example:80", recipe); status != http.StatusForbidden {
 		t.Errorf("rebound Host: status %d, want 403", status)

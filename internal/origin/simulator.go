@@ -65,11 +65,15 @@ type Simulator struct {
 	seed   uint64
 	client *http.Client
 
-	loadMu  sync.Mutex            // serialises loads and restarts
-	baseURL string                // where it is served, for the welcome page (under loadMu)
-	tab     atomic.Pointer[table] // the current route table
-	counts  counter
-	m       *metrics
+	loadMu sync.Mutex // serialises loads and restarts
+	// budgetMu guards reserved, the recipe memory claimed by loads in
+	// progress (see reserve).
+	budgetMu sync.Mutex
+	reserved int64
+	baseURL  string                // where it is served, for the welcome page (under loadMu)
+	tab      atomic.Pointer[table] // the current route table
+	counts   counter
+	m        *metrics
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -184,10 +188,15 @@ func (s *Simulator) loadRecipe(ctx context.Context, data []byte, source string) 
 		total += planned[i]
 		replaced[recs[i].Route] = true
 	}
-	kept := s.keptBytes(replaced)
-	if total+kept > s.opts.MaxRecipeMemory {
+	// The check and the reservation are one step: loads running at once
+	// (parallel add_recipe calls) cannot all pass a check made before any
+	// of them holds its bodies.
+	kept, ok := s.reserve(replaced, total)
+	if !ok {
 		return &badinput.Error{File: source, Msg: budgetError(total+kept, s.opts.MaxRecipeMemory).Error()}
 	}
+	reserved := total
+	defer func() { s.release(reserved) }()
 	routes := make([]*route, 0, len(recs))
 	for i := range recs {
 		rec := &recs[i]
@@ -196,10 +205,12 @@ func (s *Simulator) loadRecipe(ctx context.Context, data []byte, source string) 
 			if f, err = s.record(ctx, rec.Origin); err != nil {
 				return &badinput.Error{File: source, Field: field(i, "origin"), Msg: "cannot fetch " + rec.Origin + " (without a network, -origin-offline or -origin-file serve stand-ins)", Err: err}
 			}
-			total += plannedBytes(rec, f)
-			if total+kept > s.opts.MaxRecipeMemory {
+			more := plannedBytes(rec, f)
+			total += more
+			if kept, ok := s.reserve(replaced, more); !ok {
 				return &badinput.Error{File: source, Field: field(i, "origin"), Msg: budgetError(total+kept, s.opts.MaxRecipeMemory).Error()}
 			}
+			reserved += more
 		}
 		rng := rand.New(rand.NewPCG(s.seed, hashString(rec.Route)))
 		rt := newRoute(rec, buildPayload(rec, rng, f), s.seed)
@@ -272,6 +283,30 @@ func (s *Simulator) onSwitch(r *route, idx int) {
 	st := r.rec.Stages[idx]
 	s.m.stage.WithLabelValues(r.name).Set(float64(idx))
 	s.opts.Logf("origin: route %s: stage %d: status %s latency %s", r.name, idx, st.Status, st.Latency)
+}
+
+// reserve counts n more bytes against Options.MaxRecipeMemory for a load
+// replacing the routes in replaced, if they fit beside what the loaded
+// routes it keeps hold and what the loads in progress reserved. It
+// returns those bytes (kept and reserved, n aside) and whether n fit. The
+// reservation lasts until release, called once the load's routes are in
+// the table (or the load failed).
+func (s *Simulator) reserve(replaced map[string]bool, n int64) (int64, bool) {
+	s.budgetMu.Lock()
+	defer s.budgetMu.Unlock()
+	held := s.keptBytes(replaced) + s.reserved
+	if held+n > s.opts.MaxRecipeMemory {
+		return held, false
+	}
+	s.reserved += n
+	return held, true
+}
+
+// release ends a reservation of n bytes.
+func (s *Simulator) release(n int64) {
+	s.budgetMu.Lock()
+	s.reserved -= n
+	s.budgetMu.Unlock()
 }
 
 // keptBytes is what the loaded routes a new load keeps (all but those it

@@ -27,6 +27,10 @@ type ServeOptions struct {
 	// IdleTimeout closes client keep-alive connections idle this long
 	// (0: 2 minutes).
 	IdleTimeout time.Duration
+	// ClientBodyTimeout and MaxRequestBody bound the reading of request
+	// bodies (see Options).
+	ClientBodyTimeout time.Duration
+	MaxRequestBody    int64
 	// Ready, when set, is called with the base URL once the listener is
 	// open.
 	Ready func(url string)
@@ -73,7 +77,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		// cycles do not sit in the latency tail (GOGC still overrides).
 		debug.SetGCPercent(400)
 	}
-	p, err := New(cfg, Options{Logf: opts.Logf})
+	p, err := New(cfg, Options{Logf: opts.Logf, ClientBodyTimeout: opts.ClientBodyTimeout, MaxRequestBody: opts.MaxRequestBody})
 	if err != nil {
 		return err
 	}

@@ -106,6 +106,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	if s.NoRoute > 0 {
 		ctr(dResponses, float64(s.NoRoute), "", "404", OriginNoRoute)
 	}
+	if b := s.BodyRefused; b.Total() > 0 {
+		ctr(dResponses, float64(b.Slow), "", "408", OriginClientBody)
+		ctr(dResponses, float64(b.Large), "", "413", OriginClientBody)
+		ctr(dResponses, float64(b.Bad), "", "400", OriginBadRequest)
+		ctr(dResponses, float64(b.Gone), "", "499", OriginClientBody)
+	}
 	g(dCacheEntries, float64(s.CacheEntries))
 	g(dConnsOpen, float64(s.UpstreamConns.Open))
 	ctr(dConnsOpened, float64(s.UpstreamConns.Opened))

@@ -40,6 +40,13 @@ type Options struct {
 	// Logf, when set, receives a line per route and second about upstream
 	// errors (connection refused, reset, timeout), naming the upstream.
 	Logf func(format string, args ...any)
+	// ClientBodyTimeout is the longest wait for the next bytes of a
+	// request body, read whole before a pool worker is taken (0:
+	// DefaultClientBodyTimeout); a client slower than that gets 408.
+	ClientBodyTimeout time.Duration
+	// MaxRequestBody bounds the request bodies read into memory (0:
+	// DefaultMaxRequestBody); a larger body gets 413.
+	MaxRequestBody int64
 }
 
 // Proxy is an http.Handler forwarding to the configured upstreams.
@@ -55,6 +62,9 @@ type Proxy struct {
 	// route matched: with the routes' response counts they account for
 	// every request (see Status.Requests).
 	received, noRoute atomic.Uint64
+	// bodyRefused counts the requests answered (or abandoned) before
+	// routing because of their body (see readBody).
+	bodyRefused bodyRefusals
 
 	mu         sync.Mutex // serialises Reload and Close
 	closed     bool
@@ -88,6 +98,12 @@ func New(cfg *Config, opts Options) (*Proxy, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.ClientBodyTimeout <= 0 {
+		opts.ClientBodyTimeout = DefaultClientBodyTimeout
+	}
+	if opts.MaxRequestBody <= 0 {
+		opts.MaxRequestBody = DefaultMaxRequestBody
 	}
 	dial := opts.Dial
 	if dial == nil {

@@ -58,6 +58,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.received.Add(1)
+	if !p.readBody(w, r) {
+		return
+	}
 	for attempt := 0; ; attempt++ {
 		rt := p.rt.Load()
 		rte := rt.match(r.URL.Path)

@@ -11,16 +11,33 @@ import (
 // Status is what /status serves: the same figures as /metrics, as JSON.
 type Status struct {
 	// Requests is every request received (reserved paths aside). Once none
-	// is in flight it equals NoRoute plus the routes' responses, summed:
-	// each request is answered and counted once, reloads included.
-	Requests      uint64        `json:"requests"`
-	NoRoute       uint64        `json:"no_route"`
+	// is in flight it equals NoRoute plus BodyRefused plus the routes'
+	// responses, summed: each request is answered and counted once,
+	// reloads included.
+	Requests uint64 `json:"requests"`
+	NoRoute  uint64 `json:"no_route"`
+	// BodyRefused counts the requests stopped before routing, while their
+	// body was read (before any pool worker is taken).
+	BodyRefused   BodyRefused   `json:"body_refused"`
 	Reloads       uint64        `json:"reloads"`
 	Pools         []PoolStatus  `json:"pools"`
 	Routes        []RouteStatus `json:"routes"`
 	CacheEntries  int           `json:"cache_entries"`
 	UpstreamConns ConnStatus    `json:"upstream_connections"`
 }
+
+// BodyRefused counts the requests stopped while their body was read:
+// too slow (408), too large (413), malformed (400), or the client went
+// away (499).
+type BodyRefused struct {
+	Slow  uint64 `json:"slow"`
+	Large uint64 `json:"large"`
+	Bad   uint64 `json:"bad"`
+	Gone  uint64 `json:"gone"`
+}
+
+// Total is the sum of the counts.
+func (b BodyRefused) Total() uint64 { return b.Slow + b.Large + b.Bad + b.Gone }
 
 // PoolStatus is a pool's gauges, counters and checkout waits.
 type PoolStatus struct {
@@ -53,8 +70,10 @@ func (p *Proxy) Status() Status { return p.status(p.rt.Load(), true) }
 // the buckets) and which hold each histogram's lock while they are computed.
 func (p *Proxy) status(rt *generation, summaries bool) Status {
 	s := Status{
-		Requests:      p.received.Load(),
-		NoRoute:       p.noRoute.Load(),
+		Requests: p.received.Load(),
+		NoRoute:  p.noRoute.Load(),
+		BodyRefused: BodyRefused{Slow: p.bodyRefused.slow.Load(), Large: p.bodyRefused.large.Load(),
+			Bad: p.bodyRefused.bad.Load(), Gone: p.bodyRefused.gone.Load()},
 		Reloads:       p.reloads.Load(),
 		CacheEntries:  rt.cache.Len(),
 		UpstreamConns: ConnStatus{Open: p.conns.Open(), Opened: p.conns.Opened()},

@@ -100,7 +100,11 @@ type jsonAccounting struct {
 	Dropped   uint64 `json:"dropped"`
 	Missing   uint64 `json:"missing"`
 	Twice     uint64 `json:"twice"`
-	Complete  bool   `json:"complete"`
+	// Planned is the requests the attacks' schedules planned (0: unknown)
+	// and NeverRecorded those of them beyond the last one recorded.
+	Planned       uint64 `json:"planned,omitempty"`
+	NeverRecorded uint64 `json:"never_recorded,omitempty"`
+	Complete      bool   `json:"complete"`
 }
 
 func codesJSON(m *metrics.Metrics) map[string]int {
@@ -174,9 +178,9 @@ func toJSON(m *metrics.Metrics, bases []InputBasis) *jsonReport {
 	if b := m.Breakdown(); b != nil {
 		j.ByAttack, j.ByTarget, j.ByStep = groupsJSON(b.ByAttack()), groupsJSON(b.ByTarget()), groupsJSON(b.ByStep())
 	}
-	if a := m.Accounting; a.Known() {
+	if a := m.Accounting; a.Known() || a != nil && a.NeverRecorded > 0 {
 		j.Accounting = &jsonAccounting{Scheduled: a.Scheduled, Sent: m.Requests - m.Dropped, Dropped: m.Dropped,
-			Missing: a.Missing, Twice: a.Twice, Complete: a.Complete()}
+			Missing: a.Missing, Twice: a.Twice, Planned: a.PlannedTotal(), NeverRecorded: a.NeverRecorded, Complete: a.Complete()}
 	}
 	return j
 }

@@ -16,6 +16,26 @@ type Input struct {
 	// Shard is the input's shard record when it is one shard of a split
 	// attack (loadlab attack -shard), else nil.
 	Shard *results.Shard
+	// Meta is the input's header when it has one (loadlab streams), else
+	// nil: its Planned count lets the accounting tell an attack that did
+	// not finish.
+	Meta *results.Meta
+}
+
+// planned is, per attack name, the requests the inputs' headers planned
+// (the largest when several inputs name one attack), nil when none said.
+func (m *Merge) planned() map[string]uint64 {
+	var out map[string]uint64
+	for _, in := range m.inputs {
+		if in.Meta == nil || in.Meta.Planned == 0 || in.Meta.Shard != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]uint64{}
+		}
+		out[in.Meta.Attack] = max(out[in.Meta.Attack], in.Meta.Planned)
+	}
+	return out
 }
 
 // Warning is a problem with an input that did not stop the report: the
@@ -167,6 +187,25 @@ func (m *Merge) Damaged() []string {
 		}
 	}
 	return out
+}
+
+// DamageLost sums the results the skipped regions lost, as their block
+// headers say; exact is false when a region's count is unknown or only a
+// lower bound (see results.Damage.AtLeast). n is 0 without damage.
+func (m *Merge) DamageLost() (n int64, regions int, exact bool) {
+	exact = true
+	for _, in := range m.inputs {
+		if d, ok := in.Dec.(interface{ Damaged() []results.Damage }); ok {
+			for _, dm := range d.Damaged() {
+				regions++
+				if dm.Lost < 0 || dm.AtLeast {
+					exact = false
+				}
+				n += max(dm.Lost, 0)
+			}
+		}
+	}
+	return n, regions, exact
 }
 
 // Corrupt reports whether any input had a corrupt (not merely torn) tail.

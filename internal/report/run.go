@@ -51,6 +51,9 @@ func ParseType(s string) (Kind, metrics.Buckets, error) {
 // complete, then (for text) the report of the whole run. It returns the
 // overall metrics, closed.
 func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) {
+	if mg, ok := dec.(*Merge); ok && o.Metrics.Planned == nil {
+		o.Metrics.Planned = mg.planned()
+	}
 	if mg, ok := dec.(*Merge); ok && len(mg.inputs) > 1 && o.Every == 0 && o.Kind != KindHist && !mg.oneStream {
 		return runParallel(w, mg, o)
 	}

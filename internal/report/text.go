@@ -113,10 +113,20 @@ func writeAdditions(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 	if m.Dropped > 0 {
 		line("Dropped\t[total, ratio]\t%d, %.2f%%\n", m.Dropped, 100*float64(m.Dropped)/float64(m.Requests))
 	}
-	if a := m.Accounting; a.Known() {
+	if a := m.Accounting; a.Known() || a != nil && a.NeverRecorded > 0 {
 		verdict := "every scheduled request recorded once"
-		if !a.Complete() {
+		if a.Missing > 0 || a.Twice > 0 {
 			verdict = fmt.Sprintf("%d scheduled requests missing, %d recorded twice", a.Missing, a.Twice)
+		}
+		if a.NeverRecorded > 0 {
+			// the plan is in the header: a stream ending before its end is
+			// of an attack that did not finish, whatever came before
+			before := verdict
+			verdict = fmt.Sprintf("the attack did not finish: %d of the %d planned requests were never recorded (killed, interrupted, out of targets, or the file was cut short)",
+				a.NeverRecorded, a.PlannedTotal())
+			if a.Scheduled > 0 {
+				verdict += "; before that, " + before
+			}
 		}
 		line("Accounting\t[scheduled, sent, dropped]\t%d, %d, %d (%s)\n", a.Scheduled, m.Requests-m.Dropped, m.Dropped, verdict)
 	}

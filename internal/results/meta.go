@@ -27,6 +27,13 @@ type Meta struct {
 	Rate      string            `json:"rate,omitempty"`      // schedule as given by the user
 	Labels    map[string]string `json:"labels,omitempty"`    // free-form (step names, variant, ...)
 	Shard     *Shard            `json:"shard,omitempty"`     // this file is one shard of a split attack
+
+	// Planned is how many requests the schedule plans in all (rate ×
+	// duration, steps, ramp), 0 when unbounded or for a shard: a stream
+	// recording fewer is of an attack that did not finish (killed,
+	// interrupted, or out of targets).
+	Planned uint64 `json:"planned,omitempty"`
+
 	// Seed and Templates let the requests really sent be rendered again
 	// (package sent): the seed every templated part was rendered with,
 	// and the attack's templated targets as written. Results record a

@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -58,6 +59,7 @@ type Reader struct {
 	// how many records its header announces.
 	blockAt    int64
 	blockCount uint64
+	blockEnd   int64 // where the block ends, by its header (0: unknown)
 	prevSeq    uint64
 	prevDue    int64
 	errs       []string
@@ -68,24 +70,35 @@ type Reader struct {
 	version    uint64
 	// resync: skip a damaged block to the next sync marker (version 2)
 	// instead of stopping; what was skipped is in damage.
-	resync   bool
-	damage   []Damage
-	consumed []byte // the bytes of the block being read, for resync
+	resync bool
+	damage []Damage
+	// header is the damage of a header that could not be read (version 2):
+	// a resynchronising read counts it among the damage and goes on, a
+	// strict one stops at it.
+	header    *Damage
+	headerMet bool
+	consumed  []byte // the bytes of the block being read, for resync
 }
 
 // Damage is a region of a stream the reader skipped: a block that failed
 // its checks, or bytes that were not a block at all.
 type Damage struct {
-	Offset int64  // byte offset where the damage starts
-	Bytes  int64  // bytes skipped
-	Lost   int64  // results lost, from the block's header; -1 when unknown
-	Reason string // what was wrong
+	Offset int64 // byte offset where the damage starts
+	Bytes  int64 // bytes skipped
+	Lost   int64 // results lost, from the block's header; -1 when unknown
+	// AtLeast says Lost is a lower bound: the region runs past the end of
+	// the damaged block into blocks whose headers were lost with it.
+	AtLeast bool
+	Reason  string // what was wrong
 }
 
 // String describes the damage for a warning.
 func (d Damage) String() string {
 	lost := "an unknown number of results lost"
-	if d.Lost >= 0 {
+	switch {
+	case d.Lost >= 0 && d.AtLeast:
+		lost = fmt.Sprintf("at least %d results lost (the region covers more than the damaged block)", d.Lost)
+	case d.Lost >= 0:
 		lost = fmt.Sprintf("%d results lost", d.Lost)
 	}
 	return fmt.Sprintf("damaged region at byte %d (%d bytes: %s), %s; reading went on after it", d.Offset, d.Bytes, d.Reason, lost)
@@ -117,24 +130,61 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if ver != 1 && ver != Version {
 		return nil, fmt.Errorf("results stream version %d is not supported (this loadlab reads versions 1 and %d)", ver, Version)
 	}
+	metaAt := cr.n
 	n, err := binary.ReadUvarint(cr)
-	if err != nil || n > maxMetaBytes {
-		return nil, &CorruptError{Offset: cr.n, Torn: err != nil, Reason: "bad header length"}
-	}
-	js := make([]byte, n)
-	if _, err := io.ReadFull(cr, js); err != nil {
-		return nil, &CorruptError{Offset: cr.n, Torn: true, Reason: "truncated header"}
-	}
 	var meta Meta
-	if err := json.Unmarshal(js, &meta); err != nil {
-		return nil, &CorruptError{Offset: int64(len(magic)), Reason: "header is not valid JSON: " + err.Error()}
+	var damaged *Damage
+	switch {
+	case err != nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+		return nil, &CorruptError{Offset: cr.n, Torn: true, Reason: "truncated header"}
+	case err != nil || n > maxMetaBytes:
+		if ver < 2 {
+			return nil, &CorruptError{Offset: cr.n, Reason: "bad header length"}
+		}
+		damaged = &Damage{Offset: metaAt, Reason: "bad header length"}
+	default:
+		js := make([]byte, n)
+		if got, err := io.ReadFull(cr, js); err != nil {
+			js = js[:got]
+			if ver < 2 || !bytes.Contains(js, []byte(syncMarker)) {
+				return nil, &CorruptError{Offset: cr.n, Torn: true, Reason: "truncated header"}
+			}
+		}
+		if err := json.Unmarshal(js, &meta); err != nil {
+			if ver < 2 {
+				return nil, &CorruptError{Offset: int64(len(magic)), Reason: "header is not valid JSON: " + err.Error()}
+			}
+			meta = Meta{}
+			damaged = &Damage{Offset: metaAt, Reason: "header is not valid JSON: " + err.Error()}
+			// a damaged length may have taken the first block's bytes: the
+			// search for its marker starts inside the header
+			if len(js) > 1 {
+				cr.unread(js[1:])
+			}
+		}
 	}
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes))
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{src: cr, meta: meta, dec: dec, version: ver}, nil
+	rd := &Reader{src: cr, meta: meta, dec: dec, version: ver}
+	if damaged != nil {
+		// Version 2 blocks decode on their own: the results are read from
+		// the first sync marker on; only the header's metadata is lost.
+		damaged.Lost = 0
+		damaged.Reason += "; the header's metadata (attack name, rate, planned requests, command, shard) is lost, the results are read from the blocks"
+		skipped := cr.n - metaAt
+		rd.scanToMarker(&skipped)
+		damaged.Bytes = skipped
+		rd.header = damaged
+	}
+	return rd, nil
 }
+
+// HeaderDamaged reports the damaged header of a version 2 stream, nil when
+// it was read whole: its metadata (Meta) is then empty, and the results
+// are read from the blocks, which decode on their own.
+func (r *Reader) HeaderDamaged() *Damage { return r.header }
 
 // Meta returns the stream's header.
 func (r *Reader) Meta() Meta { return r.meta }
@@ -147,6 +197,15 @@ func (r *Reader) Offset() int64 { return r.src.n }
 func (r *Reader) Decode(res *Result) error {
 	if r.err != nil {
 		return r.err
+	}
+	if r.header != nil && !r.headerMet {
+		r.headerMet = true
+		if !r.resync {
+			why, _, _ := strings.Cut(r.header.Reason, "; ")
+			r.err = &CorruptError{Offset: r.header.Offset, Reason: why + " (read without -strict, the results are read from the blocks, which do not depend on it)"}
+			return r.err
+		}
+		r.damage = append(r.damage, *r.header)
 	}
 	for {
 		for r.left == 0 {
@@ -185,7 +244,7 @@ func (r *Reader) Close() error {
 
 func (r *Reader) nextBlock() error {
 	start := r.src.n
-	r.blockAt, r.blockCount = start, 0
+	r.blockAt, r.blockCount, r.blockEnd = start, 0, 0
 	r.src.record = &r.consumed
 	r.consumed = r.consumed[:0]
 	defer func() { r.src.record = nil }()
@@ -229,6 +288,7 @@ func (r *Reader) nextBlock() error {
 	if zlen > maxBlockBytes || rawLen > maxBlockBytes || count > rawLen {
 		return bad("implausible block lengths")
 	}
+	r.blockEnd = r.src.n + 4 + int64(zlen)
 	var crcb [4]byte
 	if _, err := io.ReadFull(r.src, crcb[:]); err != nil {
 		return torn("file ends inside a block header")

@@ -40,6 +40,7 @@ func (r *Reader) skip(err error) bool {
 	skipped := int64(len(consumed))
 	r.scanToMarker(&skipped)
 	d.Bytes = skipped
+	d.AtLeast = d.Lost >= 0 && (r.blockEnd == 0 || start+skipped > r.blockEnd)
 	r.damage = append(r.damage, d)
 	return true
 }

@@ -180,6 +180,9 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(magic))
 	f.Add([]byte("LOADLAB\n\x01\x02{}LLB1"))
 	f.Add(encodeAll(f, sample(9000, 100))) // three blocks
+	flipped := encodeAll(f, sample(50, 100))
+	flipped[len(magic)+3] ^= 0x04 // the header's JSON: read from the blocks
+	f.Add(flipped)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Both ways of reading: stopping at damage, and skipping it.
 		for _, resync := range []bool{false, true} {

@@ -344,7 +344,7 @@ func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
 		return false
 	}
 	if body.left > 0 { // the handler left part of the body: skip it
-		if body.left > 256<<10 {
+		if body.left > 256<<10 || w.close { // unless the connection ends anyway
 			return false
 		}
 		if _, err := io.Copy(io.Discard, body); err != nil {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/loadlab/loadlab/internal/badinput"
 )
 
@@ -34,6 +36,8 @@ func FuzzTargets(f *testing.F) {
 	f.Add("# c\nHEAD http://[::1]:80/x\n", false)
 	f.Add(`{"method":"GET","url":"http://a/","header":{"A":["b"]},"body":"eA=="}`, true)
 	f.Add("GET http://a/{{rand.letters 3\n", false)
+	f.Add("GET http://a/{{rand.choice x \"y\\r\\nz\"}}\nX-A: {{\"v\\r\\nInjected: yes\"}}\n", false)
+	f.Add(`{"method":"GET","url":"http://a/","header":{"A":["{{rand.choice ok \"b\\r\\nc\"}}"]}}`, true)
 	f.Fuzz(func(t *testing.T, in string, json bool) {
 		format := HTTP
 		if json {
@@ -46,9 +50,22 @@ func FuzzTargets(f *testing.F) {
 			}
 			return
 		}
+		// What an accepted target renders is safe on the wire whatever the
+		// draws: no header value, URL or Host with CR, LF or NUL.
 		for _, tg := range ts {
 			if !ValidMethod(tg.Method) || tg.URL == nil {
 				t.Fatalf("bad target accepted: %+v", tg)
+			}
+			for seed := uint64(1); seed <= 8; seed++ {
+				rng := NewRand(seed)
+				if u := tg.URL.Append(nil, rng, seed); !urlPiece(string(u)) {
+					t.Fatalf("URL template %q rendered %q", tg.URL.Source(), u)
+				}
+				for _, h := range tg.Header {
+					if v := h.Value.Append(nil, rng, seed); !httpguts.ValidHeaderFieldValue(string(v)) || !httpguts.ValidHeaderFieldName(h.Name) {
+						t.Fatalf("header %q template %q rendered %q", h.Name, h.Value.Source(), v)
+					}
+				}
 			}
 		}
 	})

@@ -9,9 +9,12 @@ import (
 
 // compileHeader checks a header as net/http does before sending one (a
 // token for the name; no CR, LF, NUL or other control character but tab in
-// the value) and compiles the value's template. Rendered values stay valid:
-// template functions only insert letters, digits, hex, UUIDs and the
-// choices written in the value itself.
+// the value) and compiles the value's template. The check is made on the
+// value as written and again on every piece of text the compiled template
+// can write (quoted texts like {{"a\r\nb"}} and rand.choice words are
+// unquoted when compiled): template functions only insert letters, digits,
+// hex and UUIDs, so every rendered value is valid by construction, on
+// every client.
 func compileHeader(name, value string) (Header, error) {
 	if !httpguts.ValidHeaderFieldName(name) {
 		return Header{}, fmt.Errorf("header name %q is not a valid HTTP token (no spaces, colons or control characters)", name)
@@ -22,6 +25,9 @@ func compileHeader(name, value string) (Header, error) {
 	v, err := Compile(value)
 	if err != nil {
 		return Header{}, fmt.Errorf("header %s: %v", name, err)
+	}
+	if bad, found := v.firstBadPiece(httpguts.ValidHeaderFieldValue); found {
+		return Header{}, fmt.Errorf("header %s: the template can write a control character (CR, LF, NUL...), which would break the request apart: %q", name, bad)
 	}
 	return Header{Name: http.CanonicalHeaderKey(name), Value: v}, nil
 }

@@ -6,6 +6,7 @@ package targets
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -76,8 +77,14 @@ var methods = map[string]bool{
 func ValidMethod(m string) bool { return methods[m] }
 
 // checkURL verifies a URL template renders to an absolute http(s) URL,
-// rendering it once with a throwaway random source.
+// rendering it once with a throwaway random source, and that no piece of
+// text it can write (a quoted text, a rand.choice word) holds a control
+// character, which would split the request line or the Host header
+// whatever the rendering.
 func checkURL(t *Template) string {
+	if bad, found := t.firstBadPiece(urlPiece); found {
+		return "bad URL " + quote(t.Source()) + ": the template can write a control character, which would break the request apart: " + strconv.Quote(bad)
+	}
 	s := string(t.Append(nil, NewRand(1), 0))
 	u, err := url.Parse(s)
 	if err != nil {
@@ -92,9 +99,22 @@ func checkURL(t *Template) string {
 	return ""
 }
 
+// urlPiece reports whether s may appear in a URL template's output: no
+// control character (CR, LF, NUL...) or DEL, as net/url requires.
+func urlPiece(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// quote quotes s for a message on one line (control characters escaped),
+// cut at 80 bytes.
 func quote(s string) string {
 	if len(s) > 80 {
-		s = s[:77] + "..."
+		return strconv.Quote(s[:77]) + "..."
 	}
-	return `"` + s + `"`
+	return strconv.Quote(s)
 }

@@ -275,3 +275,27 @@ func splitWords(s string) ([]word, error) {
 		s = s[i:]
 	}
 }
+
+// firstBadPiece returns the first piece of text the template can write as
+// given — a literal, a quoted text, a rand.choice word — for which ok is
+// false. The functions (seq, uuid, rand.int, rand.letters...) write only
+// letters, digits and '-', so a template whose pieces all pass writes only
+// text that passes a byte-wise check: what it renders is safe by
+// construction and needs no check per request.
+func (t *Template) firstBadPiece(ok func(string) bool) (string, bool) {
+	for _, s := range t.segs {
+		switch s.op {
+		case opLit:
+			if !ok(s.lit) {
+				return s.lit, true
+			}
+		case opChoice:
+			for _, c := range s.choices {
+				if !ok(c) {
+					return c, true
+				}
+			}
+		}
+	}
+	return "", false
+}

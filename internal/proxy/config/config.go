@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -310,6 +311,13 @@ func (v *validator) route(c *Config, r *RouteConfig, i int) error {
 	if r.Path == "/metrics" || r.Path == "/status" {
 		return v.errAt(fmt.Sprintf("%q is reserved for the proxy's own metrics and status; give the route another path", r.Path), at("path")...)
 	}
+	if r.Path != "/*" {
+		for _, reserved := range []string{"/metrics", "/status"} {
+			if routepath.Match(r.Path, reserved) {
+				return v.errAt(fmt.Sprintf("%q matches %s, which the proxy serves itself: this route would never get it; give the route a path that does not match it (only the catch-all /* may)", r.Path, reserved), at("path")...)
+			}
+		}
+	}
 	if r.Name == "" {
 		r.Name = r.Path
 	}
@@ -319,6 +327,11 @@ func (v *validator) route(c *Config, r *RouteConfig, i int) error {
 	u, err := url.Parse(r.Upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
 		return v.errAt(fmt.Sprintf("%q is not an http:// or https:// URL with a host", r.Upstream), at("upstream")...)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return v.errAt(fmt.Sprintf("%q: port %s is not between 1 and 65535", r.Upstream, p), at("upstream")...)
+		}
 	}
 	switch {
 	case r.Pool.Inline != nil:

@@ -163,6 +163,10 @@ func TestReservedRouteAndZeroCheckoutRefused(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{"pools: {default: {size: 1}}\nroutes: [{path: /metrics, upstream: \"http://127.0.0.1:1\"}]", "routes[0].path: \"/metrics\" is reserved"},
 		{"pools: {default: {size: 1}}\nroutes: [{path: /status, upstream: \"http://127.0.0.1:1\"}]", "is reserved"},
+		{"pools: {default: {size: 1}}\nroutes: [{path: /metrics*, upstream: \"http://127.0.0.1:1\"}]", "routes[0].path: \"/metrics*\" matches /metrics, which the proxy serves itself"},
+		{"pools: {default: {size: 1}}\nroutes: [{path: /st*, upstream: \"http://127.0.0.1:1\"}]", "matches /status"},
+		{"pools: {default: {size: 1}}\nroutes: [{path: /x, upstream: \"http://127.0.0.1:99999\"}]", "routes[0].upstream: \"http://127.0.0.1:99999\": port 99999 is not between 1 and 65535"},
+		{"pools: {default: {size: 1}}\nroutes: [{path: /x, upstream: \"http://127.0.0.1:0\"}]", "port 0 is not between"},
 		{"pools: {default: {size: 1, checkout_timeout: 0s}}\nroutes: [{path: /*, upstream: \"http://127.0.0.1:1\"}]", "checkout_timeout: must be positive"},
 	} {
 		if _, err := Parse([]byte(c.yaml), "p.yaml"); err == nil || !strings.Contains(err.Error(), c.want) {

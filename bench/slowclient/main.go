@@ -1,0 +1,148 @@
+// Command slowclient measures what slow clients cost the proxy's other
+// users: origin and proxy as real processes on loopback, a pool of 4 + 4
+// workers (checkout timeout 1 s) to a 20 ms origin, and beside normal GETs
+// at a steady rate, slow clients holding connections open: POST bodies
+// trickled at one byte a second and Slowloris heads at one byte a second.
+// It prints, per row (no slow clients, then with them), the normal
+// requests sent, answered 200, and their p50 / p99 / max latency.
+//
+//	go run ./bench/slowclient                       # the binary built from this tree
+//	go run ./bench/slowclient -bin /path/to/loadlab # another build (e.g. before a fix)
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/loadlab/loadlab/bench/labproc"
+)
+
+func main() {
+	bin := flag.String("bin", "", "loadlab binary (default: build ./cmd/loadlab)")
+	slow := flag.Int("slow", 16, "slow body clients (and as many slow heads)")
+	rate := flag.String("rate", "100/s", "rate of the normal GETs")
+	duration := flag.Duration("duration", 15*time.Second, "how long the normal GETs run per row")
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "loadlab-slowclient-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	if *bin == "" {
+		*bin = filepath.Join(dir, "loadlab")
+		if out, err := exec.Command("go", "build", "-o", *bin, "./cmd/loadlab").CombinedOutput(); err != nil {
+			fail(fmt.Errorf("build: %v\n%s", err, out))
+		}
+	}
+	recipe := filepath.Join(dir, "recipe.json")
+	_ = os.WriteFile(recipe, []byte(`{"body": "ok", "stages": [{"at": 0, "status": 200, "latency": "20ms"}]}`), 0o644)
+	origin, stopOrigin := start(*bin, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0", "-quiet")
+	defer stopOrigin()
+	cfg := filepath.Join(dir, "proxy.yaml")
+	_ = os.WriteFile(cfg, []byte("pools:\n  default: {size: 4, overflow: 4, checkout_timeout: 1s}\nroutes:\n  - {name: all, path: /*, upstream: "+origin+"}\n"), 0o644)
+	proxy, stopProxy := start(*bin, "proxy", "-config", cfg, "-listen", "127.0.0.1:0")
+	defer stopProxy()
+
+	var st syscall.Sysinfo_t
+	_ = syscall.Sysinfo(&st)
+	fmt.Printf("slowclient: GET at %s for %v through a pool of 4 + 4 (checkout timeout 1 s) to a 20 ms origin (%s, load %.2f)\n\n",
+		*rate, *duration, time.Now().UTC().Format(time.RFC3339), float64(st.Loads[0])/65536)
+	fmt.Println("| slow clients | normal GETs | answered 200 | p50 | p99 | max |")
+	fmt.Println("|---|---|---|---|---|---|")
+	row(*bin, dir, proxy, "none", *rate, *duration)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	addr := strings.TrimPrefix(proxy, "http://")
+	for i := 0; i < *slow; i++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			trickle(ctx, addr, "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 100000\r\n\r\n", '.')
+		}()
+		go func() {
+			defer wg.Done()
+			trickle(ctx, addr, "GET /loris HTTP/1.1\r\nHost: a\r\nX-Slow: ", 'a')
+		}()
+	}
+	time.Sleep(2 * time.Second) // the slow clients are connected and trickling
+	row(*bin, dir, proxy, fmt.Sprintf("%d bodies + %d heads at 1 byte/s", *slow, *slow), *rate, *duration)
+	cancel()
+	wg.Wait()
+}
+
+// trickle sends head, then one byte a second (reconnecting when the server
+// closes) until ctx ends.
+func trickle(ctx context.Context, addr, head string, b byte) {
+	for ctx.Err() == nil {
+		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+		if err != nil {
+			return
+		}
+		go func() { <-ctx.Done(); c.Close() }()
+		if _, err := io.WriteString(c, head); err == nil {
+			for ctx.Err() == nil {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+				if _, err := c.Write([]byte{b}); err != nil {
+					break
+				}
+			}
+		}
+		c.Close()
+	}
+}
+
+// row attacks url and prints one line of the table.
+func row(bin, dir, url, name, rate string, d time.Duration) {
+	out := filepath.Join(dir, fmt.Sprintf("normal-%d.lll", time.Now().UnixNano()))
+	cmd := exec.Command(bin, "attack", "-rate="+rate, "-duration="+d.String(), "-timeout=5s", "-output="+out)
+	cmd.Stdin = strings.NewReader("GET " + url + "/news\n")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		fail(fmt.Errorf("attack: %v\n%s", err, b))
+	}
+	b, err := exec.Command(bin, "report", "-type=json", out).Output()
+	if err != nil {
+		fail(fmt.Errorf("report: %v", err))
+	}
+	var rep struct {
+		Requests    int            `json:"requests"`
+		StatusCodes map[string]int `json:"status_codes"`
+		Latencies   struct {
+			P50 time.Duration `json:"50th"`
+			P99 time.Duration `json:"99th"`
+			Max time.Duration `json:"max"`
+		} `json:"latencies"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		fail(err)
+	}
+	fmt.Printf("| %s | %d | %d | %v | %v | %v |\n", name, rep.Requests, rep.StatusCodes["200"],
+		rep.Latencies.P50.Round(time.Microsecond), rep.Latencies.P99.Round(time.Microsecond), rep.Latencies.Max.Round(time.Microsecond))
+}
+
+// start runs a loadlab server and returns its URL and a stop function.
+func start(bin string, args ...string) (string, func()) {
+	u, cmd, err := labproc.Start(context.Background(), os.Stderr, bin, args...)
+	if err != nil {
+		fail(err)
+	}
+	return u, func() { labproc.Stop(cmd) }
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "slowclient:", err)
+	os.Exit(2)
+}

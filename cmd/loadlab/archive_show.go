@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/badinput"
+)
+
+func init() {
+	registerArchive(archiveCommand{name: "show", summary: "one run: its figures, each step's text report, its stored files", order: 30, run: runArchiveShow})
+}
+
+const archiveShowExamples = `  # A run's steps with their vegeta-style text reports, and its files
+  loadlab archive show -db runs.db k3x9q2m7fa1c
+
+  # The same as JSON (the run, its steps and files)
+  loadlab archive show -db runs.db -type json k3x9q2m7fa1c`
+
+func runArchiveShow(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("archive show", "-db DB [-type json] RUN_ID", archiveShowExamples, stderr)
+	db := dbFlag(fs)
+	typ := fs.String("type", "text", "output `type`: text or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := needDB(*db); err != nil {
+		return err
+	}
+	if *typ != "text" && *typ != "json" {
+		return badinput.Field("-type", "want text or json, got %q", *typ)
+	}
+	if fs.NArg() != 1 {
+		return badinput.Errorf("want one run ID, got %d arguments", fs.NArg())
+	}
+	st, err := archive.OpenExisting(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r, err := st.Get(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	files, err := st.Files(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	if *typ == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			*archive.Run
+			Files []archive.File `json:"files"`
+		}{r, files})
+	}
+	fmt.Fprintf(stdout, "%s  %s\n", r.Slug, labelList(r.Labels))
+	fmt.Fprintf(stdout, "%s, %s to %s (%s)\n", r.Command, r.Started.Local().Format(time.DateTime), r.Ended.Local().Format(time.TimeOnly), r.Source)
+	for _, s := range r.Steps {
+		name := s.Name
+		if s.Scenario != "" {
+			name += ", " + s.Scenario
+		}
+		fmt.Fprintf(stdout, "\n== step %d: %s\n%s", s.Index+1, name, s.Text)
+	}
+	fmt.Fprintln(stdout, "\nFiles:")
+	for _, f := range files {
+		fmt.Fprintf(stdout, "  %10d  %s\n", f.Size, f.Name)
+	}
+	return nil
+}

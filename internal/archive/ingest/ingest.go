@@ -1,0 +1,178 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/shardset"
+)
+
+// Options are what the user adds to every run.
+type Options struct {
+	Name   string            // the runs' name (default: the plan's name, or the results file's)
+	Labels map[string]string // added to every run (over labels found in the files)
+}
+
+// Bundles turns paths into the runs they hold, in the order given: each
+// folder is a `loadlab run` folder (one run, or one per matrix cell);
+// results files are grouped as `loadlab plot` groups them, the shard files
+// of one split attack one run and every other file a run of its own.
+// Warnings (a torn tail a killed attack left) are returned for the caller
+// to print; a file that is not results, or is corrupt, is bad input.
+func Bundles(ctx context.Context, paths []string, o Options) ([]*archive.Bundle, []string, error) {
+	var out []*archive.Bundle
+	var warns []string
+	var files []string
+	flush := func() error {
+		if len(files) == 0 {
+			return nil
+		}
+		bs, ws, err := resultsRuns(ctx, files, o)
+		files = nil
+		out, warns = append(out, bs...), append(warns, ws...)
+		return err
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, warns, badinput.Wrap(p, err)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, warns, err
+		}
+		bs, ws, err := runFolder(ctx, p, o)
+		out, warns = append(out, bs...), append(warns, ws...)
+		if err != nil {
+			return nil, warns, err
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, warns, err
+	}
+	return out, warns, nil
+}
+
+// resultsRuns groups results files into runs and ingests each.
+func resultsRuns(ctx context.Context, files []string, o Options) ([]*archive.Bundle, []string, error) {
+	members, err := shardset.Open(files)
+	if err != nil {
+		return nil, nil, err
+	}
+	sets, err := shardset.Group(members, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []*archive.Bundle
+	var warns []string
+	for _, set := range sets {
+		if err := ctx.Err(); err != nil {
+			return nil, warns, err
+		}
+		b, ws, err := resultsRun(set.Names(), o)
+		warns = append(warns, ws...)
+		if err != nil {
+			return nil, warns, err
+		}
+		out = append(out, b)
+	}
+	return out, warns, nil
+}
+
+// resultsRun is one run from results files (one file, or one attack's
+// shards): one step, its figures as `loadlab report FILES` prints them.
+func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
+	used := map[string]bool{}
+	var files []archive.BundleFile
+	for _, p := range paths {
+		n := filepath.Base(p)
+		for i := 2; used[n]; i++ {
+			n = fmt.Sprintf("%d-%s", i, filepath.Base(p))
+		}
+		used[n] = true
+		files = append(files, diskFile(n, p))
+	}
+	// the content hash reads the files while the report does (a second
+	// core, and the page cache serves both)
+	type hashed struct {
+		sum string
+		err error
+	}
+	hash := make(chan hashed, 1)
+	go func() {
+		sum, err := archive.ContentHash(files, "")
+		hash <- hashed{sum, err}
+	}()
+	rep, err := reportFiles(paths)
+	h := <-hash
+	if err != nil {
+		return nil, rep.warnings, err
+	}
+	if h.err != nil {
+		return nil, rep.warnings, h.err
+	}
+	name := o.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(shardset.Name(paths)), filepath.Ext(shardset.Name(paths)))
+	}
+	labels := map[string]string{}
+	source := "results"
+	var command []string
+	for _, m := range rep.metas {
+		if m == nil {
+			continue
+		}
+		if m.Shard != nil {
+			source = "shards"
+		}
+		if command == nil {
+			command = m.Command
+		}
+		for k, v := range m.Labels {
+			if _, _, err := archive.ParseLabel(k + "=" + v); err == nil {
+				labels[k] = v
+			}
+		}
+	}
+	if rep.vegeta {
+		source = "vegeta"
+	}
+	for k, v := range o.Labels {
+		labels[k] = v
+	}
+	f := figures(rep.m)
+	b := &archive.Bundle{
+		Run: archive.Run{Name: name, Labels: labels, Source: source, Command: strings.Join(command, " "),
+			Started: rep.m.Earliest, Ended: rep.m.End, Figures: f,
+			Steps: []archive.Step{{Index: 0, Name: name, Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Text: rep.text}}},
+		Histograms: map[archive.StepKey][]byte{{Step: 0}: rep.hist},
+		Scenarios:  map[string]archive.Figures{"": f},
+	}
+	b.Files, b.Run.Content = files, h.sum
+	return b, rep.warnings, nil
+}
+
+// diskFile is a file stored as it is on disk.
+func diskFile(name, path string) archive.BundleFile {
+	return archive.BundleFile{Name: name, Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,121 @@
+package ingest
+
+import (
+	"bytes"
+	"strconv"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/report"
+	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/shardset"
+)
+
+// fileReport is `loadlab report FILES` of some results files: the closed
+// metrics, the text report, the encoded latency histogram.
+type fileReport struct {
+	m        *metrics.Metrics
+	text     string
+	hist     []byte
+	metas    []*results.Meta
+	vegeta   bool // every file is vegeta's
+	warnings []string
+}
+
+// reportFiles reads paths as `loadlab report` reads them (shards checked
+// with shardset, damaged blocks skipped with a warning, a corrupt file
+// refused) and returns its figures and text.
+func reportFiles(paths []string) (fileReport, error) {
+	var rep fileReport
+	var inputs []report.Input
+	var srcs []*results.Source
+	defer func() {
+		for _, s := range srcs {
+			s.Close()
+		}
+	}()
+	rep.vegeta = true
+	for _, p := range paths {
+		s, err := results.Open(p)
+		if err != nil {
+			return rep, err
+		}
+		s.Resync(true)
+		srcs = append(srcs, s)
+		in := report.Input{Name: p, Dec: s}
+		if len(paths) == 1 { // several files are read in parallel by report already
+			pp := newPipe(s)
+			defer pp.Close()
+			in.Dec = pp
+		}
+		if s.Meta != nil {
+			in.Shard = s.Meta.Shard
+		}
+		if s.Format == results.FormatLoadlab {
+			rep.vegeta = false
+		}
+		rep.metas = append(rep.metas, s.Meta)
+		inputs = append(inputs, in)
+	}
+	members := make([]shardset.Member, len(inputs))
+	for i, in := range inputs {
+		members[i] = shardset.Member{Name: in.Name, Shard: in.Shard}
+	}
+	owned, err := shardset.Check(members, false)
+	if err != nil {
+		return rep, err
+	}
+	merge := report.NewMerge(inputs...)
+	var buf bytes.Buffer
+	m, err := report.Run(&buf, merge, report.Options{Kind: report.KindText, Metrics: metrics.Options{Owned: owned}})
+	if err != nil {
+		return rep, err
+	}
+	rep.warnings = append(rep.warnings, merge.Damaged()...)
+	for _, w := range merge.Warnings {
+		if !w.Err.Torn {
+			return rep, &badinput.Error{Msg: w.String()}
+		}
+		rep.warnings = append(rep.warnings, w.String())
+	}
+	if m.Requests == 0 {
+		return rep, badinput.At(paths[0], 0, "holds no results: nothing to archive")
+	}
+	rep.m, rep.text = m, buf.String()
+	rep.hist, err = encodeHist(m.Latencies.Histogram())
+	return rep, err
+}
+
+// encodeHist is the histogram as Store.Histogram returns it.
+func encodeHist(h *hdrhistogram.Histogram) ([]byte, error) {
+	if h == nil {
+		return nil, nil
+	}
+	return h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+}
+
+// figures are the archive's headline figures of closed metrics.
+func figures(m *metrics.Metrics) archive.Figures {
+	l := &m.Latencies
+	f := archive.Figures{Requests: m.Requests, Rate: m.Rate, Throughput: m.Throughput, Success: m.Success,
+		Latencies: archive.Latencies{P50: l.P50, P90: l.P90, P95: l.P95, P99: l.P99, Max: l.Max, Mean: l.Mean},
+		LagP99:    m.Lag.P99, Dropped: m.Dropped, Codes: map[string]uint64{}}
+	for c, n := range m.StatusCodes {
+		f.Codes[strconv.Itoa(int(c))] = n
+	}
+	return f
+}
+
+// merged closes a merge of several reports' metrics: the figures of
+// `loadlab report` over all their files.
+func merged(ms []*metrics.Metrics) *metrics.Metrics {
+	out := metrics.New()
+	for _, m := range ms {
+		out.Merge(m)
+	}
+	out.Close()
+	return out
+}

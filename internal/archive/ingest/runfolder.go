@@ -1,0 +1,340 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/metrics"
+)
+
+// StepLog is the name of the file, made from summary.json, listing the
+// instant each step started and ended.
+const StepLog = "steps.log"
+
+// topFiles are a run folder's own files stored with every run made of it.
+var topFiles = []string{"plan.yaml", summary.File, "report.md", "report.html"}
+
+// cell is one matrix cell of a run folder: the steps that ran one
+// combination of component variants.
+type cell struct {
+	key    string            // "build=2020-02-04", "" for the whole run
+	labels map[string]string // the component variants
+	steps  []*summary.StepResult
+}
+
+// runFolder ingests a `loadlab run` folder.
+func runFolder(ctx context.Context, dir string, o Options) ([]*archive.Bundle, []string, error) {
+	sum, err := summary.Load(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, badinput.At(dir, 0, "not a loadlab run folder (no %s), nor a results file", summary.File)
+	}
+	if err != nil {
+		return nil, nil, badinput.Wrap(filepath.Join(dir, summary.File), err)
+	}
+	if len(sum.Steps) == 0 {
+		return nil, nil, badinput.At(dir, 0, "the run has no steps: nothing to archive")
+	}
+	cells := cellsOf(sum)
+	plan, _ := os.ReadFile(filepath.Join(dir, "plan.yaml"))
+	machine, _ := json.Marshal(sum.Machine)
+	var out []*archive.Bundle
+	var warns []string
+	for _, c := range cells {
+		if err := ctx.Err(); err != nil {
+			return nil, warns, err
+		}
+		b, ws, err := cellRun(dir, sum, c, o)
+		warns = append(warns, ws...)
+		if err != nil {
+			return nil, warns, err
+		}
+		b.Run.Plan, b.Run.Machine = string(plan), string(machine)
+		out = append(out, b)
+	}
+	return out, warns, nil
+}
+
+// cellsOf splits the steps by the values of the matrix's component axes:
+// one cell per combination, in first-run order; one cell of every step
+// when no component varies.
+func cellsOf(sum *summary.Summary) []cell {
+	var comp []string
+	for _, ax := range sum.Axes() {
+		if ax.Component && len(ax.Values) > 1 {
+			comp = append(comp, ax.Key)
+		}
+	}
+	if len(comp) == 0 {
+		return []cell{{steps: sum.Steps}}
+	}
+	var cells []cell
+	at := map[string]int{}
+	for _, st := range sum.Steps {
+		labels := map[string]string{}
+		var parts []string
+		for _, k := range comp {
+			v := st.Variants[k]
+			if v == "" {
+				v = st.Vars[k]
+			}
+			labels[k] = v
+			parts = append(parts, k+"="+v)
+		}
+		key := strings.Join(parts, ",")
+		i, ok := at[key]
+		if !ok {
+			i = len(cells)
+			at[key] = i
+			cells = append(cells, cell{key: key, labels: labels})
+		}
+		cells[i].steps = append(cells[i].steps, st)
+	}
+	return cells
+}
+
+// stepJob is one scenario of one step to report.
+type stepJob struct {
+	step *summary.StepResult
+	sc   *summary.ScenarioResult
+	rep  fileReport
+	err  error
+}
+
+// cellRun is the run of one cell: a step per step and scenario, each
+// reported from its results file; the run's figures are every file's
+// merged, as `loadlab report` of them all prints them.
+func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bundle, []string, error) {
+	var jobs []*stepJob
+	for _, st := range c.steps {
+		for _, sc := range st.Scenarios {
+			if sc.Results == "" {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(dir, sc.Results)); err != nil {
+				continue // a step that never started its attack
+			}
+			jobs = append(jobs, &stepJob{step: st, sc: sc})
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, nil, badinput.At(dir, 0, "no results files of its steps are in the folder: nothing to archive")
+	}
+	reportAll(dir, jobs)
+	var warns []string
+	var all []*metrics.Metrics
+	perScenario := map[string][]*metrics.Metrics{}
+	b := &archive.Bundle{Histograms: map[archive.StepKey][]byte{}, Scenarios: map[string]archive.Figures{}}
+	for _, j := range jobs {
+		warns = append(warns, j.rep.warnings...)
+		if j.err != nil {
+			return nil, warns, j.err
+		}
+		all = append(all, j.rep.m)
+		perScenario[j.sc.Name] = append(perScenario[j.sc.Name], j.rep.m)
+		b.Run.Steps = append(b.Run.Steps, archive.Step{Index: j.step.Index, Name: j.step.Name, Scenario: j.sc.Name,
+			Started: j.step.Started, Ended: j.step.Ended, Figures: figures(j.rep.m), Text: j.rep.text})
+		b.Histograms[archive.StepKey{Step: j.step.Index, Scenario: j.sc.Name}] = j.rep.hist
+	}
+	for name, ms := range perScenario {
+		b.Scenarios[name] = figures(merged(ms))
+	}
+	labels := map[string]string{}
+	for k, v := range c.labels {
+		labels[k] = v
+	}
+	for k, v := range o.Labels {
+		labels[k] = v
+	}
+	name := o.Name
+	if name == "" {
+		name = sum.Name
+	}
+	first, last := c.steps[0], c.steps[len(c.steps)-1]
+	b.Run.Name, b.Run.Labels, b.Run.Source = name, labels, "run"
+	b.Run.Command = strings.TrimSpace("loadlab run " + strings.Join(sum.RunArgs, " "))
+	b.Run.Started, b.Run.Ended = first.Started, last.Ended
+	b.Run.Figures = figures(merged(all))
+	files, err := cellFiles(dir, sum, c)
+	if err != nil {
+		return nil, warns, err
+	}
+	b.Files = files
+	content, err := archive.ContentHash(files, c.key)
+	if err != nil {
+		return nil, warns, err
+	}
+	b.Run.Content = content
+	return b, warns, nil
+}
+
+// reportAll reports every job's results file, on every core.
+func reportAll(dir string, jobs []*stepJob) {
+	next := make(chan *stepJob)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				j.rep, j.err = reportFiles([]string{filepath.Join(dir, j.sc.Results)})
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+}
+
+// cellFiles are the raw files of a cell's run: the run folder's own files,
+// every file of its steps' folders, its components' logs, the sampled
+// metrics of its steps, and the step log.
+func cellFiles(dir string, sum *summary.Summary, c cell) ([]archive.BundleFile, error) {
+	var files []archive.BundleFile
+	seen := map[string]bool{}
+	add := func(rel string) {
+		rel = filepath.ToSlash(filepath.Clean(rel))
+		if seen[rel] || strings.HasPrefix(rel, "../") {
+			return
+		}
+		if st, err := os.Stat(filepath.Join(dir, rel)); err != nil || !st.Mode().IsRegular() {
+			return
+		}
+		seen[rel] = true
+		files = append(files, diskFile(rel, filepath.Join(dir, rel)))
+	}
+	for _, f := range topFiles {
+		add(f)
+	}
+	steps := map[int]bool{}
+	for _, st := range c.steps {
+		steps[st.Index+1] = true
+		if st.Dir != "" {
+			var names []string
+			filepath.WalkDir(filepath.Join(dir, st.Dir), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					if rel, err := filepath.Rel(dir, p); err == nil {
+						names = append(names, rel)
+					}
+				}
+				return nil
+			})
+			sort.Strings(names)
+			for _, n := range names {
+				add(n)
+			}
+		}
+		for _, sc := range st.Scenarios {
+			add(sc.Results)
+			add(sc.Report)
+		}
+		for _, cr := range append(append([]summary.ComponentRun{}, st.Components...), st.Deaths...) {
+			if cr.Log != "" {
+				add(cr.Log)
+			}
+		}
+	}
+	whole := len(c.steps) == len(sum.Steps)
+	for _, name := range []string{"samples.json", "samples.csv"} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		seen[name] = true
+		if whole {
+			files = append(files, diskFile(name, p))
+			continue
+		}
+		filter := samplesJSON
+		if strings.HasSuffix(name, ".csv") {
+			filter = samplesCSV
+		}
+		files = append(files, archive.BundleFile{Name: name, Open: func() (io.ReadCloser, error) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			out, err := filter(data, steps)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", p, err)
+			}
+			return io.NopCloser(bytes.NewReader(out)), nil
+		}})
+	}
+	log := stepLog(sum, c)
+	files = append(files, archive.BundleFile{Name: StepLog, Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader(log)), nil
+	}})
+	return files, nil
+}
+
+// stepLog lists when each of the cell's steps started and ended, one line
+// each, as the terminal showed them.
+func stepLog(sum *summary.Summary, c cell) string {
+	var b strings.Builder
+	for _, st := range c.steps {
+		fmt.Fprintf(&b, "%s step %d/%d started: %s\n", st.Started.UTC().Format("2006-01-02T15:04:05.000000000Z"), st.Index+1, len(sum.Steps), st.Name)
+		for _, sc := range st.Scenarios {
+			fmt.Fprintf(&b, "%s   %s: %s for %s, %d requests\n", st.Started.UTC().Format("2006-01-02T15:04:05.000000000Z"), sc.Name, sc.Rate, sc.Duration, sc.Requests)
+		}
+		fmt.Fprintf(&b, "%s step %d/%d ended\n", st.Ended.UTC().Format("2006-01-02T15:04:05.000000000Z"), st.Index+1, len(sum.Steps))
+	}
+	return b.String()
+}
+
+// samplesJSON keeps the samples of the given steps (1-based).
+func samplesJSON(data []byte, steps map[int]bool) ([]byte, error) {
+	var all []json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	kept := []json.RawMessage{}
+	for _, raw := range all {
+		var s struct {
+			Step int `json:"step"`
+		}
+		if json.Unmarshal(raw, &s) == nil && steps[s.Step] {
+			kept = append(kept, raw)
+		}
+	}
+	return json.Marshal(kept)
+}
+
+// samplesCSV keeps the header and the rows of the given steps (1-based),
+// whose second column is the step.
+func samplesCSV(data []byte, steps map[int]bool) ([]byte, error) {
+	var out bytes.Buffer
+	for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		if i == 0 {
+			out.Write(line)
+			continue
+		}
+		fields := bytes.SplitN(line, []byte(","), 3)
+		var n int
+		if len(fields) >= 2 {
+			fmt.Sscan(string(fields[1]), &n)
+		}
+		if steps[n] {
+			out.Write(line)
+		}
+	}
+	return out.Bytes(), nil
+}

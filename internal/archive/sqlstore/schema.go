@@ -1,0 +1,116 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+)
+
+// figureCols are the headline figures' columns, in runs, steps and
+// scenarios alike (archive.Figures).
+const figureCols = `requests BIGINT NOT NULL, rate {{real}} NOT NULL, throughput {{real}} NOT NULL, success {{real}} NOT NULL,
+	p50 BIGINT NOT NULL, p90 BIGINT NOT NULL, p95 BIGINT NOT NULL, p99 BIGINT NOT NULL, pmax BIGINT NOT NULL, pmean BIGINT NOT NULL,
+	lag_p99 BIGINT NOT NULL, dropped BIGINT NOT NULL, codes TEXT NOT NULL`
+
+// migrations are the schema's versions: migrations[i] takes a database
+// from version i to i+1. Append only; never edit a released one.
+var migrations = [][]string{
+	{ // 1: runs, labels, steps, per-scenario figures, files in chunks
+		// the columns List and Points read come first, the long texts last:
+		// SQLite reads a row's columns in order, and a long plan spills
+		// into overflow pages a list should never touch
+		`CREATE TABLE runs (seq {{serial}}, id TEXT NOT NULL UNIQUE, slug TEXT NOT NULL, name TEXT NOT NULL, name_lower TEXT NOT NULL,
+			source TEXT NOT NULL, started BIGINT NOT NULL, ended BIGINT NOT NULL, added BIGINT NOT NULL, labels TEXT NOT NULL,
+			` + figureCols + `, content TEXT NOT NULL UNIQUE, command TEXT NOT NULL, machine TEXT NOT NULL, plan TEXT NOT NULL)`,
+		`CREATE INDEX runs_started ON runs (started, seq)`,
+		`CREATE INDEX runs_name ON runs (name_lower, seq)`,
+		`CREATE INDEX runs_p99 ON runs (p99, seq)`,
+		`CREATE INDEX runs_success ON runs (success, seq)`,
+		`CREATE INDEX runs_requests ON runs (requests, seq)`,
+		`CREATE TABLE labels (run_seq BIGINT NOT NULL REFERENCES runs (seq) ON DELETE CASCADE, key TEXT NOT NULL, value TEXT NOT NULL,
+			PRIMARY KEY (run_seq, key))`,
+		`CREATE INDEX labels_key_value ON labels (key, value, run_seq)`,
+		`CREATE TABLE steps (run_seq BIGINT NOT NULL REFERENCES runs (seq) ON DELETE CASCADE, ord INTEGER NOT NULL, idx INTEGER NOT NULL,
+			scenario TEXT NOT NULL, name TEXT NOT NULL, started BIGINT NOT NULL, ended BIGINT NOT NULL, ` + figureCols + `,
+			text TEXT NOT NULL, hist {{blob}}, PRIMARY KEY (run_seq, idx, scenario))`,
+		`CREATE TABLE scenarios (run_seq BIGINT NOT NULL REFERENCES runs (seq) ON DELETE CASCADE, scenario TEXT NOT NULL, ` + figureCols + `,
+			PRIMARY KEY (run_seq, scenario))`,
+		`CREATE INDEX scenarios_scenario ON scenarios (scenario, run_seq)`,
+		`CREATE TABLE files (run_seq BIGINT NOT NULL REFERENCES runs (seq) ON DELETE CASCADE, ord INTEGER NOT NULL, name TEXT NOT NULL,
+			size BIGINT NOT NULL, PRIMARY KEY (run_seq, name))`,
+		`CREATE TABLE chunks (run_seq BIGINT NOT NULL REFERENCES runs (seq) ON DELETE CASCADE, name TEXT NOT NULL, n INTEGER NOT NULL,
+			codec TEXT NOT NULL, data {{blob}} NOT NULL, PRIMARY KEY (run_seq, name, n))`,
+	},
+}
+
+// SchemaVersion is the schema version this loadlab writes.
+var SchemaVersion = len(migrations)
+
+// version reads the schema version (0: an empty database).
+func (s *Store) version(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var v int
+	err := q.QueryRowContext(ctx, "SELECT version FROM schema_version").Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return v, err
+}
+
+// migrate brings the schema to SchemaVersion, refusing a newer one.
+func (s *Store) migrate(ctx context.Context) error {
+	v, err := s.version(ctx, s.db)
+	if err == nil && v == SchemaVersion {
+		return nil // the common case: no write lock taken
+	}
+	if err == nil && v > SchemaVersion {
+		return s.newer(v)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.dbError(err)
+	}
+	defer tx.Rollback()
+	if s.d.postgres { // one migrator at a time across every client of the database
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7466839201)"); err != nil {
+			return s.dbError(err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); err != nil {
+		return s.dbError(err)
+	}
+	v, err = s.version(ctx, tx)
+	if err != nil {
+		return s.dbError(err)
+	}
+	if v > SchemaVersion {
+		return s.newer(v)
+	}
+	if v == 0 {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO schema_version (version) VALUES (0)"); err != nil {
+			return s.dbError(err)
+		}
+	}
+	for ; v < SchemaVersion; v++ {
+		for _, q := range migrations[v] {
+			if _, err := tx.ExecContext(ctx, s.d.ddl(q)); err != nil {
+				return fmt.Errorf("%s: migrating the schema to version %d: %v", s.name, v+1, oneLine(err))
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.d.rebind("UPDATE schema_version SET version = ?"), SchemaVersion); err != nil {
+		return s.dbError(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.dbError(err)
+	}
+	return nil
+}
+
+func (s *Store) newer(v int) error {
+	return badinput.At(s.name, 0, "the archive's schema is version %d, newer than this loadlab knows (%d): use a newer loadlab", v, SchemaVersion)
+}
