@@ -136,7 +136,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.Int64Var(&f.maxBody, "max-body", 0, "response body `bytes` stored in the results: 0 = none (bodies are still read and counted in bytes in), -1 = all")
 	fs.Var(&f.headers, "header", "request header \"Name: value\" added to every target (repeatable; values may be templated)")
 	fs.StringVar(&f.body, "body", "", "request body `file` for targets without an @body (may be templated)")
-	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it)")
+	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it) and sent as the X-Vegeta-Attack header, as vegeta does")
 	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream, flushed every 250 ms so readers following the file see fresh data)")
 	fs.BoolVar(&f.precise, "precise", false, "wake the pacer at each request's due time (Linux timerfd): schedule lag ~0.1 ms instead of ~0.5 ms, for more CPU")
 	fs.BoolVar(&f.harvest, "harvest", true, "paced http:// attacks read answers when the pacer wakes up (about every millisecond), not as each arrives: far fewer wake-ups, same latencies (taken from the kernel's receive timestamps). -harvest=false wakes up per answer (Linux; elsewhere always false)")
@@ -154,7 +154,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.StringVar(&f.segment, "segment", "", "send the `from:to` segment of the schedule (k6's execution segments, e.g. 0:1/4), within -segments")
 	fs.StringVar(&f.segments, "segments", "", "every shard's cut `points`, e.g. 0,1/4,1/2,1 (default: the segment's own cuts); all shards must give the same")
 	fs.StringVar(&f.shardHost, "shard-host", "", "this generator's `name` in a split attack's per-shard reports (default: the machine's hostname; fleet ssh passes its -hosts entry)")
-	fs.StringVar(&f.startAt, "start-at", "", "anchor the schedule at `time`: RFC 3339 (2026-11-24T15:00:00Z) or +30s from now; requests due before the attack could start count as late, never shifted")
+	fs.StringVar(&f.startAt, "start-at", "", "anchor the schedule at `time`: RFC 3339 (2026-11-24T15:00:00Z), or +30s from now rounded up to the next whole second (so shards started together by hand share one instant); requests due before the attack could start count as late, never shifted")
 	fs.StringVar(&f.client, "client", "lean", "HTTP/1.1 client for http:// targets: lean (loadlab's keep-alive client) or std (net/http); https, -h2c and -max-connections always use net/http")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -244,6 +244,10 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	opts.KeepAlive, opts.HTTP2, opts.H2C, opts.Insecure = f.keepalive, f.http2, f.h2c, f.insecure
 	opts.Precise, opts.Harvest = f.precise, f.harvest
 	opts.Redirects, opts.MaxBody, opts.CatchUp, opts.Seed, opts.Client = f.redirects, f.maxBody, f.catchUp, f.seed, f.client
+	if f.name != "" {
+		// As vegeta: servers (and proxies' logs) can tell attacks apart.
+		opts.Header = http.Header{"X-Vegeta-Attack": {f.name}}
+	}
 	if err := f.vegeta.apply(&opts); err != nil {
 		return err
 	}

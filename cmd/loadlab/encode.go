@@ -9,6 +9,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/shardset"
 )
 
@@ -65,7 +66,24 @@ func runEncode(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	if _, err := shardset.Check(shardMembers(inputs), *force); err != nil {
 		return err
 	}
-	merge := report.NewMerge(inputs...)
+	// vegeta's formats get what was really sent: a templated target's
+	// URL rendered again (and, in JSON, its headers and body); a loadlab
+	// stream keeps the templates, its header the means to render them.
+	merged := inputs
+	if format != results.FormatLoadlab {
+		merged = make([]report.Input, len(inputs))
+		for i, in := range inputs {
+			merged[i] = in
+			if s, ok := in.Dec.(*results.Source); ok {
+				r, err := sent.New(s.Meta)
+				if err != nil {
+					return badinput.At(in.Name, 0, "%v", err)
+				}
+				merged[i].Dec = sent.Decoder(in.Dec, r)
+			}
+		}
+	}
+	merge := report.NewMerge(merged...)
 	return withOutput(*output, fs.Args(), stdout, false, func(w io.Writer) error {
 		enc, finish, err := newEncoder(format, w, inputs)
 		if err != nil {

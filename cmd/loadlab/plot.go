@@ -31,6 +31,9 @@ const plotExamples = `  # vegeta plot's job: an interactive latency plot of an a
   # Several runs on one plot (each file gets its own series), with a title
   loadlab plot -title "pool 512+256 vs 512+512" -output pools.html a.lll b.lll
 
+  # vegeta plot's flags work unchanged
+  loadlab plot --title "50qps" --threshold 1000 results.50qps.bin > plot.html
+
   # The shard files of one split attack are one run (refused if they are
   # shards of different attacks, unless -force); -by-shard draws each shard
   loadlab plot -output run-7.html run-7/shard-*.lll
@@ -55,6 +58,7 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 	title := fs.String("title", "Latency over time", "chart `title`")
 	format := fs.String("format", "", "output `format`: html (interactive, self-contained) or svg (the latency scatter); default from -output's extension, else html")
 	columns := fs.Int("resolution", 0, "time `columns` the latency scatter keeps (between n and 2n, each keeping one point per latency cell); 0: 2000 for html, 800 for svg")
+	threshold := fs.Int("threshold", 0, "vegeta plot's downsampling `threshold`: each series keeps at most about N points per latency row, as -resolution N/2 (vegeta's default 4000 is html's default resolution); a series of fewer results is drawn whole")
 	var basis metrics.Basis
 	fs.Var(&basis, "basis", basisUsage)
 	fs.Bool("due", true, "kept for older scripts: the same as -basis due, the default")
@@ -77,6 +81,15 @@ func runPlot(_ context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	if *columns < 0 {
 		return badinput.Field("-resolution", "must be positive, got %d", *columns)
+	}
+	if *threshold < 0 || (*threshold > 0 && *threshold < 2) {
+		return badinput.Field("-threshold", "want 2 points or more, got %d", *threshold)
+	}
+	if *threshold > 0 {
+		if *columns != 0 && *columns != *threshold/2 {
+			return badinput.Field("-threshold", "-threshold %d means -resolution %d; -resolution %d contradicts it (give one)", *threshold, *threshold/2, *columns)
+		}
+		*columns = *threshold / 2
 	}
 	if *columns == 0 {
 		*columns = map[string]int{"html": 2000, "svg": 800}[f]

@@ -119,8 +119,15 @@ func TestRunEndToEnd(t *testing.T) {
 	if small.Scenarios[0].Requests != 80 || small.Scenarios[1].Requests != 4 || big.Scenarios[0].Requests != 80 {
 		t.Errorf("requests: %+v %+v", small.Scenarios, big.Scenarios)
 	}
-	if small.Scenarios[0].Success > 0.75 || big.Scenarios[0].Success < 0.9 {
-		t.Errorf("success: small pool %.2f, big pool %.2f", small.Scenarios[0].Success, big.Scenarios[0].Success)
+	// The small pool serves at most 4 requests per 200 ms, 20 of the 42
+	// req/s (48%): its success cannot exceed about half. The big pool has
+	// twice the workers it needs, and fails only when the machine stalls
+	// the proxy past its 100 ms checkout timeout: it measured 0.88 once
+	// (against a former bound of 0.9) with the whole package's tests
+	// running beside it on 2 cores. So it is judged against the small
+	// pool, with a wide margin, not against a fixed bar.
+	if small.Scenarios[0].Success > 0.6 || big.Scenarios[0].Success < small.Scenarios[0].Success+0.25 {
+		t.Errorf("success: small pool %.2f (want at most 0.6), big pool %.2f (want 0.25 more)", small.Scenarios[0].Success, big.Scenarios[0].Success)
 	}
 	if len(small.Components) != 2 || !strings.HasPrefix(small.Components[1].CommandLine, "loadlab proxy -config ") {
 		t.Errorf("components %+v", small.Components)
@@ -137,6 +144,20 @@ func TestRunEndToEnd(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+
+	// The search scenario's templated URLs encode as the URLs really
+	// requested (the results header keeps the seed and the template).
+	files, _ := filepath.Glob(filepath.Join(out, "*", "*", "search.lll"))
+	if len(files) != 2 {
+		t.Fatalf("search results files: %v", files)
+	}
+	var csv bytes.Buffer
+	if code := runMain([]string{"encode", "-to", "csv", files[0]}, nil, &csv, &stderr); code != 0 {
+		t.Fatalf("encode: %s", stderr.String())
+	}
+	if lines := strings.Count(csv.String(), "\n"); lines != 80 || strings.Contains(csv.String(), "{{") || !regexp.MustCompile(`/search\?q=[a-z]{50},`).MatchString(csv.String()) {
+		t.Errorf("encode of a run's templated scenario, %d lines:\n%.400s", lines, csv.String())
 	}
 
 	// -rewrite rebuilds the same report from the folder, running nothing.
@@ -206,8 +227,9 @@ func TestRunSet(t *testing.T) {
 
 // TestRunCapacitySearch runs a capacity search on real components: a pool
 // of 4 workers in front of a 100 ms origin carries 40 req/s, so the
-// search, starting from the model's knee, must answer just below that
-// and confirm it, and the report must lead with the answer.
+// search, starting from the model's knee, must answer near that (judged
+// with margins on both sides of the knee) and confirm it, and the report
+// must lead with the answer.
 func TestRunCapacitySearch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes and runs about 20 s of load")
@@ -255,23 +277,29 @@ routes:
 	if !strings.Contains(stderr.String(), "step 1 of the capacity search: ") || regexp.MustCompile(`step \d+/\d+:`).MatchString(stderr.String()) {
 		t.Errorf("progress during a search:\n%s", stderr.String())
 	}
-	// Up to the pool's capacity (4 workers / 100 ms = 40 req/s) a probe
-	// holds, unless the machine stalls the generator or the components
-	// (at the knee the pool is busy all the time): a probe that fails there
-	// must show the stall, in requests sent late or answers slower than
-	// the pool allows (checkout timeout + origin latency = 200 ms). Every
-	// confirmation is judged, so the run exits 0 when the first one holds
-	// and 1 when one failed (the search then confirms a lower rate). After
-	// such stalls, the answer may be lower than the capacity's 36-40.
+	// The pool's capacity is 4 workers / 100 ms = 40 req/s. The search
+	// starts at the model's knee and bisects towards it, so its probes sit
+	// near 40 req/s by design, where the pool is busy all the time and
+	// the success ratio is on a knife edge (98.75% against the 99%
+	// threshold at 40 req/s once, with other tests running). So probes are
+	// judged only clearly away from the knee: at 34 req/s or less (85% of
+	// capacity) a probe holds, unless the machine visibly stalled the
+	// generator or the components (requests sent late, or answers slower
+	// than the pool allows: checkout timeout + origin latency = 200 ms); at
+	// 46 req/s or more (115%) it fails. Between the two, either verdict is
+	// right. Every confirmation is judged, so the run exits 0 when the
+	// first one holds and 1 when one failed (the search then confirms a
+	// lower rate).
+	const below, above = 34.0, 46.0
 	wantCode, stalls := 0, 0
 	for _, p := range s.Probes {
-		if p.Pass {
-			continue
-		}
-		if p.Confirmation {
+		if !p.Pass && p.Confirmation {
 			wantCode = 1
 		}
-		if p.Rate > 40 {
+		if p.Pass && p.Rate >= above {
+			t.Errorf("probe at %.1f req/s held, above the pool's capacity of 40 req/s by more than 15%%", p.Rate)
+		}
+		if p.Pass || p.Rate > below {
 			continue
 		}
 		var sc *summary.ScenarioResult
@@ -287,14 +315,18 @@ routes:
 		if sc.MaxLag >= 0.02 || sc.Latency.P99 > 0.22 || strings.HasPrefix(p.Broken, "the generator could not keep its schedule") {
 			stalls++
 		} else {
-			t.Errorf("probe at %.1f req/s failed (%s) on a machine that kept up: requests at most %.0f ms late, p99 %.0f ms", p.Rate, p.Broken, 1000*sc.MaxLag, 1000*sc.Latency.P99)
+			t.Errorf("probe at %.1f req/s (85%% of capacity or less) failed (%s) on a machine that kept up: requests at most %.0f ms late, p99 %.0f ms", p.Rate, p.Broken, 1000*sc.MaxLag, 1000*sc.Latency.P99)
 		}
 	}
 	if code != wantCode {
 		t.Fatalf("exit %d, want %d (0 when the first confirmation holds)\nstdout: %s\nstderr: %s", code, wantCode, stdout.String(), stderr.String())
 	}
-	if s.Rate > 41 || stalls == 0 && (s.Rate < 30 || !s.Confirmed) {
-		t.Errorf("answer %.1f req/s (confirmed %v), want about 36-40 req/s confirmed", s.Rate, s.Confirmed)
+	// The answer: below 46 req/s, and, unless the machine stalled a probe
+	// clearly below the knee, at least 30 req/s (the search's precision
+	// under a knee that may have failed anywhere from 34 req/s) and
+	// confirmed.
+	if s.Rate >= above || stalls == 0 && (s.Rate < 30 || !s.Confirmed) {
+		t.Errorf("answer %.1f req/s (confirmed %v), want 30-46 req/s confirmed", s.Rate, s.Confirmed)
 	}
 	if s.Predicted < 36 || s.Predicted > 41 {
 		t.Errorf("the model's knee %.1f req/s, want just under 40", s.Predicted)

@@ -181,7 +181,7 @@ func TestVegetaConnectionFlagsBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-connect-to", "example.test:80"}, "-connect-to: want host:port=addr:port"},
+		{[]string{"-connect-to", "example.test:80"}, "-connect-to: want src:port:dst:port"},
 		{[]string{"-laddr", "nope"}, "-laddr: want an IP address"},
 		{[]string{"-cert", "/nope.pem", "-key", "/nope.pem"}, "-cert: /nope.pem"},
 		{[]string{"-cert", "/nope.pem"}, "-cert and -key go together"},

@@ -79,14 +79,26 @@ func (f *attackFlags) shardOptions(o *attack.Options, meta *results.Meta, now ti
 	return nil
 }
 
-// parseStartAt reads -start-at: RFC 3339, or +DURATION from now.
+// startAtBoundary is what a relative -start-at is rounded up to: shards
+// started together by hand (or by a loop, or a fleet's ssh sessions)
+// resolve "now + 2s" microseconds to milliseconds apart, and rounded up to
+// the next whole second they agree on one instant, unless their "now +
+// 2s" fall on either side of a second's boundary.
+const startAtBoundary = time.Second
+
+// parseStartAt reads -start-at: RFC 3339, or +DURATION from now, rounded
+// up to the next whole second (startAtBoundary).
 func parseStartAt(s string, now time.Time) (time.Time, error) {
 	if rest, ok := strings.CutPrefix(s, "+"); ok {
 		d, err := time.ParseDuration(rest)
 		if err != nil || d < 0 {
 			return time.Time{}, badinput.Field("-start-at", "want +DURATION such as +30s, got %q", s)
 		}
-		return now.Add(d), nil
+		at := now.Add(d)
+		if r := at.Truncate(startAtBoundary); r.Before(at) {
+			at = r.Add(startAtBoundary)
+		}
+		return at, nil
 	}
 	at, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {

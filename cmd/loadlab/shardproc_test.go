@@ -179,3 +179,75 @@ func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// TestRelativeStartAtAgrees starts four shard processes together, each
+// with -start-at +1s resolved on its own clock: rounded up to the next
+// whole second, the four instants are one, and report reads the files as
+// one run. The processes are started just after a second's boundary;
+// still, on a loaded machine a process may take most of a second to
+// start (it did, with the package's tests running), and its "now + 1 s"
+// then falls past the next boundary: the rounding's documented limit,
+// which report names ("start ...:31Z vs ...:32Z"). Such an attempt
+// judges nothing and is run again; instants that differ otherwise, or
+// three attempts that all straddle, fail.
+func TestRelativeStartAtAgrees(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	straddle := regexp.MustCompile(`\(start (\S+) vs (\S+)\)`)
+	for attempt := 1; ; attempt++ {
+		dir := t.TempDir()
+		now := time.Now()
+		time.Sleep(now.Truncate(time.Second).Add(time.Second + 20*time.Millisecond).Sub(now))
+		files := make([]string, 4)
+		var wg sync.WaitGroup
+		for i := range files {
+			files[i] = filepath.Join(dir, fmt.Sprintf("shard%d.lll", i+1))
+			cmd, stderr := shardProcess(context.Background(), []byte("GET "+srv.URL+"/\n"), "-shard", fmt.Sprintf("%d/4", i+1),
+				"-rate", "40/s", "-duration", "500ms", "-start-at", "+1s", "-output", files[i])
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := cmd.Run(); err != nil {
+					t.Errorf("shard %d: %v %s", i+1, err, stderr)
+				}
+			}()
+		}
+		wg.Wait()
+		code, out, errOut := runCLI(t, nil, append([]string{"report"}, files...)...)
+		if code == 0 {
+			if m := reportRequests.FindStringSubmatch(out); m == nil || m[1] != "20" {
+				t.Errorf("requests %v, want 20:\n%s", m, out)
+			}
+			return
+		}
+		m := straddle.FindStringSubmatch(errOut)
+		var a, b time.Time
+		if m != nil {
+			a, _ = time.Parse(time.RFC3339Nano, m[1])
+			b, _ = time.Parse(time.RFC3339Nano, m[2])
+		}
+		if m == nil || b.Sub(a).Abs() != time.Second || attempt == 3 {
+			t.Fatalf("report of four shards started with -start-at +1s (attempt %d): exit %d %s", attempt, code, errOut)
+		}
+		t.Logf("attempt %d: a shard resolved +1s past the next second's boundary (%s): again", attempt, m[0])
+	}
+}
+
+// A relative -start-at is rounded up to a whole second: two processes a
+// fraction of a second apart get one instant; an absolute one is kept.
+func TestParseStartAtRounds(t *testing.T) {
+	base := time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
+	for _, off := range []time.Duration{time.Microsecond, 93 * time.Microsecond, 400 * time.Millisecond, 999 * time.Millisecond} {
+		at, err := parseStartAt("+2s", base.Add(off))
+		if err != nil || !at.Equal(base.Add(3*time.Second)) {
+			t.Errorf("+2s at %v: %v, %v; want 15:00:03", off, at, err)
+		}
+	}
+	if at, _ := parseStartAt("+2s", base); !at.Equal(base.Add(2 * time.Second)) {
+		t.Errorf("+2s on a whole second: %v", at)
+	}
+	abs := "2026-11-24T15:00:02.5Z"
+	if at, err := parseStartAt(abs, base); err != nil || at.Format(time.RFC3339Nano) != abs {
+		t.Errorf("absolute: %v, %v", at, err)
+	}
+}

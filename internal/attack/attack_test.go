@@ -821,7 +821,9 @@ func TestHarvestedLatenciesEndOnArrival(t *testing.T) {
 
 // A request that times out is given up at its timeout, as vegeta's are, not
 // up to a second later: over keep-alive connections re-used by later
-// requests, each recorded latency stays within 30 ms of the 2 s timeout.
+// requests, each recorded latency stays within 300 ms of the 2 s timeout
+// (the failure it guards against is up to a second late; 30 ms was
+// exceeded by 23 ms on a loaded 2-core machine).
 func TestTimeoutsEndOnTime(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -848,7 +850,7 @@ func TestTimeoutsEndOnTime(t *testing.T) {
 					continue
 				}
 				hung++
-				if r.Latency < 2*time.Second || r.Latency > 2*time.Second+30*time.Millisecond {
+				if r.Latency < 2*time.Second || r.Latency > 2*time.Second+300*time.Millisecond {
 					t.Errorf("a request timing out after 2 s was recorded at %v (%s)", r.Latency, r.Error)
 				}
 			}

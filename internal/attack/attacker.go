@@ -69,6 +69,9 @@ type Attacker struct {
 	ticks                     chan tick
 	running                   atomic.Bool
 	harvestEvery              time.Duration // see defaultHarvestEvery
+	// seed seeds every templated part of every request (Options.Seed, or
+	// a random one): see targets.PartSeed.
+	seed uint64
 }
 
 // scheduleView is what the attacker needs from a schedule.
@@ -88,7 +91,10 @@ func New(tr targets.Targeter, opts Options) (*Attacker, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	a := &Attacker{opts: opts, tr: tr, sched: opts.Schedule, stopSending: make(chan struct{}), harvestEvery: defaultHarvestEvery}
+	a := &Attacker{opts: opts, tr: tr, sched: opts.Schedule, stopSending: make(chan struct{}), harvestEvery: defaultHarvestEvery, seed: opts.Seed}
+	for a.seed == 0 {
+		a.seed = targets.NewRand(0).Uint64()
+	}
 	std, err := newStdClient(&a.opts)
 	if err != nil {
 		return nil, err
@@ -98,6 +104,21 @@ func New(tr targets.Targeter, opts Options) (*Attacker, error) {
 		a.lean = newLeanClient(&a.opts)
 	}
 	return a, nil
+}
+
+// Seed is the seed templates are rendered with: Options.Seed, or the
+// random one chosen when it was 0. With it, the targets and a result's
+// sequence number, the request really sent can be rendered again (see
+// targets.PartSeed).
+func (a *Attacker) Seed() uint64 { return a.seed }
+
+// Targets is the attack's target list when it was read whole (nil for a
+// lazily read stream).
+func (a *Attacker) Targets() []*targets.Target {
+	if rr, ok := a.tr.(interface{ Targets() []*targets.Target }); ok {
+		return rr.Targets()
+	}
+	return nil
 }
 
 // Stats returns live counters; safe to call from any goroutine.

@@ -53,7 +53,7 @@ func (lw *leanWorker) do(w *worker, t *targets.Target, seq uint64, r *results.Re
 		}
 		addr, req, bodyLen = lt.addr, lt.req, lt.body
 	} else {
-		w.url = t.URL.Append(w.url[:0], w.rng, seq)
+		w.url = t.URL.AppendSeeded(w.url[:0], w.rng, w.a.seed, seq, targets.PartURL)
 		host, path, ok := splitHTTPURL(w.url)
 		if !ok || !sendableAsIs(path) {
 			return false // net/http escapes it or refuses it
@@ -67,7 +67,7 @@ func (lw *leanWorker) do(w *worker, t *targets.Target, seq uint64, r *results.Re
 		}
 		start := len(lw.wbuf)
 		if t.Body != nil {
-			lw.wbuf = t.Body.Append(lw.wbuf, w.rng, seq)
+			lw.wbuf = t.Body.AppendSeeded(lw.wbuf, w.rng, w.a.seed, seq, targets.PartBody)
 		}
 		bodyLen = len(lw.wbuf) - start
 		lw.wbuf = fixContentLength(lw.wbuf, start, bodyLen, t.Body != nil)

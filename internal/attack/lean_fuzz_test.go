@@ -3,6 +3,8 @@ package attack
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -25,6 +27,14 @@ func FuzzLeanResponse(f *testing.F) {
 		"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
 	} {
 		f.Add([]byte(s), int64(0))
+	}
+	// gzip answers, decompressed transparently (leangzip.go)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("hello, compressed world"))
+	zw.Close()
+	for _, body := range [][]byte{gz.Bytes(), gz.Bytes()[:gz.Len()/2], []byte("not gzip")} {
+		f.Add(append([]byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n", len(body))), body...), int64(-1))
 	}
 	tr, err := targets.Static("GET", "http://fuzz.test/")
 	if err != nil {

@@ -40,6 +40,7 @@ type respFields struct {
 	close    bool // Connection holds "close"
 	upgrade  int  // bit 1: Connection holds "upgrade"; bit 2: an Upgrade field came (both: a protocol switch)
 	location []byte
+	encoding int // the first Content-Encoding: 0 none, 1 gzip, 2 another (net/http reads the first)
 }
 
 // uses reports whether the reader uses the field named k (nil: none).
@@ -49,6 +50,7 @@ func (h *respFields) uses(k []byte) bool {
 	}
 	return bytes.EqualFold(k, []byte("Content-Length")) || bytes.EqualFold(k, []byte("Transfer-Encoding")) ||
 		bytes.EqualFold(k, []byte("Connection")) || bytes.EqualFold(k, []byte("Upgrade")) ||
+		bytes.EqualFold(k, []byte("Content-Encoding")) ||
 		(h.follow && bytes.EqualFold(k, []byte("Location")))
 }
 
@@ -82,6 +84,13 @@ func (h *respFields) set(k, v []byte) error {
 		}
 	case bytes.EqualFold(k, []byte("Upgrade")):
 		h.upgrade |= 2
+	case bytes.EqualFold(k, []byte("Content-Encoding")):
+		if h.encoding == 0 {
+			h.encoding = 2
+			if bytes.EqualFold(v, []byte("gzip")) {
+				h.encoding = 1
+			}
+		}
 	default: // Location
 		h.location = append(h.location[:0], v...)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -121,8 +122,17 @@ func (l *leanClient) close() {
 
 // leanUsable reports whether the lean client may serve the attack's plain
 // http:// requests with these options.
+// The lean client speaks to origins only: with an HTTP proxy in the
+// environment (HTTP_PROXY, which net/http and vegeta honour for http://
+// targets) requests go through net/http.
 func (o *Options) leanUsable() bool {
-	return o.Client != "std" && !o.H2C && o.MaxConnections == 0 && !o.Transport.set()
+	return o.Client != "std" && !o.H2C && o.MaxConnections == 0 && !o.Transport.set() && !envHTTPProxy()
+}
+
+// envHTTPProxy reports whether the environment names a proxy for http://
+// requests (net/http reads HTTP_PROXY, or http_proxy).
+func envHTTPProxy() bool {
+	return os.Getenv("HTTP_PROXY") != "" || os.Getenv("http_proxy") != ""
 }
 
 // abortAll makes every in-flight read, write or dial fail now.

@@ -60,7 +60,7 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 	b = append(b, path...)
 	b = append(b, " HTTP/1.1\r\n"...)
 	hasHost := false
-	for _, hd := range t.Header {
+	for i, hd := range t.Header {
 		if hd.Name == "Host" {
 			hasHost = true
 		}
@@ -73,7 +73,7 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 		if hd.Value.Static() || w == nil {
 			b = append(b, hd.Value.Text()...)
 		} else {
-			b = hd.Value.Append(b, w.rng, seq)
+			b = hd.Value.AppendSeeded(b, w.rng, w.a.seed, seq, targets.PartHeader(i))
 		}
 		if bad == "" && !validFieldValue(b[v:]) {
 			bad = fmt.Sprintf("net/http: invalid header field value for %q", hd.Name)
@@ -90,6 +90,9 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 			b = append(b, v...)
 			b = append(b, "\r\n"...)
 		}
+	}
+	if lw.autoGzip(t) {
+		b = append(b, "Accept-Encoding: gzip\r\n"...)
 	}
 	if !hasHost {
 		b = append(b, "Host: "...)

@@ -79,12 +79,16 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	noBody := t.Method == "HEAD" || code == 204 || code == 304 || code == 101
 	var n int64
 	var kept []byte
+	gzipped := h.encoding == 1 && !noBody && lw.autoGzip(t)
 	switch {
 	case code == 101 && h.upgrade == 3:
 		// As net/http: a protocol switch is followed by the new
 		// protocol's bytes, read to the close; another 101 has no body.
 		n, kept, err = w.readBody(c.br)
 	case noBody:
+	case gzipped:
+		n, kept, err = w.readGzip(c.br, chunked, contentLength)
+		closeConn = closeConn || (!chunked && contentLength < 0)
 	case chunked:
 		n, kept, err = w.readChunked(c.br)
 	case contentLength >= 0:
@@ -96,6 +100,9 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 	r.BytesIn += uint64(n)
 	if kept != nil {
 		r.Body = kept
+	}
+	if _, ok := err.(gzipErr); ok {
+		return nil, err
 	}
 	if err != nil {
 		return nil, lw.readErr(err, "body")
@@ -211,6 +218,9 @@ func (lw *leanWorker) readErr(err error, while string) error {
 
 // errorText formats err as net/http's client would: Method "URL": err.
 func (lw *leanWorker) errorText(t *targets.Target, err error) string {
+	if _, ok := err.(gzipErr); ok {
+		return err.Error() // net/http reports it from the body's Read, unwrapped
+	}
 	op := t.Method[:1] + lowerASCII(t.Method[1:])
 	return explain(&url.Error{Op: op, URL: t.Source(), Err: err})
 }

@@ -25,13 +25,13 @@ type stdClient struct {
 func newStdClient(o *Options) (*stdClient, error) {
 	dialer := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second} // never a LocalAddr: no bind() before connect()
 	tr := &http.Transport{
-		Proxy:               nil,
+		Proxy:               http.ProxyFromEnvironment, // as vegeta: HTTP_PROXY, HTTPS_PROXY, NO_PROXY (never for loopback)
 		DialContext:         dialer.DialContext,
 		MaxIdleConns:        0,
 		MaxIdleConnsPerHost: o.Connections,
 		MaxConnsPerHost:     o.MaxConnections,
 		DisableKeepAlives:   !o.KeepAlive,
-		DisableCompression:  true, // count the bytes on the wire; ask with -header if wanted
+		DisableCompression:  false, // Accept-Encoding: gzip and transparent decompression, as vegeta (bytes in counts the decompressed body)
 		IdleConnTimeout:     90 * time.Second,
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: o.Insecure}, //nolint:gosec // -insecure asks for it
 		ForceAttemptHTTP2:   o.HTTP2,
@@ -54,11 +54,7 @@ func newStdClient(o *Options) (*stdClient, error) {
 		}
 		tr.TLSClientConfig = cfg
 		tr.DialContext = t.dialer(o.Timeout)
-		if len(t.ProxyHeader) > 0 {
-			// As vegeta: the proxy comes from HTTPS_PROXY / HTTP_PROXY.
-			tr.Proxy = http.ProxyFromEnvironment
-			tr.ProxyConnectHeader = t.ProxyHeader
-		}
+		tr.ProxyConnectHeader = t.ProxyHeader
 	}
 	c := &http.Client{Transport: tr, Timeout: o.Timeout}
 	n := o.Redirects
@@ -86,7 +82,7 @@ func (s *stdClient) do(w *worker, t *targets.Target, seq uint64, r *results.Resu
 		if t.Body.Static() {
 			b = []byte(t.Body.Text())
 		} else {
-			b = t.Body.Append(nil, w.rng, seq)
+			b = t.Body.AppendSeeded(nil, w.rng, w.a.seed, seq, targets.PartBody)
 		}
 		r.BytesOut = uint64(len(b))
 		body = bytes.NewReader(b)
@@ -98,7 +94,8 @@ func (s *stdClient) do(w *worker, t *targets.Target, seq uint64, r *results.Resu
 		return
 	}
 	if body != nil && a.opts.Transport.Chunked {
-		req.ContentLength = -1
+		// As vegeta: HTTP/1.1 sends the body chunked; HTTP/2, which has
+		// no chunked coding, still sends its content-length.
 		req.TransferEncoding = []string{"chunked"}
 	}
 	if h := t.StaticHeader(); h != nil {
@@ -107,8 +104,8 @@ func (s *stdClient) do(w *worker, t *targets.Target, seq uint64, r *results.Resu
 			req.Host = host
 		}
 	} else {
-		for _, hd := range t.Header {
-			w.tmp = hd.Value.Append(w.tmp[:0], w.rng, seq)
+		for i, hd := range t.Header {
+			w.tmp = hd.Value.AppendSeeded(w.tmp[:0], w.rng, w.a.seed, seq, targets.PartHeader(i))
 			if hd.Name == "Host" {
 				req.Host = string(w.tmp)
 				continue

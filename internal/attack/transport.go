@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +24,7 @@ type Transport struct {
 	RootCerts []string // CA certificates, PEM files, instead of the system's (-root-certs)
 	Chunked   bool     // send bodies with chunked transfer encoding (-chunked)
 	// ConnectTo maps a target's host:port to the addresses to connect to
-	// instead, used in turn (-connect-to host:port=addr:port).
+	// instead, used in turn (-connect-to src:port:dst:port).
 	ConnectTo map[string][]string
 	// DNSTTL caches name lookups this long; 0 caches forever and -1 not
 	// at all (-dns-ttl, vegeta's meanings). Only with DNSTTLSet.
@@ -37,12 +38,16 @@ type Transport struct {
 	ProxyHeader    http.Header
 	SessionTickets bool   // resume TLS sessions with tickets (-session-tickets)
 	UnixSocket     string // connect to this Unix socket instead (-unix-socket)
+	// Resolvers are DNS servers (ip:port) asked in turn instead of the
+	// system's resolver (-resolvers); see ParseResolvers.
+	Resolvers []string
 }
 
 // set reports whether any flag asks for something.
 func (t *Transport) set() bool {
 	return t.Cert != "" || t.Key != "" || len(t.RootCerts) > 0 || t.Chunked || len(t.ConnectTo) > 0 || t.DNSTTLSet ||
-		len(t.LocalAddrs) > 0 || len(t.ProxyHeader) > 0 || t.SessionTickets || t.UnixSocket != ""
+		len(t.LocalAddrs) > 0 || len(t.ProxyHeader) > 0 || t.SessionTickets || t.UnixSocket != "" ||
+		len(t.Resolvers) > 0
 }
 
 // tlsConfig loads the certificates; errors name the flag.
@@ -89,12 +94,13 @@ func (t *Transport) dialer(timeout time.Duration) func(ctx context.Context, netw
 	}
 	var next atomic.Uint64
 	var laddrNext atomic.Uint64
-	cache := newDNSCache(t.DNSTTL, t.DNSTTLSet)
+	res := t.resolver()
+	cache := newDNSCache(t.DNSTTL, t.DNSTTLSet, res)
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if to := t.ConnectTo[addr]; len(to) > 0 {
 			addr = to[next.Add(1)%uint64(len(to))]
 		}
-		d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+		d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Resolver: res}
 		if n := len(t.LocalAddrs); n > 0 {
 			d.LocalAddr = &net.TCPAddr{IP: t.LocalAddrs[laddrNext.Add(1)%uint64(n)]}
 		}
@@ -130,11 +136,56 @@ type dnsEntry struct {
 	at  time.Time
 }
 
-func newDNSCache(ttl time.Duration, set bool) *dnsCache {
+func newDNSCache(ttl time.Duration, set bool, res *net.Resolver) *dnsCache {
 	if !set || ttl < 0 {
 		return nil
 	}
-	return newDNSCacheWith(ttl, net.DefaultResolver.LookupHost, time.Now)
+	return newDNSCacheWith(ttl, res.LookupHost, time.Now)
+}
+
+// resolver is the name resolver dials use: the -resolvers servers, asked
+// in turn with Go's own DNS client, or the system's (net.DefaultResolver).
+func (t *Transport) resolver() *net.Resolver {
+	if len(t.Resolvers) == 0 {
+		return net.DefaultResolver
+	}
+	var next atomic.Uint64
+	servers := t.Resolvers
+	return &net.Resolver{
+		PreferGo: true,
+		Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, servers[next.Add(1)%uint64(len(servers))])
+		},
+	}
+}
+
+// ParseResolvers reads -resolvers, vegeta's comma separated list of DNS
+// server addresses: IP addresses, each with an optional port (53 when
+// none; IPv6 with a port in brackets, [::1]:53).
+func ParseResolvers(v string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(v, ",") {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		host, port, err := net.SplitHostPort(a)
+		if err != nil {
+			host, port = strings.Trim(a, "[]"), "53"
+		}
+		if net.ParseIP(host) == nil {
+			return nil, badinput.Field("-resolvers", "%q is not an IP address (with an optional :port)", a)
+		}
+		if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
+			return nil, badinput.Field("-resolvers", "bad port in %q", a)
+		}
+		out = append(out, net.JoinHostPort(host, port))
+	}
+	if len(out) == 0 {
+		return nil, badinput.Field("-resolvers", "no DNS server address in %q", v)
+	}
+	return out, nil
 }
 
 // newDNSCacheWith is the cache with its resolver and clock.
@@ -161,14 +212,21 @@ func newDNSCacheWith(ttl time.Duration, resolve func(ctx context.Context, host s
 	return c
 }
 
-// ParseConnectTo reads -connect-to values, vegeta's "host:port=addr:port"
-// (repeatable; a source given several times is served in turn).
+// ParseConnectTo reads -connect-to values in vegeta's syntax,
+// "src:port:dst:port" (google.com:80:localhost:6060), or loadlab's older
+// "host:port=addr:port", which still works: it has an "=" and vegeta's
+// cannot, so the two never overlap. Bracketed IPv6 addresses are allowed
+// in both ("[::1]:80:[::1]:8080"). A source given several times is served
+// in turn.
 func ParseConnectTo(vals []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, v := range vals {
 		src, dst, ok := strings.Cut(v, "=")
 		if !ok {
-			return nil, badinput.Field("-connect-to", "want host:port=addr:port, got %q", v)
+			src, dst, ok = splitConnectTo(v)
+		}
+		if !ok {
+			return nil, badinput.Field("-connect-to", "want src:port:dst:port (e.g. example.com:80:127.0.0.1:8080), got %q", v)
 		}
 		for _, a := range []string{src, dst} {
 			if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
@@ -178,6 +236,40 @@ func ParseConnectTo(vals []string) (map[string][]string, error) {
 		out[src] = append(out[src], dst)
 	}
 	return out, nil
+}
+
+// splitConnectTo splits vegeta's "src:port:dst:port" into its two
+// host:port halves, reading bracketed IPv6 hosts as one field.
+func splitConnectTo(v string) (src, dst string, ok bool) {
+	var parts []string
+	for rest := v; ; {
+		var field string
+		if strings.HasPrefix(rest, "[") {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return "", "", false
+			}
+			field, rest = rest[:end+1], rest[end+1:]
+			if rest != "" && rest[0] != ':' {
+				return "", "", false
+			}
+			rest = strings.TrimPrefix(rest, ":")
+			parts = append(parts, field)
+			if rest == "" {
+				break
+			}
+			continue
+		}
+		field, rest, ok = strings.Cut(rest, ":")
+		parts = append(parts, field)
+		if !ok {
+			break
+		}
+	}
+	if len(parts) != 4 || parts[0] == "" || parts[2] == "" {
+		return "", "", false
+	}
+	return parts[0] + ":" + parts[1], parts[2] + ":" + parts[3], true
 }
 
 // ParseLocalAddrs reads -laddr values (IP addresses; commas allowed).

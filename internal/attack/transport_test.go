@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/testdns"
 )
 
 // pki is a throwaway CA with a server certificate for 127.0.0.1 and a
@@ -194,7 +196,7 @@ func TestChunkedConnectToLaddrUnixSocket(t *testing.T) {
 	check("te chunked", 3)
 
 	o = DefaultOptions()
-	ct, err := ParseConnectTo([]string{"example.test:80=" + addr})
+	ct, err := ParseConnectTo([]string{"example.test:80:" + addr}) // vegeta's syntax
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +269,7 @@ func TestDNSCacheTTL(t *testing.T) {
 	if lookups != 2 {
 		t.Errorf("ttl 1s: %d lookups, want 2", lookups)
 	}
-	if newDNSCache(-1, true) != nil || newDNSCache(time.Second, false) != nil {
+	if newDNSCache(-1, true, net.DefaultResolver) != nil || newDNSCache(time.Second, false, net.DefaultResolver) != nil {
 		t.Error("-dns-ttl -1, or not given, must not cache")
 	}
 }
@@ -288,8 +290,50 @@ func TestProxyHeaderGoesToTheTransport(t *testing.T) {
 	}
 }
 
+func TestParseConnectToSyntaxes(t *testing.T) {
+	got, err := ParseConnectTo([]string{
+		"google.com:80:localhost:6060", // vegeta's help example
+		"google.com:80:127.0.0.1:6061",
+		"a.test:443=127.0.0.1:8443", // loadlab's older form
+		"[::1]:80:[::1]:8080",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"google.com:80": {"localhost:6060", "127.0.0.1:6061"},
+		"a.test:443":    {"127.0.0.1:8443"},
+		"[::1]:80":      {"[::1]:8080"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ParseConnectTo = %v, want %v", got, want)
+	}
+}
+
+func FuzzParseConnectTo(f *testing.F) {
+	for _, s := range []string{"google.com:80:localhost:6060", "a:1=b:2", "[::1]:80:[::1]:8080", "[::1:80", "a:b:c:d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		m, err := ParseConnectTo([]string{v})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "-connect-to: ") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error not one line naming the flag: %q", err)
+			}
+			return
+		}
+		for src, dsts := range m {
+			for _, a := range append([]string{src}, dsts...) {
+				if _, _, err := net.SplitHostPort(a); err != nil {
+					t.Fatalf("%q gave %q, not host:port", v, a)
+				}
+			}
+		}
+	})
+}
+
 func TestConnectToAndLaddrBadInput(t *testing.T) {
-	for _, v := range []string{"example.test:80", "example.test=127.0.0.1:1", "a:1=b"} {
+	for _, v := range []string{"example.test:80", "example.test=127.0.0.1:1", "a:1=b", "a:1:b", "a:1:b:2:3", ":1:b:2", "[::1:80:b:1", "[::1]x:80:b:1"} {
 		if _, err := ParseConnectTo([]string{v}); err == nil || !strings.Contains(err.Error(), "-connect-to") {
 			t.Errorf("ParseConnectTo(%q) = %v", v, err)
 		}
@@ -297,4 +341,60 @@ func TestConnectToAndLaddrBadInput(t *testing.T) {
 	if _, err := ParseLocalAddrs([]string{"127.0.0.1,nope"}); err == nil || !strings.Contains(err.Error(), "-laddr") {
 		t.Errorf("ParseLocalAddrs: %v", err)
 	}
+}
+
+// -resolvers: names are resolved by the given DNS servers only (a name
+// the system cannot resolve reaches the server), with and without
+// -dns-ttl's cache; a bad list is one line naming the flag.
+func TestResolvers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	dns := testdns.Start(t, map[string]string{"app.loadlab.test": "127.0.0.1"})
+	for _, cached := range []bool{false, true} {
+		servers, err := ParseResolvers(dns.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := DefaultOptions()
+		o.Transport = Transport{Resolvers: servers, DNSTTLSet: cached}
+		for _, r := range attackN(t, "GET http://app.loadlab.test:"+port+"/", 3, o) {
+			if r.Code != 200 {
+				t.Fatalf("cached %v: %d %s", cached, r.Code, r.Error)
+			}
+		}
+	}
+	if dns.Queries("app.loadlab.test") == 0 {
+		t.Error("the DNS server was never asked")
+	}
+	got, err := ParseResolvers("10.0.0.1, [::1]:5353,127.0.0.1:53")
+	if err != nil || strings.Join(got, " ") != "10.0.0.1:53 [::1]:5353 127.0.0.1:53" {
+		t.Errorf("ParseResolvers = %v, %v", got, err)
+	}
+	for _, v := range []string{"", "dns.example:53", "127.0.0.1:99999", "127.0.0.1:x"} {
+		if _, err := ParseResolvers(v); err == nil || !strings.HasPrefix(err.Error(), "-resolvers: ") {
+			t.Errorf("ParseResolvers(%q) = %v", v, err)
+		}
+	}
+}
+
+func FuzzParseResolvers(f *testing.F) {
+	for _, s := range []string{"10.0.0.1", "[::1]:5353,127.0.0.1:53", "dns.example:53", "127.0.0.1:x", ","} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got, err := ParseResolvers(v)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "-resolvers: ") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error not one line naming the flag: %q", err)
+			}
+			return
+		}
+		for _, a := range got {
+			host, _, err := net.SplitHostPort(a)
+			if err != nil || net.ParseIP(host) == nil {
+				t.Fatalf("%q gave %q, not ip:port", v, a)
+			}
+		}
+	})
 }

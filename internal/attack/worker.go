@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"compress/gzip"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/results"
@@ -17,6 +18,7 @@ type worker struct {
 	read []byte // body read buffer
 	res  results.Result
 	lean *leanWorker
+	gz   *gzip.Reader // reused to decompress gzip answers (lean client)
 }
 
 // readBufSize is the per-worker buffer bodies are read through.
@@ -38,10 +40,6 @@ func (w *worker) fire(seq uint64, due time.Time, step uint32) {
 	if err != nil {
 		a.targetsEnded(err)
 		return
-	}
-	if seed := a.opts.Seed; seed != 0 {
-		// With a seed, request seq renders the same whichever worker sends it.
-		w.rng.Seed(seed ^ seq*0x9e3779b97f4a7c15)
 	}
 	r := &w.res
 	*r = results.Result{
@@ -65,7 +63,7 @@ func (w *worker) urlString(t *targets.Target, seq uint64) string {
 	if t.URL.Static() {
 		return t.URL.Text()
 	}
-	w.url = t.URL.Append(w.url[:0], w.rng, seq)
+	w.url = t.URL.AppendSeeded(w.url[:0], w.rng, w.a.seed, seq, targets.PartURL)
 	return string(w.url)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -67,6 +68,8 @@ func Run(ctx context.Context, job Job) error {
 	if n, ok := job.Options.Schedule.Total(); ok && job.Options.Segment == nil && meta.Shard == nil {
 		meta.Planned = n
 	}
+	// What was really sent can be rendered again (package sent).
+	sent.Describe(&meta, a.Seed(), a.Targets())
 	// The data flow: the attack's results go to the stream and to the
 	// progress line.
 	out, err := job.Output()

@@ -20,6 +20,7 @@ import (
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/slug"
 )
 
@@ -353,9 +354,11 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			continue
 		}
 		// Flushed every second, so a crash loses little.
-		stream, err := results.NewStreamSink(f, results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
+		meta := results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
 			Rate: sc.Rate.Text, Command: append([]string{"loadlab", "run"}, r.plan.RunArgs()...),
-			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}}, time.Second)
+			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}}
+		sent.Describe(&meta, atk.Seed(), atk.Targets()) // encode writes what was really sent
+		stream, err := results.NewStreamSink(f, meta, time.Second)
 		if err != nil {
 			f.Close()
 			sr.RunError = err.Error()

@@ -33,6 +33,23 @@ type Meta struct {
 	// recording fewer is of an attack that did not finish (killed,
 	// interrupted, or out of targets).
 	Planned uint64 `json:"planned,omitempty"`
+
+	// Seed and Templates let the requests really sent be rendered again
+	// (package sent): the seed every templated part was rendered with,
+	// and the attack's templated targets as written. Results record a
+	// templated target's URL as its template.
+	Seed      uint64            `json:"seed,omitempty"`
+	Templates []TemplatedTarget `json:"templates,omitempty"`
+}
+
+// TemplatedTarget is a target with a templated URL, header or body, as
+// written in the targets (with -header's headers and -body's body).
+type TemplatedTarget struct {
+	Index  uint32      `json:"index"` // the results' Target
+	Method string      `json:"method"`
+	URL    string      `json:"url"`
+	Header [][2]string `json:"header,omitempty"` // name and value, in order
+	Body   *string     `json:"body,omitempty"`   // nil: no body
 }
 
 // Shard describes one shard of an attack split between generators (see

@@ -25,6 +25,11 @@ type Result struct {
 	Step     uint32        // schedule step the request belongs to (0 for constant rate)
 	Body     []byte        // response body when kept (-max-body), else nil
 	Headers  http.Header   // response headers when kept, else nil
+	// SentHeader and SentBody are the headers and body a templated
+	// target's request really had, when rendered again for an encoding
+	// (package sent); never stored in results files.
+	SentHeader http.Header
+	SentBody   []byte
 }
 
 // DueLatency is the latency measured from the due time: what a user arriving

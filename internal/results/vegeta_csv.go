@@ -100,13 +100,16 @@ func parseCSVRecord(rec []string, r *Result) error {
 		Sent: time.Unix(0, ts), Code: uint16(code), Latency: time.Duration(lat),
 		BytesOut: out, BytesIn: in, Error: rec[5], Attack: rec[7],
 	}
-	if rec[6] != "" {
-		b, err := base64.StdEncoding.AppendDecode(body, []byte(rec[6]))
-		if err != nil {
-			return fmt.Errorf("body is not base64: %v", err)
-		}
-		r.Body = b
+	// As vegeta's decoder: an empty column is an empty body, not none
+	// (vegeta's JSON then writes "" rather than null).
+	if body == nil {
+		body = []byte{}
 	}
+	b, err := base64.StdEncoding.AppendDecode(body, []byte(rec[6]))
+	if err != nil {
+		return fmt.Errorf("body is not base64: %v", err)
+	}
+	r.Body = b
 	if r.Seq, err = strconv.ParseUint(rec[8], 10, 64); err != nil {
 		return fmt.Errorf("seq %q is not a number", rec[8])
 	}

@@ -33,6 +33,9 @@ type jsonResult struct {
 	Due    time.Time `json:"due,omitzero"`     // when the request was due
 	Step   uint32    `json:"step,omitempty"`   // schedule step
 	Target uint32    `json:"target,omitempty"` // target index
+	// a templated target's request as really sent (package sent)
+	SentHeader http.Header `json:"request_header,omitempty"`
+	SentBody   []byte      `json:"request_body,omitempty"`
 }
 
 // maxJSONLine bounds one JSON line (a result with a kept body).
@@ -84,7 +87,7 @@ func (d *JSONDecoder) Decode(r *Result) error {
 			Attack: j.Attack, Seq: j.Seq, Code: j.Code, Due: j.Due, Sent: j.Timestamp,
 			Latency: j.Latency, BytesOut: j.BytesOut, BytesIn: j.BytesIn, Error: j.Error,
 			Body: j.Body, Method: j.Method, URL: j.URL, Headers: j.Headers,
-			Step: j.Step, Target: j.Target,
+			Step: j.Step, Target: j.Target, SentHeader: j.SentHeader, SentBody: j.SentBody,
 		}
 		return nil
 	}
@@ -124,7 +127,7 @@ func (e *JSONEncoder) Encode(r *Result) error {
 		Attack: r.Attack, Seq: r.Seq, Code: r.Code, Timestamp: r.Sent,
 		Latency: r.Latency, BytesOut: r.BytesOut, BytesIn: r.BytesIn, Error: r.Error,
 		Body: r.Body, Method: r.Method, URL: r.URL, Headers: r.Headers,
-		Step: r.Step, Target: r.Target,
+		Step: r.Step, Target: r.Target, SentHeader: r.SentHeader, SentBody: r.SentBody,
 	}
 	if !r.Due.IsZero() && !r.Due.Equal(r.Sent) {
 		j.Due = r.Due

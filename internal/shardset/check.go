@@ -1,6 +1,8 @@
 package shardset
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack/segment"
@@ -35,9 +37,8 @@ func Check(members []Member, force bool) (owned func(uint64) bool, err error) {
 		if first == nil {
 			first = m
 		} else if !first.Shard.SameAttack(m.Shard) && !force {
-			return nil, badinput.Errorf("%s and %s are shards of different attacks (%s, start %s, cuts %s vs %s, start %s, cuts %s): give the shards of one attack, or -force to merge them anyway",
-				first.Name, m.Name, first.Shard.Schedule, first.Shard.StartAt.Format(time.RFC3339), first.Shard.Sequence,
-				m.Shard.Schedule, m.Shard.StartAt.Format(time.RFC3339), m.Shard.Sequence)
+			return nil, badinput.Errorf("%s and %s are shards of different attacks (%s): give the shards of one attack, or -force to merge them anyway",
+				first.Name, m.Name, shardDifference(first.Shard, m.Shard))
 		}
 		seg, err := segment.Parse(m.Shard.Segment, m.Shard.Sequence)
 		if err != nil {
@@ -66,4 +67,23 @@ func Check(members []Member, force bool) (owned func(uint64) bool, err error) {
 		}
 		return false
 	}, nil
+}
+
+// shardDifference names what differs between two shard records of
+// different attacks, each field with both values: "start
+// 2026-11-24T15:00:02.000001Z vs 2026-11-24T15:00:02.000093Z". Start
+// instants are written to the nanosecond, so two that differ never read
+// the same.
+func shardDifference(a, b *results.Shard) string {
+	var parts []string
+	if a.Schedule != b.Schedule {
+		parts = append(parts, fmt.Sprintf("schedule %q vs %q", a.Schedule, b.Schedule))
+	}
+	if a.Sequence != b.Sequence {
+		parts = append(parts, fmt.Sprintf("cuts %s vs %s", a.Sequence, b.Sequence))
+	}
+	if !a.StartAt.Equal(b.StartAt) {
+		parts = append(parts, fmt.Sprintf("start %s vs %s", a.StartAt.UTC().Format(time.RFC3339Nano), b.StartAt.UTC().Format(time.RFC3339Nano)))
+	}
+	return strings.Join(parts, ", ")
 }

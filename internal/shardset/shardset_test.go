@@ -47,8 +47,21 @@ func TestCheck(t *testing.T) {
 	var bad *badinput.Error
 	if !errors.As(err, &bad) || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "run/shard-1-of-3.lll and other.lll are shards of different attacks") ||
-		!strings.Contains(err.Error(), "start 2026-11-24T15:01:00Z") {
+		!strings.Contains(err.Error(), "(start 2026-11-24T15:00:00Z vs 2026-11-24T15:01:00Z)") {
 		t.Errorf("different attacks: %v", err)
+	}
+	// Start instants microseconds apart (relative -start-at resolved in
+	// each process, before it was rounded) read differently, and only the
+	// field that differs is named.
+	near := Member{Name: "near.lll", Shard: shard("1/3:2/3", t0.Add(93*time.Microsecond))}
+	if _, err := Check([]Member{ms[0], near}, false); err == nil ||
+		!strings.HasSuffix(err.Error(), "are shards of different attacks (start 2026-11-24T15:00:00Z vs 2026-11-24T15:00:00.000093Z): give the shards of one attack, or -force to merge them anyway") {
+		t.Errorf("near start instants: %v", err)
+	}
+	sched := Member{Name: "sched.lll", Shard: shard("1/3:2/3", t0)}
+	sched.Shard.Schedule = "200/s for 1m0s"
+	if _, err := Check([]Member{ms[0], sched}, false); err == nil || !strings.Contains(err.Error(), `(schedule "`) || strings.Contains(err.Error(), "start ") {
+		t.Errorf("different schedules: %v", err)
 	}
 	if _, err := Check([]Member{ms[0], other}, true); err != nil {
 		t.Errorf("forced: %v", err)
