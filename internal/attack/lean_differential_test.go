@@ -166,7 +166,7 @@ var (
 	// spacedName is a field name holding or followed by whitespace.
 	spacedName = regexp.MustCompile(`(?m)^[^ \t\r\n:][^:\r\n]*[ \t][^:\r\n]*:`)
 	// foldedUsed is a field the lean client uses, folded.
-	foldedUsed = regexp.MustCompile(`(?mi)^(content-length|transfer-encoding|connection):[^\n]*\n[ \t]`)
+	foldedUsed = regexp.MustCompile(`(?mi)^(content-length|transfer-encoding|connection|upgrade|content-encoding):[^\n]*\n[ \t]`)
 )
 
 // documentedDiff reports whether the lean client's reading l and

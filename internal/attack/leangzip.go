@@ -72,8 +72,7 @@ func (w *worker) readGzip(br *bufio.Reader, chunked bool, contentLength int64) (
 		return n, kept, err
 	}
 	if chunked { // the trailers, checked as readChunked checks them
-		budget := maxResponseHead
-		return n, kept, readFields(br, &budget, nil)
+		return n, kept, readTrailer(br)
 	}
 	return n, kept, nil
 }

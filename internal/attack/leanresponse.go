@@ -158,8 +158,7 @@ func (w *worker) readChunked(br *bufio.Reader) (int64, []byte, error) {
 			return total, kept, errChunkExcess
 		}
 		if size == 0 {
-			budget := maxResponseHead
-			return total, kept, readFields(br, &budget, nil)
+			return total, kept, readTrailer(br)
 		}
 		n, k, err := w.readN(br, size)
 		total += n
@@ -183,6 +182,49 @@ func (w *worker) readChunked(br *bufio.Reader) (int64, []byte, error) {
 		_, _ = br.Discard(2)
 	}
 }
+
+// readTrailer reads what follows a chunked body's last chunk as
+// net/http's body.readTrailer does: CRLF alone (the common case, no
+// trailers), or trailer fields only when a CRLF CRLF that ends them is
+// already in sight; a bare LF, or a stream that ends, is an error, never
+// the end of the answer.
+func readTrailer(br *bufio.Reader) error {
+	buf, err := br.Peek(2)
+	if len(buf) == 2 && buf[0] == '\r' && buf[1] == '\n' {
+		_, _ = br.Discard(2)
+		return nil
+	}
+	if len(buf) < 2 {
+		return errTrailerEOF
+	}
+	if err != nil {
+		return err
+	}
+	if !upcomingDoubleCRLF(br) {
+		return errLongTrailer
+	}
+	budget := maxResponseHead
+	return readFields(br, &budget, nil)
+}
+
+// upcomingDoubleCRLF reports whether the reader's buffer, filled as far
+// as it goes, holds a CRLF CRLF (net/http's seeUpcomingDoubleCRLF).
+func upcomingDoubleCRLF(br *bufio.Reader) bool {
+	for peek := 4; ; peek++ {
+		buf, err := br.Peek(peek)
+		if bytes.HasSuffix(buf, []byte("\r\n\r\n")) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+var (
+	errTrailerEOF  = errors.New("http: unexpected EOF reading trailer")
+	errLongTrailer = errors.New("http: suspiciously long trailer after chunked body")
+)
 
 func (lw *leanWorker) statusText(s []byte) string {
 	if v, ok := lw.status[string(s)]; ok {
