@@ -171,10 +171,14 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 		f.Notes = append(f.Notes, fmt.Sprintf("no limit found up to %.0f/s (%d requests, the budget): predictions above that rate assume none", f.HighestRate, f.Requests))
 		return f, nil
 	}
-	if sat.Sent == sat.OK && 2*sat.Rate <= o.MaxRate && c.spent+uint64(2*sat.Rate*o.Step.Seconds()) <= o.Budget {
-		// The knee was crossed by latency alone: twice the rate, clearly
-		// past it, shows what the target does with the excess (refuse it
-		// after a wait, at once, or keep it waiting).
+	if sat.Success() > 0.75 && 2*sat.Rate <= o.MaxRate && c.spent+uint64(2*sat.Rate*o.Step.Seconds()) <= o.Budget {
+		// The knee was crossed by latency alone, or barely (fewer than a
+		// quarter refused: the probe may be within a third of the
+		// capacity, where a generator or a server pausing on a loaded
+		// machine leaves servers idle and Little's law counts too few):
+		// twice the rate, clearly past it, keeps every server busy and
+		// shows what the target does with the excess (refuse it after a
+		// wait, at once, or keep it waiting).
 		over, err := c.probe(ctx, 2*sat.Rate, o.Step)
 		if err != nil {
 			return nil, err
