@@ -156,6 +156,10 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 		rate *= 2
 	}
 	f.Requests = c.spent
+	service, dropped := dropOutliers(service)
+	if dropped > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d of %d service-time samples above 3× the median dropped as outliers (a paused machine or generator): a tail rarer than 2%% is not modelled", dropped, dropped+len(service)))
+	}
 	emp, err := recipe.NewEmpirical(service, 200)
 	if err != nil {
 		return nil, err
@@ -243,6 +247,26 @@ func (c *calibration) fitQueue(f *Fit, sat *Probe) {
 	if hi-lo > 0.3*cEst {
 		f.Notes = append(f.Notes, fmt.Sprintf("servers known only within %.1f..%.1f: a longer -fit-step narrows it", lo, hi))
 	}
+}
+
+// dropOutliers takes off the service-time samples above 3× the median
+// when they are fewer than 2% of them: at low load, on a shared machine,
+// a lone pause of the generator or the target reads as a service time
+// several times the others, and through the empirical distribution would
+// become every prediction's p99. A slow tail of 2% or more is kept.
+func dropOutliers(service []time.Duration) ([]time.Duration, int) {
+	limit := 3 * quantile(service, 0.5)
+	var kept []time.Duration
+	for _, l := range service {
+		if l <= limit {
+			kept = append(kept, l)
+		}
+	}
+	dropped := len(service) - len(kept)
+	if dropped == 0 || float64(dropped) >= 0.02*float64(len(service)) {
+		return service, 0
+	}
+	return kept, dropped
 }
 
 // timeouts counts a probe's failures that were the client giving up.
