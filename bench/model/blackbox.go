@@ -73,7 +73,7 @@ func boxCases(bin string) []boxCase {
 			}},
 		{name: "nginx: limit_conn 8 (503)", origins: 1, capacity: 8 / 0.05,
 			start: func(dir string, o []string) (string, func(), error) {
-				return startNginx(dir, portNginxLimit, "limit_conn_zone $server_name zone=c:1m;",
+				return startNginx(dir, portNginxLimit, "limit_conn_zone $server_port zone=c:1m;",
 					fmt.Sprintf("limit_conn c 8; limit_conn_status 503; proxy_pass http://%s;", o[0]))
 			}},
 		{name: "loadlab proxy: pool 8, checkout 300ms -> 503", origins: 1, capacity: 8 / 0.05, proxyYAML: playgroundProxy,
