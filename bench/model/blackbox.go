@@ -205,7 +205,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		calStep, d, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
 	fmt.Println("| system | knee fitted │ configured | calibration requests │ search | rate/s | success model │ real | p50 model │ real | p99 model │ real | within 3 pts / 10% |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
-	var total, good int
+	var total, good, ownTotal, ownGood int
 	var findings []string
 	for _, c := range boxCases(bin) {
 		if only != "" && !strings.Contains(c.name, only) {
@@ -277,15 +277,24 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 				stopAll()
 				return err
 			}
-			row := func(label string, p *model.ScenarioPrediction) {
+			row := func(label string, p *model.ScenarioPrediction, own bool) {
 				ok := math.Abs(p.Success-m.Success) <= 0.03 && agree(p.Latencies.P50, m.P50) && agree(p.Latencies.P99, m.P99)
-				total++
 				mark := "no"
 				if ok {
-					good++
 					mark = "yes"
 				}
-				head := "| | | |"
+				if own {
+					ownTotal++
+					if ok {
+						ownGood++
+					}
+				} else {
+					total++
+					if ok {
+						good++
+					}
+				}
+				head := fmt.Sprintf("| %s | | |", label)
 				if first {
 					head = fmt.Sprintf("| %s | %.0f │ %.0f (%s) | %d │ %.0f |", label, f.Capacity, c.capacity, kneeMark, f.Requests, search)
 					first = false
@@ -293,16 +302,18 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 				fmt.Printf("%s %.0f (%.1fx) | %.2f%% │ %.2f%% | %s │ %s | %s │ %s | %s |\n", head, rate, x, 100*p.Success, 100*m.Success,
 					ms(p.Latencies.P50), ms(m.P50), ms(p.Latencies.P99), ms(m.P99), mark)
 			}
-			row(c.name+" (fitted)", pr.Scenarios[0])
+			label := ""
+			if first {
+				label = c.name
+			}
+			row(label, pr.Scenarios[0], false)
 			if c.proxyYAML != "" {
 				own, err := ownModel(c.proxyYAML, sch, timeout)
 				if err != nil {
 					stopAll()
 					return err
 				}
-				first = true
-				row(c.name+" (its own model)", own)
-				first = false
+				row("↳ its own model, same run", own, true)
 			}
 		}
 		for _, n := range f.Notes {
@@ -311,7 +322,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		findings = append(findings, fmt.Sprintf("%s: fitted %d servers (%.1f..%.1f), service %v, queue %s %v -> %d", c.name, f.Servers, f.ServersCI[0], f.ServersCI[1], f.ServiceMean.Round(10*time.Microsecond), f.Queue, f.QueueTimeout.Round(time.Millisecond), f.RefusalStatus))
 		stopAll()
 	}
-	fmt.Printf("\n%d of %d points within 3 points of success and 10%% (or 10 ms) of p50 and p99 (load average after: %s)\n\n", good, total, loadavg())
+	fmt.Printf("\nfitted queues: %d of %d points within 3 points of success and 10%% (or 10 ms) of p50 and p99; the playground proxy's own model: %d of %d (load average after: %s)\n\n", good, total, ownGood, ownTotal, loadavg())
 	for _, s := range findings {
 		fmt.Println("- " + s)
 	}

@@ -234,7 +234,9 @@ func (c *calibration) fitQueue(f *Fit, sat *Probe) {
 	default:
 		wait := quantile(sat.FailLatencies, 0.5)
 		if wait < f.ServiceMean/5 {
-			f.Queue, f.QueueTimeout = QueueNone, time.Millisecond
+			// Refused at once: as fast as the target refuses (nginx's
+			// limit_conn answers in a fraction of a millisecond).
+			f.Queue, f.QueueTimeout = QueueNone, max(wait, time.Microsecond)
 		} else {
 			f.Queue, f.QueueTimeout = QueueBounded, wait
 		}
