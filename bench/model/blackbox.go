@@ -206,6 +206,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 	fmt.Println("| system | knee fitted │ configured | calibration requests │ search | rate/s | success model │ real | p50 model │ real | p99 model │ real | within 3 pts / 10% |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
 	var total, good, ownTotal, ownGood int
+	var closed []string
 	var findings []string
 	for _, c := range boxCases(bin) {
 		if only != "" && !strings.Contains(c.name, only) {
@@ -316,13 +317,51 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 				row("↳ its own model, same run", own, true)
 			}
 		}
+		// Closed loops: half and twice the fitted servers as users, each
+		// sending its next request when the previous is answered.
+		for _, users := range []int{max(1, f.Servers/2), 2 * f.Servers} {
+			sch, err := schedule.Parse("0", d)
+			if err != nil {
+				stopAll()
+				return err
+			}
+			in, err := f.Input(sch, timeout, 1)
+			if err != nil {
+				stopAll()
+				return err
+			}
+			in.Scenarios[0].Workers = users
+			pr, err := model.Predict(in)
+			if err != nil {
+				stopAll()
+				return err
+			}
+			m, gotX, err := lab.AttackClosed(url+"/page", users, d, timeout)
+			if err != nil {
+				stopAll()
+				return err
+			}
+			p := pr.Scenarios[0]
+			predX := p.Success * float64(p.Requests) / d.Seconds()
+			ok := math.Abs(predX-gotX) <= 0.1*gotX && agree(p.Latencies.P50, m.P50) && agree(p.Latencies.P99, m.P99)
+			closed = append(closed, fmt.Sprintf("| %s | %d | %.0f │ %.0f | %s │ %s | %s │ %s | %s |", c.name, users, predX, gotX,
+				ms(p.Latencies.P50), ms(m.P50), ms(p.Latencies.P99), ms(m.P99), yesNo(ok)))
+		}
 		for _, n := range f.Notes {
 			findings = append(findings, c.name+": "+n)
 		}
-		findings = append(findings, fmt.Sprintf("%s: fitted %d servers (%.1f..%.1f), service %v, queue %s %v -> %d", c.name, f.Servers, f.ServersCI[0], f.ServersCI[1], f.ServiceMean.Round(10*time.Microsecond), f.Queue, f.QueueTimeout.Round(time.Millisecond), f.RefusalStatus))
+		findings = append(findings, fmt.Sprintf("%s: fitted %d servers (%.1f..%.1f), service %v, queue %s %v -> %d", c.name, f.Servers, f.ServersCI[0], f.ServersCI[1], f.ServiceMean.Round(10*time.Microsecond), f.Queue, f.QueueTimeout.Round(10*time.Microsecond), f.RefusalStatus))
 		stopAll()
 	}
 	fmt.Printf("\nfitted queues: %d of %d points within 3 points of success and 10%% (or 10 ms) of p50 and p99; the playground proxy's own model: %d of %d (load average after: %s)\n\n", good, total, ownGood, ownTotal, loadavg())
+	fmt.Println("Closed loops through the same fits: N users, each sending its next request when the previous is answered (attack -rate=0 -max-workers N)")
+	fmt.Println()
+	fmt.Println("| system | users | throughput/s model │ real | p50 model │ real | p99 model │ real | within 10% |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | :---: |")
+	for _, l := range closed {
+		fmt.Println(l)
+	}
+	fmt.Println()
 	for _, s := range findings {
 		fmt.Println("- " + s)
 	}
@@ -363,4 +402,11 @@ func buildBinary() (string, func(), error) {
 		return "", nil, fmt.Errorf("go build: %v: %s", err, out)
 	}
 	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
 }
