@@ -86,6 +86,10 @@ scenarios:
 	if !strings.Contains(log.String(), "calibration of page: GET http://127.0.0.1:") {
 		t.Errorf("the run's log does not say it calibrated:\n%s", log.String())
 	}
+	report, err := os.ReadFile(res.Report)
+	if err != nil || !strings.Contains(string(report), "Predicted and measured") {
+		t.Errorf("the report has no predicted-and-measured table (%v)", err)
+	}
 	ths := []threshold.Threshold{mustThreshold(t, "success >= 99%")}
 	k, ok := pl.Knee(p, p.Steps[0], "page", ths, 0.02, 2000)
 	if !ok || k < 120 || k > 185 {

@@ -154,7 +154,7 @@ func Predict(in Input) (*Prediction, error) {
 		}
 		if sc.closed() {
 			for range sc.Workers {
-				s.send(run, run.start)
+				s.send(run, run.start, true)
 			}
 		} else {
 			s.scheduleNext(run)
@@ -262,15 +262,18 @@ func (s *sim) scheduleNext(run *scenarioRun) {
 	if !ok {
 		return
 	}
-	s.send(run, run.start+due)
+	s.send(run, run.start+due, true)
 }
 
 // send puts the scenario's next request, due at due, on the agenda.
-func (s *sim) send(run *scenarioRun, due time.Duration) {
+// A user's next request in a closed loop goes at once (jitter false): the
+// arrival jitter would be a think time, and where the answers are
+// refusals in a fraction of a millisecond it would set the pace.
+func (s *sim) send(run *scenarioRun, due time.Duration, jitter bool) {
 	r := &request{sc: run, seq: run.next, due: due}
 	run.next++
 	at := r.due
-	if s.in.Jitter > 0 {
+	if jitter && s.in.Jitter > 0 {
 		at += time.Duration(s.jrng.Int64N(int64(s.in.Jitter)))
 	}
 	s.at(at, evArrive, r, nil)
@@ -533,7 +536,7 @@ func (s *sim) clientTimeout(r *request) {
 // now, while the scenario's duration lasts.
 func (s *sim) nextOfUser(r *request) {
 	if run := r.sc; run.in.closed() && s.now < run.start+run.in.Schedule.Duration {
-		s.send(run, s.now)
+		s.send(run, s.now, false)
 	}
 }
 
