@@ -161,6 +161,28 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 				p = again
 			}
 		}
+		if crossed(p, p50) && p.Success() > 0.75 && 2*rate <= o.MaxRate && c.spent+uint64(2*rate*o.Step.Seconds()) <= o.Budget {
+			// The knee was crossed by latency alone, or barely (fewer
+			// than a quarter refused: the probe may be within a third of
+			// the capacity, where a pause leaves servers idle and Little's
+			// law counts too few): twice the rate, clearly past it, keeps
+			// every server busy and shows what the target does with the
+			// excess (refuse it after a wait, at once, or keep it
+			// waiting). If twice the rate holds, the crossing was a
+			// transient: the ramp goes on from there.
+			over, err := c.probe(ctx, 2*rate, o.Step)
+			if err != nil {
+				return nil, err
+			}
+			f.Probes = append(f.Probes, over)
+			f.HighestRate = over.Rate
+			if !crossed(over, p50) {
+				good = over
+				rate = 4 * rate
+				continue
+			}
+			p = over
+		}
 		if crossed(p, p50) {
 			sat = p
 			break
@@ -191,23 +213,6 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 		f.Capacity = math.Inf(1)
 		f.Notes = append(f.Notes, fmt.Sprintf("no limit found up to %.0f/s (%d requests, the budget): predictions above that rate assume none", f.HighestRate, f.Requests))
 		return f, nil
-	}
-	if sat.Success() > 0.75 && 2*sat.Rate <= o.MaxRate && c.spent+uint64(2*sat.Rate*o.Step.Seconds()) <= o.Budget {
-		// The knee was crossed by latency alone, or barely (fewer than a
-		// quarter refused: the probe may be within a third of the
-		// capacity, where a generator or a server pausing on a loaded
-		// machine leaves servers idle and Little's law counts too few):
-		// twice the rate, clearly past it, keeps every server busy and
-		// shows what the target does with the excess (refuse it after a
-		// wait, at once, or keep it waiting).
-		over, err := c.probe(ctx, 2*sat.Rate, o.Step)
-		if err != nil {
-			return nil, err
-		}
-		f.Probes = append(f.Probes, over)
-		f.HighestRate = over.Rate
-		f.Requests = c.spent
-		sat = over
 	}
 	c.fitQueue(f, sat)
 	// Contention: the service time at the highest rate held well below the
