@@ -7,6 +7,7 @@
 //
 //	go run ./bench/model                 # timing only (seconds)
 //	go run ./bench/model -grid           # and the accuracy grid (minutes)
+//	go run ./bench/model -blackbox -only=X # HAProxy, nginx and the proxy as black boxes: calibrated, then predicted and measured (minutes)
 //	go run ./bench/model -tie            # and the ties at the request timeout, real processes (about a minute)
 package main
 
@@ -35,6 +36,8 @@ func main() {
 	only := flag.String("only", "", "grid: run only the cases whose name contains this")
 	tie := flag.Bool("tie", false, "also hold the model against `loadlab origin` and `loadlab proxy` processes where the origin's latency equals the request timeout")
 	bin := flag.String("bin", "", "tie: the loadlab binary (default: built from ./cmd/loadlab)")
+	box := flag.Bool("blackbox", false, "also calibrate HAProxy, nginx and `loadlab proxy` (real processes on loopback) and hold the fitted queue against real attacks at 0.5x to 2x its knee")
+	calStep := flag.Duration("cal-step", 2*time.Second, "blackbox: length of each calibration probe")
 	flag.Parse()
 	runtime.GOMAXPROCS(1) // the goal is stated for one core
 	if err := timing(); err != nil {
@@ -44,6 +47,13 @@ func main() {
 	if *tie {
 		runtime.GOMAXPROCS(runtime.NumCPU())
 		if err := ties(*bin); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	if *box {
+		runtime.GOMAXPROCS(runtime.NumCPU())
+		if err := blackboxes(*bin, *stepDur, *only, *calStep); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -33,15 +31,12 @@ type tieCase struct {
 // the request timeout fires races the proxy's timer.
 func ties(bin string) error {
 	if bin == "" {
-		dir, err := os.MkdirTemp("", "bench-model-")
+		b, cleanup, err := buildBinary()
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
-		bin = filepath.Join(dir, "loadlab")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/loadlab").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v: %s", err, out)
-		}
+		defer cleanup()
+		bin = b
 	}
 	staircase := `pools:
   default: {size: 512, overflow: 256, checkout_timeout: 6s}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -77,6 +78,7 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	target := fs.String("target", "", "with -fit: the request `line` to calibrate and predict, e.g. 'GET http://127.0.0.1:8080/page'")
 	fitStep := fs.Duration("fit-step", 2*time.Second, "with -fit: the `length` of each calibration probe (longer narrows the fit)")
 	fitMaxRate := fs.Float64("fit-max-rate", 5000, "with -fit: the highest `rate` (req/s) the calibration may try")
+	workers := fs.Int("workers", 0, "without a plan, with -rate=0: a closed loop of `N` users, each sending its next request the moment the previous is answered (loadlab attack -rate=0 -max-workers N): predicts the throughput and latency at that concurrency")
 	fitBudget := fs.Uint64("fit-budget", 40000, "with -fit: the most `requests` the calibration may send")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -97,6 +99,12 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return badinput.Field("-threshold", "%v", err)
 		}
 		extra = append(extra, t)
+	}
+	if *workers < 0 || *workers > 1_000_000 {
+		return badinput.Field("-workers", "want 1 to 1000000 users, got %d", *workers)
+	}
+	if *workers > 0 && *knee {
+		return badinput.Field("-workers", "a closed loop has no rate to search: give -knee or -workers, not both")
 	}
 	ko := model.KneeOptions{Precision: *precision, SuccessOnly: *successOnly}
 	var steps []model.StepPrediction
@@ -144,6 +152,9 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if err != nil {
 			return err
 		}
+		if err := checkWorkers(scheds, *workers); err != nil {
+			return err
+		}
 		f, err := blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
 			MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
 		var bad *blackbox.BadTargetError
@@ -163,11 +174,12 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			if in, err = f.Input(sch, *timeout, *seed); err != nil {
 				return err
 			}
+			in.Scenarios[0].Workers = *workers
 			pr, err := model.Predict(in)
 			if err != nil {
 				return badinput.Errorf("%v", err)
 			}
-			steps = append(steps, model.StepPrediction{Step: i + 1, Name: sch.String() + " for " + sch.Length().String() + " on " + *target,
+			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + *target,
 				Configuration: "fitted queue", Prediction: pr, Notes: f.Notes})
 		}
 		if *knee {
@@ -189,16 +201,20 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if err != nil {
 			return err
 		}
+		if err := checkWorkers(scheds, *workers); err != nil {
+			return err
+		}
 		var in model.Input
 		for i, sch := range scheds {
 			if in, err = quickInput(*cfgFile, *recipeFile, sch, *path, *timeout, *seed); err != nil {
 				return err
 			}
+			in.Scenarios[0].Workers = *workers
 			pr, err := model.Predict(in)
 			if err != nil {
 				return badinput.Errorf("%v", err)
 			}
-			steps = append(steps, model.StepPrediction{Step: i + 1, Name: sch.String() + " for " + sch.Length().String() + " on " + *path,
+			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + *path,
 				Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported})
 		}
 		if *knee {
@@ -216,6 +232,30 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	model.WriteText(stdout, steps, knees)
 	return nil
+}
+
+// checkWorkers: -workers closes the loop of an unpaced attack (-rate=0)
+// and of it only.
+func checkWorkers(scheds []*schedule.Schedule, workers int) error {
+	for _, sch := range scheds {
+		switch {
+		case sch.Unpaced() && sch.Duration <= 0:
+			return badinput.Field("-duration", "a closed loop (-rate=0 -workers N) needs a positive duration")
+		case sch.Unpaced() && workers == 0:
+			return badinput.Field("-workers", "-rate=0 sends each user's next request when the previous is answered: give the number of users, e.g. -workers 16")
+		case !sch.Unpaced() && workers > 0:
+			return badinput.Field("-workers", "a closed loop of users needs -rate=0 (got -rate %s)", sch)
+		}
+	}
+	return nil
+}
+
+// attackName names a predicted attack: its rate and length, or its users.
+func attackName(sch *schedule.Schedule, workers int) string {
+	if workers > 0 {
+		return fmt.Sprintf("%d users (closed loop) for %s", workers, sch.Duration)
+	}
+	return sch.String() + " for " + sch.Length().String()
 }
 
 func allFailed(steps []model.StepPrediction) bool {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/blackbox"
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
@@ -130,7 +131,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		exporters = append(exporters, x)
 	}
 	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Exporters: exporters,
-		Model: model.Planner{Seed: 1}})
+		Model: &blackbox.Planner{Planner: model.Planner{Seed: 1}, Log: log}})
 	if lv != nil {
 		lv.Close(liveLinger)
 	}

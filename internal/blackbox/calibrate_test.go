@@ -2,6 +2,7 @@ package blackbox
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestCalibrateAQueueItDidNotWrite(t *testing.T) {
 	if f.Queue != QueueBounded || f.RefusalStatus != 503 || f.QueueTimeout < 250*time.Millisecond || f.QueueTimeout > 500*time.Millisecond {
 		t.Errorf("queue %s of %v answering %d, want bounded, about 300 ms, 503", f.Queue, f.QueueTimeout, f.RefusalStatus)
 	}
-	if f.Requests > 2000 {
+	if f.Requests > 4000 { // the capacity search it replaces: about 12 probes of 10 s near 160/s, 19,000
 		t.Errorf("the calibration cost %d requests", f.Requests)
 	}
 	sch, err := schedule.Parse("320/s", 10*time.Second)
@@ -73,6 +74,29 @@ func TestCalibrateAQueueItDidNotWrite(t *testing.T) {
 	sp := pr.Scenarios[0]
 	if sp.Success < 0.35 || sp.Success > 0.65 || sp.StatusCodes["503"] == 0 {
 		t.Errorf("at twice the capacity the fit predicts %.1f%% success (%v), want about half refused with 503", 100*sp.Success, sp.StatusCodes)
+	}
+	// The fit closes the loop too: 16 users on 8 servers, against 16 real
+	// users (-rate=0 -max-workers 16).
+	const d = 4 * time.Second
+	if sch, err = schedule.Parse("0", d); err != nil {
+		t.Fatal(err)
+	}
+	if in, err = f.Input(sch, 5*time.Second, 1); err != nil {
+		t.Fatal(err)
+	}
+	in.Scenarios[0].Workers = 16
+	if pr, err = model.Predict(in); err != nil {
+		t.Fatal(err)
+	}
+	sp = pr.Scenarios[0]
+	predX := sp.Success * float64(sp.Requests) / d.Seconds()
+	m, gotX, err := lab.AttackClosed(box.URL+"/page", 16, d, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("16 users: fit %.0f/s, p50 %v, %.1f%% ok; real %.0f/s, p50 %v, %.1f%% ok", predX, sp.Latencies.P50, 100*sp.Success, gotX, m.P50, 100*m.Success)
+	if math.Abs(predX-gotX) > 0.15*gotX || (sp.Latencies.P50-m.P50).Abs() > m.P50*15/100 || math.Abs(sp.Success-m.Success) > 0.03 {
+		t.Errorf("16 users: the fit predicts %.0f/s at p50 %v (%.1f%%), the lab gave %.0f/s at p50 %v (%.1f%%)", predX, sp.Latencies.P50, 100*sp.Success, gotX, m.P50, 100*m.Success)
 	}
 }
 

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"context"
+
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
@@ -17,6 +19,18 @@ type Modeller interface {
 	Knee(p *plan.Plan, st *plan.Step, scenario string, ths []threshold.Threshold, precision, max float64) (float64, bool)
 }
 
+// Calibrator is a Modeller that also predicts black boxes: a scenario
+// with `calibrate: true` is calibrated against its live target, once its
+// components are up, once per configuration; the Modeller then predicts
+// it from the fitted queue (and searches its knee there).
+type Calibrator interface {
+	// Calibrated reports whether scenario is fitted in st's configuration.
+	Calibrated(p *plan.Plan, st *plan.Step, scenario string) bool
+	// Calibrate fits scenario in st's configuration against target, one
+	// request line with the components' addresses filled in.
+	Calibrate(ctx context.Context, p *plan.Plan, st *plan.Step, scenario, target string) error
+}
+
 // DefaultSLO is what a capacity search judges when the plan has no
 // thresholds.
 const DefaultSLO = "success >= 99%"
@@ -28,7 +42,7 @@ func (r *runner) predict(st *plan.Step) *summary.StepModel {
 	if r.opts.Model == nil {
 		return nil
 	}
-	hasOrigin := false
+	hasOrigin := calibrated(st)
 	for _, c := range r.plan.Components {
 		hasOrigin = hasOrigin || c.Kind == plan.KindOrigin
 	}
@@ -36,4 +50,44 @@ func (r *runner) predict(st *plan.Step) *summary.StepModel {
 		return nil
 	}
 	return r.opts.Model.Predict(r.plan, st)
+}
+
+// calibrated reports whether a scenario of st asks for calibration.
+func calibrated(st *plan.Step) bool {
+	for _, sc := range st.Scenarios {
+		if sc.Calibrate {
+			return true
+		}
+	}
+	return false
+}
+
+// calibrate fits the step's scenarios that ask for it and are not fitted
+// in its configuration yet, against their live targets (the components
+// must be up). It reports whether it fitted any; a calibration that fails
+// is said on the progress line and the scenario stays unpredicted.
+func (r *runner) calibrate(ctx context.Context, st *plan.Step) bool {
+	cal, ok := r.opts.Model.(Calibrator)
+	if !ok {
+		return false
+	}
+	fitted := false
+	for _, sc := range st.Scenarios {
+		if !sc.Calibrate || cal.Calibrated(r.plan, st, sc.Name) {
+			continue
+		}
+		text, err := r.targetText(sc)
+		if err != nil {
+			r.progress("calibration of %s: %v", sc.Name, err)
+			continue
+		}
+		target := firstTarget(text)
+		r.progress("calibration of %s: %s", sc.Name, target)
+		if err := cal.Calibrate(ctx, r.plan, st, sc.Name, target); err != nil {
+			r.progress("calibration of %s failed: %v", sc.Name, err)
+			continue
+		}
+		fitted = true
+	}
+	return fitted
 }

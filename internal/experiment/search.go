@@ -62,6 +62,13 @@ func (s *searcher) configuration(ctx context.Context, st *plan.Step) (summary.Se
 	sp := s.r.plan.Search
 	res := summary.SearchResult{Configuration: s.r.plan.Configuration(st), Scenario: sp.Scenario, Precision: sp.Precision, Min: sp.Min, Max: sp.Max}
 	start := math.Sqrt(sp.Min * sp.Max)
+	if calibrated(st) {
+		// The fitted knee needs the live target: start the components
+		// and calibrate before the first probe.
+		if _, err := s.r.fleet.prepare(ctx, st); err == nil {
+			s.r.calibrate(ctx, st)
+		}
+	}
 	if k, ok := s.predictedKnee(st); ok {
 		res.Predicted = k
 		start = min(max(k, sp.Min), sp.Max)
@@ -247,7 +254,9 @@ func (s *searcher) judge(res *stepRun) (bool, string) {
 // predictedKnee is the model's knee for the configuration of st, when the
 // model covers it.
 func (s *searcher) predictedKnee(st *plan.Step) (float64, bool) {
-	if res := s.r.predict(st); res == nil || res.Error != "" || len(res.Notes) > 0 {
+	// A fitted queue's notes say where it is uncertain; the knee is still
+	// the best start a search has.
+	if res := s.r.predict(st); res == nil || res.Error != "" || len(res.Notes) > 0 && !calibrated(st) {
 		return 0, false
 	}
 	return s.r.opts.Model.Knee(s.r.plan, st, s.r.plan.Search.Scenario, s.slo, s.r.plan.Search.Precision, s.r.plan.Search.Max)

@@ -124,6 +124,9 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 		}
 		return res, errors.New(res.Aborted)
 	}
+	if r.calibrate(ctx, st) {
+		res.Model = r.predict(st)
+	}
 
 	stepCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

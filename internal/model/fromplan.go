@@ -162,7 +162,10 @@ func scenarioInput(p *plan.Plan, sc *plan.Scenario, urls, kinds map[string]strin
 		return ms, "", fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	if ms.Schedule.Unpaced() {
-		return ms, fmt.Sprintf("scenario %s has no rate (-rate=0): its load depends on the answers, left out", sc.Name), nil
+		if sc.MaxWorkers <= 0 {
+			return ms, fmt.Sprintf("scenario %s has no rate (-rate=0) and no max_workers: its load depends on the answers, left out", sc.Name), nil
+		}
+		ms.Workers = sc.MaxWorkers // a closed loop of max_workers users
 	}
 	return ms, "", nil
 }

@@ -67,6 +67,16 @@ type Scenario struct {
 	Timeout time.Duration
 	// StartAfter delays the scenario's start within the step.
 	StartAfter time.Duration
+	// Workers, with an unpaced schedule (-rate=0), closes the loop: that
+	// many users, each sending its next request the moment the previous
+	// one is answered (or given up), for the schedule's duration — the
+	// attack's -rate=0 -max-workers N.
+	Workers int
+}
+
+// closed reports whether the scenario is a closed loop of Workers users.
+func (sc *Scenario) closed() bool {
+	return sc.Schedule != nil && sc.Schedule.Unpaced() && sc.Workers > 0
 }
 
 // Costs are what the serial manager spends per worker and message beyond

@@ -141,8 +141,8 @@ func Predict(in Input) (*Prediction, error) {
 		if sc.Schedule == nil || len(sc.Targets) == 0 {
 			return fmt.Errorf("model: scenario %q has no schedule or no targets", sc.Name)
 		}
-		if sc.Schedule.Unpaced() {
-			return fmt.Errorf("model: scenario %q: an unpaced attack (-rate=0) depends on the system's answers; give it a rate", sc.Name)
+		if sc.Schedule.Unpaced() && sc.Workers <= 0 {
+			return fmt.Errorf("model: scenario %q: an unpaced attack (-rate=0) needs its number of workers (-max-workers), or a rate", sc.Name)
 		}
 		if sc.Schedule.Duration <= 0 {
 			return fmt.Errorf("model: scenario %q: the schedule needs a duration", sc.Name)
@@ -152,7 +152,13 @@ func Predict(in Input) (*Prediction, error) {
 		if record {
 			s.scens = append(s.scens, run)
 		}
-		s.scheduleNext(run)
+		if sc.closed() {
+			for range sc.Workers {
+				s.send(run, run.start, true)
+			}
+		} else {
+			s.scheduleNext(run)
+		}
 		end = max(end, run.start+sc.Schedule.Duration)
 		return nil
 	}
@@ -256,10 +262,18 @@ func (s *sim) scheduleNext(run *scenarioRun) {
 	if !ok {
 		return
 	}
-	r := &request{sc: run, seq: run.next, due: run.start + due}
+	s.send(run, run.start+due, true)
+}
+
+// send puts the scenario's next request, due at due, on the agenda.
+// A user's next request in a closed loop goes at once (jitter false): the
+// arrival jitter would be a think time, and where the answers are
+// refusals in a fraction of a millisecond it would set the pace.
+func (s *sim) send(run *scenarioRun, due time.Duration, jitter bool) {
+	r := &request{sc: run, seq: run.next, due: due}
 	run.next++
 	at := r.due
-	if s.in.Jitter > 0 {
+	if jitter && s.in.Jitter > 0 {
 		at += time.Duration(s.jrng.Int64N(int64(s.in.Jitter)))
 	}
 	s.at(at, evArrive, r, nil)
@@ -268,7 +282,9 @@ func (s *sim) scheduleNext(run *scenarioRun) {
 func (s *sim) handle(e event) {
 	switch e.kind {
 	case evArrive:
-		s.scheduleNext(e.r.sc)
+		if !e.r.sc.in.closed() {
+			s.scheduleNext(e.r.sc)
+		}
 		s.arrive(e.r)
 	case evDelivered:
 		s.delivered(e.r)
@@ -506,12 +522,21 @@ func (s *sim) giveUp(r *request) {
 
 func (s *sim) clientTimeout(r *request) {
 	r.answered = true
+	s.nextOfUser(r)
 	if !r.sc.record {
 		return
 	}
 	r.sc.pred.record(0, byClientTimeout, r.sc.in.Timeout)
 	if s.in.observe != nil {
 		s.in.observe(r.sc.in.Name, r.seq, r.due, r.sc.in.Timeout, 0)
+	}
+}
+
+// nextOfUser sends, in a closed loop, the answered user's next request
+// now, while the scenario's duration lasts.
+func (s *sim) nextOfUser(r *request) {
+	if run := r.sc; run.in.closed() && s.now < run.start+run.in.Schedule.Duration {
+		s.send(run, s.now, false)
 	}
 }
 
@@ -532,6 +557,7 @@ func (s *sim) respond(r *request, status int, by string) {
 		return
 	}
 	r.answered = true
+	s.nextOfUser(r)
 	if !r.sc.record {
 		return
 	}

@@ -112,7 +112,12 @@ type Scenario struct {
 	StartAfter  time.Duration
 	HTTP2       bool
 	KeepAlive   bool
-	Line        int
+	// Calibrate asks for the target to be calibrated as a black box (a
+	// system the model does not know: HAProxy, nginx, a team's service)
+	// once its components are up; the run then predicts the scenario from
+	// the fitted queue, and a capacity search starts from its knee.
+	Calibrate bool
+	Line      int
 }
 
 // Stop holds the stop conditions.

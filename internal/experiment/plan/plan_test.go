@@ -171,6 +171,7 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate scenario", base + scen + "  - {name: a, target: \"GET ${origin.url}/\", rate: 1, duration: 1s}\n", 10, `two scenarios named "a"`},
 		{"error ratio", base + "stop: {error_ratio: 150%}\n" + scen, 5, "between 0% and 100%"},
 		{"selector", base + "samplers:\n  metrics:\n    - {from: origin, series: ['x{a=b}']}\n" + scen, 7, "bad series"},
+		{"calibrate not a bool", base + scen + "    calibrate: please\n", 10, `scenarios[0].calibrate: want true or false, got "please"`},
 		{"empty", "", 1, "empty plan"},
 		{"retries", base + "retries: 9\n" + scen, 5, "from 0 to 5"},
 		{"bad template", base + strings.Replace(scen, "${origin.url}/", "${origin.url}/?q={{rand.letterz 5}}", 1), 7, "target: "},

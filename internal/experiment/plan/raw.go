@@ -70,6 +70,7 @@ type rawScenario struct {
 	StartAfter  Str          `yaml:"start_after"`
 	HTTP2       Str          `yaml:"http2"`
 	KeepAlive   Str          `yaml:"keepalive"`
+	Calibrate   Str          `yaml:"calibrate"`
 }
 
 type rawStop struct {

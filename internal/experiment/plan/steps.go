@@ -388,7 +388,7 @@ func (b *builder) scenario(path string, j int, rs rawScenario, vars map[string]s
 		s   Str
 		dst *bool
 		n   string
-	}{{rs.HTTP2, &sc.HTTP2, "http2"}, {rs.KeepAlive, &sc.KeepAlive, "keepalive"}} {
+	}{{rs.HTTP2, &sc.HTTP2, "http2"}, {rs.KeepAlive, &sc.KeepAlive, "keepalive"}, {rs.Calibrate, &sc.Calibrate, "calibrate"}} {
 		if f.s.Set {
 			v, err := strconv.ParseBool(f.s.Value)
 			if err != nil {

@@ -106,9 +106,35 @@ func Run(cfgYAML, recipe string, sch *schedule.Schedule, timeout time.Duration, 
 	return attackPath(l.URL+path, sch, timeout)
 }
 
+// Attack attacks any url (a system loadlab did not write, such as HAProxy
+// or nginx on loopback) with sch and timeout per request, as Run attacks
+// the lab's proxy, and returns what it measured.
+func Attack(url string, sch *schedule.Schedule, timeout time.Duration) (Measured, error) {
+	return attackPath(url, sch, timeout)
+}
+
+// AttackClosed attacks url with workers users for d, each sending its
+// next request when the previous one is answered (the attack's -rate=0
+// -max-workers N), and returns what it measured and the throughput
+// (successful answers per second).
+func AttackClosed(url string, workers int, d, timeout time.Duration) (Measured, float64, error) {
+	sch, err := schedule.Parse("0", d)
+	if err != nil {
+		return Measured{}, 0, err
+	}
+	m, err := attackWorkers(url, sch, timeout, workers)
+	return m, m.Success * float64(m.Requests) / d.Seconds(), err
+}
+
 // attackPath attacks url with sch and timeout per request and returns
 // what the attack measured, latencies from the due time.
 func attackPath(url string, sch *schedule.Schedule, timeout time.Duration) (Measured, error) {
+	return attackWorkers(url, sch, timeout, 0)
+}
+
+// attackWorkers is attackPath with at most workers requests in flight
+// (0: the default).
+func attackWorkers(url string, sch *schedule.Schedule, timeout time.Duration, workers int) (Measured, error) {
 	m := Measured{Codes: map[int]uint64{}, hist: metrics.NewHistogram()}
 	ts, err := targets.ReadAll(strings.NewReader("GET "+url), targets.Options{})
 	if err != nil {
@@ -120,6 +146,9 @@ func attackPath(url string, sch *schedule.Schedule, timeout time.Duration) (Meas
 	}
 	o := attack.DefaultOptions()
 	o.Schedule, o.Timeout, o.HTTP2 = sch, timeout, false
+	if workers > 0 {
+		o.MaxWorkers = workers
+	}
 	a, err := attack.New(tr, o)
 	if err != nil {
 		return m, err
