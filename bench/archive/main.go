@@ -19,13 +19,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
 	"github.com/loadlab/loadlab/internal/archive/pgtest"
@@ -61,7 +60,7 @@ func main() {
 	check(err)
 	defer st.Close()
 
-	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s; load average %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOARCH, loadavg())
+	fmt.Printf("machine: %s\n\n", machine.Describe())
 
 	// add
 	path := filepath.Join(dir, "typical.lll")
@@ -74,7 +73,7 @@ func main() {
 		check(pprof.StartCPUProfile(f))
 		defer pprof.StopCPUProfile()
 	}
-	cpu0 := cpuTime()
+	cpu0 := machine.CPUTime()
 	t0 := time.Now()
 	bs, _, err := ingest.Bundles(ctx, []string{path}, ingest.Options{Name: "typical"})
 	check(err)
@@ -84,7 +83,7 @@ func main() {
 	check(err)
 	tStore := time.Since(t1)
 	total := time.Since(t0)
-	cpu := cpuTime() - cpu0
+	cpu := machine.CPUTime() - cpu0
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
 	}
@@ -245,22 +244,6 @@ func write(path string, n int) int64 {
 	check(err)
 	check(out.Close())
 	return st.Size()
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	return strings.Join(f[:3], " ")
 }
 
 func check2(_ string, _ bool, err error) { check(err) }

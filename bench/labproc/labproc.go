@@ -1,7 +1,7 @@
-// Package labproc starts the loadlab servers the benchmarks under bench/
-// run as real processes (origin, proxy) and stops them: one way of
-// starting, waiting for "listening on URL" and ending them, for every
-// benchmark program.
+// Package labproc builds loadlab and starts the loadlab servers the
+// benchmarks under bench/ run as real processes (origin, proxy) and stops
+// them: one way of building, starting, waiting for "listening on URL" and
+// ending them, for every benchmark program.
 package labproc
 
 import (
@@ -11,9 +11,21 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"time"
 )
+
+// Build compiles ./cmd/loadlab into dir and returns the binary's path.
+// Benchmarks run from the repository's root (go run ./bench/...), so
+// that is the tree built.
+func Build(dir string) (string, error) {
+	bin := filepath.Join(dir, "loadlab")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/loadlab").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
 
 var listening = regexp.MustCompile(`listening on (http://[0-9.:]+)`)
 
@@ -56,6 +68,18 @@ func Start(ctx context.Context, log io.Writer, bin string, args ...string) (stri
 		Stop(cmd)
 		return "", nil, ctx.Err()
 	}
+}
+
+// Server is Start for a benchmark's main, its output to stderr: it
+// returns the URL and a function that stops the server, and when the
+// server does not start it prints why and exits with status 2.
+func Server(bin string, args ...string) (string, func()) {
+	u, cmd, err := Start(context.Background(), os.Stderr, bin, args...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
+		os.Exit(2)
+	}
+	return u, func() { Stop(cmd) }
 }
 
 // Stop interrupts cmd (if it is still running) and waits up to 20 s for

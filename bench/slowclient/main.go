@@ -22,10 +22,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/loadlab/loadlab/bench/labproc"
+	"github.com/loadlab/loadlab/bench/machine"
 )
 
 func main() {
@@ -40,24 +40,21 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	if *bin == "" {
-		*bin = filepath.Join(dir, "loadlab")
-		if out, err := exec.Command("go", "build", "-o", *bin, "./cmd/loadlab").CombinedOutput(); err != nil {
-			fail(fmt.Errorf("build: %v\n%s", err, out))
+		if *bin, err = labproc.Build(dir); err != nil {
+			fail(err)
 		}
 	}
 	recipe := filepath.Join(dir, "recipe.json")
 	_ = os.WriteFile(recipe, []byte(`{"body": "ok", "stages": [{"at": 0, "status": 200, "latency": "20ms"}]}`), 0o644)
-	origin, stopOrigin := start(*bin, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0", "-quiet")
+	origin, stopOrigin := labproc.Server(*bin, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0", "-quiet")
 	defer stopOrigin()
 	cfg := filepath.Join(dir, "proxy.yaml")
 	_ = os.WriteFile(cfg, []byte("pools:\n  default: {size: 4, overflow: 4, checkout_timeout: 1s}\nroutes:\n  - {name: all, path: /*, upstream: "+origin+"}\n"), 0o644)
-	proxy, stopProxy := start(*bin, "proxy", "-config", cfg, "-listen", "127.0.0.1:0")
+	proxy, stopProxy := labproc.Server(*bin, "proxy", "-config", cfg, "-listen", "127.0.0.1:0")
 	defer stopProxy()
 
-	var st syscall.Sysinfo_t
-	_ = syscall.Sysinfo(&st)
-	fmt.Printf("slowclient: GET at %s for %v through a pool of 4 + 4 (checkout timeout 1 s) to a 20 ms origin (%s, load %.2f)\n\n",
-		*rate, *duration, time.Now().UTC().Format(time.RFC3339), float64(st.Loads[0])/65536)
+	fmt.Printf("slowclient: GET at %s for %v through a pool of 4 + 4 (checkout timeout 1 s) to a 20 ms origin (%s, load average %s)\n\n",
+		*rate, *duration, time.Now().UTC().Format(time.RFC3339), machine.LoadAvg())
 	fmt.Println("| slow clients | normal GETs | answered 200 | p50 | p99 | max |")
 	fmt.Println("|---|---|---|---|---|---|")
 	row(*bin, dir, proxy, "none", *rate, *duration)
@@ -131,15 +128,6 @@ func row(bin, dir, url, name, rate string, d time.Duration) {
 	}
 	fmt.Printf("| %s | %d | %d | %v | %v | %v |\n", name, rep.Requests, rep.StatusCodes["200"],
 		rep.Latencies.P50.Round(time.Microsecond), rep.Latencies.P99.Round(time.Microsecond), rep.Latencies.Max.Round(time.Microsecond))
-}
-
-// start runs a loadlab server and returns its URL and a stop function.
-func start(bin string, args ...string) (string, func()) {
-	u, cmd, err := labproc.Start(context.Background(), os.Stderr, bin, args...)
-	if err != nil {
-		fail(err)
-	}
-	return u, func() { labproc.Stop(cmd) }
 }
 
 func fail(err error) {
