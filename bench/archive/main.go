@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/bench/machine"
+	"github.com/loadlab/loadlab/bench/typical"
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
 	"github.com/loadlab/loadlab/internal/archive/pgtest"
@@ -64,7 +64,8 @@ func main() {
 
 	// add
 	path := filepath.Join(dir, "typical.lll")
-	size := write(path, *n)
+	size, err := typical.WriteFile(path, results.FormatLoadlab, *n)
+	check(err)
 	fmt.Printf("Add one results file (%d typical results, %d bytes)\n\n", *n, size)
 	fmt.Printf("%-24s %10s %14s\n", "phase", "seconds", "results/s")
 	if *cpuprofile != "" {
@@ -206,44 +207,6 @@ func synthetic(i int) *archive.Bundle {
 		}
 	}
 	return b
-}
-
-// typical makes result i of a paced attack at 1000/s (as bench/report).
-func typical(rng *rand.Rand, start time.Time, i int, r *results.Result) {
-	due := start.Add(time.Duration(i) * time.Millisecond)
-	*r = results.Result{
-		Attack: "search", Seq: uint64(i), Due: due,
-		Sent:    due.Add(time.Duration(20_000 + rng.IntN(60_000))),
-		Latency: 5*time.Millisecond + time.Duration(rng.IntN(20_000_000)),
-		Code:    200, BytesIn: 1024, Method: "GET", URL: "http://127.0.0.1:8080/search?q={{rand.letters 50}}",
-	}
-	if rng.IntN(20) == 0 {
-		r.Code, r.Error, r.BytesIn = 500, "500 Internal Server Error", 21
-	}
-	if i%10 == 3 {
-		r.URL = "http://127.0.0.1:8080/news"
-	}
-}
-
-func write(path string, n int) int64 {
-	out, err := os.Create(path)
-	check(err)
-	bw := bufio.NewWriterSize(out, 1<<20)
-	w, err := results.NewWriter(bw, results.Meta{Generator: "bench"})
-	check(err)
-	rng := rand.New(rand.NewPCG(1, 2))
-	start := time.Unix(1_795_296_174, 0)
-	var r results.Result
-	for i := 0; i < n; i++ {
-		typical(rng, start, i, &r)
-		check(w.Encode(&r))
-	}
-	check(w.Close())
-	check(bw.Flush())
-	st, err := out.Stat()
-	check(err)
-	check(out.Close())
-	return st.Size()
 }
 
 func check2(_ string, _ bool, err error) { check(err) }

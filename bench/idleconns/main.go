@@ -12,14 +12,12 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -71,25 +69,8 @@ func main() {
 // row attacks url and prints one line of the table.
 func row(bin, dir, name, url string, idle int, rate string, d time.Duration) {
 	out := filepath.Join(dir, fmt.Sprintf("%s-%d.lll", name, idle))
-	cmd := exec.Command(bin, "attack", "-rate="+rate, "-duration="+d.String(), "-output="+out)
-	cmd.Stdin = strings.NewReader("GET " + url + "/x\n")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fail(fmt.Errorf("attack: %v\n%s", err, b))
-	}
-	b, err := exec.Command(bin, "report", "-type=json", out).Output()
+	rep, err := labproc.Attack(bin, out, "GET "+url+"/x\n", "-rate="+rate, "-duration="+d.String())
 	if err != nil {
-		fail(fmt.Errorf("report: %v", err))
-	}
-	var rep struct {
-		Requests  int     `json:"requests"`
-		Success   float64 `json:"success"`
-		Latencies struct {
-			P50 time.Duration `json:"50th"`
-			P99 time.Duration `json:"99th"`
-			Max time.Duration `json:"max"`
-		} `json:"latencies"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
 		fail(err)
 	}
 	fmt.Printf("| %s | %d | %d | %.2f%% | %v | %v | %v |\n", name, idle, rep.Requests, 100*rep.Success,

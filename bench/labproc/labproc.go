@@ -1,18 +1,20 @@
-// Package labproc builds loadlab and starts the loadlab servers the
-// benchmarks under bench/ run as real processes (origin, proxy) and stops
-// them: one way of building, starting, waiting for "listening on URL" and
-// ending them, for every benchmark program.
+// Package labproc builds loadlab and runs it as real processes for the
+// benchmarks under bench/: the servers (origin, proxy), started, waited
+// for ("listening on URL") and stopped, and attacks with their JSON
+// report; one way of doing each, for every benchmark program.
 package labproc
 
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -97,4 +99,36 @@ func Stop(cmd *exec.Cmd) {
 		_ = cmd.Process.Kill()
 		<-done
 	}
+}
+
+// Figures are the JSON report's figures the benchmarks print.
+type Figures struct {
+	Requests    int            `json:"requests"`
+	Success     float64        `json:"success"`
+	StatusCodes map[string]int `json:"status_codes"`
+	Latencies   struct {
+		P50 time.Duration `json:"50th"`
+		P99 time.Duration `json:"99th"`
+		Max time.Duration `json:"max"`
+	} `json:"latencies"`
+}
+
+// Attack runs `loadlab attack` with args and targets (vegeta's http
+// format) on its standard input, its results written to out, and returns
+// the figures of `loadlab report -type=json` of them.
+func Attack(bin, out, targets string, args ...string) (*Figures, error) {
+	cmd := exec.Command(bin, append(append([]string{"attack"}, args...), "-output="+out)...)
+	cmd.Stdin = strings.NewReader(targets)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("attack: %v\n%s", err, b)
+	}
+	b, err := exec.Command(bin, "report", "-type=json", out).Output()
+	if err != nil {
+		return nil, fmt.Errorf("report: %v", err)
+	}
+	var f Figures
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("report: %v", err)
+	}
+	return &f, nil
 }

@@ -12,13 +12,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -105,25 +103,8 @@ func trickle(ctx context.Context, addr, head string, b byte) {
 // row attacks url and prints one line of the table.
 func row(bin, dir, url, name, rate string, d time.Duration) {
 	out := filepath.Join(dir, fmt.Sprintf("normal-%d.lll", time.Now().UnixNano()))
-	cmd := exec.Command(bin, "attack", "-rate="+rate, "-duration="+d.String(), "-timeout=5s", "-output="+out)
-	cmd.Stdin = strings.NewReader("GET " + url + "/news\n")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fail(fmt.Errorf("attack: %v\n%s", err, b))
-	}
-	b, err := exec.Command(bin, "report", "-type=json", out).Output()
+	rep, err := labproc.Attack(bin, out, "GET "+url+"/news\n", "-rate="+rate, "-duration="+d.String(), "-timeout=5s")
 	if err != nil {
-		fail(fmt.Errorf("report: %v", err))
-	}
-	var rep struct {
-		Requests    int            `json:"requests"`
-		StatusCodes map[string]int `json:"status_codes"`
-		Latencies   struct {
-			P50 time.Duration `json:"50th"`
-			P99 time.Duration `json:"99th"`
-			Max time.Duration `json:"max"`
-		} `json:"latencies"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
 		fail(err)
 	}
 	fmt.Printf("| %s | %d | %d | %v | %v | %v |\n", name, rep.Requests, rep.StatusCodes["200"],

@@ -110,13 +110,14 @@ func (s *scenarioBuild) rate() error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(rs.Steps) > 0 && rate != "":
-		return at(rs.Steps[0].Line, "scenario %q: give rate or steps, not both", sc.Name)
-	case len(rs.Steps) > 0:
+	if len(rs.Steps) > 0 {
+		if rate != "" {
+			return at(rs.Steps[0].Line, "scenario %q: give rate or steps, not both", sc.Name)
+		}
 		sc.Rate, err = s.stairs()
 		return err
-	case rate == "":
+	}
+	if rate == "" {
 		return at(s.line, "scenario %q: missing rate (e.g. rate: 50/s)", sc.Name)
 	}
 	if sc.Rate, err = schedule.ParseSpec(rate); err != nil {
@@ -133,8 +134,8 @@ func (s *scenarioBuild) rate() error {
 
 // duration is duration:, or by default as long as the stairs take.
 func (s *scenarioBuild) duration() error {
-	rs, sc := s.rs, s.sc
-	dur, err := s.sub(rs.Duration, "duration")
+	sc, d := s.sc, s.rs.Duration
+	dur, err := s.sub(d, "duration")
 	if err != nil {
 		return err
 	}
@@ -145,10 +146,10 @@ func (s *scenarioBuild) duration() error {
 		return at(s.line, "scenario %q: missing duration (e.g. duration: 10s)", sc.Name)
 	default:
 		if sc.Duration, err = yamlfile.ParseDuration(dur); err != nil {
-			return at(rs.Duration.Line, "%s: %v", s.field("duration"), err)
+			return at(d.Line, "%s: %v", s.field("duration"), err)
 		}
 		if sc.Duration <= 0 {
-			return at(rs.Duration.Line, "%s: must be positive", s.field("duration"))
+			return at(d.Line, "%s: must be positive", s.field("duration"))
 		}
 	}
 	return nil
