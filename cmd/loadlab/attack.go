@@ -286,16 +286,11 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		return of, nil
 	}
 	job := attackrun.Job{
-		Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output,
-		Meta: meta,
+		Attacks: []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output, Meta: meta}},
+		Live:    lv, Watchers: ex.list(),
 	}
 	if lv != nil {
 		lv.SetStep(live.Step{Name: cmp.Or(f.name, "attack"), Rate: sched.String(), For: sched.Length()})
-		job.Watchers = append(job.Watchers, lv)
-	}
-	for _, x := range ex.list() {
-		x.SetStep("", f.name)
-		job.Watchers = append(job.Watchers, x)
 	}
 	if !f.quiet {
 		job.Log = stderr
@@ -303,7 +298,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 			job.Progress = stderr
 		}
 	}
-	err = attackrun.Run(ctx, job)
+	err = attackrun.Run(ctx, job).Err()
 	if lv != nil {
 		lv.Close(liveLinger) // the page shows the end before the process goes
 	}

@@ -126,11 +126,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return err
 	}
 	defer ex.close(stderr)
-	var exporters []experiment.Exporter
-	for _, x := range ex.list() {
-		exporters = append(exporters, x)
-	}
-	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Exporters: exporters,
+	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Exporters: ex.list(),
 		Model: &blackbox.Planner{Planner: model.Planner{Seed: 1}, Log: log}})
 	if lv != nil {
 		lv.Close(liveLinger)

@@ -24,8 +24,8 @@ func job(t *testing.T, targetText string, out *bytes.Buffer, opened *bool) Job {
 	}
 	o := attack.DefaultOptions()
 	o.Name, o.Schedule = "t", s
-	return Job{Targets: strings.NewReader(targetText), Options: o,
-		Output: func() (io.Writer, error) { *opened = true; return out, nil }}
+	return Job{Attacks: []Attack{{Targets: strings.NewReader(targetText), Options: o,
+		Output: func() (io.Writer, error) { *opened = true; return out, nil }}}}
 }
 
 func TestRunWritesAReadableStream(t *testing.T) {
@@ -36,7 +36,7 @@ func TestRunWritesAReadableStream(t *testing.T) {
 	var log bytes.Buffer
 	j := job(t, "GET "+srv.URL+"/\n", &out, &opened)
 	j.Log = &log
-	if err := Run(context.Background(), j); err != nil {
+	if err := Run(context.Background(), j).Err(); err != nil {
 		t.Fatal(err)
 	}
 	rd, err := results.NewReader(bytes.NewReader(out.Bytes()))
@@ -64,7 +64,7 @@ func TestRunWritesAReadableStream(t *testing.T) {
 func TestBadTargetsDoNotOpenTheOutput(t *testing.T) {
 	var out bytes.Buffer
 	var opened bool
-	err := Run(context.Background(), job(t, "FETCH nowhere\n", &out, &opened))
+	err := Run(context.Background(), job(t, "FETCH nowhere\n", &out, &opened)).Err()
 	if !badinput.Is(err) || opened {
 		t.Fatalf("err %v, output opened %v", err, opened)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/promexport"
@@ -278,7 +279,7 @@ func TestInterruptWritesReport(t *testing.T) {
 		interrupted.Store(time.Now().UnixNano())
 		cancel()
 	}()
-	res, md := run(t, ctx, p, func(o *Options) { o.Exporters = []Exporter{exp} })
+	res, md := run(t, ctx, p, func(o *Options) { o.Exporters = []attackrun.Watcher{exp} })
 	if interrupted.Load() == 0 {
 		t.Fatal("the run ended before it had results to be interrupted")
 	}

@@ -1,0 +1,45 @@
+package attackrun
+
+import (
+	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/results"
+)
+
+// Watcher follows a job's attacks as they run, outside their results
+// files: the Prometheus and OTLP exporters.
+type Watcher interface {
+	results.Sink
+	// SetStep labels the results that follow with the step's name ("" for
+	// an attack outside a plan); the step's attacks are named so their
+	// counters can start at zero.
+	SetStep(name string, attacks ...string)
+	// SetStats is called once per job, before its attacks start, with
+	// where their counters (sent, in flight, started...) are read,
+	// summed over the job's attacks.
+	SetStats(func() attack.Stats)
+}
+
+// sum reads the attacks' counters summed: the earliest start, the
+// latest lag, the rest added up.
+func sum(counters []func() attack.Stats) func() attack.Stats {
+	if len(counters) == 1 {
+		return counters[0]
+	}
+	return func() attack.Stats {
+		var s attack.Stats
+		for _, f := range counters {
+			st := f()
+			s.Sent += st.Sent
+			s.Done += st.Done
+			s.InFlight += st.InFlight
+			s.Dropped += st.Dropped
+			s.Late += st.Late
+			s.Workers += st.Workers
+			s.MaxLag = max(s.MaxLag, st.MaxLag)
+			if !st.Started.IsZero() && (s.Started.IsZero() || st.Started.Before(s.Started)) {
+				s.Started = st.Started
+			}
+		}
+		return s
+	}
+}
