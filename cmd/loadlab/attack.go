@@ -292,13 +292,20 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if lv != nil {
 		lv.SetStep(live.Step{Name: cmp.Or(f.name, "attack"), Rate: sched.String(), For: sched.Length()})
 	}
-	if !f.quiet {
-		job.Log = stderr
-		if progress.IsTerminal(stderr) {
-			job.Progress = stderr
-		}
+	var bar *progress.Bar
+	if !f.quiet && progress.IsTerminal(stderr) {
+		bar = progress.New(stderr, sched.Length(), nil)
+		bar.Start(attackrun.FlushEvery)
+		job.Watchers = append(job.Watchers, bar)
 	}
-	err = attackrun.Run(ctx, job).Err()
+	res := attackrun.Run(ctx, job)
+	if bar != nil {
+		bar.Stop()
+	}
+	err = res.Err()
+	if st := res.Stats[0]; err == nil && !f.quiet && st.Dropped > 0 {
+		fmt.Fprintf(stderr, "loadlab attack: %d requests dropped (max-workers %d reached or generator behind schedule); they are in the results\n", st.Dropped, opts.MaxWorkers)
+	}
 	if lv != nil {
 		lv.Close(liveLinger) // the page shows the end before the process goes
 	}

@@ -3,7 +3,7 @@
 // run`). It reads each attack's targets, refuses bad ones before any
 // output is opened, writes each attack's results stream (flushed every
 // FlushEvery so followers see fresh data), and hands every result to the
-// live view, the watchers (the exporters) and the progress line, with the
+// live view and the watchers (the exporters, the progress line), with the
 // attacks' counters summed. It stops the attacks when the error ratio
 // crosses a stop rule, and says why they were cut short. The callers only
 // turn flags or a plan into a Job.
@@ -18,16 +18,15 @@ import (
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/live"
-	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
-// FlushEvery is how often the results streams are flushed, the progress
-// line is redrawn and the stop rule is checked while attacks run: often
-// enough for a reader following a results file, the live view's
-// per-second points and a stop within a second of the condition.
+// FlushEvery is how often the results streams are flushed and the stop
+// rule is checked while attacks run (and the progress line is redrawn):
+// often enough for a reader following a results file and for a stop
+// within a second of the condition.
 const FlushEvery = 250 * time.Millisecond
 
 // Job is attacks run at once, and where their results go besides each
@@ -41,11 +40,9 @@ type Job struct {
 	// is told the step, with its rate and end, by the caller).
 	Live *live.Server
 	// Watchers also receive every result and the attacks' counters: the
-	// Prometheus and OTLP exporters.
+	// Prometheus and OTLP exporters, the progress line.
 	Watchers []Watcher
-	Progress io.Writer // the live progress line, or nil for none
-	Log      io.Writer // closing remarks (dropped requests), or nil
-	Stop     StopRule  // stops the attacks on too many errors; zero: never
+	Stop     StopRule // stops the attacks on too many errors; zero: never
 }
 
 // Attack is one of a Job's attacks: where its targets come from, how it
@@ -75,6 +72,9 @@ type Outcome struct {
 	// Stopped is why the attacks were cut short: *ErrorRatioError, or the
 	// cause of the context's cancellation; nil when they ran their course.
 	Stopped error
+	// Stats holds each attack's final counters, in the Job's order (zero
+	// for one that did not start).
+	Stats []attack.Stats
 }
 
 // Err is the first attack's error that is not nil.
@@ -98,7 +98,7 @@ type running struct {
 // writes their results. An attack that cannot start is left out; the
 // others run.
 func Run(ctx context.Context, job Job) Outcome {
-	out := Outcome{Errs: make([]error, len(job.Attacks))}
+	out := Outcome{Errs: make([]error, len(job.Attacks)), Stats: make([]attack.Stats, len(job.Attacks))}
 	runs := make([]*running, len(job.Attacks))
 	var counters []func() attack.Stats
 	for i := range job.Attacks {
@@ -133,12 +133,6 @@ func Run(ctx context.Context, job Job) Outcome {
 		w.SetStats(stats)
 		shared = append(shared, w)
 	}
-	var bar *progress.Bar
-	if job.Progress != nil {
-		bar = progress.New(job.Progress, job.length(), stats)
-		bar.Start(FlushEvery)
-		shared = append(shared, bar)
-	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if win := job.Stop.watch(runCtx, cancel); win != nil {
@@ -164,30 +158,15 @@ func Run(ctx context.Context, job Job) Outcome {
 		}()
 	}
 	wg.Wait()
-	if bar != nil {
-		bar.Stop()
-	}
 	if runCtx.Err() != nil {
 		out.Stopped = context.Cause(runCtx)
 	}
 	for i, rn := range runs {
-		if rn == nil || out.Errs[i] != nil || job.Log == nil {
-			continue
-		}
-		if st := rn.a.Stats(); st.Dropped > 0 {
-			fmt.Fprintf(job.Log, "loadlab attack: %d requests dropped (max-workers %d reached or generator behind schedule); they are in the results\n", st.Dropped, rn.spec.Options.MaxWorkers)
+		if rn != nil {
+			out.Stats[i] = rn.a.Stats()
 		}
 	}
 	return out
-}
-
-// length is how long the job's attacks last, the latest-ending one's end.
-func (job Job) length() time.Duration {
-	var longest time.Duration
-	for _, spec := range job.Attacks {
-		longest = max(longest, spec.StartAfter+spec.Options.Schedule.Length())
-	}
-	return longest
 }
 
 // newAttacker reads the attack's targets: all of them first (round

@@ -35,10 +35,8 @@ func TestRunWritesAReadableStream(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	var opened bool
-	var log bytes.Buffer
-	j := job(t, "GET "+srv.URL+"/\n", &out, &opened)
-	j.Log = &log
-	if err := Run(context.Background(), j).Err(); err != nil {
+	res := Run(context.Background(), job(t, "GET "+srv.URL+"/\n", &out, &opened))
+	if err := res.Err(); err != nil {
 		t.Fatal(err)
 	}
 	rd, err := results.NewReader(bytes.NewReader(out.Bytes()))
@@ -56,8 +54,8 @@ func TestRunWritesAReadableStream(t *testing.T) {
 		}
 		n++
 	}
-	if n != 5 || log.Len() != 0 {
-		t.Fatalf("%d results, log %q", n, log.String())
+	if st := res.Stats[0]; n != 5 || st.Sent != 5 || st.Dropped != 0 {
+		t.Fatalf("%d results, counters %+v", n, st)
 	}
 }
 
