@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/experiment/writeup"
 	"github.com/loadlab/loadlab/internal/model"
 	"github.com/loadlab/loadlab/internal/slug"
 )
@@ -147,8 +148,8 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 
 // printOutcome prints the findings and where the report is.
 func printOutcome(w io.Writer, res *experiment.Outcome) {
-	for _, f := range res.Summary.Findings {
-		fmt.Fprintln(w, "- "+f.String())
+	for _, f := range writeup.Said(res.Summary.Findings) {
+		fmt.Fprintln(w, "- "+f)
 	}
 	for _, wn := range res.Summary.Warnings {
 		fmt.Fprintln(w, "warning: "+wn)
