@@ -286,11 +286,12 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		return of, nil
 	}
 	job := attackrun.Job{
-		Attacks: []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output, Meta: meta}},
-		Live:    lv, Watchers: ex.list(),
+		Attacks:  []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output, Meta: meta}},
+		Watchers: ex.list(),
 	}
 	if lv != nil {
 		lv.SetStep(live.Step{Name: cmp.Or(f.name, "attack"), Rate: sched.String(), For: sched.Length()})
+		job.Watchers = append([]attackrun.Watcher{lv}, job.Watchers...)
 	}
 	var bar *progress.Bar
 	if !f.quiet && progress.IsTerminal(stderr) {

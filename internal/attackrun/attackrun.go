@@ -3,7 +3,7 @@
 // run`). It reads each attack's targets, refuses bad ones before any
 // output is opened, writes each attack's results stream (flushed every
 // FlushEvery so followers see fresh data), and hands every result to the
-// live view and the watchers (the exporters, the progress line), with the
+// watchers (the live view, the exporters, the progress line), with the
 // attacks' counters summed. It stops the attacks when the error ratio
 // crosses a stop rule, and says why they were cut short. The callers only
 // turn flags or a plan into a Job.
@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack"
-	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/targets"
@@ -36,11 +35,8 @@ type Job struct {
 	// Step names the plan step the watchers label results with ("" for an
 	// attack outside a plan).
 	Step string
-	// Live, when set, receives every result and the attacks' counters (it
-	// is told the step, with its rate and end, by the caller).
-	Live *live.Server
 	// Watchers also receive every result and the attacks' counters: the
-	// Prometheus and OTLP exporters, the progress line.
+	// live view, the Prometheus and OTLP exporters, the progress line.
 	Watchers []Watcher
 	Stop     StopRule // stops the attacks on too many errors; zero: never
 }
@@ -99,44 +95,20 @@ type running struct {
 // others run.
 func Run(ctx context.Context, job Job) Outcome {
 	out := Outcome{Errs: make([]error, len(job.Attacks)), Stats: make([]attack.Stats, len(job.Attacks))}
-	runs := make([]*running, len(job.Attacks))
-	var counters []func() attack.Stats
-	for i := range job.Attacks {
-		spec := &job.Attacks[i]
-		a, err := newAttacker(spec)
-		if err != nil {
-			out.Errs[i] = err
-			continue
-		}
-		runs[i] = &running{spec: spec, a: a}
-		counters = append(counters, a.Stats)
-	}
-	for i, rn := range runs {
-		if rn != nil {
-			if out.Errs[i] = rn.open(); out.Errs[i] != nil {
-				runs[i] = nil
-			}
-		}
-	}
-	stats := sum(counters)
+	runs, stats := prepare(job, out.Errs)
 	names := make([]string, len(job.Attacks))
 	for i, spec := range job.Attacks {
 		names[i] = spec.Options.Name
 	}
 	var shared []results.Sink // every attack's results go here too
-	if job.Live != nil {
-		job.Live.SetStats(stats)
-		shared = append(shared, job.Live)
-	}
 	for _, w := range job.Watchers {
-		w.SetStep(job.Step, names...)
-		w.SetStats(stats)
+		w.Begin(job.Step, names, stats)
 		shared = append(shared, w)
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if win := job.Stop.watch(runCtx, cancel); win != nil {
-		defer win.stop()
+	win := job.Stop.watch(runCtx, cancel)
+	if win != nil {
 		shared = append(shared, win)
 	}
 
@@ -149,8 +121,7 @@ func Run(ctx context.Context, job Job) Outcome {
 		if rn.stream != nil {
 			sinks = append(sinks, rn.stream)
 		}
-		sinks = append(append(sinks, rn.spec.Sinks...), shared...)
-		sink := results.Tee(sinks...)
+		sink := results.Tee(append(append(sinks, rn.spec.Sinks...), shared...)...)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -158,6 +129,9 @@ func Run(ctx context.Context, job Job) Outcome {
 		}()
 	}
 	wg.Wait()
+	if win != nil {
+		win.stop() // before the cause is read: no stop after the end
+	}
 	if runCtx.Err() != nil {
 		out.Stopped = context.Cause(runCtx)
 	}
@@ -167,6 +141,32 @@ func Run(ctx context.Context, job Job) Outcome {
 		}
 	}
 	return out
+}
+
+// prepare makes the job's attacks, then opens their outputs: an attack
+// with bad targets opens nothing. It returns them (nil for one that
+// cannot start, its error in errs) and their counters summed.
+func prepare(job Job, errs []error) ([]*running, func() attack.Stats) {
+	runs := make([]*running, len(job.Attacks))
+	var counters []func() attack.Stats
+	for i := range job.Attacks {
+		spec := &job.Attacks[i]
+		a, err := newAttacker(spec)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		runs[i] = &running{spec: spec, a: a}
+		counters = append(counters, a.Stats)
+	}
+	for i, rn := range runs {
+		if rn != nil {
+			if errs[i] = rn.open(); errs[i] != nil {
+				runs[i] = nil
+			}
+		}
+	}
+	return runs, sum(counters)
 }
 
 // newAttacker reads the attack's targets: all of them first (round

@@ -85,9 +85,9 @@ func (w *watcher) Add(r *results.Result) {
 	w.mu.Unlock()
 }
 
-func (w *watcher) SetStep(name string, attacks ...string) { w.step, w.attacks = name, attacks }
-
-func (w *watcher) SetStats(f func() attack.Stats) { w.stats = f }
+func (w *watcher) Begin(step string, attacks []string, stats func() attack.Stats) {
+	w.step, w.attacks, w.stats = step, attacks, stats
+}
 
 func attackOf(t *testing.T, name, rate string, d time.Duration, targetText string) Attack {
 	t.Helper()

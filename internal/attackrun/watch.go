@@ -6,17 +6,16 @@ import (
 )
 
 // Watcher follows a job's attacks as they run, outside their results
-// files: the Prometheus and OTLP exporters.
+// files: the live view, the Prometheus and OTLP exporters, the progress
+// line.
 type Watcher interface {
 	results.Sink
-	// SetStep labels the results that follow with the step's name ("" for
-	// an attack outside a plan); the step's attacks are named so their
-	// counters can start at zero.
-	SetStep(name string, attacks ...string)
-	// SetStats is called once per job, before its attacks start, with
-	// where their counters (sent, in flight, started...) are read,
-	// summed over the job's attacks.
-	SetStats(func() attack.Stats)
+	// Begin is called once per job, before its attacks start, with the
+	// step the results that follow belong to ("" for an attack outside a
+	// plan), the attacks' names (so their counters can start at zero) and
+	// where their counters (sent, in flight, started...) are read, summed
+	// over the job's attacks.
+	Begin(step string, attacks []string, stats func() attack.Stats)
 }
 
 // sum reads the attacks' counters summed: the earliest start, the

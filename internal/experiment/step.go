@@ -289,8 +289,11 @@ func (r *runner) warmup(ctx context.Context, st *plan.Step) uint64 {
 // stream and metrics (the charts are drawn from the streams afterwards),
 // and returns why they were cut short (nil: they ran their course).
 func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *stepRun) error {
-	job := attackrun.Job{Step: st.Name, Live: r.opts.Live, Watchers: r.opts.Exporters,
+	job := attackrun.Job{Step: st.Name, Watchers: r.opts.Exporters,
 		Stop: attackrun.StopRule{Ratio: r.plan.Stop.ErrorRatio, Window: r.plan.Stop.Window, MinRequests: r.plan.Stop.MinRequests}}
+	if lv := r.opts.Live; lv != nil {
+		job.Watchers = append([]attackrun.Watcher{lv}, job.Watchers...)
+	}
 	var ran []*scenarioRun // the scenario of each of the job's attacks
 	var files []*os.File
 	for _, sc := range st.Scenarios {

@@ -43,7 +43,7 @@ type Bar struct {
 
 // New returns a Bar writing to w for an attack of the given total duration
 // (0 = unbounded) whose live counters stats returns; stats may be nil
-// until SetStats (the bar is then one of attackrun's watchers).
+// until Begin (the bar is then one of attackrun's watchers).
 func New(w io.Writer, total time.Duration, stats func() attack.Stats) *Bar {
 	return &Bar{
 		w: w, total: total, stats: stats,
@@ -54,16 +54,13 @@ func New(w io.Writer, total time.Duration, stats func() attack.Stats) *Bar {
 
 var _ results.Sink = (*Bar)(nil)
 
-// SetStats sets where the attack's live counters are read.
-func (b *Bar) SetStats(stats func() attack.Stats) {
+// Begin is told that attacks begin (attackrun.Watcher): where their
+// live counters are read. The line shows their time, not a step's name.
+func (b *Bar) Begin(_ string, _ []string, stats func() attack.Stats) {
 	b.mu.Lock()
 	b.stats = stats
 	b.mu.Unlock()
 }
-
-// SetStep does nothing: the line shows the attacks' time, not a step's
-// name.
-func (b *Bar) SetStep(string, ...string) {}
 
 // Add counts one result.
 func (b *Bar) Add(r *results.Result) {

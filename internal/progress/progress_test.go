@@ -62,8 +62,7 @@ func TestBarDrawsOnceItHasCounters(t *testing.T) {
 	if buf.Len() != 0 {
 		t.Fatalf("drew %q without counters", buf.String())
 	}
-	b.SetStep("step", "a", "b")
-	b.SetStats(func() attack.Stats { return attack.Stats{Started: time.Now().Add(-time.Second), Sent: 10} })
+	b.Begin("step", []string{"a", "b"}, func() attack.Stats { return attack.Stats{Started: time.Now().Add(-time.Second), Sent: 10} })
 	b.Add(&results.Result{Code: 200, Latency: time.Millisecond})
 	b.Start(time.Hour)
 	b.Stop()
