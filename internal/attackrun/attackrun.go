@@ -246,10 +246,8 @@ func (rn *running) started(ctx context.Context) bool {
 	if rn.spec.StartAfter <= 0 {
 		return true
 	}
-	t := time.NewTimer(rn.spec.StartAfter)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(rn.spec.StartAfter):
 		return true
 	case <-ctx.Done():
 		return false

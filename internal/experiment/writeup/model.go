@@ -71,6 +71,24 @@ func (g *group) said(lead, where string) string {
 	return fmt.Sprintf("%s %d steps (%s): %s (figures of %s; each step's %s).", lead, len(g.steps), listSteps(g.steps), g.text, g.steps[0], where)
 }
 
+// sayModel says the model's misses and explanations of single steps once
+// per mechanism, the steps listed: missed leads a miss ("**Missed** in"),
+// where says where each step's own figures are. It returns the
+// explanations' groups too.
+func sayModel(misses, explained []string, missed, where string) ([]string, []*group) {
+	mg, malone := groupBy(misses, missKey)
+	eg, ealone := groupBy(explained, explainKey)
+	var items []string
+	for _, g := range mg {
+		items = append(items, g.said(missed, where))
+	}
+	items = append(items, malone...)
+	for _, g := range eg {
+		items = append(items, g.said("What the model says happened in", where))
+	}
+	return append(items, ealone...), eg
+}
+
 // missKey takes apart a miss ("In step "s", X measured Y: why.") for
 // groupBy.
 func missKey(f string) (string, string, []string, bool) {
@@ -116,17 +134,7 @@ func modelSection(sum *summary.Summary) (section, bool) {
 	for _, v := range verdict {
 		s.Blocks = append(s.Blocks, text(v))
 	}
-	mg, malone := groupBy(misses, missKey)
-	eg, ealone := groupBy(explained, explainKey)
-	var items []string
-	for _, g := range mg {
-		items = append(items, g.said("**Missed** in", "below"))
-	}
-	items = append(items, malone...)
-	for _, g := range eg {
-		items = append(items, g.said("What the model says happened in", "below"))
-	}
-	items = append(items, ealone...)
+	items, eg := sayModel(misses, explained, "**Missed** in", "below")
 	if len(items) > 0 {
 		s.Blocks = append(s.Blocks, block{Findings: items})
 	}

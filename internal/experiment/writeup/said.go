@@ -30,16 +30,6 @@ func Said(fs []summary.Finding) []string {
 	if at < 0 {
 		return out
 	}
-	mg, malone := groupBy(misses, missKey)
-	eg, ealone := groupBy(explained, explainKey)
-	var grouped []string
-	for _, g := range mg {
-		grouped = append(grouped, g.said("Missed in", "in the report"))
-	}
-	grouped = append(grouped, malone...)
-	for _, g := range eg {
-		grouped = append(grouped, g.said("What the model says happened in", "in the report"))
-	}
-	grouped = append(grouped, ealone...)
+	grouped, _ := sayModel(misses, explained, "Missed in", "in the report")
 	return append(out[:at], append(grouped, out[at:]...)...)
 }
