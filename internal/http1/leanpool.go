@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 // per request. net/http serves everything else.
 type leanClient struct {
 	opts    *Options
+	std     *stdClient // follows the redirects to https:// (and other schemes)
 	dialer  net.Dialer
 	maxIdle int             // idle connections kept per host
 	poll    *harvest.Poller // paced attacks: connections read at the pacer's wake-ups; nil: the runtime poller
@@ -33,7 +34,7 @@ func newLeanClient(o *Options) *leanClient {
 		maxIdle = 10000
 	}
 	var poll *harvest.Poller
-	if o.Harvest && o.Schedule != nil && !o.Schedule.Unpaced() {
+	if o.Harvest {
 		poll, _ = harvest.New() // nil where unsupported: the runtime poller then
 	}
 	return &leanClient{
@@ -118,15 +119,6 @@ func (l *leanClient) close() {
 	if l.poll != nil {
 		_ = l.poll.Close()
 	}
-}
-
-// leanUsable reports whether the lean client may serve the attack's plain
-// http:// requests with these options.
-// The lean client speaks to origins only: with an HTTP proxy in the
-// environment (HTTP_PROXY, which net/http and vegeta honour for http://
-// targets) requests go through net/http.
-func (o *Options) leanUsable() bool {
-	return o.Client != "std" && !o.H2C && o.MaxConnections == 0 && !o.Transport.set() && !envHTTPProxy()
 }
 
 // envHTTPProxy reports whether the environment names a proxy for http://

@@ -1,4 +1,4 @@
-package pool
+package http1
 
 import (
 	"bufio"
@@ -13,14 +13,14 @@ import (
 	"github.com/loadlab/loadlab/internal/httpcases"
 )
 
-// writtenAlike says how what appendRequest writes for req differs from
+// writtenAlike says how what AppendRequest writes for req differs from
 // what req.Write writes, both read back by http.ReadRequest ("" when
-// they agree). What appendRequest writes must be one whole request
+// they agree). What AppendRequest writes must be one whole request
 // without a body, whatever req holds.
 func writtenAlike(req *http.Request) string {
 	var want bytes.Buffer
 	werr := req.Write(&want)
-	got, ok := appendRequest(nil, req)
+	got, ok := AppendRequest(nil, req)
 	if !ok {
 		if len(got) != 0 {
 			return fmt.Sprintf("declined but appended %q", got)
@@ -28,13 +28,13 @@ func writtenAlike(req *http.Request) string {
 		return "" // the worker uses req.Write
 	}
 	if werr != nil {
-		return fmt.Sprintf("req.Write refuses (%v) but appendRequest wrote %q", werr, got)
+		return fmt.Sprintf("req.Write refuses (%v) but AppendRequest wrote %q", werr, got)
 	}
 	br := bufio.NewReader(bytes.NewReader(got))
 	g, gerr := http.ReadRequest(br)
 	w, wantErr := http.ReadRequest(bufio.NewReader(&want))
 	if (gerr != nil) != (wantErr != nil) {
-		return fmt.Sprintf("read back: appendRequest's %q: %v; req.Write's %q: %v", got, gerr, want.String(), wantErr)
+		return fmt.Sprintf("read back: AppendRequest's %q: %v; req.Write's %q: %v", got, gerr, want.String(), wantErr)
 	}
 	if gerr != nil {
 		return ""
@@ -43,7 +43,7 @@ func writtenAlike(req *http.Request) string {
 		return fmt.Sprintf("%q is not one request without a body (left %q)", got, rest)
 	}
 	if g.Method != w.Method || g.RequestURI != w.RequestURI || g.Host != w.Host || g.Close != w.Close || !reflect.DeepEqual(g.Header, w.Header) {
-		return fmt.Sprintf("appendRequest %q\nreq.Write    %q", got, want.String())
+		return fmt.Sprintf("AppendRequest %q\nreq.Write    %q", got, want.String())
 	}
 	return ""
 }
@@ -67,7 +67,7 @@ func TestAppendRequestAgreesOnCases(t *testing.T) {
 	httpcases.Hold(t, httpcases.ProxyWriter, differ)
 }
 
-// FuzzAppendRequest: whatever the request, appendRequest writes what
+// FuzzAppendRequest: whatever the request, AppendRequest writes what
 // req.Write writes, or declines.
 func FuzzAppendRequest(f *testing.F) {
 	f.Add("GET", "/a b/%2F", "q=1&r", "upstream.example:8080", "X-A", " v\r\n1 ", "Cookie", "a=1", "", false)

@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"bufio"

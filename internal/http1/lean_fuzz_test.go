@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"bufio"
@@ -45,11 +45,7 @@ func FuzzLeanResponse(f *testing.F) {
 		if maxBody < -1 {
 			maxBody = -1
 		}
-		opts := DefaultOptions()
-		opts.MaxBody, opts.Redirects = maxBody, -1
-		a := &Attacker{opts: opts}
-		a.lean = newLeanClient(&a.opts)
-		w := &worker{a: a, rng: targets.NewRand(1), lean: a.lean.newWorker()}
+		_, w := testLean(Options{MaxBody: maxBody, Redirects: -1})
 		client, server := net.Pipe()
 		defer client.Close()
 		go func() {

@@ -1,4 +1,4 @@
-package pool
+package http1
 
 import (
 	"net/http"
@@ -8,7 +8,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 )
 
-// appendRequest appends the HTTP/1.1 head of req, a request without a
+// AppendRequest appends the HTTP/1.1 head of req, a request without a
 // body, to b: what req.Write sends for it, without its allocations.
 // As req.Write it sends Host from req.Host (or the URL), no User-Agent
 // when the header holds an empty one, Go's when it holds none, and
@@ -17,7 +17,7 @@ import (
 // breaks in values into spaces. It returns false, having appended
 // nothing, for a request req.Write would change or refuse (a Host to
 // rewrite, a control byte in the target): the caller then uses req.Write.
-func appendRequest(b []byte, req *http.Request) ([]byte, bool) {
+func AppendRequest(b []byte, req *http.Request) ([]byte, bool) {
 	host := req.Host
 	if host == "" {
 		host = req.URL.Host

@@ -1,4 +1,4 @@
-package pool
+package http1
 
 import (
 	"net/http"
@@ -16,6 +16,6 @@ func BenchmarkAppendRequest(b *testing.B) {
 	buf := make([]byte, 0, 1024)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf, _ = appendRequest(buf[:0], req)
+		buf, _ = AppendRequest(buf[:0], req)
 	}
 }

@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"bufio"
@@ -74,22 +74,18 @@ func (o outcome) String() string {
 // leanOutcome is what the lean client makes of raw, answering a method
 // request.
 func leanOutcome(t testing.TB, s *rawServer, method, raw string) outcome {
-	opts := DefaultOptions()
-	opts.MaxBody, opts.Redirects, opts.Timeout = -1, -1, 5*time.Second
-	a := &Attacker{opts: opts}
-	a.lean = newLeanClient(&a.opts)
-	w := &worker{a: a, rng: targets.NewRand(1), lean: a.lean.newWorker()}
+	l, w := testLean(Options{MaxBody: -1, Redirects: -1, Timeout: 5 * time.Second})
 	tr, err := targets.Static(method, "http://"+s.ln.Addr().String()+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tg, _ := tr.Next()
 	s.resp <- raw
-	c, err := a.lean.get(context.Background(), s.ln.Addr().String())
+	c, err := l.get(context.Background(), s.ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.lean.discard(c)
+	defer l.discard(c)
 	_ = c.c.SetDeadline(time.Now().Add(5 * time.Second))
 	var r results.Result
 	_, err = w.lean.exchange(w, c, tg, []byte(method+" / HTTP/1.1\r\nHost: x\r\n\r\n"), &r)

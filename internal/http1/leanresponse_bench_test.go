@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"bufio"
@@ -30,11 +30,7 @@ func BenchmarkLeanExchange(b *testing.B) {
 				b.Fatal(err)
 			}
 			tg, _ := tr.Next()
-			opts := DefaultOptions()
-			opts.Redirects = -1
-			a := &Attacker{opts: opts}
-			a.lean = newLeanClient(&a.opts)
-			w := &worker{a: a, rng: targets.NewRand(1), lean: a.lean.newWorker()}
+			_, w := testLean(Options{Redirects: -1})
 			const batch = 1024
 			all := []byte(strings.Repeat(resp, batch))
 			rd := bytes.NewReader(all)

@@ -1,4 +1,4 @@
-package attack
+package http1
 
 // sendableAsIs reports whether net/http would write the request target
 // (path and query, as splitHTTPURL gives it) byte for byte as it is, so

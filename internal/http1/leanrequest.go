@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ const clPlaceholder = "Content-Length: 0000000000\r\n\r\n"
 // targets cannot fail (package targets checks methods and names, and every
 // piece of text a template can write); the scan makes the wire safe
 // whatever built the target.
-func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uint64, host, path []byte) (_ []byte, bad string) {
+func (lw *leanWorker) appendHead(b []byte, w *Session, t *targets.Target, seq uint64, host, path []byte) (_ []byte, bad string) {
 	switch {
 	case !validToken(t.Method):
 		bad = fmt.Sprintf("net/http: invalid method %q", t.Method)
@@ -73,7 +73,7 @@ func (lw *leanWorker) appendHead(b []byte, w *worker, t *targets.Target, seq uin
 		if hd.Value.Static() || w == nil {
 			b = append(b, hd.Value.Text()...)
 		} else {
-			b = hd.Value.AppendSeeded(b, w.rng, w.a.seed, seq, targets.PartHeader(i))
+			b = hd.Value.AppendSeeded(b, w.rng, w.o.Seed, seq, targets.PartHeader(i))
 		}
 		if bad == "" && !validFieldValue(b[v:]) {
 			bad = fmt.Sprintf("net/http: invalid header field value for %q", hd.Name)
@@ -223,8 +223,9 @@ func hostAddr(host []byte) string {
 	return net.JoinHostPort(h, "80")
 }
 
-// redirect follows a Location through the lean client (http:// only).
-func (lw *leanWorker) redirect(w *worker, t *targets.Target, addr string, req []byte, loc []byte, r *results.Result, hops int) {
+// redirect follows a Location: an http:// one through the lean client,
+// any other through net/http's (stdClient.follow), as net/http would.
+func (lw *leanWorker) redirect(w *Session, t *targets.Target, addr string, req []byte, loc []byte, r *results.Result, hops int) {
 	o := lw.l.opts
 	fail := func(err error) { // worded as net/http words it: with the Location
 		r.Latency = time.Since(r.Sent)
@@ -242,8 +243,8 @@ func (lw *leanWorker) redirect(w *worker, t *targets.Target, addr string, req []
 		base.Path, base.RawQuery = p.Path, p.RawQuery
 	}
 	next, err := base.Parse(string(loc))
-	if err != nil || next.Scheme != "http" {
-		fail(fmt.Errorf("redirect to %q: the lean HTTP client follows only http:// redirects (use -client std)", loc))
+	if err != nil {
+		fail(fmt.Errorf("failed to parse Location header %q: %v", loc, err))
 		return
 	}
 	method := t.Method
@@ -251,6 +252,12 @@ func (lw *leanWorker) redirect(w *worker, t *targets.Target, addr string, req []
 	keepBody := code == 307 || code == 308
 	if !keepBody && method != "HEAD" {
 		method = "GET"
+	}
+	if next.Scheme != "http" {
+		// https:// (or another scheme): net/http's to follow, from here.
+		r.Code, r.Error, r.Body, r.BytesIn = 0, "", nil, 0
+		lw.l.std.follow(w, t, base, next, method, req, keepBody, lw.autoGzip(t), r, hops+1)
+		return
 	}
 	var b []byte
 	b = append(b, method...)

@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 
 // exchange writes req and reads one response. It returns the Location of a
 // redirect to follow, if any.
-func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []byte, r *results.Result) ([]byte, error) {
+func (lw *leanWorker) exchange(w *Session, c *leanConn, t *targets.Target, req []byte, r *results.Result) ([]byte, error) {
 	reused := c.used
 	c.used = true
 	if err := c.write(req); err != nil {
@@ -117,7 +117,7 @@ func (lw *leanWorker) exchange(w *worker, c *leanConn, t *targets.Target, req []
 var errCloseAfter = errors.New("close")
 
 // readN reads exactly n body bytes.
-func (w *worker) readN(br *bufio.Reader, n int64) (int64, []byte, error) {
+func (w *Session) readN(br *bufio.Reader, n int64) (int64, []byte, error) {
 	limit := w.keepLimit()
 	if limit == 0 {
 		var got int64
@@ -140,7 +140,7 @@ func (w *worker) readN(br *bufio.Reader, n int64) (int64, []byte, error) {
 // readChunked reads a chunked body and its trailers, as net/http does:
 // chunk lines end in CRLF, data is followed by CRLF, and at most 16 KiB
 // more of sizes and extensions than 16 bytes per chunk plus twice its data.
-func (w *worker) readChunked(br *bufio.Reader) (int64, []byte, error) {
+func (w *Session) readChunked(br *bufio.Reader) (int64, []byte, error) {
 	var total, excess int64
 	var kept []byte
 	for {

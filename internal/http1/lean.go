@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
-// leanWorker is one worker's lean-client state.
+// leanWorker is one session's lean-client state.
 type leanWorker struct {
 	l      *leanClient
 	wbuf   []byte
@@ -35,7 +35,7 @@ const maxStaticCache = 4096
 
 // do sends t if it is a plain http:// request; it returns false, having
 // done nothing, when net/http must handle it.
-func (lw *leanWorker) do(w *worker, t *targets.Target, seq uint64, r *results.Result) bool {
+func (lw *leanWorker) do(w *Session, t *targets.Target, seq uint64, r *results.Result) bool {
 	var addr string
 	var req []byte
 	var bodyLen int
@@ -53,7 +53,7 @@ func (lw *leanWorker) do(w *worker, t *targets.Target, seq uint64, r *results.Re
 		}
 		addr, req, bodyLen = lt.addr, lt.req, lt.body
 	} else {
-		w.url = t.URL.AppendSeeded(w.url[:0], w.rng, w.a.seed, seq, targets.PartURL)
+		w.url = t.URL.AppendSeeded(w.url[:0], w.rng, w.o.Seed, seq, targets.PartURL)
 		host, path, ok := splitHTTPURL(w.url)
 		if !ok || !sendableAsIs(path) {
 			return false // net/http escapes it or refuses it
@@ -67,7 +67,7 @@ func (lw *leanWorker) do(w *worker, t *targets.Target, seq uint64, r *results.Re
 		}
 		start := len(lw.wbuf)
 		if t.Body != nil {
-			lw.wbuf = t.Body.AppendSeeded(lw.wbuf, w.rng, w.a.seed, seq, targets.PartBody)
+			lw.wbuf = t.Body.AppendSeeded(lw.wbuf, w.rng, w.o.Seed, seq, targets.PartBody)
 		}
 		bodyLen = len(lw.wbuf) - start
 		lw.wbuf = fixContentLength(lw.wbuf, start, bodyLen, t.Body != nil)
@@ -84,7 +84,7 @@ var errStale = errors.New("stale keep-alive connection")
 
 // roundTrip sends req on the worker's connection to addr and reads the
 // response into r, following redirects as Options.Redirects says.
-func (lw *leanWorker) roundTrip(w *worker, t *targets.Target, addr string, req []byte, r *results.Result, hops int) {
+func (lw *leanWorker) roundTrip(w *Session, t *targets.Target, addr string, req []byte, r *results.Result, hops int) {
 	o := lw.l.opts
 	if hops == 0 {
 		w.sentNow(r)
@@ -93,7 +93,7 @@ func (lw *leanWorker) roundTrip(w *worker, t *targets.Target, addr string, req [
 	var arrived time.Time // kernel receive time of the answer, when known
 	for {
 		var c *leanConn
-		c, err = lw.l.get(w.a.reqCtx, addr)
+		c, err = lw.l.get(w.ctx, addr)
 		if err != nil {
 			break
 		}

@@ -1,4 +1,4 @@
-package attack
+package http1
 
 import (
 	"bufio"
@@ -41,7 +41,7 @@ func (e gzipErr) Error() string { return e.err.Error() }
 // (-1: until the connection closes), decompressing it as it comes: it
 // returns the decompressed length and up to keepLimit of its bytes. The
 // rest of the framing is read too, so the connection stays usable.
-func (w *worker) readGzip(br *bufio.Reader, chunked bool, contentLength int64) (int64, []byte, error) {
+func (w *Session) readGzip(br *bufio.Reader, chunked bool, contentLength int64) (int64, []byte, error) {
 	var raw io.Reader = br
 	switch {
 	case chunked:

@@ -1,4 +1,4 @@
-package pool
+package http1
 
 import (
 	"bufio"
@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// appendRequest must send what req.Write sends for a request without a
+// AppendRequest must send what req.Write sends for a request without a
 // body: the same request line, Host and headers once both are parsed.
 func TestAppendRequestMatchesRequestWrite(t *testing.T) {
 	mk := func(method, target string, h http.Header, close bool) *http.Request {
@@ -38,14 +38,14 @@ func TestAppendRequestMatchesRequestWrite(t *testing.T) {
 			if err := req.Write(&want); err != nil {
 				t.Fatal(err)
 			}
-			got, _ := appendRequest(nil, req)
+			got, _ := AppendRequest(nil, req)
 			w, err := http.ReadRequest(bufio.NewReader(&want))
 			if err != nil {
 				t.Fatalf("req.Write's bytes: %v", err)
 			}
 			g, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(got)))
 			if err != nil {
-				t.Fatalf("appendRequest's bytes %q: %v", got, err)
+				t.Fatalf("AppendRequest's bytes %q: %v", got, err)
 			}
 			if g.Method != w.Method || g.RequestURI != w.RequestURI || g.Host != w.Host || g.Close != w.Close || g.ContentLength != w.ContentLength {
 				t.Errorf("got %s %s host %s close %v length %d, req.Write sends %s %s host %s close %v length %d\n%q",
