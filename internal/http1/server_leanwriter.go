@@ -1,4 +1,4 @@
-package serve
+package http1
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 // kept and its length sent, or, after a Flush, the connection closes at
 // the end of the body.
 type leanWriter struct {
-	c        *leanConn
+	c        *serverConn
 	req      *http.Request
 	header   http.Header
 	status   int

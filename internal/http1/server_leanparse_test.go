@@ -1,4 +1,4 @@
-package serve
+package http1
 
 import (
 	"errors"

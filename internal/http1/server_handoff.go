@@ -1,4 +1,4 @@
-package serve
+package http1
 
 import (
 	"io"
@@ -90,3 +90,18 @@ func (l *connListener) Close() error {
 }
 
 func (l *connListener) Addr() net.Addr { return l.addr }
+
+// HandedServed returns how many requests the lean server answered on c
+// before handing it to net/http's server (0 for another connection).
+func HandedServed(c net.Conn) int64 {
+	if hc, ok := c.(*handedConn); ok {
+		return hc.served
+	}
+	return 0
+}
+
+// Replay returns c with pending read first: for a connection whose first
+// bytes were already read (an h2c upgrade's preface).
+func Replay(c net.Conn, pending []byte) net.Conn {
+	return &handedConn{Conn: c, pending: pending}
+}

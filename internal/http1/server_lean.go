@@ -1,38 +1,62 @@
-package serve
+package http1
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/loadlab/loadlab/internal/rawconn"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
-// The lean server (Config.Lean) serves HTTP/1.1 keep-alive without
-// net/http's server: one goroutine per connection, heads parsed from a
-// reused buffer, answers written from one buffer (or header then sendfile
-// through the handler's io.Copy). It calls the same http.Handler, so the
+// The lean server serves HTTP/1.1 keep-alive without net/http's server:
+// one goroutine per connection, heads parsed from a reused buffer, answers
+// written from one buffer (or header then sendfile through the handler's
+// io.Copy). It calls the same http.Handler as net/http's would, so the
 // simulator's recipes, faults and overrides are unchanged. A connection
 // whose next request it does not take (chunked request body, Expect,
-// Upgrade, the HTTP/2 preface, a head it refuses) is handed, with the bytes
-// already read, to net/http's server, which serves it from then on (and
-// answers errors as -server std does). A client going away is noticed only while the handler waits on its
-// request context (latency, hang), by a read started then.
+// Upgrade, the HTTP/2 preface, a head it refuses) is handed, with the
+// bytes already read, to net/http's server, which serves it from then on
+// (and answers errors as -server std does). A client going away is noticed
+// only while the handler waits on its request context (latency, hang), by
+// a read started then.
 
-// serveLean accepts on ln until ctx ends, then closes idle connections and
-// waits (up to the shutdown timeout) for answers in progress.
-func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
-	std, up := stdServer(cfg, h)
+// ServerConfig says how the lean server serves. Zero durations take
+// net/http's usual defaults (below).
+type ServerConfig struct {
+	NoKeepAlive       bool          // close every connection after one request
+	MaxConnRequests   int64         // close a connection after this many requests (0: no limit)
+	IdleTimeout       time.Duration // keep-alive idle limit (0: 2 min)
+	ReadHeaderTimeout time.Duration // bound on reading a head (0: 30 s)
+	ShutdownTimeout   time.Duration // bound on the graceful shutdown (0: 5 s)
+	// ConnContext, when set, adds per-connection values to request
+	// contexts.
+	ConnContext func(ctx context.Context, c net.Conn) context.Context
+}
+
+// ErrShutdownCut is returned by ServeLean when answers were still in
+// progress at the end of the shutdown timeout: their connections were
+// closed.
+var ErrShutdownCut = errors.New("answers still in progress at the end of the shutdown timeout")
+
+// ServeLean serves h on ln with the lean server until ctx ends, and hands
+// the connections it does not serve itself to std (net/http's server for
+// the same handler), which it runs and shuts down. At the end it calls
+// beforeShutdown (if not nil; it should release long-running handlers),
+// closes idle connections and waits, up to cfg.ShutdownTimeout, for the
+// answers in progress; afterStd (if not nil) runs once std is shut down.
+// It closes ln, and returns ErrShutdownCut when answers had to be cut.
+func ServeLean(ctx context.Context, ln net.Listener, cfg ServerConfig, h http.Handler, std *http.Server, beforeShutdown, afterStd func()) error {
 	handed := newConnListener(ln.Addr())
 	stdErr := make(chan error, 1)
 	go func() { stdErr <- std.Serve(handed) }()
 	var wg sync.WaitGroup
-	srv := &leanServer{conns: map[*leanConn]struct{}{}, done: make(chan struct{})}
+	srv := &leanServer{conns: map[*serverConn]struct{}{}, done: make(chan struct{})}
 	defer close(srv.done) // ends the sleep watchers
 	mu, conns := &srv.mu, srv.conns
 	stopped := false
@@ -58,7 +82,7 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 			}
 			break
 		}
-		c := newLeanConn(nc, cfg, h, handed.hand)
+		c := newServerConn(nc, cfg, h, handed.hand)
 		c.srv = srv
 		mu.Lock()
 		if stopped {
@@ -102,18 +126,20 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 			err = ErrShutdownCut
 		}
 	}
-	up.closeAll()
+	if afterStd != nil {
+		afterStd()
+	}
 	if serr := <-stdErr; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
 	return err
 }
 
-type leanConn struct {
+type serverConn struct {
 	nc     net.Conn
 	rw     io.ReadWriter // raw system calls on Linux, else nc
 	raw    *rawconn.Conn // nil when not on Linux
-	cfg    Config
+	cfg    ServerConfig
 	h      http.Handler
 	base   context.Context
 	buf    []byte // bytes read, not yet used
@@ -144,12 +170,12 @@ type leanConn struct {
 	watchStop bool
 }
 
-func newLeanConn(nc net.Conn, cfg Config, h http.Handler, hand func(net.Conn) bool) *leanConn {
+func newServerConn(nc net.Conn, cfg ServerConfig, h http.Handler, hand func(net.Conn) bool) *serverConn {
 	base := context.Background()
 	if cfg.ConnContext != nil {
 		base = cfg.ConnContext(base, nc)
 	}
-	c := &leanConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hand: hand, hbuf: make([]byte, 0, 4<<10)}
+	c := &serverConn{nc: nc, rw: nc, cfg: cfg, h: h, base: base, hand: hand, hbuf: make([]byte, 0, 4<<10)}
 	if r := rawconn.New(nc); r != nil {
 		c.rw, c.raw = r, r
 		c.stamp = r.EnableStamps() == nil
@@ -158,7 +184,7 @@ func newLeanConn(nc net.Conn, cfg Config, h http.Handler, hand func(net.Conn) bo
 }
 
 // shutdown closes the connection if idle, or after the answer in progress.
-func (c *leanConn) shutdown() {
+func (c *serverConn) shutdown() {
 	c.mu.Lock()
 	c.stopping = true
 	if c.idle {
@@ -170,7 +196,7 @@ func (c *leanConn) shutdown() {
 // setIdle marks the connection idle (waiting for a request) or not; when
 // idle it also sets the read deadline to d, under the lock, so a shutdown
 // cannot be overridden. It reports whether the connection may go on.
-func (c *leanConn) setIdle(idle bool, d time.Duration) bool {
+func (c *serverConn) setIdle(idle bool, d time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.idle = idle
@@ -183,7 +209,7 @@ func (c *leanConn) setIdle(idle bool, d time.Duration) bool {
 	return true
 }
 
-func (c *leanConn) serve() {
+func (c *serverConn) serve() {
 	handed := false
 	defer func() {
 		if !handed {
@@ -269,7 +295,7 @@ func (c *leanConn) serve() {
 // readHead reads more of a request head and notes when its bytes reached
 // the server: the kernel's receive time when there is one (not later than
 // now, not earlier than a second ago), else now.
-func (c *leanConn) readHead(p []byte) (int, error) {
+func (c *serverConn) readHead(p []byte) (int, error) {
 	if !c.stamp {
 		n, err := c.rw.Read(p)
 		if n > 0 {
@@ -290,14 +316,14 @@ func (c *leanConn) readHead(p []byte) (int, error) {
 
 // handoff gives the connection, with the bytes read and not yet used, to
 // net/http's server; false if it is shut down (the connection then closes).
-func (c *leanConn) handoff() bool {
+func (c *serverConn) handoff() bool {
 	_ = c.nc.SetReadDeadline(time.Time{})
 	return c.hand(&handedConn{Conn: c.nc, pending: bytes.Clone(c.buf), served: c.served})
 }
 
 // serveOne runs the handler on req; it reports whether the connection can
 // serve another request.
-func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
+func (c *serverConn) serveOne(lr *leanReq) (keep bool) {
 	body := &leanBody{c: c, left: lr.contentLength}
 	// The request's time starts when it arrived, or, if it came pipelined
 	// behind the previous one, when that one was answered (as net/http's
@@ -356,7 +382,7 @@ func (c *leanConn) serveOne(lr *leanReq) (keep bool) {
 
 // run calls the handler; a panic (http.ErrAbortHandler or another) aborts
 // the answer and the connection.
-func (c *leanConn) run(w *leanWriter, req *http.Request) (aborted bool) {
+func (c *serverConn) run(w *leanWriter, req *http.Request) (aborted bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			aborted = true
@@ -369,7 +395,7 @@ func (c *leanConn) run(w *leanWriter, req *http.Request) (aborted bool) {
 var protos = [2]string{"HTTP/1.0", "HTTP/1.1"}
 
 // remoteAddr is the client's address, made into a string once.
-func (c *leanConn) remoteAddr() string {
+func (c *serverConn) remoteAddr() string {
 	if c.remote == "" {
 		c.remote = c.nc.RemoteAddr().String()
 	}
@@ -379,7 +405,7 @@ func (c *leanConn) remoteAddr() string {
 // leanBody reads a request body of known length: first the bytes already
 // read with the head, then from the connection.
 type leanBody struct {
-	c    *leanConn
+	c    *serverConn
 	ctx  *reqCtx // told when the body has been read to its end
 	left int64
 }
@@ -411,3 +437,10 @@ func (b *leanBody) Read(p []byte) (n int, err error) {
 }
 
 func (b *leanBody) Close() error { return nil }
+
+func or(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

@@ -1,4 +1,4 @@
-package serve
+package http1
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // leanServer is what a lean server's connections share.
 type leanServer struct {
 	mu    sync.Mutex
-	conns map[*leanConn]struct{}
+	conns map[*serverConn]struct{}
 	done  chan struct{} // closed when the server ended
 	// stops are the stop channels of sleeps that have a watcher.
 	stops sync.Map

@@ -1,4 +1,4 @@
-package serve
+package http1
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const watchDelay = time.Millisecond
 // reads (a pipelined request) are kept for the connection.
 type reqCtx struct {
 	context.Context
-	c *leanConn
+	c *serverConn
 
 	mu      sync.Mutex
 	done    chan struct{} // nil until asked for

@@ -1,4 +1,4 @@
-package serve
+package http1
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestLeanBodyIntactWhenDoneAskedFirst(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "got "+string(b))
 	})
-	u := start(t, Config{}, h)
+	u := startLean(t, ServerConfig{}, h)
 	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestLeanClientGoneCancels(t *testing.T) {
 		res.err, res.stopped = ctx.Err(), stopped
 		got <- res
 	})
-	u := start(t, Config{}, h)
+	u := startLean(t, ServerConfig{}, h)
 	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestLeanFastAnswersKeepConnection(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	})
 	var opened atomic.Int64
-	u := start(t, Config{ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+	u := startLean(t, ServerConfig{ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
 		opened.Add(1)
 		return ctx
 	}}, h)
