@@ -177,10 +177,6 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if host, _, _ := net.SplitHostPort(*listen); *token == "" && !isLoopback(host) {
 		logf("origin: warning: listening on %s without -admin-token: anyone who can reach it can change the recipe", *listen)
 	}
-	connCtx := origin.ConnContext // TCP_CORK around sendfile
-	if *server == "lean" && !*useTLS {
-		connCtx = nil // the lean server sends head and file together (MSG_MORE)
-	}
 	return serve.Run(ctx, serve.Config{
 		Listen:          *listen,
 		H2C:             *h2c,
@@ -190,7 +186,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		MaxConnRequests: *maxConnReq,
 		IdleTimeout:     *idle,
 		Std:             *server == "std",
-		ConnContext:     connCtx,
+		StdConnContext:  origin.ConnContext, // TCP_CORK around sendfile
 	}, sim, func(url string) {
 		logf("origin: seed %d", sim.Seed())
 		startLog()

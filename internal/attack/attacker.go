@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/fdtable"
+	"github.com/loadlab/loadlab/internal/harvest"
+	"github.com/loadlab/loadlab/internal/http1"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -52,8 +54,11 @@ type Attacker struct {
 	opts  Options
 	tr    targets.Targeter
 	sched scheduleView
-	std   *stdClient
-	lean  *leanClient
+	// client is the wire, lean or net/http, chosen once in New.
+	client http1.Client
+	// lean holds the lean client's harvest poller, which the pacer reads
+	// answers through (nil: no harvesting).
+	lean *harvesting
 
 	started                   atomic.Int64 // unix ns
 	sent, done, dropped, late atomic.Uint64
@@ -95,13 +100,15 @@ func New(tr targets.Targeter, opts Options) (*Attacker, error) {
 	for a.seed == 0 {
 		a.seed = targets.NewRand(0).Uint64()
 	}
-	std, err := newStdClient(&a.opts)
+	co, err := a.opts.wire(a.seed, a.noteSent)
 	if err != nil {
 		return nil, err
 	}
-	a.std = std
-	if opts.leanUsable() {
-		a.lean = newLeanClient(&a.opts)
+	if a.client, err = http1.NewClient(co); err != nil {
+		return nil, err
+	}
+	if p := a.client.Poller(); p != nil {
+		a.lean = &harvesting{poll: p}
 	}
 	return a, nil
 }
@@ -170,9 +177,7 @@ func (a *Attacker) Run(ctx context.Context, out func(*results.Result)) error {
 			select {
 			case <-time.After(grace):
 				cancelReqs()
-				if a.lean != nil {
-					a.lean.abortAll()
-				}
+				a.client.Abort()
 			case <-finished:
 			}
 		case <-finished:
@@ -255,11 +260,7 @@ func (a *Attacker) noteSent(due, sent time.Time) {
 	}
 }
 
-func (a *Attacker) closeIdle() {
-	if a.std != nil {
-		a.std.closeIdle()
-	}
-	if a.lean != nil {
-		a.lean.close()
-	}
-}
+func (a *Attacker) closeIdle() { a.client.Close() }
+
+// harvesting is the lean client's harvest poller, as the pacer uses it.
+type harvesting struct{ poll *harvest.Poller }

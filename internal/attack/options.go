@@ -8,6 +8,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/attack/segment"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/http1"
 )
 
 // Options configure an Attacker. Start from DefaultOptions: a few zero
@@ -137,4 +138,25 @@ func (o *Options) validate() error {
 		return badinput.Field("-client", "want lean or std, got %q", o.Client)
 	}
 	return nil
+}
+
+// wire is the client options for o: the attack's seed, onSent called as
+// each request goes out, and vegeta's connection flags turned into a
+// dialer and a TLS configuration (errors name the flag).
+func (o *Options) wire(seed uint64, onSent func(due, sent time.Time)) (http1.Options, error) {
+	w := http1.Options{
+		Timeout: o.Timeout, Connections: o.Connections, MaxConnections: o.MaxConnections,
+		KeepAlive: o.KeepAlive, HTTP2: o.HTTP2, H2C: o.H2C, Insecure: o.Insecure,
+		Redirects: o.Redirects, MaxBody: o.MaxBody, Seed: seed, Std: o.Client == "std",
+		Harvest: o.Harvest && !o.Schedule.Unpaced(),
+		Header:  o.Header, Chunked: o.Transport.Chunked, OnSent: onSent,
+	}
+	if t := &o.Transport; t.set() {
+		cfg, err := t.tlsConfig(o.Insecure)
+		if err != nil {
+			return w, err
+		}
+		w.TLS, w.Dial, w.ProxyConnectHeader = cfg, t.dialer(o.Timeout), t.ProxyHeader
+	}
+	return w, nil
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/http1"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/testdns"
 )
@@ -278,14 +279,14 @@ func TestProxyHeaderGoesToTheTransport(t *testing.T) {
 	o := DefaultOptions()
 	o.Schedule = sched(t, "1/s", time.Second)
 	o.Transport = Transport{ProxyHeader: http.Header{"Proxy-Authorization": {"Basic eDp5"}}}
-	c, err := newStdClient(&o)
+	co, err := o.wire(1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.tr.ProxyConnectHeader.Get("Proxy-Authorization") != "Basic eDp5" || c.tr.Proxy == nil {
-		t.Errorf("proxy header %v, proxy func set %v", c.tr.ProxyConnectHeader, c.tr.Proxy != nil)
+	if co.ProxyConnectHeader.Get("Proxy-Authorization") != "Basic eDp5" {
+		t.Errorf("proxy header %v", co.ProxyConnectHeader)
 	}
-	if o.leanUsable() {
+	if http1.Lean(&co) {
 		t.Error("vegeta's connection flags must select the net/http client")
 	}
 }

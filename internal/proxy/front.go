@@ -21,7 +21,7 @@ type Front struct {
 }
 
 // ServeFront serves p to clients on ln until ctx ends, with the lean
-// HTTP/1.1 server the origin simulator uses (internal/serve: raw system
+// HTTP/1.1 server the origin simulator uses (internal/http1 through internal/serve: raw system
 // calls, heads parsed in place, one goroutine per connection): net/http's
 // server serves only the connections the lean one hands over (chunked
 // request bodies, Expect: 100-continue, Upgrade, HTTP/2). Heads beyond

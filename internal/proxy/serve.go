@@ -177,9 +177,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	}
 	w.WriteHeader(resp.StatusCode)
 	var body bytes.Buffer
-	// Only Write: the lean server's ReadFrom (made for the simulator's
-	// sendfile) would send the head on its own and copy the body in
-	// further writes; through Write, head and body leave together.
+	// Only Write, never the writer's ReadFrom: ReadFrom is for files
+	// (sendfile) and may send the head in a write of its own; through
+	// Write, head and body leave together, copied through the pooled
+	// buffer.
 	var dst io.Writer = writeOnly{w}
 	if store {
 		dst = &limitedTee{w: w, buf: &body, max: rt.cfg.Cache.MaxBodyBytes}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/fdtable"
+	"github.com/loadlab/loadlab/internal/http1"
 )
 
 // Config says how to serve. The zero value serves HTTP/1.1 with keep-alive
@@ -45,14 +46,20 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful shutdown (0: 5 s).
 	ShutdownTimeout time.Duration
 	// Std serves every connection with net/http's server. Otherwise (the
-	// default, without TLS) the lean server (see lean.go) serves HTTP/1.1
+	// default, without TLS) the lean server (package http1) serves HTTP/1.1
 	// and hands a connection to net/http's server when it needs what the
 	// lean one does not do (chunked bodies, Expect, HTTP/2, Upgrade...).
 	// TLS is always served by net/http's server.
 	Std bool
 	// ConnContext, when set, adds per-connection values to request
-	// contexts (see origin.ConnContext).
+	// contexts, on either server.
 	ConnContext func(ctx context.Context, c net.Conn) context.Context
+	// StdConnContext, when set, adds per-connection values to the request
+	// contexts of the connections net/http's server serves (TLS, Std, and
+	// those the lean server hands over): what only its separate writes of
+	// head and body need, such as origin.ConnContext's TCP_CORK (the lean
+	// server sends head and file together, MSG_MORE).
+	StdConnContext func(ctx context.Context, c net.Conn) context.Context
 	// MaxHeaderBytes bounds request heads on connections handed to
 	// net/http's server (0: net/http's 1 MB). The lean server hands over
 	// heads beyond 64 KiB, so a limit of 64 KiB answers them 431.
@@ -62,7 +69,7 @@ type Config struct {
 // ErrShutdownCut is returned by ServeLean when answers were still in
 // progress at the end of the shutdown timeout: their connections were
 // closed.
-var ErrShutdownCut = errors.New("answers still in progress at the end of the shutdown timeout")
+var ErrShutdownCut = http1.ErrShutdownCut
 
 type connCount struct{}
 
@@ -156,13 +163,14 @@ func stdServer(cfg Config, h http.Handler) (srv *http.Server, up *h2cUpgrade) {
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		if cfg.MaxConnRequests > 0 {
 			n := new(atomic.Int64)
-			if hc, ok := c.(*handedConn); ok {
-				n.Store(hc.served) // requests the lean server answered
-			}
+			n.Store(http1.HandedServed(c)) // requests the lean server answered, if it handed c over
 			ctx = context.WithValue(ctx, connCount{}, n)
 		}
 		if cfg.ConnContext != nil {
 			ctx = cfg.ConnContext(ctx, c)
+		}
+		if cfg.StdConnContext != nil {
+			ctx = cfg.StdConnContext(ctx, c)
 		}
 		return ctx
 	}
@@ -195,4 +203,16 @@ func or(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// serveLean serves h on ln with the lean server (package http1) and, for
+// the connections it hands over, net/http's server as stdServer makes it.
+func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
+	std, up := stdServer(cfg, h)
+	lean := http1.ServerConfig{
+		NoKeepAlive: cfg.NoKeepAlive, MaxConnRequests: cfg.MaxConnRequests,
+		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ShutdownTimeout: cfg.ShutdownTimeout, ConnContext: cfg.ConnContext,
+	}
+	return http1.ServeLean(ctx, ln, lean, h, std, beforeShutdown, up.closeAll)
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/http1"
 	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
@@ -86,7 +87,7 @@ func (w *Worker) exchange(ctx context.Context, req *http.Request) (*http.Respons
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(aLongTimeAgo) })
 	lean := false
 	if w.raw != nil && req.Body == nil {
-		w.out, lean = appendRequest(w.out[:0], req)
+		w.out, lean = http1.AppendRequest(w.out[:0], req)
 	}
 	if lean {
 		// The request is written by the first read of the response,

@@ -1,5 +1,0 @@
-package attack
-
-import "syscall"
-
-var errAddrInUse = syscall.EADDRINUSE

@@ -1,0 +1,100 @@
+package http1
+
+import (
+	"net/http"
+	"net/textproto"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// AppendRequest appends the HTTP/1.1 head of req, a request without a
+// body, to b: what req.Write sends for it, without its allocations.
+// As req.Write it sends Host from req.Host (or the URL), no User-Agent
+// when the header holds an empty one, Go's when it holds none, and
+// "Content-Length: 0" for POST, PUT and PATCH; it leaves out the headers
+// req.Write leaves out (and those with invalid names) and turns line
+// breaks in values into spaces. It returns false, having appended
+// nothing, for a request req.Write would change or refuse (a Host to
+// rewrite, a control byte in the target): the caller then uses req.Write.
+func AppendRequest(b []byte, req *http.Request) ([]byte, bool) {
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	uri := req.URL.RequestURI()
+	if !plainHost(host) || hasCTL(uri) {
+		return b, false
+	}
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	b = append(b, method...)
+	b = append(b, ' ')
+	b = append(b, uri...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, host...)
+	b = append(b, "\r\n"...)
+	if ua, ok := req.Header["User-Agent"]; !ok {
+		b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
+	} else if len(ua) > 0 && ua[0] != "" {
+		b = appendField(b, "User-Agent", ua[0])
+	}
+	if req.Close && !httpguts.HeaderValuesContainsToken(req.Header["Connection"], "close") {
+		b = append(b, "Connection: close\r\n"...)
+	}
+	switch method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		b = append(b, "Content-Length: 0\r\n"...)
+	}
+	for k, vs := range req.Header {
+		switch k {
+		case "Host", "User-Agent", "Content-Length", "Transfer-Encoding", "Trailer":
+			continue
+		}
+		if !httpguts.ValidHeaderFieldName(k) {
+			continue
+		}
+		for _, v := range vs {
+			b = appendField(b, k, v)
+		}
+	}
+	return append(b, "\r\n"...), true
+}
+
+// appendField appends "k: v\r\n", v with line breaks as spaces and
+// trimmed of ASCII whitespace (as http.Header.Write).
+func appendField(b []byte, k, v string) []byte {
+	b = append(b, k...)
+	b = append(b, ": "...)
+	if strings.ContainsAny(v, "\r\n") {
+		v = newlineToSpace.Replace(v)
+	}
+	v = textproto.TrimString(v)
+	b = append(b, v...)
+	return append(b, "\r\n"...)
+}
+
+var newlineToSpace = strings.NewReplacer("\n", " ", "\r", " ")
+
+// plainHost reports whether req.Write sends host as it is: ASCII, valid
+// in a Host field, with no IPv6 zone to remove.
+func plainHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c >= 0x80 || c == '%' {
+			return false
+		}
+	}
+	return httpguts.ValidHostHeader(host)
+}
+
+// hasCTL reports whether s holds an ASCII control byte.
+func hasCTL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,183 @@
+package http1
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// watchDelay is how long a request may run, once its handler asked for the
+// context's Done channel (or an AfterFunc), before the connection is
+// watched for the client going away. Most answers (a proxy in front of a
+// fast upstream) are sent before it ends: they then cost a timer, not a
+// goroutine, a read that waits in the poller and two deadline changes.
+const watchDelay = time.Millisecond
+
+// reqCtx is a lean request's context. It carries the connection's values;
+// its Done channel exists only once asked for (Done or AfterFunc): then,
+// watchDelay later, a goroutine reads the connection and cancels the
+// context when the client goes away (EOF or error), as net/http's
+// background read does, but only for handlers that wait on it. As
+// net/http's, that read starts only once the request body has been read
+// to its end (it would take the body's bytes otherwise), and not while the
+// handler waits in Sleep (which reads the connection itself). Bytes it
+// reads (a pipelined request) are kept for the connection.
+type reqCtx struct {
+	context.Context
+	c *serverConn
+
+	mu      sync.Mutex
+	done    chan struct{} // nil until asked for
+	err     error
+	afters  []*func() // AfterFunc callbacks not yet run or stopped
+	timer   *time.Timer
+	due     bool          // watchDelay passed since done was made
+	body    bool          // the request body is not read to its end yet
+	asleep  bool          // the handler is in Sleep
+	ended   bool          // stop began: no watcher from now on
+	watched chan struct{} // closed when the watcher returned; nil if none
+	extra   []byte
+	gone    bool // the client went away (set by stop or Sleep)
+	// received is when the request's head reached the server.
+	received time.Time
+}
+
+// Received is when the request's head reached the server (the kernel's
+// receive time on Linux): latencies are measured from it.
+func (r *reqCtx) Received() time.Time { return r.received }
+
+func (r *reqCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+func (r *reqCtx) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.armLocked()
+	return r.done
+}
+
+func (r *reqCtx) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// AfterFunc runs f in its own goroutine once the client went away. Its
+// stop reports whether it kept f from running. With it, context.WithTimeout
+// and context.AfterFunc on a lean request cost no goroutine of their own
+// (see the afterFuncer case of context's propagateCancel).
+func (r *reqCtx) AfterFunc(f func()) (stop func() bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.armLocked()
+	if r.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	fp := &f
+	r.afters = append(r.afters, fp)
+	return func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for i, g := range r.afters {
+			if g == fp {
+				r.afters = append(r.afters[:i], r.afters[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// armLocked makes the Done channel and starts the watch delay, once.
+func (r *reqCtx) armLocked() {
+	if r.done != nil {
+		return
+	}
+	r.done = make(chan struct{})
+	if r.err != nil {
+		close(r.done)
+		return
+	}
+	if r.ended {
+		return
+	}
+	r.timer = time.AfterFunc(watchDelay, func() {
+		r.mu.Lock()
+		r.due = true
+		r.startLocked()
+		r.mu.Unlock()
+	})
+}
+
+// startLocked starts the watcher if it is due and nothing else reads the
+// connection.
+func (r *reqCtx) startLocked() {
+	if !r.due || r.body || r.asleep || r.ended || r.watched != nil || r.err != nil {
+		return
+	}
+	r.watched = make(chan struct{})
+	go r.watch(r.watched)
+}
+
+// bodyRead says the request body has been read to its end.
+func (r *reqCtx) bodyRead() {
+	r.mu.Lock()
+	if r.body {
+		r.body = false
+		r.startLocked()
+	}
+	r.mu.Unlock()
+}
+
+// cancelLocked ends the context: the client went away.
+func (r *reqCtx) cancelLocked() {
+	if r.err != nil {
+		return
+	}
+	r.err = context.Canceled
+	if r.done != nil {
+		close(r.done)
+	}
+	for _, f := range r.afters {
+		go (*f)()
+	}
+	r.afters = nil
+}
+
+func (r *reqCtx) watch(watched chan struct{}) {
+	defer close(watched)
+	p := make([]byte, 1024)
+	n, err := r.c.nc.Read(p)
+	r.mu.Lock()
+	r.extra = p[:n]
+	if err != nil && !r.c.watchStop {
+		r.cancelLocked()
+	}
+	r.mu.Unlock()
+}
+
+// stop ends the watch delay and the watcher, if any, and gives back what
+// the watcher read.
+func (r *reqCtx) stop() {
+	r.mu.Lock()
+	r.ended = true
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	watched := r.watched
+	if watched == nil {
+		r.gone = r.gone || r.err != nil
+		r.mu.Unlock()
+		return
+	}
+	r.c.watchStop = true
+	r.mu.Unlock()
+	_ = r.c.nc.SetReadDeadline(time.Unix(1, 0))
+	<-watched
+	r.mu.Lock()
+	r.c.watchStop = false
+	r.gone = r.gone || r.err != nil
+	r.mu.Unlock()
+	_ = r.c.nc.SetReadDeadline(time.Time{})
+	r.c.buf = append(r.c.buf, r.extra...)
+}

@@ -1,0 +1,140 @@
+package http1
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A handler that asks for its context's Done before it reads the body
+// (the proxy does: context.WithTimeout, then the upstream exchange) gets
+// every byte of the body: the client is watched only once the body has
+// been read.
+func TestLeanBodyIntactWhenDoneAskedFirst(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		_ = ctx.Done()
+		time.Sleep(3 * watchDelay) // the watch delay passes before the read
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		_, _ = io.WriteString(w, "got "+string(b))
+	})
+	u := startLean(t, ServerConfig{}, h)
+	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	body := strings.Repeat("b", 1000)
+	// The head first, the body once the handler waits on Done.
+	_, _ = io.WriteString(c, "POST /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1000\r\n\r\n")
+	time.Sleep(2 * watchDelay)
+	_, _ = io.WriteString(c, body)
+	b, _ := io.ReadAll(c)
+	if !strings.Contains(string(b), "got "+body) {
+		t.Fatalf("the handler did not get the whole body: %q", b)
+	}
+}
+
+// A client that goes away cancels the context, runs AfterFunc callbacks
+// (but not stopped ones) and, through context.WithTimeout, derived
+// contexts, once the watch delay has passed.
+func TestLeanClientGoneCancels(t *testing.T) {
+	type result struct {
+		err              error
+		ran, stoppedRan  bool
+		derived, stopped bool
+	}
+	got := make(chan result, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		ran := make(chan struct{})
+		stopRan := make(chan struct{})
+		context.AfterFunc(ctx, func() { close(ran) })
+		stop := context.AfterFunc(ctx, func() { close(stopRan) })
+		stopped := stop()
+		dctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		var res result
+		select {
+		case <-dctx.Done():
+			res.derived = true
+		case <-time.After(5 * time.Second):
+		}
+		select {
+		case <-ran:
+			res.ran = true
+		case <-time.After(5 * time.Second):
+		}
+		select {
+		case <-stopRan:
+			res.stoppedRan = true
+		default:
+		}
+		res.err, res.stopped = ctx.Err(), stopped
+		got <- res
+	})
+	u := startLean(t, ServerConfig{}, h)
+	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.WriteString(c, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(5 * watchDelay) // the handler is waiting
+	c.Close()
+	r := <-got
+	if r.err != context.Canceled || !r.derived || !r.ran {
+		t.Errorf("after the client left: Err %v, derived context done %v, AfterFunc ran %v; want Canceled, true, true", r.err, r.derived, r.ran)
+	}
+	if !r.stopped || r.stoppedRan {
+		t.Errorf("a stopped AfterFunc: stop reported %v, ran %v; want true, false", r.stopped, r.stoppedRan)
+	}
+}
+
+// Fast answers never start a watcher: keep-alive requests that ask for
+// Done are served one after the other on one connection, and the context
+// of each is not cancelled.
+func TestLeanFastAnswersKeepConnection(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+		defer cancel()
+		_ = ctx.Done()
+		if ctx.Err() != nil {
+			http.Error(w, "cancelled", 500)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	var opened atomic.Int64
+	u := startLean(t, ServerConfig{ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+		opened.Add(1)
+		return ctx
+	}}, h)
+	tr := &http.Transport{MaxConnsPerHost: 1}
+	defer tr.CloseIdleConnections()
+	cl := &http.Client{Transport: tr}
+	for i := 0; i < 200; i++ {
+		resp, err := cl.Get(u + "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "ok" {
+			t.Fatalf("request %d: %q", i, b)
+		}
+	}
+	if n := opened.Load(); n != 1 {
+		t.Errorf("200 requests took %d connections, want 1", n)
+	}
+}

@@ -1,0 +1,155 @@
+package http1
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strconv"
+
+	"github.com/loadlab/loadlab/internal/httpsyntax"
+	"golang.org/x/net/http/httpguts"
+)
+
+// leanReq is a request head parsed by parseHead.
+type leanReq struct {
+	method, target string
+	url            *url.URL // set by the caller
+	minor          int      // HTTP/1.minor
+	header         http.Header
+	host           string
+	contentLength  int64
+	close          bool // the client asked to close (or HTTP/1.0 without keep-alive)
+}
+
+// headError is a request the lean server does not take: it hands the
+// connection to net/http's server (status is what the lean server would
+// answer itself).
+type headError struct {
+	status int
+	msg    string
+}
+
+func (e *headError) Error() string { return e.msg }
+
+var errNeedMore = errors.New("incomplete request head")
+
+// maxHead is the largest request head (request line and headers) accepted.
+const maxHead = 64 << 10
+
+// parseHead parses a request head at the start of b. It returns the bytes
+// the head took, errNeedMore when b does not hold a whole head yet, or a
+// *headError for a request the lean server does not take.
+func parseHead(b []byte) (*leanReq, int, error) { return parseHeadInto(b, nil) }
+
+// parseHeadInto is parseHead putting the headers in hdr (cleared first;
+// nil: a new map).
+func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
+	end := bytes.Index(b, []byte("\r\n\r\n"))
+	if end < 0 {
+		if len(b) >= maxHead {
+			return nil, 0, &headError{http.StatusRequestHeaderFieldsTooLarge, "request head too large"}
+		}
+		return nil, 0, errNeedMore
+	}
+	n := end + 4
+	lines := b[:end]
+	i := bytes.Index(lines, []byte("\r\n"))
+	line := lines
+	rest := []byte(nil)
+	if i >= 0 {
+		line, rest = lines[:i], lines[i+2:]
+	}
+	r := &leanReq{contentLength: 0}
+	sp1 := bytes.IndexByte(line, ' ')
+	sp2 := bytes.LastIndexByte(line, ' ')
+	if sp1 <= 0 || sp2 <= sp1+1 {
+		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
+	}
+	r.method, r.target = string(line[:sp1]), string(line[sp1+1:sp2])
+	switch string(line[sp2+1:]) {
+	case "HTTP/1.1":
+		r.minor = 1
+	case "HTTP/1.0":
+		r.minor = 0
+	default:
+		return nil, n, &headError{http.StatusHTTPVersionNotSupported, "unsupported protocol " + strconv.Quote(string(line[sp2+1:]))}
+	}
+	if !httpsyntax.Token(line[:sp1]) || bytes.IndexByte(line[sp1+1:sp2], ' ') >= 0 {
+		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
+	}
+	if r.target == "" || r.target[0] != '/' { // "*" and absolute-form: net/http's
+		return nil, n, &headError{http.StatusBadRequest, "request target must be a path"}
+	}
+	if hdr == nil {
+		hdr = make(http.Header, 8)
+	}
+	clear(hdr)
+	r.header = hdr
+	sawCL, sawHost, keepAlive, closing := false, false, false, false
+	var cl []byte
+	for len(rest) > 0 {
+		var l []byte
+		if j := bytes.Index(rest, []byte("\r\n")); j >= 0 {
+			l, rest = rest[:j], rest[j+2:]
+		} else {
+			l, rest = rest, nil
+		}
+		c := bytes.IndexByte(l, ':')
+		if c <= 0 || !httpsyntax.Token(l[:c]) {
+			return nil, n, &headError{http.StatusBadRequest, "malformed header line"}
+		}
+		v := httpsyntax.TrimOWS(l[c+1:])
+		if !httpsyntax.FieldValue(v) {
+			return nil, n, &headError{http.StatusBadRequest, "malformed header value"}
+		}
+		key := textproto.CanonicalMIMEHeaderKey(string(l[:c]))
+		val := string(v)
+		switch key {
+		case "Content-Length":
+			// As net/http: digits only; several fields only with the
+			// same text, kept once.
+			if sawCL {
+				if !bytes.Equal(v, cl) {
+					return nil, n, &headError{http.StatusBadRequest, "bad Content-Length"}
+				}
+				continue
+			}
+			length, ok := httpsyntax.ContentLength(v)
+			if !ok {
+				return nil, n, &headError{http.StatusBadRequest, "bad Content-Length"}
+			}
+			sawCL, cl, r.contentLength = true, v, length
+		case "Transfer-Encoding":
+			return nil, n, &headError{http.StatusNotImplemented, "Transfer-Encoding not supported by the lean server"}
+		case "Expect":
+			return nil, n, &headError{http.StatusNotImplemented, "Expect not supported by the lean server"}
+		case "Upgrade":
+			return nil, n, &headError{http.StatusNotImplemented, "Upgrade not supported by the lean server"}
+		case "Host": // in r.host, not in the header (as net/http)
+			if sawHost || !httpguts.ValidHostHeader(val) {
+				return nil, n, &headError{http.StatusBadRequest, "more than one Host, or a malformed one"}
+			}
+			sawHost, r.host = true, val
+			continue
+		case "Connection":
+			for _, tok := range bytes.Split(v, []byte(",")) {
+				tok = httpsyntax.TrimOWS(tok)
+				if bytes.EqualFold(tok, []byte("close")) {
+					closing = true
+				} else if bytes.EqualFold(tok, []byte("keep-alive")) {
+					keepAlive = true
+				}
+			}
+		}
+		r.header[key] = append(r.header[key], val)
+	}
+	if r.minor == 1 && !sawHost {
+		return nil, n, &headError{http.StatusBadRequest, "missing Host"}
+	}
+	// As net/http: HTTP/1.0 closes unless asked to keep alive; "close"
+	// wins in any order.
+	r.close = closing || (r.minor == 0 && !keepAlive)
+	return r, n, nil
+}

@@ -1,0 +1,255 @@
+package http1
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// leanWriter is the lean server's http.ResponseWriter. The head and body
+// gather in one buffer written at the end (or when it grows past
+// flushAt, on Flush, or before a ReadFrom, which lets the connection use
+// sendfile). Without a Content-Length from the handler the whole body is
+// kept and its length sent, or, after a Flush, the connection closes at
+// the end of the body.
+type leanWriter struct {
+	c        *serverConn
+	req      *http.Request
+	header   http.Header
+	status   int
+	wrote    bool // head is in out (or sent)
+	sent     bool // something went on the wire
+	close    bool
+	hijacked bool
+	noBody   bool
+	known    bool // the handler set Content-Length
+	out      []byte
+	spare    []byte // where the head goes before out (see prependHead)
+	err      error
+	// headCount is the body length a HEAD handler wrote (and was dropped).
+	headCount int
+}
+
+const flushAt = 128 << 10
+
+func (w *leanWriter) Header() http.Header { return w.header }
+
+func (w *leanWriter) WriteHeader(code int) {
+	if w.wrote || w.hijacked {
+		return
+	}
+	if code < 100 || code > 999 {
+		panic("serve: invalid WriteHeader code " + strconv.Itoa(code))
+	}
+	w.status = code
+	w.wrote = true
+	w.noBody = w.req.Method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified || code < 200
+	_, w.known = w.header["Content-Length"]
+}
+
+// head appends the status line and headers to out.
+func (w *leanWriter) head(firstBody []byte) {
+	h := w.header
+	if w.close && h.Get("Connection") == "" {
+		h.Set("Connection", "close")
+	} else if h.Get("Connection") == "close" {
+		w.close = true
+	}
+	if _, ok := h["Date"]; !ok {
+		h["Date"] = []string{httpDate()}
+	}
+	if _, ok := h["Content-Type"]; !ok && !w.noBody && len(firstBody) > 0 {
+		h["Content-Type"] = []string{http.DetectContentType(firstBody)}
+	}
+	b := append(w.out, "HTTP/1.1 "...)
+	b = append(b, statusLine(w.status)...)
+	b = append(b, "\r\n"...)
+	for k, vs := range h {
+		for _, v := range vs {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	w.out = append(b, "\r\n"...)
+}
+
+func (w *leanWriter) Write(p []byte) (int, error) {
+	if w.hijacked {
+		return 0, http.ErrHijacked
+	}
+	if !w.wrote {
+		if _, ok := w.header["Content-Length"]; !ok && w.header.Get("Content-Type") == "" {
+			w.header.Set("Content-Type", http.DetectContentType(p))
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.noBody {
+		w.headCount += len(p)
+		return len(p), nil
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if w.out == nil {
+		w.out = getBuf()
+	}
+	w.out = append(w.out, p...)
+	if w.known && len(w.out) >= flushAt {
+		if err := w.send(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// prependHead puts the head before the body gathered in out; it returns
+// the body (in spare, which it shares until the next prependHead).
+func (w *leanWriter) prependHead() (body []byte) {
+	body = w.out
+	if w.spare == nil {
+		w.spare = getBuf()
+	}
+	w.out = w.spare[:0]
+	w.head(body)
+	w.out = append(w.out, body...)
+	w.spare = body[:0]
+	return body
+}
+
+// bufPool holds the lean writers' buffers (out and spare) between answers:
+// a latency keeps many requests waiting, but few answers are written at
+// once.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+
+// release gives the writer's buffers back once the answer is done.
+func (w *leanWriter) release() {
+	for _, b := range [][]byte{w.out, w.spare} {
+		if cap(b) > 0 && cap(b) <= 64<<10 {
+			b = b[:0]
+			bufPool.Put(&b)
+		}
+	}
+	w.out, w.spare = nil, nil
+}
+
+// send writes the head (if not yet) and the buffered body.
+func (w *leanWriter) send() error {
+	if !w.sent {
+		if !w.known && !w.noBody {
+			w.close = true // unknown length: the end of the body is the close
+		}
+		w.prependHead()
+		w.sent = true
+	}
+	if len(w.out) > 0 && w.err == nil {
+		_, w.err = w.c.rw.Write(w.out)
+		w.out = w.out[:0]
+	}
+	return w.err
+}
+
+// Flush sends what is buffered (http.Flusher, for slow bodies).
+func (w *leanWriter) Flush() { _ = w.FlushError() }
+
+// FlushError is Flush reporting the write error (for ResponseController).
+func (w *leanWriter) FlushError() error {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.send()
+}
+
+// ReadFrom sends the buffered head, then copies r to the connection, which
+// uses sendfile for a file.
+func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.noBody || !w.known {
+		return io.Copy(struct{ io.Writer }{w}, r)
+	}
+	if lr, ok := r.(*io.LimitedReader); ok && !w.sent && w.c.raw != nil && w.err == nil {
+		if f, ok := lr.R.(*os.File); ok {
+			body := w.prependHead()
+			n, ok, err := w.c.raw.SendFile(w.out, f, lr.N)
+			if ok {
+				w.sent = true
+				w.out = w.out[:0]
+				lr.N -= n
+				w.err = err
+				return n, err
+			}
+			w.out = w.out[:0] // not sent: make the head again below
+			w.out = append(w.out, body...)
+		}
+	}
+	if err := w.send(); err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(w.c.nc, r)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// Hijack hands the connection to the handler (for close and reset faults).
+func (w *leanWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.sent {
+		return nil, nil, http.ErrHijacked
+	}
+	w.hijacked = true
+	return w.c.nc, bufio.NewReadWriter(bufio.NewReader(w.c.nc), bufio.NewWriter(w.c.nc)), nil
+}
+
+// finish completes the answer after the handler returned.
+func (w *leanWriter) finish() error {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if !w.sent && !w.known && !w.noBody {
+		w.header["Content-Length"] = []string{strconv.Itoa(len(w.out))}
+		w.known = true
+		w.prependHead()
+		w.sent = true
+	} else if !w.sent && !w.known && w.req.Method == http.MethodHead && w.headCount > 0 {
+		w.header["Content-Length"] = []string{strconv.Itoa(w.headCount)} // as net/http does
+	}
+	return w.send()
+}
+
+func statusLine(code int) string {
+	t := http.StatusText(code)
+	if t == "" {
+		t = "status code " + strconv.Itoa(code)
+	}
+	return strconv.Itoa(code) + " " + t
+}
+
+// dateCache holds the Date header value, remade once a second.
+var dateCache atomic.Pointer[dateEntry]
+
+type dateEntry struct {
+	sec int64
+	s   string
+}
+
+func httpDate() string {
+	now := time.Now()
+	if d := dateCache.Load(); d != nil && d.sec == now.Unix() {
+		return d.s
+	}
+	d := &dateEntry{sec: now.Unix(), s: now.UTC().Format(http.TimeFormat)}
+	dateCache.Store(d)
+	return d.s
+}
