@@ -228,7 +228,7 @@ func (r *runner) progressStep(st *stepRun) {
 			summary.FmtSeconds(sc.Latency.P99), summary.FmtSeconds(sc.Latency.Max))
 		if p := st.Model.PredictedScenario(sc.Name); p != nil {
 			r.progress("  %-10s %6d predicted success %6.2f%%  p99 %-10s  max %s", "", p.Requests, 100*p.Success,
-				summary.FmtSeconds(p.Latency.P99), summary.FmtSeconds(p.Latency.Max))
+				summary.FmtSeconds(p.Latencies.P99.Seconds()), summary.FmtSeconds(p.Latencies.Max.Seconds()))
 		}
 	}
 	if st.Aborted != "" {

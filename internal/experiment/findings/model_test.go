@@ -3,9 +3,15 @@ package findings
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/prediction"
 )
+
+// ms is a duration in milliseconds.
+func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
 // modelledStep is a step of a saturated fixed pool with its prediction.
 func modelledStep(measuredSuccess, measuredP99 float64) *summary.StepResult {
@@ -19,11 +25,12 @@ func modelledStep(measuredSuccess, measuredP99 float64) *summary.StepResult {
 		Pool:  &summary.PoolLimits{Pool: "default", Size: 64, CheckoutTimeout: 0.5, RequestTimeout: 2},
 		Peaks: map[string]float64{"proxy cpu %": 4, "loadlab cpu %": 6},
 		Model: &summary.StepModel{
-			Scenarios: []summary.PredictedScenario{{Name: "search", Requests: 960, Success: 0.828, Latency: lat(1.475, 1.488),
-				AnsweredBy: map[string]uint64{"upstream": 795, "pool_timeout": 165}, MaxCheckoutWait: 0.4875}},
-			Pools: []summary.PredictedPool{{Pool: "default", Manager: "serial", Size: 64, PeakInUse: 64, PeakWaiting: 40,
-				MailboxPeak: 3, Timeouts: 165, Checkout: 0.5, FirstTimeout: 2.863}},
-			Closed: []summary.ClosedForm{{Pool: "default", Workers: 64, Latency: 1, Rate: 81, Capacity: 64, Step: 0.79, Rise: 0.21, Ceiling: 1.5}},
+			Scenarios: []prediction.Scenario{{Name: "search", Requests: 960, Success: 0.828,
+				Latencies: metrics.LatencySummary{Mean: ms(1475), P50: ms(1475), P90: ms(1488), P95: ms(1488), P99: ms(1488), Max: ms(1488)},
+				Answered:  map[string]uint64{"upstream": 795, "pool_timeout": 165}, MaxCheckoutWait: ms(487.5)}},
+			Pools: []prediction.Pool{{Pool: "default", Manager: "serial", Size: 64, PeakInUse: 64, PeakWaiting: 40,
+				MailboxPeak: 3, Timeouts: 165, CheckoutTimeout: ms(500), FirstTimeout: ms(2863)}},
+			Closed: []prediction.ClosedForm{{Pool: "default", Workers: 64, Latency: ms(1000), Rate: 81, Capacity: 64, Step: ms(790), Rise: ms(210), Ceiling: ms(1500)}},
 		},
 	}
 }

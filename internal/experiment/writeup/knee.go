@@ -40,7 +40,7 @@ func kneeCharts(sum *summary.Summary) []chartFile {
 		measured[conf] = append(measured[conf], point{rate, 100 * sc.Success, 1000 * sc.Latency.P99})
 		planned[sc.Rate] = true
 		if p := st.Model.PredictedScenario(name); p != nil {
-			predicted[conf] = append(predicted[conf], point{rate, 100 * p.Success, 1000 * p.Latency.P99})
+			predicted[conf] = append(predicted[conf], point{rate, 100 * p.Success, 1000 * p.Latencies.P99.Seconds()})
 		}
 	}
 	// Two rates are the plan's, not the measured ones: six builds run at

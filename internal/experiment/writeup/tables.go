@@ -61,8 +61,8 @@ func predictionRows(sum *summary.Summary, miss string) [][]string {
 		}
 		rows = append(rows, []string{c.Step, c.Scenario,
 			fmt.Sprintf("%.2f%% \u2502 %.2f%%", 100*c.PSuccess, 100*c.MSuccess),
-			summary.FmtSeconds(c.Predicted.P50) + " \u2502 " + summary.FmtSeconds(c.Measured.P50),
-			summary.FmtSeconds(c.Predicted.P99) + " \u2502 " + summary.FmtSeconds(c.Measured.P99),
+			summary.FmtSeconds(c.Predicted.P50.Seconds()) + " \u2502 " + summary.FmtSeconds(c.Measured.P50),
+			summary.FmtSeconds(c.Predicted.P99.Seconds()) + " \u2502 " + summary.FmtSeconds(c.Measured.P99),
 			verdict})
 	}
 	return rows
