@@ -6,13 +6,15 @@ import (
 	"time"
 )
 
-// Breaker is a route's breaker state over the step.
+// Breaker is a route's breaker state over the step. (A breaker read from
+// a summary.json of version 1 has one point per state change and no
+// throughput.)
 type Breaker struct {
 	Route string    `json:"route"`
 	T     []float64 `json:"t"` // seconds since the step began
 	State []string  `json:"state"`
 	// Throughput is the percentage let through at each point.
-	Throughput []int `json:"throughput_percent"`
+	Throughput []int `json:"throughput_percent,omitempty"`
 	// Rejected counts the requests the breaker turned away.
 	Rejected uint64 `json:"rejected"`
 }

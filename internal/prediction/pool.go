@@ -3,17 +3,18 @@ package prediction
 import "time"
 
 // Pool is a pool's gauges over the step, one point per interval, and its
-// counts and peaks.
+// counts and peaks. (A pool read from a summary.json of version 1 has
+// no series, only the counts and peaks.)
 type Pool struct {
 	Pool          string    `json:"pool"`
 	Manager       string    `json:"manager"`
 	Size          int       `json:"size"`
 	Overflow      int       `json:"overflow"`
-	T             []float64 `json:"t"` // seconds since the step began
-	InUse         []int     `json:"workers_in_use"`
-	OverflowInUse []int     `json:"overflow_in_use"`
-	Waiting       []int     `json:"waiting"`
-	Mailbox       []int     `json:"mailbox"`
+	T             []float64 `json:"t,omitempty"` // seconds since the step began
+	InUse         []int     `json:"workers_in_use,omitempty"`
+	OverflowInUse []int     `json:"overflow_in_use,omitempty"`
+	Waiting       []int     `json:"waiting,omitempty"`
+	Mailbox       []int     `json:"mailbox,omitempty"`
 	Checkouts     uint64    `json:"checkouts"`
 	Timeouts      uint64    `json:"checkout_timeouts"`
 	Opened        uint64    `json:"overflow_opened"`

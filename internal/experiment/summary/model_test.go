@@ -1,0 +1,193 @@
+package summary
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// readFile decodes a summary.json by its path.
+func readFile(t testing.TB, file string) *Summary {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return &s
+}
+
+// testdata/breaker-model-v*-summary.json hold the predictions of
+// examples/002-pool-drain-breaker's two steps (seed 1), version 1 made by
+// loadlab before the prediction had one type (commit b065362), version 2
+// by this one: read, the old file says all it kept as the new one says
+// it, the breaker's story and first opening included.
+func TestModelVersion1ReadsAsVersion2(t *testing.T) {
+	v1 := readFile(t, "testdata/breaker-model-v1-summary.json")
+	v2 := readFile(t, "testdata/breaker-model-v2-summary.json")
+	if len(v1.Steps) != 2 || len(v2.Steps) != 2 {
+		t.Fatalf("steps: %d and %d, want 2", len(v1.Steps), len(v2.Steps))
+	}
+	opened := false
+	for i := range v1.Steps {
+		old, cur := v1.Steps[i].Model, v2.Steps[i].Model
+		if old.Version != StepModelVersion || cur.Version != StepModelVersion {
+			t.Errorf("step %d: versions %d and %d after reading, want %d", i, old.Version, cur.Version, StepModelVersion)
+		}
+		if len(old.Scenarios) != 1 || len(cur.Scenarios) != 1 || len(old.Pools) != 1 || len(cur.Pools) != 1 ||
+			len(old.Breakers) != 1 || len(cur.Breakers) != 1 || len(old.Closed) != 1 || len(cur.Closed) != 1 {
+			t.Fatalf("step %d: the files' predictions differ in shape:\n%+v\n%+v", i, old, cur)
+		}
+		o, c := old.Scenarios[0], cur.Scenarios[0]
+		if o.Name != c.Name || o.Requests != c.Requests || o.Success != c.Success || o.Latencies != c.Latencies ||
+			o.MaxCheckoutWait != c.MaxCheckoutWait || !reflect.DeepEqual(o.StatusCodes, c.StatusCodes) || !reflect.DeepEqual(o.Answered, c.Answered) {
+			t.Errorf("step %d scenario:\nversion 1 %+v\nversion 2 %+v", i, o, c)
+		}
+		if c.Latencies.P99 == 0 || c.Requests == 0 {
+			t.Errorf("step %d: an empty prediction %+v", i, c)
+		}
+		op, cp := old.Pools[0], cur.Pools[0]
+		cp.T, cp.InUse, cp.OverflowInUse, cp.Waiting, cp.Mailbox = nil, nil, nil, nil, nil // version 1 kept no series
+		if !reflect.DeepEqual(op, cp) {
+			t.Errorf("step %d pool:\nversion 1 %+v\nversion 2 %+v", i, op, cp)
+		}
+		ob, cb := old.Breakers[0], cur.Breakers[0]
+		if ob.Route != cb.Route || ob.Rejected != cb.Rejected || ob.Story() != cb.Story() || ob.FirstOpen() != cb.FirstOpen() {
+			t.Errorf("step %d breaker: version 1 %q opened %v, version 2 %q opened %v", i, ob.Story(), ob.FirstOpen(), cb.Story(), cb.FirstOpen())
+		}
+		opened = opened || cb.FirstOpen() > 0
+		if !reflect.DeepEqual(old.Closed, cur.Closed) || !reflect.DeepEqual(old.Notes, cur.Notes) || !reflect.DeepEqual(old.Fragile, cur.Fragile) {
+			t.Errorf("step %d closed forms, notes or fragile differ:\n%+v\n%+v", i, old, cur)
+		}
+	}
+	if !opened {
+		t.Error("the breaker never opened: the files do not test a story")
+	}
+}
+
+// Real runs written before the prediction had one type (a capacity search
+// of examples/005 and a sweep of two builds) read with their figures,
+// and what is written again (as run -rewrite does) reads back the same.
+func TestModelOfOldRunsRoundTrips(t *testing.T) {
+	for _, file := range []string{"../testdata/capacity-summary.json", "../../compare/testdata/run-001/summary.json"} {
+		s := readFile(t, file)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw struct {
+			Steps []struct {
+				Model struct {
+					Scenarios []struct {
+						Name    string `json:"name"`
+						Latency struct {
+							P50 float64 `json:"p50"`
+							P99 float64 `json:"p99"`
+						} `json:"latency_seconds"`
+					} `json:"scenarios"`
+					Pools []struct {
+						Checkout float64 `json:"checkout_timeout_seconds"`
+					} `json:"pools"`
+				} `json:"model"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for i, st := range s.Steps {
+			rm := raw.Steps[i].Model
+			if st.Model == nil || len(rm.Scenarios) == 0 {
+				continue
+			}
+			seen++
+			for j, sc := range st.Model.Scenarios {
+				want := rm.Scenarios[j]
+				if sc.Name != want.Name || !near(sc.Latencies.P50, want.Latency.P50) || !near(sc.Latencies.P99, want.Latency.P99) || sc.Latencies.P99 == 0 {
+					t.Errorf("%s step %d: scenario %q p50 %v p99 %v, the file says %q %vs %vs", file, i, sc.Name, sc.Latencies.P50, sc.Latencies.P99, want.Name, want.Latency.P50, want.Latency.P99)
+				}
+			}
+			for j, p := range st.Model.Pools {
+				if !near(p.CheckoutTimeout, rm.Pools[j].Checkout) || p.CheckoutTimeout == 0 {
+					t.Errorf("%s step %d: pool %s checkout timeout %v, the file says %vs", file, i, p.Pool, p.CheckoutTimeout, rm.Pools[j].Checkout)
+				}
+			}
+		}
+		if seen == 0 {
+			t.Fatalf("%s: no step has a prediction", file)
+		}
+		again, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Summary
+		if err := json.Unmarshal(again, &back); err != nil {
+			t.Fatal(err)
+		}
+		for i := range s.Steps {
+			if !reflect.DeepEqual(s.Steps[i].Model, back.Steps[i].Model) {
+				t.Errorf("%s step %d: written again, the prediction reads back otherwise:\n%+v\n%+v", file, i, s.Steps[i].Model, back.Steps[i].Model)
+			}
+		}
+	}
+}
+
+// near says whether d is s seconds, to the nanosecond.
+func near(d time.Duration, s float64) bool {
+	return math.Abs(d.Seconds()-s) <= 1e-9
+}
+
+// A model newer than this loadlab reads is refused, not misread.
+func TestModelNewerVersionRefused(t *testing.T) {
+	var m StepModel
+	if err := json.Unmarshal([]byte(`{"version": 3, "scenarios": [{"scenario": "a"}]}`), &m); err == nil {
+		t.Errorf("version 3 read as %+v", m)
+	}
+}
+
+// FuzzStepModel: whatever a step's model reads as (either version), it
+// writes and reads back the same.
+func FuzzStepModel(f *testing.F) {
+	for _, file := range []string{"testdata/breaker-model-v1-summary.json", "testdata/breaker-model-v2-summary.json"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var raw struct {
+			Steps []struct {
+				Model json.RawMessage `json:"model"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			f.Fatal(err)
+		}
+		for _, st := range raw.Steps {
+			f.Add([]byte(st.Model))
+		}
+	}
+	f.Add([]byte(`{"error": "no origin"}`))
+	f.Add([]byte(`{"breakers": [{"route": "r", "states": "closed, open at 1m2.5s, bogus"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m StepModel
+		if json.Unmarshal(data, &m) != nil {
+			return
+		}
+		out, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("%+v does not write: %v", m, err)
+		}
+		var back StepModel
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("%s does not read back: %v", out, err)
+		}
+		if !reflect.DeepEqual(m, back) {
+			t.Fatalf("read back otherwise:\n%+v\n%+v", m, back)
+		}
+	})
+}
