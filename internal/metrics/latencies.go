@@ -31,9 +31,9 @@ func RecordLatency(h *hdrhistogram.Histogram, d time.Duration) {
 
 // LatencySummary is a latency distribution's headline figures, the one
 // shape loadlab keeps them in wherever they are stored apart from their
-// samples (a prediction, an archived run): nanoseconds, under vegeta's JSON
-// report keys. (vegeta's whole latencies object, with total and min, is
-// the report's JSON.)
+// samples (a run's summary.json, a prediction, an archived run):
+// nanoseconds, under vegeta's JSON report keys. (vegeta's whole latencies
+// object, with total, is the report's JSON.)
 type LatencySummary struct {
 	Mean time.Duration `json:"mean"`
 	P50  time.Duration `json:"50th"`
@@ -41,6 +41,9 @@ type LatencySummary struct {
 	P95  time.Duration `json:"95th"`
 	P99  time.Duration `json:"99th"`
 	Max  time.Duration `json:"max"`
+	// Min is the exact minimum where the samples were measured (0, and
+	// left out, where they were not: a prediction, an archived run).
+	Min time.Duration `json:"min,omitempty"`
 }
 
 // Latencies summarises latency samples: exact count, total, min, max and
@@ -48,10 +51,9 @@ type LatencySummary struct {
 type Latencies struct {
 	Count uint64        // samples recorded
 	Total time.Duration // sum of all samples
-	Min   time.Duration // exact minimum
-	// LatencySummary holds the exact maximum, the mean (Total / Count,
-	// truncated as vegeta does) and the percentiles; all but Max are set
-	// by Close.
+	// LatencySummary holds the exact minimum and maximum, the mean (Total
+	// / Count, truncated as vegeta does) and the percentiles; the mean and
+	// the percentiles are set by Close.
 	LatencySummary
 
 	hist *hdrhistogram.Histogram

@@ -60,8 +60,8 @@ func TestRunFolderOneRunPerBuild(t *testing.T) {
 			t.Errorf("run %d steps: %+v", i, r.Steps)
 		}
 		// the figures loadlab run recorded for the step are the archive's
-		if r.Requests != sc.Requests || r.Latencies.P99 != seconds(sc.Latency.P99) || r.Latencies.P50 != seconds(sc.Latency.P50) ||
-			(r.Latencies.Max-seconds(sc.Latency.Max)).Abs() > time.Microsecond || r.Success != sc.Success {
+		if r.Requests != sc.Requests || r.Latencies.P99 != sc.Latency.P99 || r.Latencies.P50 != sc.Latency.P50 ||
+			(r.Latencies.Max-sc.Latency.Max).Abs() > time.Microsecond || r.Success != sc.Success {
 			t.Errorf("run %d: figures %+v, summary says requests %d p50 %v p99 %v max %v success %v", i, r.Figures, sc.Requests,
 				sc.Latency.P50, sc.Latency.P99, sc.Latency.Max, sc.Success)
 		}

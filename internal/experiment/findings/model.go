@@ -78,11 +78,11 @@ func predictionMiss(st *summary.StepResult, sc *summary.ScenarioResult, m *summa
 	if math.Abs(sc.Success-p.Success) > summary.SuccessTolerance {
 		gaps = append(gaps, fmt.Sprintf("success %.2f%% where the model predicted %.2f%%", 100*sc.Success, 100*p.Success))
 	}
-	if !summary.LatencyAgrees(p.Latencies.P50.Seconds(), sc.Latency.P50) {
-		gaps = append(gaps, fmt.Sprintf("p50 %s (predicted %s)", summary.FmtSeconds(sc.Latency.P50), summary.FmtSeconds(p.Latencies.P50.Seconds())))
+	if !summary.LatencyAgrees(p.Latencies.P50, sc.Latency.P50) {
+		gaps = append(gaps, fmt.Sprintf("p50 %s (predicted %s)", summary.FmtSeconds(sc.Latency.P50.Seconds()), summary.FmtSeconds(p.Latencies.P50.Seconds())))
 	}
-	if !summary.LatencyAgrees(p.Latencies.P99.Seconds(), sc.Latency.P99) {
-		gaps = append(gaps, fmt.Sprintf("p99 %s (predicted %s)", summary.FmtSeconds(sc.Latency.P99), summary.FmtSeconds(p.Latencies.P99.Seconds())))
+	if !summary.LatencyAgrees(p.Latencies.P99, sc.Latency.P99) {
+		gaps = append(gaps, fmt.Sprintf("p99 %s (predicted %s)", summary.FmtSeconds(sc.Latency.P99.Seconds()), summary.FmtSeconds(p.Latencies.P99.Seconds())))
 	}
 	if len(gaps) == 0 {
 		return ""
@@ -130,9 +130,9 @@ func likelyCause(st *summary.StepResult, sc *summary.ScenarioResult, m *summary.
 	}
 	if pl := st.Pool; pl != nil && pl.CheckoutTimeout > 0 {
 		ceiling := pl.CheckoutTimeout + pl.RequestTimeout
-		if sc.Latency.Max > ceiling+0.5 {
+		if sc.Latency.Max.Seconds() > ceiling+0.5 {
 			return fmt.Sprintf("latency reached %s where the pool's configuration allows at most %s (checkout timeout %s + request timeout %s): something outside the pool's configuration adds %s",
-				summary.FmtSeconds(sc.Latency.Max), summary.FmtSeconds(ceiling), summary.FmtSeconds(pl.CheckoutTimeout), summary.FmtSeconds(pl.RequestTimeout), summary.FmtSeconds(sc.Latency.Max-ceiling))
+				summary.FmtSeconds(sc.Latency.Max.Seconds()), summary.FmtSeconds(ceiling), summary.FmtSeconds(pl.CheckoutTimeout), summary.FmtSeconds(pl.RequestTimeout), summary.FmtSeconds(sc.Latency.Max.Seconds()-ceiling))
 		}
 	}
 	if len(m.Notes) > 0 {

@@ -15,8 +15,9 @@ func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millise
 
 // modelledStep is a step of a saturated fixed pool with its prediction.
 func modelledStep(measuredSuccess, measuredP99 float64) *summary.StepResult {
-	lat := func(p50, p99 float64) summary.LatencySummary {
-		return summary.LatencySummary{Mean: p50, P50: p50, P90: p99, P95: p99, P99: p99, Max: p99}
+	lat := func(p50, p99 float64) metrics.LatencySummary {
+		s50, s99 := ms(1000*p50), ms(1000*p99)
+		return metrics.LatencySummary{Mean: s50, P50: s50, P90: s99, P95: s99, P99: s99, Max: s99}
 	}
 	return &summary.StepResult{
 		Name: "80 rps, 64 workers", Configuration: "64 workers",
@@ -68,7 +69,7 @@ func TestModelNamesTheLikelyCauseOfAMiss(t *testing.T) {
 	}{
 		{"generator behind", func(st *summary.StepResult) { st.Scenarios[0].MaxLag = 0.4 }, "the generator fell behind its schedule (lag up to 400ms"},
 		{"proxy at 100%", func(st *summary.StepResult) { st.Peaks["proxy cpu %"] = 99 }, "the proxy used 99% of a core"},
-		{"outside the pool", func(st *summary.StepResult) { st.Scenarios[0].Latency.Max = 3.3 },
+		{"outside the pool", func(st *summary.StepResult) { st.Scenarios[0].Latency.Max = 3300 * time.Millisecond },
 			"latency reached 3.3s where the pool's configuration allows at most 2.5s (checkout timeout 500ms + request timeout 2s): something outside the pool's configuration adds 800ms"},
 		{"fragile", func(st *summary.StepResult) {
 			st.Model.Fragile = []string{"100% of search's requests were decided on a tie"}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/prediction"
@@ -95,8 +96,7 @@ func (m *StepModel) PredictedScenario(name string) *prediction.Scenario {
 // Check is one scenario's prediction against its measurement.
 type Check struct {
 	Step, Scenario        string
-	Predicted             *metrics.LatencySummary
-	Measured              *LatencySummary
+	Predicted, Measured   *metrics.LatencySummary
 	PSuccess, MSuccess    float64
 	Success, P50, P99, OK bool
 }
@@ -116,8 +116,8 @@ func Checks(sum *Summary) []Check {
 			}
 			c := Check{Step: st.Name, Scenario: sc.Name, Predicted: &p.Latencies, Measured: &sc.Latency, PSuccess: p.Success, MSuccess: sc.Success}
 			c.Success = math.Abs(sc.Success-p.Success) <= SuccessTolerance
-			c.P50 = LatencyAgrees(p.Latencies.P50.Seconds(), sc.Latency.P50)
-			c.P99 = LatencyAgrees(p.Latencies.P99.Seconds(), sc.Latency.P99)
+			c.P50 = LatencyAgrees(p.Latencies.P50, sc.Latency.P50)
+			c.P99 = LatencyAgrees(p.Latencies.P99, sc.Latency.P99)
 			c.OK = c.Success && c.P50 && c.P99
 			out = append(out, c)
 		}
@@ -126,9 +126,9 @@ func Checks(sum *Summary) []Check {
 }
 
 // LatencyAgrees says whether a measured latency agrees with the predicted
-// one (seconds).
-func LatencyAgrees(pred, meas float64) bool {
-	return math.Abs(meas-pred) <= max(LatencyTolerance*pred, LatencyFloor)
+// one.
+func LatencyAgrees(pred, meas time.Duration) bool {
+	return math.Abs(meas.Seconds()-pred.Seconds()) <= max(LatencyTolerance*pred.Seconds(), LatencyFloor)
 }
 
 // SearchResult is a capacity search's answer for one configuration: the

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 // readFile decodes a summary.json by its path.
@@ -71,9 +73,10 @@ func TestModelVersion1ReadsAsVersion2(t *testing.T) {
 	}
 }
 
-// Real runs written before the prediction had one type (a capacity search
-// of examples/005 and a sweep of two builds) read with their figures,
-// and what is written again (as run -rewrite does) reads back the same.
+// Real runs written before the prediction and the latencies had one type
+// (a capacity search of examples/005 and a sweep of two builds) read with
+// their figures, measured and predicted, and what is written again (as
+// run -rewrite does) reads back the same.
 func TestModelOfOldRunsRoundTrips(t *testing.T) {
 	for _, file := range []string{"../testdata/capacity-summary.json", "../../compare/testdata/run-001/summary.json"} {
 		s := readFile(t, file)
@@ -83,6 +86,10 @@ func TestModelOfOldRunsRoundTrips(t *testing.T) {
 		}
 		var raw struct {
 			Steps []struct {
+				Scenarios []struct {
+					Latency seconds4 `json:"latency_seconds"`
+					Send    seconds4 `json:"send_latency_seconds"`
+				} `json:"scenarios"`
 				Model struct {
 					Scenarios []struct {
 						Name    string `json:"name"`
@@ -102,6 +109,18 @@ func TestModelOfOldRunsRoundTrips(t *testing.T) {
 		}
 		seen := 0
 		for i, st := range s.Steps {
+			for j, sc := range st.Scenarios {
+				w := raw.Steps[i].Scenarios[j]
+				for k, l := range map[string]struct {
+					got                metrics.LatencySummary
+					min, p50, p99, max float64
+				}{"latencies": {sc.Latency, w.Latency.Min, w.Latency.P50, w.Latency.P99, w.Latency.Max},
+					"send latencies": {sc.SendLatency, w.Send.Min, w.Send.P50, w.Send.P99, w.Send.Max}} {
+					if !near(l.got.Min, l.min) || !near(l.got.P50, l.p50) || !near(l.got.P99, l.p99) || !near(l.got.Max, l.max) || l.got.P99 == 0 {
+						t.Errorf("%s step %d scenario %s: %s %+v, the file says min %vs p50 %vs p99 %vs max %vs", file, i, sc.Name, k, l.got, l.min, l.p50, l.p99, l.max)
+					}
+				}
+			}
 			rm := raw.Steps[i].Model
 			if st.Model == nil || len(rm.Scenarios) == 0 {
 				continue
@@ -131,11 +150,22 @@ func TestModelOfOldRunsRoundTrips(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range s.Steps {
+			if !reflect.DeepEqual(s.Steps[i].Scenarios, back.Steps[i].Scenarios) {
+				t.Errorf("%s step %d: written again, the measured figures read back otherwise", file, i)
+			}
 			if !reflect.DeepEqual(s.Steps[i].Model, back.Steps[i].Model) {
 				t.Errorf("%s step %d: written again, the prediction reads back otherwise:\n%+v\n%+v", file, i, s.Steps[i].Model, back.Steps[i].Model)
 			}
 		}
 	}
+}
+
+// seconds4 are the latencies in seconds the tests compare with.
+type seconds4 struct {
+	Min float64 `json:"min"`
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
 }
 
 // near says whether d is s seconds, to the nanosecond.

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/prediction"
 )
 
@@ -19,7 +18,7 @@ type stepModelV1 struct {
 		Name        string            `json:"name"`
 		Requests    uint64            `json:"requests"`
 		Success     float64           `json:"success"`
-		Latency     LatencySummary    `json:"latency_seconds"`
+		Latency     latencySeconds    `json:"latency_seconds"`
 		StatusCodes map[string]uint64 `json:"status_codes"`
 		AnsweredBy  map[string]uint64 `json:"answered_by"`
 		MaxWait     float64           `json:"max_checkout_wait_seconds"`
@@ -67,11 +66,10 @@ type stepModelV1 struct {
 func (m stepModelV1) upgrade() StepModel {
 	out := StepModel{Version: StepModelVersion, Error: m.Error, Notes: m.Notes, Fragile: m.Fragile}
 	for _, s := range m.Scenarios {
-		l := s.Latency
+		l := s.Latency.summary()
+		l.Min = 0 // a prediction keeps no minimum
 		out.Scenarios = append(out.Scenarios, prediction.Scenario{Name: s.Name, Requests: s.Requests, Success: s.Success,
-			StatusCodes: s.StatusCodes, Answered: s.AnsweredBy, MaxCheckoutWait: seconds(s.MaxWait),
-			Latencies: metrics.LatencySummary{Mean: seconds(l.Mean), P50: seconds(l.P50), P90: seconds(l.P90),
-				P95: seconds(l.P95), P99: seconds(l.P99), Max: seconds(l.Max)}})
+			StatusCodes: s.StatusCodes, Answered: s.AnsweredBy, MaxCheckoutWait: seconds(s.MaxWait), Latencies: l})
 	}
 	for _, p := range m.Pools {
 		out.Pools = append(out.Pools, prediction.Pool{Pool: p.Pool, Manager: p.Manager, Size: p.Size, Overflow: p.Overflow,
