@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,8 +18,6 @@ import (
 )
 
 const runDir = "testdata/regression-hunt" // a real `loadlab run` of examples/004-regression-hunt
-
-func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
 func readAll(t *testing.T, f archive.BundleFile) string {
 	t.Helper()
