@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -19,13 +18,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/loadlab/loadlab/bench/machine"
+	"github.com/loadlab/loadlab/bench/typical"
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
 	"github.com/loadlab/loadlab/internal/archive/pgtest"
@@ -62,11 +61,12 @@ func main() {
 	check(err)
 	defer st.Close()
 
-	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s; load average %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOARCH, loadavg())
+	fmt.Printf("machine: %s\n\n", machine.Describe())
 
 	// add
 	path := filepath.Join(dir, "typical.lll")
-	size := write(path, *n)
+	size, err := typical.WriteFile(path, results.FormatLoadlab, *n)
+	check(err)
 	fmt.Printf("Add one results file (%d typical results, %d bytes)\n\n", *n, size)
 	fmt.Printf("%-24s %10s %14s\n", "phase", "seconds", "results/s")
 	if *cpuprofile != "" {
@@ -75,7 +75,7 @@ func main() {
 		check(pprof.StartCPUProfile(f))
 		defer pprof.StopCPUProfile()
 	}
-	cpu0 := cpuTime()
+	cpu0 := machine.CPUTime()
 	t0 := time.Now()
 	bs, _, err := ingest.Bundles(ctx, []string{path}, ingest.Options{Name: "typical"})
 	check(err)
@@ -85,7 +85,7 @@ func main() {
 	check(err)
 	tStore := time.Since(t1)
 	total := time.Since(t0)
-	cpu := cpuTime() - cpu0
+	cpu := machine.CPUTime() - cpu0
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
 	}
@@ -208,60 +208,6 @@ func synthetic(i int) *archive.Bundle {
 		}
 	}
 	return b
-}
-
-// typical makes result i of a paced attack at 1000/s (as bench/report).
-func typical(rng *rand.Rand, start time.Time, i int, r *results.Result) {
-	due := start.Add(time.Duration(i) * time.Millisecond)
-	*r = results.Result{
-		Attack: "search", Seq: uint64(i), Due: due,
-		Sent:    due.Add(time.Duration(20_000 + rng.IntN(60_000))),
-		Latency: 5*time.Millisecond + time.Duration(rng.IntN(20_000_000)),
-		Code:    200, BytesIn: 1024, Method: "GET", URL: "http://127.0.0.1:8080/search?q={{rand.letters 50}}",
-	}
-	if rng.IntN(20) == 0 {
-		r.Code, r.Error, r.BytesIn = 500, "500 Internal Server Error", 21
-	}
-	if i%10 == 3 {
-		r.URL = "http://127.0.0.1:8080/news"
-	}
-}
-
-func write(path string, n int) int64 {
-	out, err := os.Create(path)
-	check(err)
-	bw := bufio.NewWriterSize(out, 1<<20)
-	w, err := results.NewWriter(bw, results.Meta{Generator: "bench"})
-	check(err)
-	rng := rand.New(rand.NewPCG(1, 2))
-	start := time.Unix(1_795_296_174, 0)
-	var r results.Result
-	for i := 0; i < n; i++ {
-		typical(rng, start, i, &r)
-		check(w.Encode(&r))
-	}
-	check(w.Close())
-	check(bw.Flush())
-	st, err := out.Stat()
-	check(err)
-	check(out.Close())
-	return st.Size()
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	return strings.Join(f[:3], " ")
 }
 
 func check2(_ string, _ bool, err error) { check(err) }

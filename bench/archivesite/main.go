@@ -34,9 +34,9 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
 	"github.com/loadlab/loadlab/internal/archive/site"
@@ -96,7 +96,7 @@ func main() {
 	defer srv.Close()
 
 	fmt.Printf("Results site over a SQLite archive of %d runs (%.0f MiB), one of %d results (file %.1f MiB); %s, %d CPUs, load %s\n",
-		*runs, float64(fi.Size())/(1<<20), *big, float64(bigInfo.Size())/(1<<20), runtime.Version(), runtime.NumCPU(), loadavg())
+		*runs, float64(fi.Size())/(1<<20), *big, float64(bigInfo.Size())/(1<<20), runtime.Version(), runtime.NumCPU(), machine.LoadAvg())
 	fmt.Printf("filling: %d small runs added in %.1f s (%.1f ms each); the big run ingested and added in %.1f s\n\n",
 		*runs-1, addSmall.Seconds(), addSmall.Seconds()*1000/float64(*runs-1), addBig.Seconds())
 	fmt.Printf("%-52s %10s %10s %10s %10s %10s\n", "page", "first ms", "median ms", "max ms", "CPU ms", "KiB")
@@ -137,7 +137,7 @@ func main() {
 			check(err)
 			check(pprof.StartCPUProfile(f))
 		}
-		cpu0 := cpuTime()
+		cpu0 := machine.CPUTime()
 		for i := 0; i < reps; i++ {
 			t := time.Now()
 			size = fetch(srv.URL + p.path)
@@ -147,7 +147,7 @@ func main() {
 			pprof.StopCPUProfile()
 			*profile = ""
 		}
-		cpu := (cpuTime() - cpu0).Seconds() * 1000 / float64(reps)
+		cpu := (machine.CPUTime() - cpu0).Seconds() * 1000 / float64(reps)
 		first := times[0]
 		sort.Float64s(times)
 		fmt.Printf("%-52s %10.1f %10.1f %10.1f %10.1f %10.0f\n", p.name, first, times[len(times)/2], times[len(times)-1], cpu, float64(size)/1024)
@@ -228,23 +228,6 @@ func fetch(url string) int {
 		check(fmt.Errorf("%s: %s", url, resp.Status))
 	}
 	return int(n)
-}
-
-// cpuTime is the CPU time this process used so far (server and client
-// alike: the fetches are on loopback in this process), a figure the
-// machine's load does not inflate as it does wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func check(err error) {

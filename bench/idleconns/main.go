@@ -12,15 +12,12 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,6 +25,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/bench/labproc"
+	"github.com/loadlab/loadlab/bench/machine"
 )
 
 func main() {
@@ -41,23 +39,21 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	raiseFileLimit()
-	bin := filepath.Join(dir, "loadlab")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/loadlab").CombinedOutput(); err != nil {
-		fail(fmt.Errorf("build: %v\n%s", err, out))
+	bin, err := labproc.Build(dir)
+	if err != nil {
+		fail(err)
 	}
 	recipe := filepath.Join(dir, "recipe.json")
 	_ = os.WriteFile(recipe, []byte(`{"body": "ok", "stages": [{"at": 0, "status": 200}]}`), 0o644)
-	origin, stopOrigin := start(bin, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0", "-quiet")
+	origin, stopOrigin := labproc.Server(bin, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0", "-quiet")
 	defer stopOrigin()
 	cfg := filepath.Join(dir, "proxy.yaml")
 	_ = os.WriteFile(cfg, []byte("pools:\n  default: {size: 16}\nroutes:\n  - {name: all, path: /*, upstream: "+origin+"}\n"), 0o644)
-	proxy, stopProxy := start(bin, "proxy", "-config", cfg, "-listen", "127.0.0.1:0")
+	proxy, stopProxy := labproc.Server(bin, "proxy", "-config", cfg, "-listen", "127.0.0.1:0")
 	defer stopProxy()
 
-	var st syscall.Sysinfo_t
-	_ = syscall.Sysinfo(&st)
-	fmt.Printf("idleconns: %d idle keep-alive connections, attack %s for %v (%s, load %.2f)\n\n",
-		*idle, *rate, *duration, time.Now().UTC().Format(time.RFC3339), float64(st.Loads[0])/65536)
+	fmt.Printf("idleconns: %d idle keep-alive connections, attack %s for %v (%s, load average %s)\n\n",
+		*idle, *rate, *duration, time.Now().UTC().Format(time.RFC3339), machine.LoadAvg())
 	fmt.Println("| server | idle connections | requests | success | p50 | p99 | max |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, srv := range []struct{ name, url string }{{"origin", origin}, {"proxy", proxy}} {
@@ -73,25 +69,8 @@ func main() {
 // row attacks url and prints one line of the table.
 func row(bin, dir, name, url string, idle int, rate string, d time.Duration) {
 	out := filepath.Join(dir, fmt.Sprintf("%s-%d.lll", name, idle))
-	cmd := exec.Command(bin, "attack", "-rate="+rate, "-duration="+d.String(), "-output="+out)
-	cmd.Stdin = strings.NewReader("GET " + url + "/x\n")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fail(fmt.Errorf("attack: %v\n%s", err, b))
-	}
-	b, err := exec.Command(bin, "report", "-type=json", out).Output()
+	rep, err := labproc.Attack(bin, out, "GET "+url+"/x\n", "-rate="+rate, "-duration="+d.String())
 	if err != nil {
-		fail(fmt.Errorf("report: %v", err))
-	}
-	var rep struct {
-		Requests  int     `json:"requests"`
-		Success   float64 `json:"success"`
-		Latencies struct {
-			P50 time.Duration `json:"50th"`
-			P99 time.Duration `json:"99th"`
-			Max time.Duration `json:"max"`
-		} `json:"latencies"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
 		fail(err)
 	}
 	fmt.Printf("| %s | %d | %d | %.2f%% | %v | %v | %v |\n", name, idle, rep.Requests, 100*rep.Success,
@@ -144,15 +123,6 @@ func openIdle(url string, n int) []net.Conn {
 		fail(fmt.Errorf("opening idle connections to %s: %v", url, firstErr))
 	}
 	return conns
-}
-
-// start runs a loadlab server and returns its URL and a stop function.
-func start(bin string, args ...string) (string, func()) {
-	u, cmd, err := labproc.Start(context.Background(), os.Stderr, bin, args...)
-	if err != nil {
-		fail(err)
-	}
-	return u, func() { labproc.Stop(cmd) }
 }
 
 // raiseFileLimit lifts the soft open-files limit to the hard one.

@@ -1,19 +1,33 @@
-// Package labproc starts the loadlab servers the benchmarks under bench/
-// run as real processes (origin, proxy) and stops them: one way of
-// starting, waiting for "listening on URL" and ending them, for every
-// benchmark program.
+// Package labproc builds loadlab and runs it as real processes for the
+// benchmarks under bench/: the servers (origin, proxy), started, waited
+// for ("listening on URL") and stopped, and attacks with their JSON
+// report; one way of doing each, for every benchmark program.
 package labproc
 
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 )
+
+// Build compiles ./cmd/loadlab into dir and returns the binary's path.
+// Benchmarks run from the repository's root (go run ./bench/...), so
+// that is the tree built.
+func Build(dir string) (string, error) {
+	bin := filepath.Join(dir, "loadlab")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/loadlab").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
 
 var listening = regexp.MustCompile(`listening on (http://[0-9.:]+)`)
 
@@ -58,6 +72,18 @@ func Start(ctx context.Context, log io.Writer, bin string, args ...string) (stri
 	}
 }
 
+// Server is Start for a benchmark's main, its output to stderr: it
+// returns the URL and a function that stops the server, and when the
+// server does not start it prints why and exits with status 2.
+func Server(bin string, args ...string) (string, func()) {
+	u, cmd, err := Start(context.Background(), os.Stderr, bin, args...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
+		os.Exit(2)
+	}
+	return u, func() { Stop(cmd) }
+}
+
 // Stop interrupts cmd (if it is still running) and waits up to 20 s for
 // it to end, then kills it.
 func Stop(cmd *exec.Cmd) {
@@ -73,4 +99,36 @@ func Stop(cmd *exec.Cmd) {
 		_ = cmd.Process.Kill()
 		<-done
 	}
+}
+
+// Figures are the JSON report's figures the benchmarks print.
+type Figures struct {
+	Requests    int            `json:"requests"`
+	Success     float64        `json:"success"`
+	StatusCodes map[string]int `json:"status_codes"`
+	Latencies   struct {
+		P50 time.Duration `json:"50th"`
+		P99 time.Duration `json:"99th"`
+		Max time.Duration `json:"max"`
+	} `json:"latencies"`
+}
+
+// Attack runs `loadlab attack` with args and targets (vegeta's http
+// format) on its standard input, its results written to out, and returns
+// the figures of `loadlab report -type=json` of them.
+func Attack(bin, out, targets string, args ...string) (*Figures, error) {
+	cmd := exec.Command(bin, append(append([]string{"attack"}, args...), "-output="+out)...)
+	cmd.Stdin = strings.NewReader(targets)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("attack: %v\n%s", err, b)
+	}
+	b, err := exec.Command(bin, "report", "-type=json", out).Output()
+	if err != nil {
+		return nil, fmt.Errorf("report: %v", err)
+	}
+	var f Figures
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("report: %v", err)
+	}
+	return &f, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/bench/labproc"
+	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/blackbox"
 	"github.com/loadlab/loadlab/internal/model"
@@ -202,7 +203,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 	}
 	const timeout = 5 * time.Second
 	fmt.Printf("Black boxes: real servers on loopback in front of `loadlab origin` (50 ms), calibrated by blackbox.Calibrate (%v probes), then attacked %v per rate; %s, load average %s\n\n",
-		calStep, d, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
+		calStep, d, time.Now().UTC().Format("2006-01-02 15:04 UTC"), machine.LoadAvg())
 	fmt.Println("| system | knee fitted │ configured | calibration requests │ search | rate/s | success model │ real | p50 model │ real | p99 model │ real | within 3 pts / 10% |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
 	var total, good, ownTotal, ownGood int
@@ -353,7 +354,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		findings = append(findings, fmt.Sprintf("%s: fitted %d servers (%.1f..%.1f), service %v, queue %s %v -> %d", c.name, f.Servers, f.ServersCI[0], f.ServersCI[1], f.ServiceMean.Round(10*time.Microsecond), f.Queue, f.QueueTimeout.Round(10*time.Microsecond), f.RefusalStatus))
 		stopAll()
 	}
-	fmt.Printf("\nfitted queues: %d of %d points within 3 points of success and 10%% (or 10 ms) of p50 and p99; the playground proxy's own model: %d of %d (load average after: %s)\n\n", good, total, ownGood, ownTotal, loadavg())
+	fmt.Printf("\nfitted queues: %d of %d points within 3 points of success and 10%% (or 10 ms) of p50 and p99; the playground proxy's own model: %d of %d (load average after: %s)\n\n", good, total, ownGood, ownTotal, machine.LoadAvg())
 	fmt.Println("Closed loops through the same fits: N users, each sending its next request when the previous is answered (attack -rate=0 -max-workers N)")
 	fmt.Println()
 	fmt.Println("| system | users | throughput/s model │ real | p50 model │ real | p99 model │ real | within 10% |")
@@ -396,10 +397,10 @@ func buildBinary() (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	bin := filepath.Join(dir, "loadlab")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/loadlab").CombinedOutput(); err != nil {
+	bin, err := labproc.Build(dir)
+	if err != nil {
 		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("go build: %v: %s", err, out)
+		return "", nil, err
 	}
 	return bin, func() { os.RemoveAll(dir) }, nil
 }

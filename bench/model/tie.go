@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/model"
 	"github.com/loadlab/loadlab/internal/model/lab"
@@ -54,7 +54,7 @@ routes:
 		{"origin 1s, request timeout 1s", second, "1s", 160, 10 * time.Second},
 		{"origin 1000.5ms, request timeout 1s", second, "1000500us", 160, 10 * time.Second},
 	}
-	fmt.Printf("Ties at the request timeout: `loadlab origin` and `loadlab proxy` as separate processes, %s, load average %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
+	fmt.Printf("Ties at the request timeout: `loadlab origin` and `loadlab proxy` as separate processes, %s, load average %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), machine.LoadAvg())
 	fmt.Println("| case | rate/s | success model │ real | p50 model │ real | p99 model │ real | within 3 pts / 10% | fragile |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | :---: | :---: |")
 	ok := 0
@@ -102,15 +102,6 @@ routes:
 		fmt.Printf("| %s | %.0f | %.2f%% │ %.2f%% | %s │ %s | %s │ %s | %s | %s |\n", c.name, c.rate, 100*p.Success, 100*m.Success,
 			ms(p.Latencies.P50), ms(m.P50), ms(p.Latencies.P99), ms(m.P99), mark, fragile)
 	}
-	fmt.Printf("\n%d of %d tie points within 3 points of success and 10%% (or 10 ms) of p50 and p99 (load average after: %s)\n", ok, len(cases), loadavg())
+	fmt.Printf("\n%d of %d tie points within 3 points of success and 10%% (or 10 ms) of p50 and p99 (load average after: %s)\n", ok, len(cases), machine.LoadAvg())
 	return nil
-}
-
-// loadavg is the machine's one-minute load average, for the record.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b))[0]
 }

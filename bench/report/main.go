@@ -8,17 +8,16 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/loadlab/loadlab/bench/typical"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -49,7 +48,8 @@ func main() {
 	for _, f := range []results.Format{results.FormatLoadlab, results.FormatGob, results.FormatCSV, results.FormatJSON} {
 		path := filepath.Join(*dir, "typical."+string(f))
 		t0 := time.Now()
-		size := write(path, f, *n)
+		size, err := typical.WriteFile(path, f, *n)
+		check(err)
 		el := time.Since(t0)
 		if f == results.FormatLoadlab {
 			llBytes = size
@@ -63,7 +63,8 @@ func main() {
 		path := filepath.Join(*dir, "typical.loadlab")
 		if count != *n {
 			path = filepath.Join(*dir, "big.loadlab")
-			write(path, results.FormatLoadlab, count)
+			_, err := typical.WriteFile(path, results.FormatLoadlab, count)
+			check(err)
 		}
 		st, err := os.Stat(path)
 		check(err)
@@ -75,57 +76,6 @@ func main() {
 		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // kB on Linux
 		fmt.Printf("%-12d %12d %10.2f %14.0f %14.1f\n", count, st.Size(), el.Seconds(), float64(el.Nanoseconds())/float64(count), float64(rss)/1024)
 	}
-}
-
-// typical makes result i of a paced attack at 1000/s.
-func typical(rng *rand.Rand, start time.Time, i int, r *results.Result) {
-	due := start.Add(time.Duration(i) * time.Millisecond)
-	*r = results.Result{
-		Attack: "search", Seq: uint64(i), Due: due,
-		Sent:    due.Add(time.Duration(20_000 + rng.IntN(60_000))),
-		Latency: 5*time.Millisecond + time.Duration(rng.IntN(20_000_000)),
-		Code:    200, BytesIn: 1024, Method: "GET", URL: "http://127.0.0.1:8080/search?q={{rand.letters 50}}",
-	}
-	if rng.IntN(20) == 0 {
-		r.Code, r.Error, r.BytesIn = 500, "500 Internal Server Error", 21
-	}
-	if i%10 == 3 {
-		r.URL = "http://127.0.0.1:8080/news"
-	}
-}
-
-func write(path string, f results.Format, n int) int64 {
-	out, err := os.Create(path)
-	check(err)
-	bw := bufio.NewWriterSize(out, 1<<20)
-	var enc results.Encoder
-	finish := func() error { return nil }
-	switch f {
-	case results.FormatLoadlab:
-		w, err := results.NewWriter(bw, results.Meta{Generator: "bench"})
-		check(err)
-		enc, finish = w, w.Close
-	case results.FormatGob:
-		enc = results.NewGobEncoder(bw)
-	case results.FormatCSV:
-		e := results.NewCSVEncoder(bw)
-		enc, finish = e, e.Flush
-	case results.FormatJSON:
-		enc = results.NewJSONEncoder(bw)
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	start := time.Unix(1_795_296_174, 0)
-	var r results.Result
-	for i := 0; i < n; i++ {
-		typical(rng, start, i, &r)
-		check(enc.Encode(&r))
-	}
-	check(finish())
-	check(bw.Flush())
-	st, err := out.Stat()
-	check(err)
-	check(out.Close())
-	return st.Size()
 }
 
 func reportFile(path string) error {

@@ -12,20 +12,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/loadlab/loadlab/bench/labproc"
+	"github.com/loadlab/loadlab/bench/machine"
 )
 
 func main() {
@@ -40,24 +38,21 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	if *bin == "" {
-		*bin = filepath.Join(dir, "loadlab")
-		if out, err := exec.Command("go", "build", "-o", *bin, "./cmd/loadlab").CombinedOutput(); err != nil {
-			fail(fmt.Errorf("build: %v\n%s", err, out))
+		if *bin, err = labproc.Build(dir); err != nil {
+			fail(err)
 		}
 	}
 	recipe := filepath.Join(dir, "recipe.json")
 	_ = os.WriteFile(recipe, []byte(`{"body": "ok", "stages": [{"at": 0, "status": 200, "latency": "20ms"}]}`), 0o644)
-	origin, stopOrigin := start(*bin, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0", "-quiet")
+	origin, stopOrigin := labproc.Server(*bin, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0", "-quiet")
 	defer stopOrigin()
 	cfg := filepath.Join(dir, "proxy.yaml")
 	_ = os.WriteFile(cfg, []byte("pools:\n  default: {size: 4, overflow: 4, checkout_timeout: 1s}\nroutes:\n  - {name: all, path: /*, upstream: "+origin+"}\n"), 0o644)
-	proxy, stopProxy := start(*bin, "proxy", "-config", cfg, "-listen", "127.0.0.1:0")
+	proxy, stopProxy := labproc.Server(*bin, "proxy", "-config", cfg, "-listen", "127.0.0.1:0")
 	defer stopProxy()
 
-	var st syscall.Sysinfo_t
-	_ = syscall.Sysinfo(&st)
-	fmt.Printf("slowclient: GET at %s for %v through a pool of 4 + 4 (checkout timeout 1 s) to a 20 ms origin (%s, load %.2f)\n\n",
-		*rate, *duration, time.Now().UTC().Format(time.RFC3339), float64(st.Loads[0])/65536)
+	fmt.Printf("slowclient: GET at %s for %v through a pool of 4 + 4 (checkout timeout 1 s) to a 20 ms origin (%s, load average %s)\n\n",
+		*rate, *duration, time.Now().UTC().Format(time.RFC3339), machine.LoadAvg())
 	fmt.Println("| slow clients | normal GETs | answered 200 | p50 | p99 | max |")
 	fmt.Println("|---|---|---|---|---|---|")
 	row(*bin, dir, proxy, "none", *rate, *duration)
@@ -108,38 +103,12 @@ func trickle(ctx context.Context, addr, head string, b byte) {
 // row attacks url and prints one line of the table.
 func row(bin, dir, url, name, rate string, d time.Duration) {
 	out := filepath.Join(dir, fmt.Sprintf("normal-%d.lll", time.Now().UnixNano()))
-	cmd := exec.Command(bin, "attack", "-rate="+rate, "-duration="+d.String(), "-timeout=5s", "-output="+out)
-	cmd.Stdin = strings.NewReader("GET " + url + "/news\n")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fail(fmt.Errorf("attack: %v\n%s", err, b))
-	}
-	b, err := exec.Command(bin, "report", "-type=json", out).Output()
+	rep, err := labproc.Attack(bin, out, "GET "+url+"/news\n", "-rate="+rate, "-duration="+d.String(), "-timeout=5s")
 	if err != nil {
-		fail(fmt.Errorf("report: %v", err))
-	}
-	var rep struct {
-		Requests    int            `json:"requests"`
-		StatusCodes map[string]int `json:"status_codes"`
-		Latencies   struct {
-			P50 time.Duration `json:"50th"`
-			P99 time.Duration `json:"99th"`
-			Max time.Duration `json:"max"`
-		} `json:"latencies"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
 		fail(err)
 	}
 	fmt.Printf("| %s | %d | %d | %v | %v | %v |\n", name, rep.Requests, rep.StatusCodes["200"],
 		rep.Latencies.P50.Round(time.Microsecond), rep.Latencies.P99.Round(time.Microsecond), rep.Latencies.Max.Round(time.Microsecond))
-}
-
-// start runs a loadlab server and returns its URL and a stop function.
-func start(bin string, args ...string) (string, func()) {
-	u, cmd, err := labproc.Start(context.Background(), os.Stderr, bin, args...)
-	if err != nil {
-		fail(err)
-	}
-	return u, func() { labproc.Stop(cmd) }
 }
 
 func fail(err error) {

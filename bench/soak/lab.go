@@ -64,12 +64,6 @@ routes:
     breaker: {window: 5s, threshold: 20, recovery: ramp}
 `
 
-func build(ctx context.Context, out string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/loadlab")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
-}
-
 // startLab starts origin and proxy, then the attacks, which end by
 // themselves after d.
 func startLab(ctx context.Context, bin, dir string, d time.Duration) (*lab, error) {

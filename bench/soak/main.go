@@ -23,9 +23,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/loadlab/loadlab/bench/labproc"
 )
 
 func main() {
@@ -58,8 +59,8 @@ func main() {
 		os.Exit(2)
 	}
 	if *bin == "" {
-		*bin = filepath.Join(dir, "loadlab")
-		if err := build(ctx, *bin); err != nil {
+		var err error
+		if *bin, err = labproc.Build(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "soak: building loadlab:", err)
 			os.Exit(2)
 		}

@@ -16,15 +16,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/changepoint"
 	"github.com/loadlab/loadlab/internal/archive/sqlstore"
@@ -45,7 +44,7 @@ func main() {
 	st, err := sqlstore.Open(ctx, filepath.Join(dir, "bench.db"), true)
 	check(err)
 	defer st.Close()
-	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s; load average %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOARCH, loadavg())
+	fmt.Printf("machine: %s\n\n", machine.Describe())
 
 	t0 := time.Now()
 	for i := range *runs {
@@ -98,10 +97,10 @@ func measure(name string, reps int, f func() (rows, changes int)) {
 	var ds, cs []time.Duration
 	var rows, changes int
 	for range reps {
-		t, c := time.Now(), cpu()
+		t, c := time.Now(), machine.CPUTime()
 		rows, changes = f()
 		ds = append(ds, time.Since(t))
-		cs = append(cs, cpu()-c)
+		cs = append(cs, machine.CPUTime()-c)
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
@@ -109,14 +108,6 @@ func measure(name string, reps int, f func() (rows, changes int)) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// cpu is the process's CPU time so far (user and system): steadier than
-// the wall clock on a shared machine.
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // synthetic is run i of a series: n log-normal latencies around p50 ms
 // (σ 0.3), its figures computed by package metrics from them.
@@ -143,14 +134,6 @@ func synthetic(series string, i int, p50 float64, n int) *archive.Bundle {
 			return io.NopCloser(strings.NewReader("step 1 started\n")), nil
 		}}},
 	}
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func check2(_ string, _ bool, err error) { check(err) }

@@ -103,6 +103,9 @@ func labelText(l map[string]string) string {
 type archiveFlags struct {
 	db     string
 	labels labelFlag
+	// name names the archived run (the attack's -name); "" lets ingest
+	// name it from the plan or the results file.
+	name string
 }
 
 func (a *archiveFlags) register(fs *flag.FlagSet, what string) {
@@ -134,10 +137,14 @@ func (a *archiveFlags) add(ctx context.Context, path string, stdout, stderr io.W
 	if a.db == "" {
 		return runErr
 	}
-	later := fmt.Sprintf("add it later with: loadlab archive add -db %s%s %s", shellQuote(archive.Redact(a.db)), labelArgs(a.labels), shellQuote(path))
+	nameArg := ""
+	if a.name != "" {
+		nameArg = " -name " + shellQuote(a.name)
+	}
+	later := fmt.Sprintf("add it later with: loadlab archive add -db %s%s%s %s", shellQuote(archive.Redact(a.db)), nameArg, labelArgs(a.labels), shellQuote(path))
 	// An interrupted attack or run is still archived (Ctrl-C is how an
 	// open-ended attack ends): the add is bounded work, in one transaction.
-	ids, err := archiveAdd(context.WithoutCancel(ctx), a.db, []string{path}, ingest.Options{Labels: a.labels}, stderr)
+	ids, err := archiveAdd(context.WithoutCancel(ctx), a.db, []string{path}, ingest.Options{Name: a.name, Labels: a.labels}, stderr)
 	for _, id := range ids {
 		fmt.Fprintf(stdout, "archived: %s\n", id)
 	}

@@ -167,6 +167,15 @@ func TestAttackArchiveAndVegetaFiles(t *testing.T) {
 	if want := reportJSON(t, results); runs[0].Latencies["99th"] != want["99th"] || runs[0].Latencies["mean"] != want["mean"] {
 		t.Errorf("archived p99/mean %v, loadlab report %v", runs[0].Latencies, want)
 	}
+	// -name names the archived run, as it names the attack
+	named := filepath.Join(dir, "n.lll")
+	if out, errOut, code := loadlabBin(t, "GET "+srv.URL+"/\n", "attack", "-rate", "20/s", "-duration", "500ms", "-quiet", "-name", "checkout",
+		"-output", named, "-archive", db, "-label", "commit=named"); code != 0 {
+		t.Fatalf("attack -name -archive: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if runs := listJSON(t, db, "-label", "commit=named"); len(runs) != 1 || runs[0].Name != "checkout" {
+		t.Errorf("attack -name checkout archived as %+v", runs)
+	}
 	vegeta := "../../internal/results/testdata/vegeta/withbody.bin"
 	out, _, code = loadlabBin(t, "", "archive", "add", "-db", db, "-name", "old-vegeta", vegeta)
 	if code != 0 || len(lines(out)) != 1 {

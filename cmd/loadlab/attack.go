@@ -286,24 +286,27 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		return of, nil
 	}
 	job := attackrun.Job{
-		Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output,
-		Meta: meta,
+		Attacks:  []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output, Meta: meta}},
+		Watchers: ex.list(),
 	}
 	if lv != nil {
 		lv.SetStep(live.Step{Name: cmp.Or(f.name, "attack"), Rate: sched.String(), For: sched.Length()})
-		job.Watchers = append(job.Watchers, lv)
+		job.Watchers = append([]attackrun.Watcher{lv}, job.Watchers...)
 	}
-	for _, x := range ex.list() {
-		x.SetStep("", f.name)
-		job.Watchers = append(job.Watchers, x)
+	var bar *progress.Bar
+	if !f.quiet && progress.IsTerminal(stderr) {
+		bar = progress.New(stderr, sched.Length(), nil)
+		bar.Start(attackrun.FlushEvery)
+		job.Watchers = append(job.Watchers, bar)
 	}
-	if !f.quiet {
-		job.Log = stderr
-		if progress.IsTerminal(stderr) {
-			job.Progress = stderr
-		}
+	res := attackrun.Run(ctx, job)
+	if bar != nil {
+		bar.Stop()
 	}
-	err = attackrun.Run(ctx, job)
+	err = res.Err()
+	if st := res.Stats[0]; err == nil && !f.quiet && st.Dropped > 0 {
+		fmt.Fprintf(stderr, "loadlab attack: %d requests dropped (max-workers %d reached or generator behind schedule); they are in the results\n", st.Dropped, opts.MaxWorkers)
+	}
 	if lv != nil {
 		lv.Close(liveLinger) // the page shows the end before the process goes
 	}
@@ -315,5 +318,6 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if err != nil || outFile == nil {
 		return err
 	}
+	f.archive.name = f.name
 	return f.archive.add(ctx, f.output, stdout, stderr, nil)
 }

@@ -8,11 +8,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/otlpexport"
 	"github.com/loadlab/loadlab/internal/promexport"
-	"github.com/loadlab/loadlab/internal/results"
 )
 
 // exportFlags are the flags that send an attack's or a run's figures to a
@@ -39,14 +38,6 @@ func (x *exportFlags) register(fs *flag.FlagSet, what string) {
 type exports struct {
 	prom *promexport.Exporter
 	otlp *otlpexport.Exporter
-}
-
-// exporter is what each exporter does: take every result, know the step
-// and where the attack's counters are.
-type exporter interface {
-	results.Sink
-	SetStep(step string, attacks ...string)
-	SetStats(func() attack.Stats)
 }
 
 // check validates the flags (bad input, before anything is started).
@@ -106,8 +97,8 @@ func (x *exportFlags) start(ctx context.Context, stderr io.Writer) (*exports, er
 }
 
 // list is the running exporters.
-func (e *exports) list() []exporter {
-	var out []exporter
+func (e *exports) list() []attackrun.Watcher {
+	var out []attackrun.Watcher
 	if e.prom != nil {
 		out = append(out, e.prom)
 	}

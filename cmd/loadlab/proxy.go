@@ -12,6 +12,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/proxy"
+	"github.com/loadlab/loadlab/internal/proxy/config"
 )
 
 func init() {
@@ -84,7 +85,7 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return badinput.Field("-listen", "want host:port, e.g. 127.0.0.1:8081: %v", err)
 	}
-	cfg, err := proxy.LoadConfig(*cfgFile)
+	cfg, err := config.Load(*cfgFile)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,10 @@ const reportExamples = `  # vegeta's text report of an attack (loadlab streams a
   # From a pipe
   loadlab attack -rate 100/s -duration 5s < targets.txt | loadlab report`
 
+// basisUsage is the help of the -basis flag every command that reports
+// latencies takes (report here; plot, compare and encode too).
+const basisUsage = "latency `basis`: due, the default (from when the schedule asked for each request: what a user arriving on schedule waited) or send (from when it went out, as vegeta measures). Files without due times (vegeta's) give send-time latencies either way"
+
 func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", "[flags] [files...]   (no files or -: stdin)", reportExamples, stderr)
 	typ := fs.String("type", "text", "report `type`: text, json, hdrplot or hist[b0,b1,...] (bucket bounds as durations, e.g. hist[0,5ms,10ms,50ms])")

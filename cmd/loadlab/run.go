@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/experiment/writeup"
 	"github.com/loadlab/loadlab/internal/model"
 	"github.com/loadlab/loadlab/internal/slug"
 )
@@ -126,11 +127,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return err
 	}
 	defer ex.close(stderr)
-	var exporters []experiment.Exporter
-	for _, x := range ex.list() {
-		exporters = append(exporters, x)
-	}
-	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Exporters: exporters,
+	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Exporters: ex.list(),
 		Model: &blackbox.Planner{Planner: model.Planner{Seed: 1}, Log: log}})
 	if lv != nil {
 		lv.Close(liveLinger)
@@ -151,8 +148,8 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 
 // printOutcome prints the findings and where the report is.
 func printOutcome(w io.Writer, res *experiment.Outcome) {
-	for _, f := range res.Summary.Findings {
-		fmt.Fprintln(w, "- "+f.String())
+	for _, f := range writeup.Said(res.Summary.Findings) {
+		fmt.Fprintln(w, "- "+f)
 	}
 	for _, wn := range res.Summary.Warnings {
 		fmt.Fprintln(w, "warning: "+wn)

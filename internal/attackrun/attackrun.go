@@ -1,126 +1,255 @@
-// Package attackrun runs one attack end to end, as `loadlab attack` does:
-// targets read from a reader, the attack, its results streamed to an
-// output (flushed every 250 ms so followers see fresh data) and to the live
-// progress line. The command line only turns flags into a Job.
+// Package attackrun is the one way loadlab runs attacks into sinks: one
+// attack (`loadlab attack`) or a plan step's scenarios at once (`loadlab
+// run`). It reads each attack's targets, refuses bad ones before any
+// output is opened, writes each attack's results stream (flushed every
+// FlushEvery so followers see fresh data), and hands every result to the
+// watchers (the live view, the exporters, the progress line), with the
+// attacks' counters summed. It stops the attacks when the error ratio
+// crosses a stop rule, and says why they were cut short. The callers only
+// turn flags or a plan into a Job.
 package attackrun
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack"
-	"github.com/loadlab/loadlab/internal/progress"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
-// FlushEvery is how often the results stream is flushed while it runs.
+// FlushEvery is how often the results streams are flushed and the stop
+// rule is checked while attacks run (and the progress line is redrawn):
+// often enough for a reader following a results file and for a stop
+// within a second of the condition.
 const FlushEvery = 250 * time.Millisecond
 
-// Job is one attack: where its targets come from, how it runs and where its
-// results go.
+// Job is attacks run at once, and where their results go besides each
+// attack's own stream.
 type Job struct {
+	Attacks []Attack
+	// Step names the plan step the watchers label results with ("" for an
+	// attack outside a plan).
+	Step string
+	// Watchers also receive every result and the attacks' counters: the
+	// live view, the Prometheus and OTLP exporters, the progress line.
+	Watchers []Watcher
+	Stop     StopRule // stops the attacks on too many errors; zero: never
+}
+
+// Attack is one of a Job's attacks: where its targets come from, how it
+// runs and where its results go.
+type Attack struct {
 	Targets       io.Reader       // the target list (vegeta's http or JSON-lines format)
 	TargetOptions targets.Options // format, global headers and body, file name for errors
 	Lazy          bool            // read targets while attacking instead of all first
 	Options       attack.Options  // the attack (Options.Schedule is required)
-	// Output opens where the results stream goes. It is called once the
-	// targets and options are known good, so bad input never truncates an
-	// existing results file.
-	Output   func() (io.Writer, error)
-	Meta     results.Meta // the stream's header; Attack and Rate are filled in when empty
-	Progress io.Writer    // the live progress line, or nil for none
-	Log      io.Writer    // closing remarks (dropped requests), or nil
-	// Watchers also receive every result, and the attack's counters:
-	// the live view, the Prometheus exporter.
-	Watchers []Watcher
+	StartAfter    time.Duration   // wait this long after the others start
+	// Output opens where the results stream goes; nil writes none (a
+	// warm-up). It is called once every attack's targets and options are
+	// known good, so bad input never truncates an existing results file.
+	Output func() (io.Writer, error)
+	Meta   results.Meta // the stream's header; Attack, Rate and Planned are filled in when empty
+	// Sinks also receive this attack's results (a step's per-scenario
+	// metrics).
+	Sinks []results.Sink
 }
 
-// Watcher follows an attack as it runs.
-type Watcher interface {
-	results.Sink
-	// SetStats is called once, before the attack starts, with where
-	// its counters (sent, in flight, started...) are read.
-	SetStats(func() attack.Stats)
+// Outcome is how a Job's attacks ended.
+type Outcome struct {
+	// Errs holds each attack's error, in the Job's order: bad targets or
+	// options (a badinput error, nothing opened), an output that could not
+	// be opened or written, or the attack's own; nil when it ran.
+	Errs []error
+	// Stopped is why the attacks were cut short: *ErrorRatioError, or the
+	// cause of the context's cancellation; nil when they ran their course.
+	Stopped error
+	// Stats holds each attack's final counters, in the Job's order (zero
+	// for one that did not start).
+	Stats []attack.Stats
 }
 
-// Run reads the targets, runs the attack and writes its results. Bad
-// targets come back as badinput errors before any request is sent.
-func Run(ctx context.Context, job Job) error {
-	tr, err := targeter(job)
-	if err != nil {
-		return err
+// Err is the first attack's error that is not nil.
+func (o Outcome) Err() error {
+	for _, err := range o.Errs {
+		if err != nil {
+			return err
+		}
 	}
-	a, err := attack.New(tr, job.Options)
-	if err != nil {
-		return err
+	return nil
+}
+
+// running is an attack ready to run.
+type running struct {
+	spec   *Attack
+	a      *attack.Attacker
+	stream *results.StreamSink
+}
+
+// Run reads every attack's targets, then runs the attacks at once and
+// writes their results. An attack that cannot start is left out; the
+// others run.
+func Run(ctx context.Context, job Job) Outcome {
+	out := Outcome{Errs: make([]error, len(job.Attacks)), Stats: make([]attack.Stats, len(job.Attacks))}
+	runs, stats := prepare(job, out.Errs)
+	names := make([]string, len(job.Attacks))
+	for i, spec := range job.Attacks {
+		names[i] = spec.Options.Name
 	}
-	meta := job.Meta
+	var shared []results.Sink // every attack's results go here too
+	for _, w := range job.Watchers {
+		w.Begin(job.Step, names, stats)
+		shared = append(shared, w)
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	win := job.Stop.watch(runCtx, cancel)
+	if win != nil {
+		shared = append(shared, win)
+	}
+
+	var wg sync.WaitGroup
+	for i, rn := range runs {
+		if rn == nil {
+			continue
+		}
+		var sinks []results.Sink
+		if rn.stream != nil {
+			sinks = append(sinks, rn.stream)
+		}
+		sink := results.Tee(append(append(sinks, rn.spec.Sinks...), shared...)...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out.Errs[i] = rn.run(runCtx, sink)
+		}()
+	}
+	wg.Wait()
+	if win != nil {
+		win.stop() // before the cause is read: no stop after the end
+	}
+	if runCtx.Err() != nil {
+		out.Stopped = context.Cause(runCtx)
+	}
+	for i, rn := range runs {
+		if rn != nil {
+			out.Stats[i] = rn.a.Stats()
+		}
+	}
+	return out
+}
+
+// prepare makes the job's attacks, then opens their outputs: an attack
+// with bad targets opens nothing. It returns them (nil for one that
+// cannot start, its error in errs) and their counters summed.
+func prepare(job Job, errs []error) ([]*running, func() attack.Stats) {
+	runs := make([]*running, len(job.Attacks))
+	var counters []func() attack.Stats
+	for i := range job.Attacks {
+		spec := &job.Attacks[i]
+		a, err := newAttacker(spec)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		runs[i] = &running{spec: spec, a: a}
+		counters = append(counters, a.Stats)
+	}
+	for i, rn := range runs {
+		if rn != nil {
+			if errs[i] = rn.open(); errs[i] != nil {
+				runs[i] = nil
+			}
+		}
+	}
+	return runs, sum(counters)
+}
+
+// newAttacker reads the attack's targets: all of them first (round
+// robin), or as the attack goes with Lazy.
+func newAttacker(spec *Attack) (*attack.Attacker, error) {
+	dec, err := targets.NewDecoder(spec.Targets, spec.TargetOptions)
+	if err != nil {
+		return nil, err
+	}
+	var tr targets.Targeter
+	if spec.Lazy {
+		tr = targets.NewLazy(dec)
+	} else {
+		ts, err := dec.All()
+		if err != nil {
+			return nil, err
+		}
+		if tr, err = targets.NewRoundRobin(ts); err != nil {
+			return nil, err
+		}
+	}
+	return attack.New(tr, spec.Options)
+}
+
+// open opens the attack's results stream, its header saying what the
+// attack plans and what was really sent (package sent).
+func (rn *running) open() error {
+	spec := rn.spec
+	if spec.Output == nil {
+		return nil
+	}
+	meta := spec.Meta
 	if meta.Attack == "" {
-		meta.Attack = job.Options.Name
+		meta.Attack = spec.Options.Name
 	}
 	if meta.Rate == "" {
-		meta.Rate = job.Options.Schedule.String()
+		meta.Rate = spec.Options.Schedule.String()
 	}
-	if n, ok := job.Options.Schedule.Total(); ok && job.Options.Segment == nil && meta.Shard == nil {
+	// A results file that holds fewer than planned tells a reader the
+	// attack was cut short.
+	if n, ok := spec.Options.Schedule.Total(); ok && spec.Options.Segment == nil && meta.Shard == nil && meta.Planned == 0 {
 		meta.Planned = n
 	}
-	// What was really sent can be rendered again (package sent).
-	sent.Describe(&meta, a.Seed(), a.Targets())
-	// The data flow: the attack's results go to the stream and to the
-	// progress line.
-	out, err := job.Output()
+	sent.Describe(&meta, rn.a.Seed(), rn.a.Targets())
+	w, err := spec.Output()
 	if err != nil {
 		return err
 	}
-	stream, err := results.NewStreamSink(out, meta, FlushEvery)
-	if err != nil {
+	if rn.stream, err = results.NewStreamSink(w, meta, FlushEvery); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
-	sinks := []results.Sink{stream}
-	for _, w := range job.Watchers {
-		w.SetStats(a.Stats)
-		sinks = append(sinks, w)
+	return nil
+}
+
+// run waits the attack's start, runs it into sink and closes its stream.
+func (rn *running) run(ctx context.Context, sink results.Sink) error {
+	var runErr error
+	if rn.started(ctx) {
+		runErr = rn.a.Run(ctx, sink.Add)
 	}
-	var bar *progress.Bar
-	if job.Progress != nil {
-		bar = progress.New(job.Progress, job.Options.Schedule.Length(), a.Stats)
-		bar.Start(FlushEvery)
-		sinks = append(sinks, bar)
+	if rn.stream == nil {
+		return runErr
 	}
-	runErr := a.Run(ctx, results.Tee(sinks...).Add)
-	if bar != nil {
-		bar.Stop()
-	}
-	werr := stream.Close()
+	werr := rn.stream.Close()
 	if runErr != nil {
 		return runErr
 	}
 	if werr != nil {
 		return fmt.Errorf("writing results: %w", werr)
 	}
-	if st := a.Stats(); st.Dropped > 0 && job.Log != nil {
-		fmt.Fprintf(job.Log, "loadlab attack: %d requests dropped (max-workers %d reached or generator behind schedule); they are in the results\n", st.Dropped, job.Options.MaxWorkers)
-	}
 	return nil
 }
 
-// targeter reads the targets: all of them first (round robin), or as the
-// attack goes with Lazy.
-func targeter(job Job) (targets.Targeter, error) {
-	dec, err := targets.NewDecoder(job.Targets, job.TargetOptions)
-	if err != nil {
-		return nil, err
+// started waits StartAfter; false when ctx was done first (the attack
+// then sends nothing).
+func (rn *running) started(ctx context.Context) bool {
+	if rn.spec.StartAfter <= 0 {
+		return true
 	}
-	if job.Lazy {
-		return targets.NewLazy(dec), nil
+	select {
+	case <-time.After(rn.spec.StartAfter):
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	ts, err := dec.All()
-	if err != nil {
-		return nil, err
-	}
-	return targets.NewRoundRobin(ts)
 }

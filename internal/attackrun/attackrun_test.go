@@ -3,10 +3,12 @@ package attackrun
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,8 +26,8 @@ func job(t *testing.T, targetText string, out *bytes.Buffer, opened *bool) Job {
 	}
 	o := attack.DefaultOptions()
 	o.Name, o.Schedule = "t", s
-	return Job{Targets: strings.NewReader(targetText), Options: o,
-		Output: func() (io.Writer, error) { *opened = true; return out, nil }}
+	return Job{Attacks: []Attack{{Targets: strings.NewReader(targetText), Options: o,
+		Output: func() (io.Writer, error) { *opened = true; return out, nil }}}}
 }
 
 func TestRunWritesAReadableStream(t *testing.T) {
@@ -33,10 +35,8 @@ func TestRunWritesAReadableStream(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	var opened bool
-	var log bytes.Buffer
-	j := job(t, "GET "+srv.URL+"/\n", &out, &opened)
-	j.Log = &log
-	if err := Run(context.Background(), j); err != nil {
+	res := Run(context.Background(), job(t, "GET "+srv.URL+"/\n", &out, &opened))
+	if err := res.Err(); err != nil {
 		t.Fatal(err)
 	}
 	rd, err := results.NewReader(bytes.NewReader(out.Bytes()))
@@ -54,8 +54,8 @@ func TestRunWritesAReadableStream(t *testing.T) {
 		}
 		n++
 	}
-	if n != 5 || log.Len() != 0 {
-		t.Fatalf("%d results, log %q", n, log.String())
+	if st := res.Stats[0]; n != 5 || st.Sent != 5 || st.Dropped != 0 {
+		t.Fatalf("%d results, counters %+v", n, st)
 	}
 }
 
@@ -64,8 +64,123 @@ func TestRunWritesAReadableStream(t *testing.T) {
 func TestBadTargetsDoNotOpenTheOutput(t *testing.T) {
 	var out bytes.Buffer
 	var opened bool
-	err := Run(context.Background(), job(t, "FETCH nowhere\n", &out, &opened))
+	err := Run(context.Background(), job(t, "FETCH nowhere\n", &out, &opened)).Err()
 	if !badinput.Is(err) || opened {
 		t.Fatalf("err %v, output opened %v", err, opened)
+	}
+}
+
+// watcher records what a Job hands its watchers.
+type watcher struct {
+	mu      sync.Mutex
+	step    string
+	attacks []string
+	stats   func() attack.Stats
+	got     map[string]int // results by attack
+}
+
+func (w *watcher) Add(r *results.Result) {
+	w.mu.Lock()
+	w.got[r.Attack]++
+	w.mu.Unlock()
+}
+
+func (w *watcher) Begin(step string, attacks []string, stats func() attack.Stats) {
+	w.step, w.attacks, w.stats = step, attacks, stats
+}
+
+func attackOf(t *testing.T, name, rate string, d time.Duration, targetText string) Attack {
+	t.Helper()
+	s, err := schedule.Parse(rate, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := attack.DefaultOptions()
+	o.Name, o.Schedule = name, s
+	return Attack{Targets: strings.NewReader(targetText), Options: o}
+}
+
+// A step's attacks run at once, each into its own stream and sinks; the
+// watchers see them all, their counters summed; one with bad targets is
+// left out (its output never opened) and the others run.
+func TestAttacksRunTogether(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	target := "GET " + srv.URL + "/\n"
+	a := attackOf(t, "a", "100/s", 50*time.Millisecond, target)
+	b := attackOf(t, "b", "100/s", 30*time.Millisecond, target)
+	b.StartAfter = 200 * time.Millisecond
+	bad := attackOf(t, "bad", "100/s", 50*time.Millisecond, "FETCH nowhere\n")
+	var outA, outB bytes.Buffer
+	a.Output = func() (io.Writer, error) { return &outA, nil }
+	b.Output = func() (io.Writer, error) { return &outB, nil }
+	badOpened := false
+	bad.Output = func() (io.Writer, error) { badOpened = true; return io.Discard, nil }
+	var bFirst time.Time
+	b.Sinks = []results.Sink{results.SinkFunc(func(r *results.Result) {
+		if bFirst.IsZero() {
+			bFirst = r.Sent
+		}
+	})}
+	w := &watcher{got: map[string]int{}}
+	start := time.Now()
+	out := Run(context.Background(), Job{Attacks: []Attack{a, b, bad}, Step: "s1", Watchers: []Watcher{w}})
+	if out.Errs[0] != nil || out.Errs[1] != nil || !badinput.Is(out.Errs[2]) || badOpened || out.Stopped != nil {
+		t.Fatalf("outcome %+v, bad output opened %v", out, badOpened)
+	}
+	if w.step != "s1" || strings.Join(w.attacks, ",") != "a,b,bad" || w.got["a"] != 5 || w.got["b"] != 3 {
+		t.Fatalf("watcher saw step %q attacks %v results %v", w.step, w.attacks, w.got)
+	}
+	if st := w.stats(); st.Sent != 8 || st.Done != 8 || st.InFlight != 0 || st.Started.IsZero() {
+		t.Fatalf("summed counters %+v", st)
+	}
+	if bFirst.Sub(start) < b.StartAfter {
+		t.Fatalf("b started %s after the job, want at least %s", bFirst.Sub(start), b.StartAfter)
+	}
+	for name, buf := range map[string]*bytes.Buffer{"a": &outA, "b": &outB} {
+		src, err := results.OpenReader(bytes.NewReader(buf.Bytes()), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.Meta == nil || src.Meta.Attack != name || src.Meta.Planned != uint64(w.got[name]) {
+			t.Fatalf("%s: header %+v", name, src.Meta)
+		}
+	}
+}
+
+// The stop rule cuts the attacks short when too many fail, and says so;
+// each stream still says how many requests were planned.
+func TestErrorRatioStopsTheAttacks(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "busy", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	a := attackOf(t, "a", "100/s", 20*time.Second, "GET "+srv.URL+"/\n")
+	var buf bytes.Buffer
+	a.Output = func() (io.Writer, error) { return &buf, nil }
+	start := time.Now()
+	out := Run(context.Background(), Job{Attacks: []Attack{a}, Stop: StopRule{Ratio: 0.5, Window: time.Second, MinRequests: 10}})
+	took := time.Since(start)
+	var er *ErrorRatioError
+	if !errors.As(out.Stopped, &er) || er.Ratio <= 0.5 || out.Err() != nil {
+		t.Fatalf("outcome %+v", out)
+	}
+	if took > 15*time.Second {
+		t.Fatalf("took %s: the 20 s attack was not stopped", took)
+	}
+	src, err := results.OpenReader(bytes.NewReader(buf.Bytes()), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := uint64(0)
+	for {
+		var r results.Result
+		if src.Decode(&r) != nil {
+			break
+		}
+		n++
+	}
+	if src.Meta.Planned != 2000 || n == 0 || n >= 2000 {
+		t.Fatalf("planned %d, %d results", src.Meta.Planned, n)
 	}
 }

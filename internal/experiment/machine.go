@@ -1,10 +1,11 @@
 package experiment
 
 import (
-	"bufio"
 	"os"
 	"runtime"
 	"strings"
+
+	"github.com/prometheus/procfs"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
@@ -16,29 +17,13 @@ func machine() summary.Machine {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-		f.Close()
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return m
 	}
-	if f, err := os.Open("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) >= 2 && f[0] == "MemTotal:" {
-				var kb float64
-				for _, c := range f[1] {
-					kb = kb*10 + float64(c-'0')
-				}
-				m.MemoryGB = float64(int(kb/1024/1024*10)) / 10
-			}
-		}
-		f.Close()
+	m.CPU = cpuModel(fs)
+	if mi, err := fs.Meminfo(); err == nil && mi.MemTotal != nil { // in kB
+		m.MemoryGB = float64(int(float64(*mi.MemTotal)/1024/1024*10)) / 10
 	}
 	return m
 }

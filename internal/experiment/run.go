@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
@@ -19,7 +19,6 @@ import (
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
-	"github.com/loadlab/loadlab/internal/results"
 )
 
 // Exit codes of a run, for CI pipelines.
@@ -29,17 +28,6 @@ const (
 	ExitAborted     = 3 // a component failed: the plan stopped early
 	ExitInterrupted = 130
 )
-
-// Exporter follows a run's results as they come, outside the run folder.
-type Exporter interface {
-	results.Sink
-	// SetStep labels the results that follow with the step's name; the
-	// step's attacks (its scenarios) are named so their counters can
-	// start at zero.
-	SetStep(name string, attacks ...string)
-	// SetStats sets where the step's attacks' counters are read.
-	SetStats(func() attack.Stats)
-}
 
 // Options configure Run.
 type Options struct {
@@ -60,7 +48,7 @@ type Options struct {
 	// Exporters also receive every result, labelled by scenario (attack)
 	// and step: Prometheus (loadlab run -prometheus-addr, remote write),
 	// OTLP (-otlp-endpoint).
-	Exporters []Exporter
+	Exporters []attackrun.Watcher
 }
 
 // Outcome is what Run produced.

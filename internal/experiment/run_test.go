@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/promexport"
+	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/testwait"
 )
 
@@ -278,7 +280,7 @@ func TestInterruptWritesReport(t *testing.T) {
 		interrupted.Store(time.Now().UnixNano())
 		cancel()
 	}()
-	res, md := run(t, ctx, p, func(o *Options) { o.Exporters = []Exporter{exp} })
+	res, md := run(t, ctx, p, func(o *Options) { o.Exporters = []attackrun.Watcher{exp} })
 	if interrupted.Load() == 0 {
 		t.Fatal("the run ended before it had results to be interrupted")
 	}
@@ -294,6 +296,16 @@ func TestInterruptWritesReport(t *testing.T) {
 	}
 	if !strings.Contains(md, "Interrupted") || !strings.Contains(md, "Requests      [total, rate, throughput]") {
 		t.Error("report.md does not cover the interrupted step")
+	}
+	// The step's results file says the attack did not finish: it planned
+	// 40/s for 10 s and holds fewer.
+	src, err := results.Open(filepath.Join(filepath.Dir(res.Report), res.Summary.Steps[0].Scenarios[0].Results))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if src.Meta == nil || src.Meta.Planned != 400 || src.Meta.Planned <= res.Summary.Steps[0].Scenarios[0].Requests {
+		t.Errorf("results header %+v after %d requests: want 400 planned", src.Meta, res.Summary.Steps[0].Scenarios[0].Requests)
 	}
 }
 

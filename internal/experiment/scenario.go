@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
+	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -39,8 +40,9 @@ func firstTarget(text string) string {
 	return ""
 }
 
-// newAttacker builds the attack of one scenario, lasting dur.
-func (r *runner) newAttacker(sc *plan.Scenario, text string, dur time.Duration) (*attack.Attacker, error) {
+// scenarioAttack is the attack of one scenario, lasting dur; it sends the
+// targets in text.
+func (r *runner) scenarioAttack(sc *plan.Scenario, text string, dur time.Duration) (attackrun.Attack, error) {
 	hdr := http.Header{}
 	for _, h := range sc.Headers {
 		hdr.Add(h[0], h[1])
@@ -48,14 +50,6 @@ func (r *runner) newAttacker(sc *plan.Scenario, text string, dur time.Duration) 
 	file := r.plan.File
 	if sc.TargetsFile != "" {
 		file = sc.TargetsFile
-	}
-	ts, err := targets.ReadAll(strings.NewReader(text), targets.Options{File: file, Dir: r.plan.Dir, Header: hdr})
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
-	}
-	tr, err := targets.NewRoundRobin(ts)
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	o := attack.DefaultOptions()
 	o.Name = sc.Name
@@ -65,8 +59,10 @@ func (r *runner) newAttacker(sc *plan.Scenario, text string, dur time.Duration) 
 	if sc.MaxWorkers > 0 {
 		o.MaxWorkers = sc.MaxWorkers
 	}
+	var err error
 	if o.Schedule, err = schedule.New(sc.Rate, dur); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		return attackrun.Attack{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
-	return attack.New(tr, o)
+	return attackrun.Attack{Targets: strings.NewReader(text), TargetOptions: targets.Options{File: file, Dir: r.plan.Dir, Header: hdr},
+		Options: o, StartAfter: sc.StartAfter}, nil
 }

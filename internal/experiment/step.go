@@ -5,13 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/attackrun"
+	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/component"
 	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
@@ -20,7 +24,6 @@ import (
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
-	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/slug"
 )
 
@@ -33,55 +36,6 @@ type deathError struct{ run summary.ComponentRun }
 
 func (e *deathError) Error() string {
 	return fmt.Sprintf("component %s died (%s)", e.run.Name, e.run.Exit)
-}
-
-type errorRatioError struct {
-	ratio, limit float64
-	window       time.Duration
-}
-
-func (e *errorRatioError) Error() string {
-	return fmt.Sprintf("error ratio %.1f%% over the last %s exceeded the stop condition (%.1f%%)", 100*e.ratio, e.window, 100*e.limit)
-}
-
-// window counts results per second for the error-ratio stop condition.
-type window struct {
-	mu      sync.Mutex
-	buckets map[int64][2]uint64 // unix second -> total, errors
-}
-
-var _ results.Sink = (*window)(nil)
-
-// Add counts r in the second it arrives in.
-func (w *window) Add(r *results.Result) {
-	t := time.Now()
-	w.mu.Lock()
-	b := w.buckets[t.Unix()]
-	b[0]++
-	if !r.Success() {
-		b[1]++
-	}
-	w.buckets[t.Unix()] = b
-	w.mu.Unlock()
-}
-
-func (w *window) ratio(now time.Time, span time.Duration) (total uint64, ratio float64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	from := now.Add(-span).Unix()
-	var errs uint64
-	for s, b := range w.buckets {
-		if s < from {
-			delete(w.buckets, s)
-			continue
-		}
-		total += b[0]
-		errs += b[1]
-	}
-	if total == 0 {
-		return 0, 0
-	}
-	return total, float64(errs) / float64(total)
 }
 
 // runStep runs one step and returns its result; fatal is set when the plan
@@ -171,10 +125,14 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 	if r.plan.Warmup > 0 {
 		res.WarmupResults = r.warmup(stepCtx, st)
 	}
+	var stopped error // why the step's attacks were cut short
 	if stepCtx.Err() == nil {
-		r.attackAll(stepCtx, cancel, st, dir, res)
+		stopped = r.attackAll(stepCtx, st, dir, res)
 	}
 	cause := context.Cause(stepCtx)
+	if cause == nil {
+		cause = stopped
+	}
 	if cause == nil {
 		// A component may have died just as the attacks ended.
 		for _, rn := range r.fleet.running {
@@ -196,7 +154,7 @@ func (r *runner) runStep(ctx context.Context, st *plan.Step) (res *stepRun, fata
 	res.Peaks, res.Means = peaks(res.samples)
 
 	var de *deathError
-	var er *errorRatioError
+	var er *attackrun.ErrorRatioError
 	switch {
 	case errors.As(cause, &de):
 		res.Deaths = append(res.Deaths, de.run)
@@ -307,34 +265,37 @@ func peaks(ss []sampler.Sample) (map[string]float64, map[string]float64) {
 
 // warmup runs every scenario for the warm-up time and discards the results.
 func (r *runner) warmup(ctx context.Context, st *plan.Step) uint64 {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var n uint64
+	var n atomic.Uint64
+	count := results.SinkFunc(func(*results.Result) { n.Add(1) })
+	var job attackrun.Job
 	for _, sc := range st.Scenarios {
 		text, err := r.targetText(sc)
 		if err != nil {
 			continue
 		}
-		atk, err := r.newAttacker(sc, text, r.plan.Warmup)
+		a, err := r.scenarioAttack(sc, text, r.plan.Warmup)
 		if err != nil {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			atk.Run(ctx, func(*results.Result) { mu.Lock(); n++; mu.Unlock() })
-		}()
+		a.StartAfter = 0 // every scenario warms up from the start
+		a.Sinks = []results.Sink{count}
+		job.Attacks = append(job.Attacks, a)
 	}
-	wg.Wait()
-	return n
+	attackrun.Run(ctx, job)
+	return n.Load()
 }
 
 // attackAll runs the step's scenarios concurrently, each into its results
-// stream and metrics (the charts are drawn from the streams afterwards).
-func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, st *plan.Step, dir string, res *stepRun) {
-	win := &window{buckets: map[int64][2]uint64{}}
-	var wg sync.WaitGroup
-	var counters []func() attack.Stats // for the live view's and the exporter's counters
+// stream and metrics (the charts are drawn from the streams afterwards),
+// and returns why they were cut short (nil: they ran their course).
+func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *stepRun) error {
+	job := attackrun.Job{Step: st.Name, Watchers: r.opts.Exporters,
+		Stop: attackrun.StopRule{Ratio: r.plan.Stop.ErrorRatio, Window: r.plan.Stop.Window, MinRequests: r.plan.Stop.MinRequests}}
+	if lv := r.opts.Live; lv != nil {
+		job.Watchers = append([]attackrun.Watcher{lv}, job.Watchers...)
+	}
+	var ran []*scenarioRun // the scenario of each of the job's attacks
+	var files []*os.File
 	for _, sc := range st.Scenarios {
 		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
@@ -346,105 +307,39 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			continue
 		}
 		sr.Target = firstTarget(text)
-		atk, err := r.newAttacker(sc, text, sc.Duration)
+		a, err := r.scenarioAttack(sc, text, sc.Duration)
 		if err != nil {
 			sr.RunError = err.Error()
 			continue
 		}
-		f, err := os.Create(filepath.Join(r.out, sr.Results))
-		if err != nil {
-			sr.RunError = err.Error()
-			continue
+		path := filepath.Join(r.out, sr.Results)
+		a.Output = func() (io.Writer, error) {
+			f, err := os.Create(path)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+			return f, nil
 		}
-		// Flushed every second, so a crash loses little.
-		meta := results.Meta{Generator: "loadlab " + r.opts.Version, Attack: sc.Name,
-			Rate: sc.Rate.Text, Command: append([]string{"loadlab", "run"}, r.plan.RunArgs()...),
+		a.Meta = results.Meta{Generator: "loadlab " + r.opts.Version, Command: append([]string{"loadlab", "run"}, r.plan.RunArgs()...),
 			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}}
-		sent.Describe(&meta, atk.Seed(), atk.Targets()) // encode writes what was really sent
-		stream, err := results.NewStreamSink(f, meta, time.Second)
-		if err != nil {
-			f.Close()
-			sr.RunError = err.Error()
-			continue
+		a.Sinks = []results.Sink{sr.m}
+		job.Attacks = append(job.Attacks, a)
+		ran = append(ran, sr)
+	}
+	out := attackrun.Run(ctx, job)
+	for _, f := range files {
+		f.Close()
+	}
+	for i, err := range out.Errs {
+		switch {
+		case err == nil:
+		case badinput.Is(err): // its targets
+			ran[i].RunError = fmt.Sprintf("scenario %s: %v", ran[i].Name, err)
+		default:
+			ran[i].RunError = err.Error()
 		}
-		sinks := []results.Sink{stream, sr.m, win}
-		counters = append(counters, atk.Stats)
-		if lv := r.opts.Live; lv != nil {
-			sinks = append(sinks, lv)
-		}
-		for _, x := range r.opts.Exporters {
-			sinks = append(sinks, x)
-		}
-		sink := results.Tee(sinks...)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer f.Close()
-			defer func() {
-				if err := stream.Close(); err != nil && sr.RunError == "" {
-					sr.RunError = "writing results: " + err.Error()
-				}
-			}()
-			if sc.StartAfter > 0 {
-				select {
-				case <-time.After(sc.StartAfter):
-				case <-ctx.Done():
-					return
-				}
-			}
-			if err := atk.Run(ctx, sink.Add); err != nil {
-				sr.RunError = err.Error()
-			}
-		}()
 	}
-	// The live view and the exporter read the step's attacks' counters
-	// summed.
-	stats := func() attack.Stats {
-		var sum attack.Stats
-		for _, f := range counters {
-			st := f()
-			sum.Sent += st.Sent
-			sum.InFlight += st.InFlight
-			if sum.Started.IsZero() || !st.Started.IsZero() && st.Started.Before(sum.Started) {
-				sum.Started = st.Started
-			}
-		}
-		return sum
-	}
-	attacks := make([]string, len(st.Scenarios))
-	for i, sc := range st.Scenarios {
-		attacks[i] = sc.Name
-	}
-	for _, x := range r.opts.Exporters {
-		x.SetStep(st.Name, attacks...)
-		x.SetStats(stats)
-	}
-	if lv := r.opts.Live; lv != nil {
-		lv.SetStats(stats)
-	}
-	if r.plan.Stop.ErrorRatio > 0 {
-		done := make(chan struct{})
-		go func() {
-			t := time.NewTicker(250 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-ctx.Done():
-					return
-				case now := <-t.C:
-					n, ratio := win.ratio(now, r.plan.Stop.Window)
-					if n >= uint64(r.plan.Stop.MinRequests) && ratio > r.plan.Stop.ErrorRatio {
-						cancel(&errorRatioError{ratio: ratio, limit: r.plan.Stop.ErrorRatio, window: r.plan.Stop.Window})
-						return
-					}
-				}
-			}
-		}()
-		defer close(done)
-	}
-	wg.Wait()
 	for _, sr := range res.scenarios {
 		r.finishScenario(sr)
 	}
@@ -457,6 +352,7 @@ func (r *runner) attackAll(ctx context.Context, cancel context.CancelCauseFunc, 
 			}
 		}
 	}
+	return out.Stopped
 }
 
 // finishScenario computes the figures and writes the text report.

@@ -7,9 +7,10 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/loadlab/loadlab/internal/rawconn"
 )
@@ -137,12 +138,12 @@ func (c *Conn) Read(b []byte) (int, error) {
 			c.midAnswer = true
 			c.answered += n
 			return n, nil
-		case syscall.EINTR:
+		case unix.EINTR:
 			continue
-		case syscall.EAGAIN:
+		case unix.EAGAIN:
 			var err error
 			if c.midAnswer {
-				err = c.block(pollIn)
+				err = c.block(unix.POLLIN)
 			} else {
 				err = c.waitAnswer()
 			}
@@ -163,12 +164,6 @@ func (c *Conn) waitAnswer() error {
 	}
 	return c.wait() // resumed by the urgent watcher or a Harvest, whichever comes first
 }
-
-// Events for block.
-const (
-	pollIn  = 0x1 // POLLIN
-	pollOut = 0x4 // POLLOUT
-)
 
 // blockSlice bounds one blocking poll, so deadlines moved by SetDeadline
 // and aborts are seen within it.
@@ -196,33 +191,36 @@ func (c *Conn) block(events int16) error {
 	}
 }
 
-// pollReady polls fd for events for up to d (0: without waiting).
+// pollReady polls fd for events (unix.POLLIN, unix.POLLOUT) for up to d
+// (0: without waiting).
+//
+// It calls ppoll raw rather than through unix.Ppoll: the check without
+// waiting is made on every dial and every full send buffer of the
+// measured client, and a raw system call there skips the scheduler's
+// entry and exit (unix.Ppoll always pays them); only a poll that may
+// block tells the scheduler.
 func pollReady(fd int, events int16, d time.Duration) bool {
-	pfd := [1]struct {
-		fd      int32
-		events  int16
-		revents int16
-	}{{fd: int32(fd), events: events}}
-	ts := syscall.NsecToTimespec(int64(d))
+	pfd := [1]unix.PollFd{{Fd: int32(fd), Events: events}}
+	ts := unix.NsecToTimespec(int64(d))
 	// The uintptr(unsafe.Pointer(...)) conversions must stand in the call
-	// of syscall.Syscall6 itself: only there does the compiler keep the
+	// of Syscall6 itself: only there does the compiler keep the
 	// pointed-to memory in place until the call returns. Called through a
 	// function value, the goroutine's stack could grow and move between
 	// the conversion and the system call, and the kernel would poll a
 	// stale copy of pfd (an old stack slot, another fd): data in the
 	// socket went unseen and a read waited until its deadline.
 	var n uintptr
-	var e syscall.Errno
+	var e unix.Errno
 	if d > 0 { // blocks: tell the scheduler
-		n, _, e = syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+		n, _, e = unix.Syscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	} else {
-		n, _, e = syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+		n, _, e = unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	}
 	return e == 0 && n > 0
 }
 
 // recv is one recvmsg; it keeps the kernel receive timestamp of the data.
-func (c *Conn) recv(b []byte) (int, syscall.Errno) {
+func (c *Conn) recv(b []byte) (int, unix.Errno) {
 	n, rx, e := c.stamped.Recv(uintptr(c.fd), b)
 	if e == 0 && n > 0 {
 		c.rx = rx // 0 without a stamp: Linux turns them on a moment after the first socket asks
@@ -253,8 +251,8 @@ func (c *Conn) Write(b []byte) (int, error) {
 		switch e {
 		case 0:
 			return done, nil
-		case syscall.EAGAIN: // the send buffer is full: it drains at network speed
-			if err := c.block(pollOut); err != nil {
+		case unix.EAGAIN: // the send buffer is full: it drains at network speed
+			if err := c.block(unix.POLLOUT); err != nil {
 				return done, c.opError("write", err)
 			}
 			continue
@@ -292,7 +290,7 @@ func (c *Conn) Close() error {
 	c.timerMu.Unlock()
 	c.deadline.Store(1) // long past: a wait in progress ends
 	c.notify()
-	return syscall.Close(c.fd)
+	return unix.Close(c.fd)
 }
 
 // LocalAddr is the connection's local address.
@@ -374,15 +372,15 @@ func (p *Poller) Dial(ctx context.Context, addr string, timeout time.Duration) (
 }
 
 func (p *Poller) dial(ctx context.Context, ta *net.TCPAddr, timeout time.Duration) (*Conn, error) {
-	family := syscall.AF_INET6
-	var sa syscall.Sockaddr
+	family := unix.AF_INET6
+	var sa unix.Sockaddr
 	if ip4 := ta.IP.To4(); ip4 != nil {
-		family = syscall.AF_INET
-		sa4 := &syscall.SockaddrInet4{Port: ta.Port}
+		family = unix.AF_INET
+		sa4 := &unix.SockaddrInet4{Port: ta.Port}
 		copy(sa4.Addr[:], ip4)
 		sa = sa4
 	} else {
-		sa6 := &syscall.SockaddrInet6{Port: ta.Port}
+		sa6 := &unix.SockaddrInet6{Port: ta.Port}
 		copy(sa6.Addr[:], ta.IP.To16())
 		if ta.Zone != "" {
 			if ifi, err := net.InterfaceByName(ta.Zone); err == nil {
@@ -391,26 +389,26 @@ func (p *Poller) dial(ctx context.Context, ta *net.TCPAddr, timeout time.Duratio
 		}
 		sa = sa6
 	}
-	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, syscall.IPPROTO_TCP)
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
 	for _, o := range [][3]int{
-		{syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
-		{syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{unix.IPPROTO_TCP, unix.TCP_NODELAY, 1},
+		{unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1},
 	} {
-		if err := syscall.SetsockoptInt(fd, o[0], o[1], o[2]); err != nil {
-			syscall.Close(fd)
+		if err := unix.SetsockoptInt(fd, o[0], o[1], o[2]); err != nil {
+			unix.Close(fd)
 			return nil, os.NewSyscallError("setsockopt", err)
 		}
 	}
 	if err := rawconn.EnableStamps(fd); err != nil {
-		syscall.Close(fd)
+		unix.Close(fd)
 		return nil, os.NewSyscallError("setsockopt", err)
 	}
 	c := &Conn{p: p, fd: fd, raddr: ta, wake: make(chan struct{}, 1)}
 	if err := p.register(c); err != nil {
-		syscall.Close(fd)
+		unix.Close(fd)
 		return nil, os.NewSyscallError("epoll_ctl", err)
 	}
 	if err := p.connect(ctx, c, sa, timeout); err != nil {
@@ -418,19 +416,19 @@ func (p *Poller) dial(ctx context.Context, ta *net.TCPAddr, timeout time.Duratio
 		return nil, err
 	}
 	c.SetDeadline(time.Time{})
-	if lsa, err := syscall.Getsockname(fd); err == nil {
+	if lsa, err := unix.Getsockname(fd); err == nil {
 		c.laddr = sockaddrTCP(lsa)
 	}
 	return c, nil
 }
 
 // connect starts a non-blocking connect and waits for its outcome.
-func (p *Poller) connect(ctx context.Context, c *Conn, sa syscall.Sockaddr, timeout time.Duration) error {
-	err := syscall.Connect(c.fd, sa)
+func (p *Poller) connect(ctx context.Context, c *Conn, sa unix.Sockaddr, timeout time.Duration) error {
+	err := unix.Connect(c.fd, sa)
 	switch err {
-	case nil, syscall.EISCONN:
+	case nil, unix.EISCONN:
 		return nil
-	case syscall.EINPROGRESS, syscall.EALREADY, syscall.EINTR:
+	case unix.EINPROGRESS, unix.EALREADY, unix.EINTR:
 	default:
 		return os.NewSyscallError("connect", err)
 	}
@@ -445,13 +443,13 @@ func (p *Poller) connect(ctx context.Context, c *Conn, sa syscall.Sockaddr, time
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if pollReady(c.fd, pollOut, 0) {
+		if pollReady(c.fd, unix.POLLOUT, 0) {
 			return connectResult(c.fd)
 		}
 		// The handshake takes a round trip: wait for it at once, not at
 		// the next Harvest, since a new connection's set-up is part of
 		// its first request's latency.
-		if err := c.block(pollOut); err != nil {
+		if err := c.block(unix.POLLOUT); err != nil {
 			return err
 		}
 	}
@@ -459,21 +457,21 @@ func (p *Poller) connect(ctx context.Context, c *Conn, sa syscall.Sockaddr, time
 
 // connectResult is the outcome of a finished non-blocking connect.
 func connectResult(fd int) error {
-	soErr, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+	soErr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
 	if err != nil {
 		return os.NewSyscallError("getsockopt", err)
 	}
 	if soErr != 0 {
-		return os.NewSyscallError("connect", syscall.Errno(soErr))
+		return os.NewSyscallError("connect", unix.Errno(soErr))
 	}
 	return nil
 }
 
-func sockaddrTCP(sa syscall.Sockaddr) *net.TCPAddr {
+func sockaddrTCP(sa unix.Sockaddr) *net.TCPAddr {
 	switch a := sa.(type) {
-	case *syscall.SockaddrInet4:
+	case *unix.SockaddrInet4:
 		return &net.TCPAddr{IP: net.IP(a.Addr[:]).To16(), Port: a.Port}
-	case *syscall.SockaddrInet6:
+	case *unix.SockaddrInet6:
 		return &net.TCPAddr{IP: net.IP(a.Addr[:]), Port: a.Port}
 	}
 	return nil

@@ -6,8 +6,9 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/loadlab/loadlab/internal/rawconn"
 )
@@ -20,7 +21,7 @@ var ErrUnsupported = errors.New("harvest: not supported on this system")
 // Harvest must be called from one goroutine at a time.
 type Poller struct {
 	epfd   int
-	events []syscall.EpollEvent // Harvest's buffer
+	events []unix.EpollEvent // Harvest's buffer
 
 	mu    sync.Mutex
 	byFD  []*Conn                   // open connections by descriptor
@@ -44,11 +45,11 @@ const maxResolved = 4096
 
 // New returns a Poller; close it when its connections are done.
 func New() (*Poller, error) {
-	fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	stamp, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	stamp, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err == nil {
 		err = rawconn.EnableStamps(stamp)
 	}
@@ -57,9 +58,9 @@ func New() (*Poller, error) {
 		u, err = newUrgent()
 	}
 	if err != nil {
-		syscall.Close(fd)
+		unix.Close(fd)
 		if stamp >= 0 {
-			syscall.Close(stamp)
+			unix.Close(stamp)
 		}
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func New() (*Poller, error) {
 		epfd:   fd,
 		urgent: u,
 		stamp:  stamp,
-		events: make([]syscall.EpollEvent, 256),
+		events: make([]unix.EpollEvent, 256),
 		addrs:  map[string][]*net.TCPAddr{},
 	}, nil
 }
@@ -79,9 +80,13 @@ func New() (*Poller, error) {
 func (p *Poller) Harvest() int {
 	resumed := 0
 	for {
-		n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(p.epfd),
+		// epoll_pwait raw, not unix.EpollWait: Harvest runs at every due
+		// time of the pacer (thousands a second) and never waits, and
+		// unix.EpollWait would add the scheduler's entry and exit to
+		// every call.
+		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
 			uintptr(unsafe.Pointer(&p.events[0])), uintptr(len(p.events)), 0, 0, 0)
-		if e == syscall.EINTR {
+		if e == unix.EINTR {
 			continue
 		}
 		if e != 0 || n == 0 {
@@ -119,8 +124,8 @@ func (p *Poller) Abort() {
 func (p *Poller) Close() error {
 	p.Abort()
 	p.urgent.close()
-	syscall.Close(p.stamp)
-	return syscall.Close(p.epfd)
+	unix.Close(p.stamp)
+	return unix.Close(p.epfd)
 }
 
 // register adds c to the epoll set: edge-triggered, so a socket is
@@ -134,11 +139,11 @@ func (p *Poller) register(c *Conn) error {
 	}
 	p.byFD[c.fd] = c
 	p.mu.Unlock()
-	ev := syscall.EpollEvent{
-		Events: syscall.EPOLLIN | syscall.EPOLLOUT | syscall.EPOLLRDHUP | -syscall.EPOLLET,
+	ev := unix.EpollEvent{
+		Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET,
 		Fd:     int32(c.fd),
 	}
-	if err := syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
+	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
 		p.forget(c)
 		return err
 	}

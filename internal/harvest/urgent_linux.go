@@ -1,9 +1,10 @@
 package harvest
 
 import (
+	"encoding/binary"
 	"sync/atomic"
-	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // largeAnswer is the answer size from which a connection's next answer is
@@ -28,23 +29,22 @@ type urgent struct {
 }
 
 func newUrgent() (*urgent, error) {
-	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	const efdCloexec, efdNonblock = 0x80000, 0x800
-	wfd, _, e := syscall.RawSyscall(syscall.SYS_EVENTFD2, 0, efdCloexec|efdNonblock, 0)
-	if e != 0 {
-		syscall.Close(epfd)
-		return nil, e
-	}
-	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: -1}
-	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, int(wfd), &ev); err != nil {
-		syscall.Close(epfd)
-		syscall.Close(int(wfd))
+	wfd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(epfd)
 		return nil, err
 	}
-	return &urgent{epfd: epfd, wakefd: int(wfd), done: make(chan struct{})}, nil
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(wfd)
+		return nil, err
+	}
+	return &urgent{epfd: epfd, wakefd: wfd, done: make(chan struct{})}, nil
 }
 
 // arm asks for one report when c becomes readable (at once if it already
@@ -55,12 +55,12 @@ func (p *Poller) arm(c *Conn) {
 	if u.started.CompareAndSwap(false, true) {
 		go p.watch()
 	}
-	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | syscall.EPOLLONESHOT, Fd: int32(c.fd)}
-	op := syscall.EPOLL_CTL_MOD
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: int32(c.fd)}
+	op := unix.EPOLL_CTL_MOD
 	if !c.inUrgent {
-		op = syscall.EPOLL_CTL_ADD
+		op = unix.EPOLL_CTL_ADD
 	}
-	if syscall.EpollCtl(u.epfd, op, c.fd, &ev) == nil {
+	if unix.EpollCtl(u.epfd, op, c.fd, &ev) == nil {
 		c.inUrgent = true
 	}
 }
@@ -70,14 +70,13 @@ func (p *Poller) arm(c *Conn) {
 func (p *Poller) watch() {
 	u := p.urgent
 	defer close(u.done)
-	events := make([]syscall.EpollEvent, 64)
+	events := make([]unix.EpollEvent, 64)
 	for {
-		n, _, e := syscall.Syscall6(syscall.SYS_EPOLL_PWAIT, uintptr(u.epfd),
-			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), ^uintptr(0), 0, 0)
-		if e == syscall.EINTR {
+		n, err := unix.EpollWait(u.epfd, events, -1) // blocks: not on the measured path
+		if err == unix.EINTR {
 			continue
 		}
-		if e != 0 {
+		if err != nil {
 			return
 		}
 		p.mu.Lock()
@@ -98,11 +97,12 @@ func (p *Poller) watch() {
 
 // close ends the watcher (if it ever started) and releases the set.
 func (u *urgent) close() {
-	one := uint64(1)
-	syscall.Write(u.wakefd, (*[8]byte)(unsafe.Pointer(&one))[:])
+	var one [8]byte // an eventfd counter: a uint64 in the machine's byte order
+	binary.NativeEndian.PutUint64(one[:], 1)
+	unix.Write(u.wakefd, one[:])
 	if u.started.Swap(true) {
 		<-u.done
 	}
-	syscall.Close(u.wakefd)
-	syscall.Close(u.epfd)
+	unix.Close(u.wakefd)
+	unix.Close(u.epfd)
 }

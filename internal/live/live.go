@@ -125,6 +125,11 @@ func (s *Server) SetStats(f func() attack.Stats) {
 	s.stats, s.prevSent = f, 0
 }
 
+// Begin is told that attacks begin (attackrun.Watcher): where their
+// counters are read (SetStats). The step is shown by SetStep, with its
+// rate and end, which only the caller knows.
+func (s *Server) Begin(_ string, _ []string, stats func() attack.Stats) { s.SetStats(stats) }
+
 // Add counts one result in the current second.
 func (s *Server) Add(r *results.Result) {
 	s.mu.Lock()

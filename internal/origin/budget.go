@@ -49,3 +49,43 @@ func mib(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// reserve counts n more bytes against Options.MaxRecipeMemory for a load
+// replacing the routes in replaced, if they fit beside what the loaded
+// routes it keeps hold and what the loads in progress reserved. It
+// returns those bytes (kept and reserved, n aside) and whether n fit. The
+// reservation lasts until release, called once the load's routes are in
+// the table (or the load failed).
+func (s *Simulator) reserve(replaced map[string]bool, n int64) (int64, bool) {
+	s.budgetMu.Lock()
+	defer s.budgetMu.Unlock()
+	held := s.keptBytes(replaced) + s.reserved
+	if held+n > s.opts.MaxRecipeMemory {
+		return held, false
+	}
+	s.reserved += n
+	return held, true
+}
+
+// release ends a reservation of n bytes.
+func (s *Simulator) release(n int64) {
+	s.budgetMu.Lock()
+	s.reserved -= n
+	s.budgetMu.Unlock()
+}
+
+// keptBytes is what the loaded routes a new load keeps (all but those it
+// replaces, and none of the welcome recipe's) hold.
+func (s *Simulator) keptBytes(replaced map[string]bool) int64 {
+	old := s.tab.Load()
+	if old.isDefault {
+		return 0
+	}
+	var n int64
+	for _, r := range old.list {
+		if !replaced[r.name] {
+			n += r.bytes
+		}
+	}
+	return n
+}

@@ -144,6 +144,13 @@ func (e *Exporter) SetStats(f func() attack.Stats) {
 // exporter's sake; OTLP counters appear with their first measurement.
 func (e *Exporter) SetStep(name string, attacks ...string) { e.step.Store(&name) }
 
+// Begin is told that attacks begin (attackrun.Watcher): the step's
+// name (SetStep) and where their counters are (SetStats).
+func (e *Exporter) Begin(step string, attacks []string, stats func() attack.Stats) {
+	e.SetStep(step, attacks...)
+	e.SetStats(stats)
+}
+
 // attrs is the attribute set of an attack, step and status, made once.
 func (e *Exporter) attrs(k setKey) metric.MeasurementOption {
 	e.mu.Lock()

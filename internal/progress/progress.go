@@ -30,10 +30,10 @@ func IsTerminal(w io.Writer) bool {
 type Bar struct {
 	w     io.Writer
 	total time.Duration // 0 when unbounded
-	stats func() attack.Stats
 
-	mu sync.Mutex
-	m  *metrics.Metrics // the results so far
+	mu    sync.Mutex
+	m     *metrics.Metrics    // the results so far
+	stats func() attack.Stats // nil until known: nothing is drawn
 
 	lastSent uint64
 	lastAt   time.Time
@@ -42,7 +42,8 @@ type Bar struct {
 }
 
 // New returns a Bar writing to w for an attack of the given total duration
-// (0 = unbounded) whose live counters stats returns.
+// (0 = unbounded) whose live counters stats returns; stats may be nil
+// until Begin (the bar is then one of attackrun's watchers).
 func New(w io.Writer, total time.Duration, stats func() attack.Stats) *Bar {
 	return &Bar{
 		w: w, total: total, stats: stats,
@@ -52,6 +53,14 @@ func New(w io.Writer, total time.Duration, stats func() attack.Stats) *Bar {
 }
 
 var _ results.Sink = (*Bar)(nil)
+
+// Begin is told that attacks begin (attackrun.Watcher): where their
+// live counters are read. The line shows their time, not a step's name.
+func (b *Bar) Begin(_ string, _ []string, stats func() attack.Stats) {
+	b.mu.Lock()
+	b.stats = stats
+	b.mu.Unlock()
+}
 
 // Add counts one result.
 func (b *Bar) Add(r *results.Result) {
@@ -85,7 +94,13 @@ func (b *Bar) Stop() {
 }
 
 func (b *Bar) draw(final bool) {
-	st := b.stats()
+	b.mu.Lock()
+	stats := b.stats
+	b.mu.Unlock()
+	if stats == nil {
+		return
+	}
+	st := stats()
 	if st.Started.IsZero() {
 		return
 	}

@@ -52,3 +52,21 @@ func TestBarLine(t *testing.T) {
 		t.Error("a buffer is not a terminal")
 	}
 }
+
+// As one of attackrun's watchers the bar learns its counters once the
+// attack is ready: before that it draws nothing, after it the line.
+func TestBarDrawsOnceItHasCounters(t *testing.T) {
+	var buf bytes.Buffer
+	b := New(&buf, time.Second, nil)
+	b.draw(false)
+	if buf.Len() != 0 {
+		t.Fatalf("drew %q without counters", buf.String())
+	}
+	b.Begin("step", []string{"a", "b"}, func() attack.Stats { return attack.Stats{Started: time.Now().Add(-time.Second), Sent: 10} })
+	b.Add(&results.Result{Code: 200, Latency: time.Millisecond})
+	b.Start(time.Hour)
+	b.Stop()
+	if line := buf.String(); !strings.Contains(line, "done 1") || !strings.HasSuffix(line, "\n") {
+		t.Fatalf("line %q", line)
+	}
+}

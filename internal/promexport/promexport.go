@@ -131,6 +131,13 @@ func (e *Exporter) SetStep(name string, attacks ...string) {
 	}
 }
 
+// Begin is told that attacks begin (attackrun.Watcher): the step's
+// name and attacks (SetStep), and where their counters are (SetStats).
+func (e *Exporter) Begin(step string, attacks []string, stats func() attack.Stats) {
+	e.SetStep(step, attacks...)
+	e.SetStats(stats)
+}
+
 // Add counts one result.
 func (e *Exporter) Add(r *results.Result) {
 	step := ""

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/testwait"
 )
 
@@ -299,7 +300,7 @@ func TestNoLeaks(t *testing.T) {
 	o := newSimOrigin(t, 100*time.Millisecond, "private")
 	base := runtime.NumGoroutine()
 	func() {
-		cfg, err := ParseConfig([]byte(`
+		cfg, err := config.Parse([]byte(`
 pools:
   default: {size: 2, overflow: 4, checkout_timeout: 50ms}
 routes:

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/testwait"
 )
 
@@ -26,8 +27,8 @@ import (
 // answer.
 func TestEveryRequestAnsweredAndCountedOnce(t *testing.T) {
 	o := newSimOrigin(t, 5*time.Millisecond, "public, max-age=1")
-	cfgFor := func(size int) *Config {
-		cfg, err := ParseConfig([]byte(fmt.Sprintf(`pools:
+	cfgFor := func(size int) *config.Config {
+		cfg, err := config.Parse([]byte(fmt.Sprintf(`pools:
   default: {size: %d, overflow: 2, checkout_timeout: 50ms}
 routes:
   - {name: news, path: /news*, upstream: %s, fallback: true, cache: true, request_timeout: 200ms}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/loadlab/loadlab/internal/proxy/config"
 )
 
 // BenchmarkRoundTrip measures one sequential keep-alive request through the
@@ -54,7 +56,7 @@ func benchProxy(b *testing.B, size int) (up, srv *httptest.Server) {
 		io.WriteString(w, "hello")
 	}))
 	b.Cleanup(up.Close)
-	cfg, err := ParseConfig([]byte(fmt.Sprintf("pools:\n  default: {size: %d}\nroutes:\n  - {path: /*, upstream: %s}\n", size, up.URL)), "b.yaml")
+	cfg, err := config.Parse([]byte(fmt.Sprintf("pools:\n  default: {size: %d}\nroutes:\n  - {path: /*, upstream: %s}\n", size, up.URL)), "b.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/testwait"
 )
 
@@ -164,7 +165,7 @@ routes:
 	if !testwait.Until(10*time.Second, func() bool { return p.Status().Pools[0].Waiting == 2 }) {
 		t.Fatalf("requests not queued: %+v", p.Status().Pools)
 	}
-	cfg, err := ParseConfig([]byte(strings.NewReplacer("SIZE", "4", "ORIGIN", o.srv.URL).Replace(base)), "new.yaml")
+	cfg, err := config.Parse([]byte(strings.NewReplacer("SIZE", "4", "ORIGIN", o.srv.URL).Replace(base)), "new.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/origin"
+	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/testwait"
 )
 
@@ -135,7 +136,7 @@ func startProxy(t *testing.T, yaml, upstream string) (*Proxy, *front) {
 // startProxyOpts is startProxy with the proxy's options.
 func startProxyOpts(t *testing.T, yaml, upstream string, opts Options) (*Proxy, *front) {
 	t.Helper()
-	cfg, err := ParseConfig([]byte(strings.ReplaceAll(yaml, "ORIGIN", upstream)), "test.yaml")
+	cfg, err := config.Parse([]byte(strings.ReplaceAll(yaml, "ORIGIN", upstream)), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/proxy/config"
 )
 
 // ServeOptions say how Serve runs the proxy.
@@ -18,7 +20,7 @@ type ServeOptions struct {
 	ConfigFile string
 	// Config, when set, is ConfigFile already loaded (e.g. validated by
 	// the caller); otherwise Serve loads it.
-	Config *Config
+	Config *config.Config
 	// Listen is host:port; port 0 picks a free port.
 	Listen string
 	// ShutdownGrace is how long in-flight requests may finish once ctx
@@ -43,8 +45,8 @@ type ServeOptions struct {
 }
 
 // load reads the config file and applies the -upstream override.
-func (opts ServeOptions) load() (*Config, error) {
-	cfg, err := LoadConfig(opts.ConfigFile)
+func (opts ServeOptions) load() (*config.Config, error) {
+	cfg, err := config.Load(opts.ConfigFile)
 	if err != nil || opts.Upstream == "" {
 		return cfg, err
 	}
@@ -121,7 +123,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 
 // Describe counts a config's pools and routes and names its upstreams:
 // "1 pool, 3 routes to http://127.0.0.1:8080".
-func Describe(cfg *Config) string {
+func Describe(cfg *config.Config) string {
 	return plural(len(cfg.Pools), "pool") + ", " + plural(len(cfg.Routes), "route") + " to " + strings.Join(cfg.Upstreams(), ", ")
 }
 

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/proxy/config"
 )
 
 // Request heads beyond MaxHeaderBytes get 431 and bodies sent to the
 // reserved paths beyond MaxReservedBody get 413, from the real server.
 func TestReservedPathAndHeaderLimits(t *testing.T) {
 	o := newTimerOrigin(t, time.Millisecond, "")
-	cfg, err := ParseConfig([]byte(`pools: {default: {size: 2}}
+	cfg, err := config.Parse([]byte(`pools: {default: {size: 2}}
 routes: [{path: /*, upstream: "`+o.srv.URL+`"}]`), "test.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/proxy/breaker"
 	"github.com/loadlab/loadlab/internal/proxy/cache"
+	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/proxy/hist"
 	"github.com/loadlab/loadlab/internal/proxy/pool"
 )
@@ -69,7 +70,7 @@ type Proxy struct {
 	mu         sync.Mutex // serialises Reload and Close
 	closed     bool
 	cache      *cache.Cache
-	cacheCfg   CacheConfig
+	cacheCfg   config.CacheConfig
 	poolStats  map[string]*pool.Stats
 	waitHists  map[string]*hist.Histogram
 	routeStats map[string]*routeStats
@@ -77,7 +78,7 @@ type Proxy struct {
 
 // generation is one config generation, swapped atomically on reload.
 type generation struct {
-	cfg    *Config
+	cfg    *config.Config
 	routes []*route
 	pools  map[string]*poolEntry
 	cache  *cache.Cache
@@ -85,14 +86,14 @@ type generation struct {
 
 type poolEntry struct {
 	name     string
-	cfg      PoolConfig
+	cfg      config.PoolConfig
 	upstream string // what its serial manager dials when starting a worker
 	p        *pool.Pool
 	wait     *hist.Histogram
 }
 
-// New builds a proxy for cfg (already validated by LoadConfig/ParseConfig).
-func New(cfg *Config, opts Options) (*Proxy, error) {
+// New builds a proxy for cfg (already validated by config.Load or config.Parse).
+func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if cfg == nil {
 		return nil, errors.New("proxy: nil config")
 	}
@@ -132,7 +133,7 @@ func New(cfg *Config, opts Options) (*Proxy, error) {
 
 // Reload switches to cfg. Requests in flight finish on the pools they hold;
 // pools and breakers whose settings did not change are kept with their state.
-func (p *Proxy) Reload(cfg *Config) error {
+func (p *Proxy) Reload(cfg *config.Config) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -150,7 +151,7 @@ func (p *Proxy) Reload(cfg *Config) error {
 			upstreams[name] = rc.Upstream
 		}
 	}
-	usePool := func(name string, pc *PoolConfig) *poolEntry {
+	usePool := func(name string, pc *config.PoolConfig) *poolEntry {
 		if e := rt.pools[name]; e != nil {
 			return e
 		}
@@ -209,7 +210,7 @@ func (p *Proxy) Reload(cfg *Config) error {
 
 // keepBreaker reuses the old breaker of a route whose breaker settings did
 // not change.
-func (p *Proxy) keepBreaker(old *generation, rc *RouteConfig) *breaker.Breaker {
+func (p *Proxy) keepBreaker(old *generation, rc *config.RouteConfig) *breaker.Breaker {
 	if old != nil {
 		for _, r := range old.routes {
 			if r.cfg.Name == rc.Name && r.breaker != nil && reflect.DeepEqual(r.cfg.Breaker, rc.Breaker) {

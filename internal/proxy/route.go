@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/loadlab/loadlab/internal/proxy/breaker"
+	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/proxy/hist"
 	"github.com/loadlab/loadlab/internal/routepath"
 )
@@ -27,7 +28,7 @@ const (
 
 // route is a config route made ready to serve.
 type route struct {
-	cfg      *RouteConfig
+	cfg      *config.RouteConfig
 	upstream *url.URL
 	pool     *poolEntry
 	breaker  *breaker.Breaker
@@ -35,7 +36,7 @@ type route struct {
 	errlog   *errLog
 }
 
-func newRoute(rc *RouteConfig, pe *poolEntry) (*route, error) {
+func newRoute(rc *config.RouteConfig, pe *poolEntry) (*route, error) {
 	u, err := url.Parse(rc.Upstream)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/loadlab/loadlab/internal/proxy/config"
 )
 
 // A newcomer whose origin is not where the config says gets an answer
@@ -20,7 +22,7 @@ func TestUpstreamErrorNamesUpstreamAndCause(t *testing.T) {
 	}
 	dead := "http://" + ln.Addr().String()
 	ln.Close() // nothing listens there now: connection refused
-	cfg, err := ParseConfig([]byte("pools:\n  default: {size: 2}\nroutes:\n  - {name: all, path: /*, upstream: "+dead+"}\n"), "t.yaml")
+	cfg, err := config.Parse([]byte("pools:\n  default: {size: 2}\nroutes:\n  - {name: all, path: /*, upstream: "+dead+"}\n"), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,3 +31,11 @@ func compileHeader(name, value string) (Header, error) {
 	}
 	return Header{Name: http.CanonicalHeaderKey(name), Value: v}, nil
 }
+
+// CheckHeader checks a header as the attack checks -header (and every
+// header given with the targets): a valid name, a value with no control
+// character, a template that compiles and can write none.
+func CheckHeader(name, value string) error {
+	_, err := compileHeader(name, value)
+	return err
+}

@@ -12,35 +12,13 @@
 // It skips, saying why, only when Chromium is missing and CI is not set.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { collectProblems, here, inked, launch, loadlab as binary, skip, start as startLoadlab } from "./lab.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "../..");
-const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
-const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run"];
-const missing = !existsSync(chromium);
-if (missing && process.env.CI) {
-  throw new Error(`${chromium} is missing and CI is set: install it (apt-get install -y chromium)`);
-}
-const skip = missing ? `${chromium} not found: install it with apt-get install -y chromium` : false;
-const out = join(here, "out");
-mkdirSync(out, { recursive: true });
-
-let built;
-function loadlab() {
-  const given = process.env.LOADLAB_BIN || process.env.LOADLAB;
-  if (given) return given;
-  if (!built) {
-    built = join(out, "loadlab-archive");
-    execFileSync("go", ["build", "-o", built, "./cmd/loadlab"], { cwd: root, stdio: "inherit" });
-  }
-  return built;
-}
+const loadlab = () => binary("archive");
 
 function run(args, input) {
   return execFileSync(loadlab(), args, { input: input ?? "", stdio: ["pipe", "pipe", "inherit"], timeout: 120_000 }).toString();
@@ -48,35 +26,10 @@ function run(args, input) {
 
 // start runs a long-lived loadlab command and resolves with the process
 // and the first match of re in its output (stdout or stderr).
-async function start(args, re) {
-  const proc = spawn(loadlab(), args, { stdio: ["ignore", "pipe", "pipe"] });
-  let text = "";
-  const m = await new Promise((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`no ${re} from loadlab ${args.join(" ")}: ${text}`)), 30_000);
-    const look = (d) => {
-      text += d;
-      const m = text.match(re);
-      if (m) { clearTimeout(t); res(m); }
-    };
-    proc.stdout.on("data", look);
-    proc.stderr.on("data", look);
-    proc.on("exit", (code) => rej(new Error(`loadlab ${args.join(" ")} exited ${code}: ${text}`)));
-  });
-  return { proc, match: m };
-}
+const start = (args, re) => startLoadlab(loadlab(), args, re);
 
 // lastLine is the last non-empty line: archive add prints the new run's ID last.
 const lastLine = (s) => s.trim().split("\n").pop().trim();
-
-// inked counts the drawn pixels of every canvas matched.
-function inked(page, selector) {
-  return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((c) => {
-    const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) n++;
-    return n;
-  }), selector);
-}
 
 // overflow is how far the page is wider than the window (0: it fits).
 const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -103,14 +56,12 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
 
     serve = await start(["archive", "serve", "-db", db, "-listen", "127.0.0.1:0"], /archive site: (http:\/\/\S+)/);
     const base = serve.match[1].replace(/\/$/, "");
-    const { chromium: pw } = await import("playwright-core");
-    browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
+    browser = await launch();
 
     for (const [width, height, tag] of [[1280, 900, "desktop"], [390, 844, "phone"]]) {
       const problems = [];
       const page = await browser.newPage({ viewport: { width, height } });
-      page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
-      page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+      collectProblems(page, problems);
       const visit = async (path, name) => {
         let resp = await page.goto(base + path, { waitUntil: "load" });
         // A trend's change points are computed in the background; until

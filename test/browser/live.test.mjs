@@ -11,49 +11,17 @@
 // Run: cd test/browser && npm ci && node --test
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { connect, createServer as createNetServer } from "node:net";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "../..");
-const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
-const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run"];
-const missing = !existsSync(chromium);
-if (missing && process.env.CI) {
-  throw new Error(`${chromium} is missing and CI is set: install it (apt-get install -y chromium)`);
-}
-const skip = missing ? `${chromium} not found: install it with apt-get install -y chromium` : false;
-const out = join(here, "out");
-mkdirSync(out, { recursive: true });
-
-function loadlab() {
-  const given = process.env.LOADLAB_BIN || process.env.LOADLAB;
-  if (given) return given;
-  const bin = join(out, "loadlab-live");
-  execFileSync("go", ["build", "-o", bin, "./cmd/loadlab"], { cwd: root, stdio: "inherit" });
-  return bin;
-}
+import { join } from "node:path";
+import { collectProblems, here, inked, launch, loadlab, out, skip, start } from "./lab.mjs";
 
 // startUI runs loadlab with args (stdin text given) and resolves with the
 // process and the live view URL it prints on stderr.
 async function startUI(args, stdin) {
-  const proc = spawn(loadlab(), args, { stdio: ["pipe", "ignore", "pipe"] });
-  proc.stdin.end(stdin);
-  let stderr = "";
-  const url = await new Promise((res, rej) => {
-    const t = setTimeout(() => rej(new Error("no live view URL: " + stderr)), 30_000);
-    proc.stderr.on("data", (d) => {
-      stderr += d;
-      const m = stderr.match(/live view: (http:\/\/\S+)/);
-      if (m) { clearTimeout(t); res(m[1]); }
-    });
-  });
-  return { proc, url };
+  const { proc, match } = await start(loadlab("live"), args, /live view: (http:\/\/\S+)/, stdin);
+  return { proc, url: match[1] };
 }
 
 // startRelay forwards a loopback port to the live view's, so the test can
@@ -83,20 +51,9 @@ async function startRelay(port) {
 // watch opens url in a fresh page collecting console and page errors.
 async function watch(browser, url, problems) {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  collectProblems(page, problems);
   await page.goto(url, { waitUntil: "load" });
   return page;
-}
-
-// inked counts the drawn pixels of every uPlot canvas on the page.
-function inked(page, selector) {
-  return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((c) => {
-    const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) n++;
-    return n;
-  }), selector);
 }
 
 test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 120_000 }, async () => {
@@ -104,8 +61,7 @@ test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 12
   const target = createServer((req, res) => setTimeout(() => res.end("ok"), 5));
   await new Promise((r) => target.listen(0, "127.0.0.1", r));
   const port = target.address().port;
-  const { chromium: pw } = await import("playwright-core");
-  const browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
+  const browser = await launch();
   let atk, relay;
   try {
     // The attack, with its live view on a free loopback port it prints.
@@ -166,8 +122,7 @@ test("loadlab attack -ui shows the attack live in Chromium", { skip, timeout: 12
 });
 
 test("loadlab run -ui shows each step and the sampled server metrics in Chromium", { skip, timeout: 180_000 }, async () => {
-  const { chromium: pw } = await import("playwright-core");
-  const browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
+  const browser = await launch();
   const dir = join(out, "live-run");
   rmSync(dir, { recursive: true, force: true });
   let run;

@@ -13,39 +13,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { collectProblems, here, launch, loadlab as binary, out, skip } from "./lab.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "../..");
-const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
-const flags = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run",
-];
-
-const missing = !existsSync(chromium);
-if (missing && process.env.CI) {
-  throw new Error(`${chromium} is missing and CI is set: install it (apt-get install -y chromium)`);
-}
-const skip = missing ? `${chromium} not found: install it with apt-get install -y chromium (this test never downloads a browser)` : false;
-
-const out = join(here, "out");
-mkdirSync(out, { recursive: true }); // gitignored: absent on a fresh clone
-let built;
-
-// loadlab returns $LOADLAB_BIN (or $LOADLAB), or builds the binary once.
-function loadlab() {
-  const given = process.env.LOADLAB_BIN || process.env.LOADLAB;
-  if (given) return given;
-  if (!built) {
-    mkdirSync(out, { recursive: true });
-    built = join(out, "loadlab");
-    execFileSync("go", ["build", "-o", built, "./cmd/loadlab"], { cwd: root, stdio: "inherit" });
-  }
-  return built;
-}
+const loadlab = () => binary("plot");
 
 // makePage plots testdata/mixed.bin: 400 results of a vegeta attack with
 // 200s, 503s, refused connections and timeouts.
@@ -58,14 +31,12 @@ function makePage() {
 // open launches Chromium on a file with the network cut off, collecting
 // console errors and attempted requests; fn gets the page.
 async function open(file, fn) {
-  const { chromium: pw } = await import("playwright-core");
-  const browser = await pw.launch({ executablePath: chromium, headless: true, args: flags });
+  const browser = await launch();
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const problems = [];
     const requests = [];
-    page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    collectProblems(page, problems);
     await page.route("**/*", (route) => {
       const url = route.request().url();
       if (url.startsWith("file:")) return route.continue();

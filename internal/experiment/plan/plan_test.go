@@ -176,7 +176,7 @@ func TestParseErrors(t *testing.T) {
 		{"retries", base + "retries: 9\n" + scen, 5, "from 0 to 5"},
 		{"bad template", base + strings.Replace(scen, "${origin.url}/", "${origin.url}/?q={{rand.letterz 5}}", 1), 7, "target: "},
 		{"bad method", base + strings.Replace(scen, "GET ${origin.url}", "FETCH ${origin.url}", 1), 7, "FETCH"},
-		{"bad header", base + scen + "    headers: {x-a: \"{{nope}}\"}\n", 7, "nope"},
+		{"bad header", base + scen + "    headers: {x-a: \"{{nope}}\"}\n", 10, `scenarios[0].headers.x-a: header x-a: template column 1: unknown function "nope"`},
 		{"steps without duration", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", steps: [8, 16]}\n", 6, "missing step_duration"},
 		{"steps and rate", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", rate: 1, steps: [8, 16], step_duration: 1s}\n", 6, "rate or steps, not both"},
 		{"bad step rate", base + "scenarios:\n  - {target: \"GET ${origin.url}/\", steps: [\"8,x\"], step_duration: 1s}\n", 6, "scenarios[0].steps[0]: step 2: bad rate \"x\""},

@@ -1,12 +1,12 @@
 package sampler
 
 import (
-	"bytes"
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // clockTicks is USER_HZ, the unit of /proc CPU times (100 on Linux).
@@ -54,47 +54,44 @@ func (s *Sampler) sampleProcs(now time.Time) {
 	}
 }
 
+// procFS reads /proc; nil where there is none (then no CPU or RSS series).
+var procFS = func() *procfs.FS {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil
+	}
+	return &fs
+}()
+
 // readProc returns a process's CPU time in clock ticks and its RSS in bytes.
 func readProc(pid int) (ticks, rss float64, err error) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if procFS == nil {
+		return 0, 0, os.ErrNotExist
+	}
+	p, err := procFS.Proc(pid)
 	if err != nil {
 		return 0, 0, err
 	}
-	// Fields after the command name (which may hold spaces) in parentheses.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, 0, os.ErrInvalid
+	st, err := p.Stat()
+	if err != nil {
+		return 0, 0, err
 	}
-	f := strings.Fields(string(stat[i+1:]))
-	// f[0] is field 3 (state): utime is field 14, stime 15, rss 24 (pages).
-	if len(f) < 22 {
-		return 0, 0, os.ErrInvalid
-	}
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	pages, _ := strconv.ParseFloat(f[21], 64)
-	return ut + st, pages * float64(os.Getpagesize()), nil
+	return float64(st.UTime + st.STime), float64(st.ResidentMemory()), nil
 }
 
-// readStat returns the machine's busy and total CPU ticks from /proc/stat.
+// readStat returns the machine's busy and total CPU time from /proc/stat
+// (in seconds: only their ratio is used); busy is all but idle and iowait.
 func readStat() (busy, total float64, err error) {
-	data, err := os.ReadFile("/proc/stat")
+	if procFS == nil {
+		return 0, 0, os.ErrNotExist
+	}
+	st, err := procFS.Stat()
 	if err != nil {
 		return 0, 0, err
 	}
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	f := strings.Fields(string(line))
-	if len(f) < 5 || f[0] != "cpu" {
-		return 0, 0, os.ErrInvalid
-	}
-	for i, x := range f[1:] {
-		v, _ := strconv.ParseFloat(x, 64)
-		total += v
-		if i != 3 && i != 4 { // idle, iowait
-			busy += v
-		}
-	}
-	return busy, total, nil
+	c := st.CPUTotal
+	busy = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal + c.Guest + c.GuestNice
+	return busy, busy + c.Idle + c.Iowait, nil
 }
 
 // GeneratorSaturated reports whether the generator's CPU readings show it

@@ -62,12 +62,51 @@ func groupBy(fs []string, key func(string) (step, text string, row []string, ok 
 	return groups, alone
 }
 
-// said is a group as one sentence: the mechanism once, the steps listed.
-func (g *group) said(lead string) string {
+// said is a group as one sentence: the mechanism once, the steps listed,
+// and where each step's own figures are ("below", "in the report").
+func (g *group) said(lead, where string) string {
 	if len(g.steps) == 1 {
 		return fmt.Sprintf("%s %s: %s.", lead, g.steps[0], g.text)
 	}
-	return fmt.Sprintf("%s %d steps (%s): %s (figures of %s; each step's below).", lead, len(g.steps), listSteps(g.steps), g.text, g.steps[0])
+	return fmt.Sprintf("%s %d steps (%s): %s (figures of %s; each step's %s).", lead, len(g.steps), listSteps(g.steps), g.text, g.steps[0], where)
+}
+
+// sayModel says the model's misses and explanations of single steps once
+// per mechanism, the steps listed: missed leads a miss ("**Missed** in"),
+// where says where each step's own figures are. It returns the
+// explanations' groups too.
+func sayModel(misses, explained []string, missed, where string) ([]string, []*group) {
+	mg, malone := groupBy(misses, missKey)
+	eg, ealone := groupBy(explained, explainKey)
+	var items []string
+	for _, g := range mg {
+		items = append(items, g.said(missed, where))
+	}
+	items = append(items, malone...)
+	for _, g := range eg {
+		items = append(items, g.said("What the model says happened in", where))
+	}
+	return append(items, ealone...), eg
+}
+
+// missKey takes apart a miss ("In step "s", X measured Y: why.") for
+// groupBy.
+func missKey(f string) (string, string, []string, bool) {
+	m := missRE.FindStringSubmatch(f)
+	if m == nil {
+		return "", "", nil, false
+	}
+	return m[1], m[4], []string{m[1], m[2], m[3]}, true
+}
+
+// explainKey takes apart a step's explanation ("In step "s", the model
+// (predicted X) explains it: why.") for groupBy.
+func explainKey(f string) (string, string, []string, bool) {
+	m := explainRE.FindStringSubmatch(f)
+	if m == nil {
+		return "", "", nil, false
+	}
+	return m[1], m[3], []string{m[1], m[2], m[3]}, true
 }
 
 // modelSection says what differs from the model: the run-wide verdict on
@@ -95,29 +134,7 @@ func modelSection(sum *summary.Summary) (section, bool) {
 	for _, v := range verdict {
 		s.Blocks = append(s.Blocks, text(v))
 	}
-	mg, malone := groupBy(misses, func(f string) (string, string, []string, bool) {
-		m := missRE.FindStringSubmatch(f)
-		if m == nil {
-			return "", "", nil, false
-		}
-		return m[1], m[4], []string{m[1], m[2], m[3]}, true
-	})
-	eg, ealone := groupBy(explained, func(f string) (string, string, []string, bool) {
-		m := explainRE.FindStringSubmatch(f)
-		if m == nil {
-			return "", "", nil, false
-		}
-		return m[1], m[3], []string{m[1], m[2], m[3]}, true
-	})
-	var items []string
-	for _, g := range mg {
-		items = append(items, g.said("**Missed** in"))
-	}
-	items = append(items, malone...)
-	for _, g := range eg {
-		items = append(items, g.said("What the model says happened in"))
-	}
-	items = append(items, ealone...)
+	items, eg := sayModel(misses, explained, "**Missed** in", "below")
 	if len(items) > 0 {
 		s.Blocks = append(s.Blocks, block{Findings: items})
 	}

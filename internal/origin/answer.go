@@ -26,6 +26,10 @@ type receiver interface {
 	Received() time.Time
 }
 
+// simulate answers one request to a recipe's route: it draws the status,
+// latency and fault from the route's current stage (and the request's
+// overrides), waits, and writes the answer. Loading recipes is in
+// recipeload.go, the Simulator itself in simulator.go.
 func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	if rc, ok := r.Context().(receiver); ok {
