@@ -181,43 +181,53 @@ func TestModelNewerVersionRefused(t *testing.T) {
 	}
 }
 
-// FuzzStepModel: whatever a step's model reads as (either version), it
-// writes as version 2, and that reads back and writes again the same.
-func FuzzStepModel(f *testing.F) {
-	for _, file := range []string{"testdata/breaker-model-v1-summary.json", "testdata/breaker-model-v2-summary.json"} {
+// rawSteps reads the steps of summary.json files as raw JSON, for fuzz
+// seeds.
+func rawSteps(f *testing.F, files ...string) []map[string]json.RawMessage {
+	var out []map[string]json.RawMessage
+	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
 		}
 		var raw struct {
-			Steps []struct {
-				Model json.RawMessage `json:"model"`
-			} `json:"steps"`
+			Steps []map[string]json.RawMessage `json:"steps"`
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			f.Fatal(err)
 		}
-		for _, st := range raw.Steps {
-			f.Add([]byte(st.Model))
-		}
+		out = append(out, raw.Steps...)
+	}
+	return out
+}
+
+// writesStably checks that v, written, reads back into fresh (a pointer
+// to a zero value of v's type) and writes again the same.
+func writesStably(t *testing.T, v, fresh any) {
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%+v does not write: %v", v, err)
+	}
+	if err := json.Unmarshal(out, fresh); err != nil {
+		t.Fatalf("%s does not read back: %v", out, err)
+	}
+	if again, err := json.Marshal(fresh); err != nil || string(again) != string(out) {
+		t.Fatalf("read back otherwise (%v):\n%s\n%s", err, out, again)
+	}
+}
+
+// FuzzStepModel: whatever a step's model reads as (either version), it
+// writes as version 2, and that reads back and writes again the same.
+func FuzzStepModel(f *testing.F) {
+	for _, st := range rawSteps(f, "testdata/breaker-model-v1-summary.json", "testdata/breaker-model-v2-summary.json") {
+		f.Add([]byte(st["model"]))
 	}
 	f.Add([]byte(`{"error": "no origin"}`))
 	f.Add([]byte(`{"breakers": [{"route": "r", "states": "closed, open at 1m2.5s, bogus"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m StepModel
-		if json.Unmarshal(data, &m) != nil {
-			return
-		}
-		out, err := json.Marshal(m)
-		if err != nil {
-			t.Fatalf("%+v does not write: %v", m, err)
-		}
-		var back StepModel
-		if err := json.Unmarshal(out, &back); err != nil {
-			t.Fatalf("%s does not read back: %v", out, err)
-		}
-		if again, err := json.Marshal(back); err != nil || string(again) != string(out) {
-			t.Fatalf("read back otherwise (%v):\n%s\n%s", err, out, again)
+		if json.Unmarshal(data, &m) == nil {
+			writesStably(t, &m, &StepModel{})
 		}
 	})
 }
@@ -226,39 +236,20 @@ func FuzzStepModel(f *testing.F) {
 // (latencies in either shape), they write in the current shape, and that
 // reads back and writes again the same.
 func FuzzScenarioResult(f *testing.F) {
-	for _, file := range []string{"../../compare/testdata/run-001/summary.json", "../testdata/capacity-summary.json"} {
-		data, err := os.ReadFile(file)
-		if err != nil {
+	for _, st := range rawSteps(f, "../../compare/testdata/run-001/summary.json", "../testdata/capacity-summary.json") {
+		var scs []json.RawMessage
+		if err := json.Unmarshal(st["scenarios"], &scs); err != nil {
 			f.Fatal(err)
 		}
-		var raw struct {
-			Steps []struct {
-				Scenarios []json.RawMessage `json:"scenarios"`
-			} `json:"steps"`
-		}
-		if err := json.Unmarshal(data, &raw); err != nil {
-			f.Fatal(err)
-		}
-		for _, sc := range raw.Steps[0].Scenarios {
+		for _, sc := range scs {
 			f.Add([]byte(sc))
 		}
 	}
 	f.Add([]byte(`{"name": "a", "latencies": {"50th": 5, "min": 1}, "send_latency_seconds": {"p50": 0.5}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var sc ScenarioResult
-		if json.Unmarshal(data, &sc) != nil {
-			return
-		}
-		out, err := json.Marshal(&sc)
-		if err != nil {
-			t.Fatalf("%+v does not write: %v", sc, err)
-		}
-		var back ScenarioResult
-		if err := json.Unmarshal(out, &back); err != nil {
-			t.Fatalf("%s does not read back: %v", out, err)
-		}
-		if again, err := json.Marshal(&back); err != nil || string(again) != string(out) {
-			t.Fatalf("read back otherwise (%v):\n%s\n%s", err, out, again)
+		if json.Unmarshal(data, &sc) == nil {
+			writesStably(t, &sc, &ScenarioResult{})
 		}
 	})
 }
