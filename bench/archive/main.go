@@ -29,6 +29,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive/ingest"
 	"github.com/loadlab/loadlab/internal/archive/pgtest"
 	"github.com/loadlab/loadlab/internal/archive/sqlstore"
+	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -185,7 +186,7 @@ func synthetic(i int) *archive.Bundle {
 	start := time.Unix(1_700_000_000, 0).Add(time.Duration(i) * 10 * time.Minute)
 	p99 := time.Duration(20+rng.IntN(10)) * time.Millisecond
 	fig := archive.Figures{Requests: 6000, Rate: 100, Throughput: 99.5, Success: 0.995,
-		Latencies: archive.Latencies{P50: p99 / 4, P90: p99 / 2, P95: p99 * 3 / 4, P99: p99, Max: 3 * p99, Mean: p99 / 3},
+		Latencies: metrics.LatencySummary{P50: p99 / 4, P90: p99 / 2, P95: p99 * 3 / 4, P99: p99, Max: 3 * p99, Mean: p99 / 3},
 		Codes:     map[string]uint64{"200": 5970, "500": 30}}
 	names := []string{"search", "checkout", "news", "home", "login"}
 	teams := []string{"edge", "core", "web", "api"}

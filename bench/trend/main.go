@@ -124,7 +124,7 @@ func synthetic(series string, i int, p50 float64, n int) *archive.Bundle {
 	check(err)
 	start := time.Unix(1_700_000_000, 0).Add(time.Duration(i) * 10 * time.Minute)
 	fig := archive.Figures{Requests: uint64(n), Rate: 100, Throughput: 100, Success: 1,
-		Latencies: archive.Latencies{P50: l.P50, P90: l.P90, P95: l.P95, P99: l.P99, Max: l.Max, Mean: l.Mean}}
+		Latencies: l.LatencySummary}
 	return &archive.Bundle{
 		Run: archive.Run{Name: "page", Source: "results", Labels: map[string]string{"series": series, "build": fmt.Sprint(i + 1)},
 			Started: start, Ended: start.Add(10 * time.Second), Figures: fig, Content: fmt.Sprintf("%s-%d", series, i),

@@ -12,31 +12,23 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 // ErrNotFound is returned (wrapped) for a run ID or file that does not exist.
 var ErrNotFound = errors.New("not found")
 
-// Latencies are latency percentiles in nanoseconds, with vegeta's JSON keys.
-type Latencies struct {
-	P50  time.Duration `json:"50th"`
-	P90  time.Duration `json:"90th"`
-	P95  time.Duration `json:"95th"`
-	P99  time.Duration `json:"99th"`
-	Max  time.Duration `json:"max"`
-	Mean time.Duration `json:"mean"`
-}
-
 // Figures are one run's, step's or scenario's headline figures.
 type Figures struct {
-	Requests   uint64            `json:"requests"`
-	Rate       float64           `json:"rate"`       // requests sent per second
-	Throughput float64           `json:"throughput"` // successful answers per second
-	Success    float64           `json:"success"`    // ratio 0..1
-	Latencies  Latencies         `json:"latencies"`
-	LagP99     time.Duration     `json:"lag_p99"` // schedule lag (sent - due), ns
-	Dropped    uint64            `json:"dropped"`
-	Codes      map[string]uint64 `json:"status_codes,omitempty"`
+	Requests   uint64                 `json:"requests"`
+	Rate       float64                `json:"rate"`       // requests sent per second
+	Throughput float64                `json:"throughput"` // successful answers per second
+	Success    float64                `json:"success"`    // ratio 0..1
+	Latencies  metrics.LatencySummary `json:"latencies"`
+	LagP99     time.Duration          `json:"lag_p99"` // schedule lag (sent - due), ns
+	Dropped    uint64                 `json:"dropped"`
+	Codes      map[string]uint64      `json:"status_codes,omitempty"`
 }
 
 // Run is one archived run: what List returns (Steps empty) and Get returns

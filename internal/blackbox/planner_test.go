@@ -77,7 +77,7 @@ scenarios:
 		t.Fatalf("no prediction from the fit: %+v\n%s", st.Model, log.String())
 	}
 	pred, got := st.Model.Scenarios[0], st.Scenarios[0]
-	t.Logf("predicted %.1f%% p50 %.0f ms; measured %.1f%% p50 %.0f ms", 100*pred.Success, 1000*pred.Latency.P50, 100*got.Success, 1000*got.Latency.P50)
+	t.Logf("predicted %.1f%% p50 %.0f ms; measured %.1f%% p50 %.0f ms", 100*pred.Success, 1000*pred.Latencies.P50.Seconds(), 100*got.Success, 1000*got.Latency.P50.Seconds())
 	// 160 of 240 a second served: about two thirds, the rest refused
 	// after the 300 ms wait.
 	if pred.Success < 0.55 || pred.Success > 0.8 || math.Abs(pred.Success-got.Success) > 0.08 {

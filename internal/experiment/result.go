@@ -29,10 +29,8 @@ func (s *stepRun) add(sr *scenarioRun) {
 	s.Scenarios = append(s.Scenarios, sr.ScenarioResult)
 }
 
-func latencySummary(l *metrics.Latencies) summary.LatencySummary {
-	return summary.LatencySummary{Min: l.Min.Seconds(), Mean: l.Mean.Seconds(), P50: l.P50.Seconds(), P90: l.P90.Seconds(),
-		P95: l.P95.Seconds(), P99: l.P99.Seconds(), Max: l.Max.Seconds()}
-}
+// latencySummary is what summary.json keeps of l (closed).
+func latencySummary(l *metrics.Latencies) metrics.LatencySummary { return l.LatencySummary }
 
 // Design records the plan's shape in the summary: the matrix, whether the
 // steps compare configurations, and each scenario with the rates of every

@@ -213,10 +213,10 @@ func (r *runner) progress(format string, args ...any) {
 func (r *runner) progressStep(st *stepRun) {
 	for _, sc := range st.Scenarios {
 		r.progress("  %-10s %6d requests  success %6.2f%%  p99 %-10s  max %s", sc.Name, sc.Requests, 100*sc.Success,
-			summary.FmtSeconds(sc.Latency.P99), summary.FmtSeconds(sc.Latency.Max))
+			summary.FmtSeconds(sc.Latency.P99.Seconds()), summary.FmtSeconds(sc.Latency.Max.Seconds()))
 		if p := st.Model.PredictedScenario(sc.Name); p != nil {
 			r.progress("  %-10s %6d predicted success %6.2f%%  p99 %-10s  max %s", "", p.Requests, 100*p.Success,
-				summary.FmtSeconds(p.Latency.P99), summary.FmtSeconds(p.Latency.Max))
+				summary.FmtSeconds(p.Latencies.P99.Seconds()), summary.FmtSeconds(p.Latencies.Max.Seconds()))
 		}
 	}
 	if st.Aborted != "" {

@@ -181,7 +181,7 @@ func (s *searcher) probe(ctx context.Context, tmpl *plan.Step, rate float64, con
 	}
 	p := summary.SearchProbe{Rate: rate, Step: st.Name, Confirmation: confirm}
 	if sc := res.Scenario(s.r.plan.Search.Scenario); sc != nil {
-		p.Success, p.P99 = sc.Success, sc.Latency.P99
+		p.Success, p.P99 = sc.Success, sc.Latency.P99.Seconds()
 	}
 	p.Pass, p.Broken = s.judge(res)
 	if res.Disturbed() != "" {

@@ -29,18 +29,32 @@ func RecordLatency(h *hdrhistogram.Histogram, d time.Duration) {
 	_ = h.RecordValue(min(max(int64(d/HistogramUnit), 0), int64(HistogramHighest/HistogramUnit)))
 }
 
+// LatencySummary is a latency distribution's headline figures, the one
+// shape loadlab keeps them in wherever they are stored apart from their
+// samples (a run's summary.json, a prediction, an archived run):
+// nanoseconds, under vegeta's JSON report keys. (vegeta's whole latencies
+// object, with total, is the report's JSON.)
+type LatencySummary struct {
+	Mean time.Duration `json:"mean"`
+	P50  time.Duration `json:"50th"`
+	P90  time.Duration `json:"90th"`
+	P95  time.Duration `json:"95th"`
+	P99  time.Duration `json:"99th"`
+	Max  time.Duration `json:"max"`
+	// Min is the exact minimum where the samples were measured (0, and
+	// left out, where they were not: a prediction, an archived run).
+	Min time.Duration `json:"min,omitempty"`
+}
+
 // Latencies summarises latency samples: exact count, total, min, max and
 // mean, and percentiles from an HdrHistogram (3 significant digits).
 type Latencies struct {
 	Count uint64        // samples recorded
 	Total time.Duration // sum of all samples
-	Min   time.Duration // exact minimum
-	Max   time.Duration // exact maximum
-	Mean  time.Duration // Total / Count, truncated as vegeta does (set by Close)
-	P50   time.Duration // percentiles, set by Close
-	P90   time.Duration
-	P95   time.Duration
-	P99   time.Duration
+	// LatencySummary holds the exact minimum and maximum, the mean (Total
+	// / Count, truncated as vegeta does) and the percentiles; the mean and
+	// the percentiles are set by Close.
+	LatencySummary
 
 	hist *hdrhistogram.Histogram
 }

@@ -5,19 +5,14 @@ import (
 
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/origin/recipe"
+	"github.com/loadlab/loadlab/internal/prediction"
 	"github.com/loadlab/loadlab/internal/proxy/config"
 )
-
-// PoolClosedForm is a pool's closed form in one step.
-type PoolClosedForm struct {
-	Pool string `json:"pool"`
-	ClosedForm
-}
 
 // ClosedForms returns the closed forms of the step's pools that are fed
 // only by constant-rate scenarios through routes whose origin answers
 // with one fixed latency, all alike: the cases the formulas describe.
-func ClosedForms(in Input) []PoolClosedForm {
+func ClosedForms(in Input) []prediction.ClosedForm {
 	if in.Proxy == nil {
 		return nil
 	}
@@ -58,10 +53,12 @@ func ClosedForms(in Input) []PoolClosedForm {
 			a.rate += sc.Schedule.Rate.PerSecond() / float64(len(sc.Targets))
 		}
 	}
-	var out []PoolClosedForm
+	var out []prediction.ClosedForm
 	for _, name := range order {
 		if a := pools[name]; a.ok {
-			out = append(out, PoolClosedForm{Pool: name, ClosedForm: Closed(poolConfig(in, name), a.rt, a.latency, a.rate)})
+			c := Closed(poolConfig(in, name), a.rt, a.latency, a.rate)
+			c.Pool = name
+			out = append(out, c)
 		}
 	}
 	return out

@@ -218,7 +218,7 @@ func LatencyBound(scenario string, light time.Duration, rate float64) (threshold
 func Judge(p *Prediction, ths []threshold.Threshold) (bool, string) {
 	for _, t := range ths {
 		for _, s := range p.Scenarios {
-			if !t.Applies(s.Scenario) {
+			if !t.Applies(s.Name) {
 				continue
 			}
 			if actual, pass, ok := t.Check(s); ok && !pass {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/prediction"
 	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/proxy/pool"
 )
@@ -52,7 +53,7 @@ type simPool struct {
 	checkouts, timeouts, opened, dismissed uint64
 	maxWait                                time.Duration
 	mailboxPeak                            int
-	series                                 PoolSeries
+	series                                 prediction.Pool
 
 	// lately are the requests whose checkout timed out in the last
 	// TieMargin: if a worker comes free then with no one else waiting,
@@ -69,7 +70,7 @@ func newSimPool(s *sim, name string, cfg *config.PoolConfig) *simPool {
 		p.stopCost = s.in.Costs.Close + cfg.WorkerStopCost.D()
 	}
 	p.m = pool.NewMachine[*worker, *request](cfg.Size, cfg.Overflow, p.serial, simEffects{p}, func() *worker { return &worker{} })
-	p.series = PoolSeries{Pool: name, Manager: cfg.Manager, Size: cfg.Size, Overflow: cfg.Overflow,
+	p.series = prediction.Pool{Pool: name, Manager: cfg.Manager, Size: cfg.Size, Overflow: cfg.Overflow,
 		StartCost: p.startCost, StopCost: p.stopCost, CheckoutTimeout: cfg.CheckoutTimeout.D()}
 	return p
 }

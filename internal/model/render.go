@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/prediction"
 )
 
 // StepPrediction is one step's prediction with what names it.
@@ -16,7 +18,7 @@ type StepPrediction struct {
 	Name          string // the step's name
 	Configuration string // the component variants, "" when none
 	Prediction    *Prediction
-	ClosedForms   []PoolClosedForm
+	ClosedForms   []prediction.ClosedForm
 	Notes         []string // what the model left out
 	Err           error    // the step could not be modelled
 }
@@ -28,11 +30,11 @@ type Row struct {
 	StepName      string `json:"step_name"`
 	Configuration string `json:"configuration,omitempty"`
 	*ScenarioPrediction
-	Pools       []PoolSeries     `json:"pools,omitempty"`
-	Breakers    []BreakerSeries  `json:"breakers,omitempty"`
-	ClosedForms []PoolClosedForm `json:"closed_forms,omitempty"`
-	Unsupported []string         `json:"unsupported,omitempty"`
-	Knee        *Knee            `json:"knee,omitempty"`
+	Pools       []prediction.Pool       `json:"pools,omitempty"`
+	Breakers    []prediction.Breaker    `json:"breakers,omitempty"`
+	ClosedForms []prediction.ClosedForm `json:"closed_forms,omitempty"`
+	Unsupported []string                `json:"unsupported,omitempty"`
+	Knee        *Knee                   `json:"knee,omitempty"`
 }
 
 // Rows flattens steps into one row per step and scenario.
@@ -57,7 +59,7 @@ func WriteJSON(w io.Writer, steps []StepPrediction, knees []Knee) error {
 	rows := Rows(steps)
 	for i := range rows {
 		for j := range knees {
-			if knees[j].Configuration == rows[i].Configuration && knees[j].Scenario == rows[i].ScenarioPrediction.Scenario {
+			if knees[j].Configuration == rows[i].Configuration && knees[j].Scenario == rows[i].Name {
 				rows[i].Knee = &knees[j]
 			}
 		}
@@ -107,7 +109,7 @@ func writeScenario(w io.Writer, s *ScenarioPrediction) {
 	if s.Duration > 0 {
 		rate = float64(s.Requests) / s.Duration.Seconds()
 	}
-	fmt.Fprintf(w, "  %s\n", s.Scenario)
+	fmt.Fprintf(w, "  %s\n", s.Name)
 	fmt.Fprintf(w, "    Requests      [total, rate]                    %d, %.2f\n", s.Requests, rate)
 	fmt.Fprintf(w, "    Latencies     [mean, 50, 90, 95, 99, max]      %s, %s, %s, %s, %s, %s\n",
 		round(l.Mean), round(l.P50), round(l.P90), round(l.P95), round(l.P99), round(l.Max))
@@ -122,9 +124,9 @@ func writeScenario(w io.Writer, s *ScenarioPrediction) {
 	}
 }
 
-func writePool(w io.Writer, p PoolSeries) {
+func writePool(w io.Writer, p prediction.Pool) {
 	fmt.Fprintf(w, "  pool %s (%s manager, %d + %d workers): peak in use %d, peak waiting %d, peak mailbox %d; %d checkouts, %d checkout timeouts, %d overflow workers started",
-		p.Pool, p.Manager, p.Size, p.Overflow, peak(p.InUse), peak(p.Waiting), p.MailboxPeak, p.Checkouts, p.Timeouts, p.Opened)
+		p.Pool, p.Manager, p.Size, p.Overflow, p.PeakInUse, p.PeakWaiting, p.MailboxPeak, p.Checkouts, p.Timeouts, p.Opened)
 	if p.Manager == "serial" && p.ManagerUtilization > 0.01 {
 		fmt.Fprintf(w, "; manager busy %.0f%% of the time", 100*p.ManagerUtilization)
 		if p.ManagerUtilization >= EdgeUtilization && p.ManagerUtilization < 1 {
@@ -134,11 +136,11 @@ func writePool(w io.Writer, p PoolSeries) {
 	fmt.Fprintln(w)
 }
 
-func writeBreaker(w io.Writer, b BreakerSeries) {
-	fmt.Fprintf(w, "  breaker on route %s: %s; %d requests rejected\n", b.Route, breakerStory(b), b.Rejected)
+func writeBreaker(w io.Writer, b prediction.Breaker) {
+	fmt.Fprintf(w, "  breaker on route %s: %s; %d requests rejected\n", b.Route, b.Story(), b.Rejected)
 }
 
-func writeClosedForm(w io.Writer, c PoolClosedForm) {
+func writeClosedForm(w io.Writer, c prediction.ClosedForm) {
 	fmt.Fprintf(w, "  closed form for pool %s: capacity W/L = %d / %s = %.1f req/s", c.Pool, c.Workers, round(c.Latency), c.Capacity)
 	if c.Overloaded() {
 		fmt.Fprintf(w, "; at %.1f req/s latency climbs in steps of W/R = %s, each L - W/R = %s higher, to the ceiling %s",
@@ -203,12 +205,4 @@ func counts(m map[string]uint64) string {
 		parts[i] = fmt.Sprintf("%s:%d", k, m[k])
 	}
 	return strings.Join(parts, " ")
-}
-
-func peak(xs []int) int {
-	m := 0
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/origin/recipe"
+	"github.com/loadlab/loadlab/internal/prediction"
 	"github.com/loadlab/loadlab/internal/proxy/breaker"
 	"github.com/loadlab/loadlab/internal/proxy/cache"
 	"github.com/loadlab/loadlab/internal/proxy/config"
@@ -63,7 +64,7 @@ type route struct {
 	base    string
 	pool    *simPool
 	breaker *breaker.Breaker
-	series  *BreakerSeries
+	series  *prediction.Breaker
 	tieName string // "request timeout 5s of route search"
 }
 
@@ -194,6 +195,7 @@ func Predict(in Input) (*Prediction, error) {
 	for _, sp := range s.pools {
 		sr := sp.series
 		sr.Checkouts, sr.Timeouts, sr.Opened, sr.Dismissed, sr.MailboxPeak = sp.checkouts, sp.timeouts, sp.opened, sp.dismissed, sp.mailboxPeak
+		sr.SetPeaks()
 		if span := end - in.Start; span > 0 {
 			sr.ManagerUtilization = sp.busy.Seconds() / span.Seconds()
 		}
@@ -249,7 +251,7 @@ func (s *sim) buildProxy(cfg *config.Config) {
 			}
 			r.breaker = breaker.New(breaker.Config{Window: bc.Window.D(), Threshold: bc.Threshold, Mode: mode,
 				Ramp: bc.Ramp, OpenFor: bc.OpenFor.D(), Probes: bc.Probes, Now: s.wall})
-			r.series = &BreakerSeries{Route: rc.Name}
+			r.series = &prediction.Breaker{Route: rc.Name}
 		}
 		s.routes = append(s.routes, r)
 		s.byConfig[rc] = r

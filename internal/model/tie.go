@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/prediction"
 )
 
 // Race is how the real proxy decides an origin answer that comes about
@@ -90,23 +92,9 @@ const TieMargin = 2 * time.Millisecond
 // fragile.
 const FragileShare = 0.03
 
-// Tie is a configured bound that a scenario's requests met within a hair:
-// an origin latency at the request timeout, a worker coming free at the
-// checkout timeout, an answer at the client's timeout.
-type Tie struct {
-	// Bound is the configured limit, in words ("request timeout 5s of
-	// route search").
-	Bound string `json:"bound"`
-	// Against is what met it ("the origin's answers, latency 5s").
-	Against string `json:"against"`
-	// Requests were decided on the tie, Won of them on the good side.
-	Requests uint64 `json:"requests"`
-	Won      uint64 `json:"won"`
-	// Modelled says the model draws each side as the real proxy's
-	// measured race does (the request timeout); else it decides by event
-	// order and only flags it.
-	Modelled bool `json:"modelled"`
-
+// tieSpan is what the model keeps of a tie beside its figures: which
+// bound it is and the span of latencies that met it.
+type tieSpan struct {
 	kind           string
 	minLat, maxLat time.Duration
 }
@@ -120,21 +108,21 @@ const (
 
 // tie counts one request decided on a tie with bound.
 func (p *ScenarioPrediction) tie(kind, bound string, latency time.Duration, won bool) {
-	var t *Tie
-	for i := range p.Ties {
-		if p.Ties[i].Bound == bound {
-			t = &p.Ties[i]
-		}
+	i := len(p.Ties) - 1
+	for i >= 0 && p.Ties[i].Bound != bound {
+		i--
 	}
-	if t == nil {
-		p.Ties = append(p.Ties, Tie{Bound: bound, kind: kind, Modelled: kind == tieRequest, minLat: latency, maxLat: latency})
-		t = &p.Ties[len(p.Ties)-1]
+	if i < 0 {
+		p.Ties = append(p.Ties, prediction.Tie{Bound: bound, Modelled: kind == tieRequest})
+		p.ties = append(p.ties, tieSpan{kind: kind, minLat: latency, maxLat: latency})
+		i = len(p.Ties) - 1
 	}
+	t, sp := &p.Ties[i], &p.ties[i]
 	t.Requests++
 	if won {
 		t.Won++
 	}
-	t.minLat, t.maxLat = min(t.minLat, latency), max(t.maxLat, latency)
+	sp.minLat, sp.maxLat = min(sp.minLat, latency), max(sp.maxLat, latency)
 }
 
 // finishTies words what each tie met and, when the ties are a large
@@ -142,12 +130,12 @@ func (p *ScenarioPrediction) tie(kind, bound string, latency time.Duration, won 
 func (p *ScenarioPrediction) finishTies() {
 	var tied, won uint64
 	for i := range p.Ties {
-		t := &p.Ties[i]
-		lat := round(t.minLat)
-		if t.maxLat-t.minLat >= time.Millisecond/10 {
-			lat = round(t.minLat) + ".." + round(t.maxLat)
+		t, sp := &p.Ties[i], p.ties[i]
+		lat := round(sp.minLat)
+		if sp.maxLat-sp.minLat >= time.Millisecond/10 {
+			lat = round(sp.minLat) + ".." + round(sp.maxLat)
 		}
-		switch t.kind {
+		switch sp.kind {
 		case tieRequest:
 			t.Against = "the origin's answers, latency " + lat
 		case tieCheckout:
@@ -170,7 +158,7 @@ func (p *ScenarioPrediction) finishTies() {
 		modelled = modelled && t.Modelled
 	}
 	p.Fragile = fmt.Sprintf("%.0f%% of %s's requests were decided on a tie: %s. In the real system which side wins is decided by timer wake-ups of a fraction of a millisecond",
-		100*float64(tied)/float64(p.Requests), p.Scenario, strings.Join(parts, "; "))
+		100*float64(tied)/float64(p.Requests), p.Name, strings.Join(parts, "; "))
 	if modelled {
 		p.Fragile += "; the model draws each side as the real proxy's race was measured on loopback (about a third of the answers in time when the latency equals the timeout, on a loaded 2-core machine; the share moves with the machine's load)"
 	} else {

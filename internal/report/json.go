@@ -9,20 +9,17 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 )
 
-// jsonLatencies has vegeta's latency keys and units (nanoseconds).
+// jsonLatencies is vegeta's latencies object: its keys, in its order, and
+// its unit (nanoseconds): total, then loadlab's one latency summary, then
+// min, always present (it takes the place of the summary's).
 type jsonLatencies struct {
 	Total time.Duration `json:"total"`
-	Mean  time.Duration `json:"mean"`
-	P50   time.Duration `json:"50th"`
-	P90   time.Duration `json:"90th"`
-	P95   time.Duration `json:"95th"`
-	P99   time.Duration `json:"99th"`
-	Max   time.Duration `json:"max"`
-	Min   time.Duration `json:"min"`
+	metrics.LatencySummary
+	Min time.Duration `json:"min"`
 }
 
 func latenciesJSON(l *metrics.Latencies) jsonLatencies {
-	return jsonLatencies{l.Total, l.Mean, l.P50, l.P90, l.P95, l.P99, l.Max, l.Min}
+	return jsonLatencies{l.Total, l.LatencySummary, l.Min}
 }
 
 type jsonBytes struct {

@@ -101,7 +101,7 @@ func encodeHist(h *hdrhistogram.Histogram) ([]byte, error) {
 func figures(m *metrics.Metrics) archive.Figures {
 	l := &m.Latencies
 	f := archive.Figures{Requests: m.Requests, Rate: m.Rate, Throughput: m.Throughput, Success: m.Success,
-		Latencies: archive.Latencies{P50: l.P50, P90: l.P90, P95: l.P95, P99: l.P99, Max: l.Max, Mean: l.Mean},
+		Latencies: l.LatencySummary,
 		LagP99:    m.Lag.P99, Dropped: m.Dropped, Codes: map[string]uint64{}}
 	for c, n := range m.StatusCodes {
 		f.Codes[strconv.Itoa(int(c))] = n

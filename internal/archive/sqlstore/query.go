@@ -12,6 +12,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 // seq is the row number of run id.
@@ -128,7 +129,7 @@ func (fs *figureScan) dest() []any {
 
 func (fs *figureScan) figures() archive.Figures {
 	f := archive.Figures{Requests: uint64(fs.requests), Rate: fs.rate, Throughput: fs.throughput, Success: fs.success,
-		Latencies: archive.Latencies{P50: time.Duration(fs.p50), P90: time.Duration(fs.p90), P95: time.Duration(fs.p95),
+		Latencies: metrics.LatencySummary{P50: time.Duration(fs.p50), P90: time.Duration(fs.p90), P95: time.Duration(fs.p95),
 			P99: time.Duration(fs.p99), Max: time.Duration(fs.pmax), Mean: time.Duration(fs.pmean)},
 		LagP99: time.Duration(fs.lag), Dropped: uint64(fs.dropped)}
 	if fs.codes != "" && fs.codes != "{}" {

@@ -85,7 +85,7 @@ func bundle(t *testing.T, name string, started time.Time, p99 time.Duration, lab
 	text := []byte(strings.Repeat("Requests [total, rate, throughput] 100, 10.00, 10.00\n", 50000))
 	fig := func(n uint64, p time.Duration) archive.Figures {
 		return archive.Figures{Requests: n, Rate: 10, Throughput: 9.5, Success: 0.95,
-			Latencies: archive.Latencies{P50: p / 4, P90: p / 2, P95: p * 3 / 4, P99: p, Max: 2 * p, Mean: p / 3},
+			Latencies: metrics.LatencySummary{P50: p / 4, P90: p / 2, P95: p * 3 / 4, P99: p, Max: 2 * p, Mean: p / 3},
 			LagP99:    time.Millisecond, Dropped: 1, Codes: map[string]uint64{"200": n - 5, "0": 5}}
 	}
 	b := &archive.Bundle{

@@ -66,7 +66,7 @@ func (s *store) add(t *testing.T, rng *rand.Rand, labels map[string]string, n in
 	}
 	met := run.Metrics
 	f := archive.Figures{Requests: met.Requests, Success: met.Success, Throughput: float64(met.Successes) / 8,
-		Latencies: archive.Latencies{P50: l.P50, P90: l.P90, P95: l.P95, P99: l.P99, Max: l.Max, Mean: l.Mean}}
+		Latencies: l.LatencySummary}
 	started := time.Unix(int64(1000+10*len(s.ids)), 0)
 	bundle := &archive.Bundle{
 		Run: archive.Run{Name: name, Labels: labels, Source: "results", Started: started, Ended: started.Add(8 * time.Second),

@@ -75,7 +75,7 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 			verb, keep = "did better", "had"
 		}
 		out = append(out, fact(summary.KindComparison, fmt.Sprintf("%s%s %s: %s %s %.2f%% success with p99 %s, while %s fell to %.2f%% with p99 %s.",
-			at, label(sum, best), verb, main, keep, 100*bs.Success, summary.FmtSeconds(bs.Latency.P99), label(sum, worst), 100*ws.Success, summary.FmtSeconds(ws.Latency.P99))))
+			at, label(sum, best), verb, main, keep, 100*bs.Success, summary.FmtSeconds(bs.Latency.P99.Seconds()), label(sum, worst), 100*ws.Success, summary.FmtSeconds(ws.Latency.P99.Seconds()))))
 	}
 	// The other scenarios at the heaviest load (e.g. the incident replay's /news poll).
 	last := byKey[keys[len(keys)-1]]
@@ -114,10 +114,10 @@ func latencyDiffers(sum *summary.Summary, main string, keys []string, byKey map[
 		lo, hi := 0.0, 0.0
 		for _, st := range byKey[k] {
 			if sc := st.Scenario(main); sc != nil && sc.Requests > 0 {
-				if lo == 0 || sc.Latency.P99 < lo {
-					lo = sc.Latency.P99
+				if lo == 0 || sc.Latency.P99.Seconds() < lo {
+					lo = sc.Latency.P99.Seconds()
 				}
-				hi = max(hi, sc.Latency.P99)
+				hi = max(hi, sc.Latency.P99.Seconds())
 			}
 		}
 		if lo > 0 && hi/lo >= bestRatio {
@@ -130,8 +130,8 @@ func latencyDiffers(sum *summary.Summary, main string, keys []string, byKey map[
 	}
 	best := 0.0
 	for _, st := range sts {
-		if sc := st.Scenario(main); sc != nil && sc.Requests > 0 && (best == 0 || sc.Latency.P99 < best) {
-			best = sc.Latency.P99
+		if sc := st.Scenario(main); sc != nil && sc.Requests > 0 && (best == 0 || sc.Latency.P99.Seconds() < best) {
+			best = sc.Latency.P99.Seconds()
 		}
 	}
 	var parts []string
@@ -141,8 +141,8 @@ func latencyDiffers(sum *summary.Summary, main string, keys []string, byKey map[
 		if sc == nil || sc.Requests == 0 {
 			continue
 		}
-		parts = append(parts, label(sum, st)+" "+summary.FmtSeconds(sc.Latency.P99))
-		if first == "" && sc.Latency.P99 >= 1.5*best {
+		parts = append(parts, label(sum, st)+" "+summary.FmtSeconds(sc.Latency.P99.Seconds()))
+		if first == "" && sc.Latency.P99.Seconds() >= 1.5*best {
 			first = label(sum, st)
 		}
 	}
@@ -187,9 +187,9 @@ func alike(sum *summary.Summary, main string, keys []string, byKey map[string][]
 			}
 		}
 		if lastGood != "" {
-			s += fmt.Sprintf(": %s held %s for all of them and fell alike %s (%.2f%% success, p99 %s)", main, sum.AtLoad(byKey[lastGood][0]), sum.AtLoad(byKey[firstBad][0]), 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
+			s += fmt.Sprintf(": %s held %s for all of them and fell alike %s (%.2f%% success, p99 %s)", main, sum.AtLoad(byKey[lastGood][0]), sum.AtLoad(byKey[firstBad][0]), 100*sc.Success, summary.FmtSeconds(sc.Latency.P99.Seconds()))
 		} else {
-			s += fmt.Sprintf(": already %s %s fell to %.2f%% success (p99 %s) for all of them", sum.AtLoad(byKey[firstBad][0]), main, 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
+			s += fmt.Sprintf(": already %s %s fell to %.2f%% success (p99 %s) for all of them", sum.AtLoad(byKey[firstBad][0]), main, 100*sc.Success, summary.FmtSeconds(sc.Latency.P99.Seconds()))
 		}
 		s += ", so the ceiling is the number of workers, not whether they are persistent or overflow"
 	}

@@ -5,12 +5,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment"
 	"github.com/loadlab/loadlab/internal/experiment/demo"
 	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 // ../testdata/demo-summary.json is the summary.json of a real `loadlab demo`
@@ -64,7 +66,7 @@ func TestFindingsOfAlikeRun(t *testing.T) {
 	// and why, from the pool metrics (no mailbox sampled: workers in use).
 	for _, st := range sum.Steps {
 		if strings.HasPrefix(st.Name, "80 rps, 64") {
-			st.Scenarios[0].Success, st.Scenarios[0].Latency.P99 = 1, 1.01
+			st.Scenarios[0].Success, st.Scenarios[0].Latency.P99 = 1, 1010*time.Millisecond
 		}
 	}
 	got = texts(p, sum)
@@ -101,7 +103,7 @@ func texts(p *plan.Plan, sum *summary.Summary) string {
 
 func TestFindingsOfSweep(t *testing.T) {
 	mk := func(name string, success, p99 float64) *summary.StepResult {
-		return &summary.StepResult{Name: name, Configuration: name, Scenarios: []*summary.ScenarioResult{{Name: "info", Requests: 100, Success: success, Latency: summary.LatencySummary{P99: p99}}}}
+		return &summary.StepResult{Name: name, Configuration: name, Scenarios: []*summary.ScenarioResult{{Name: "info", Requests: 100, Success: success, Latency: metrics.LatencySummary{P99: time.Duration(p99 * float64(time.Second))}}}}
 	}
 	sum := &summary.Summary{Steps: []*summary.StepResult{mk("8 rps", 1, 0.01), mk("16 rps", 0.995, 0.02), mk("32 rps", 0.3, 13)}}
 	sum.Steps[1].Deaths = nil
@@ -114,7 +116,7 @@ func TestFindingsOfSweep(t *testing.T) {
 func TestFindingsOfRegressionHunt(t *testing.T) {
 	mk := func(build string, p99 float64) *summary.StepResult {
 		return &summary.StepResult{Name: "build " + build, Configuration: "build " + build, Vars: map[string]string{"build": build},
-			Scenarios: []*summary.ScenarioResult{{Name: "page", Requests: 800, Success: 1, Latency: summary.LatencySummary{P99: p99}}}}
+			Scenarios: []*summary.ScenarioResult{{Name: "page", Requests: 800, Success: 1, Latency: metrics.LatencySummary{P99: time.Duration(p99 * float64(time.Second))}}}}
 	}
 	sum := &summary.Summary{Steps: []*summary.StepResult{mk("02-03", 0.015), mk("02-04", 1.98), mk("02-05", 1.59), mk("02-17", 0.016)}}
 	p := &plan.Plan{Axes: []plan.Axis{{Key: "build", Component: true, Values: []string{"02-03", "02-04", "02-05", "02-17"}}},

@@ -5,8 +5,10 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/prediction"
 )
 
 // Model is the Predictor that explains a step from the prediction
@@ -76,11 +78,11 @@ func predictionMiss(st *summary.StepResult, sc *summary.ScenarioResult, m *summa
 	if math.Abs(sc.Success-p.Success) > summary.SuccessTolerance {
 		gaps = append(gaps, fmt.Sprintf("success %.2f%% where the model predicted %.2f%%", 100*sc.Success, 100*p.Success))
 	}
-	if !summary.LatencyAgrees(p.Latency.P50, sc.Latency.P50) {
-		gaps = append(gaps, fmt.Sprintf("p50 %s (predicted %s)", summary.FmtSeconds(sc.Latency.P50), summary.FmtSeconds(p.Latency.P50)))
+	if !summary.LatencyAgrees(p.Latencies.P50, sc.Latency.P50) {
+		gaps = append(gaps, fmt.Sprintf("p50 %s (predicted %s)", summary.FmtSeconds(sc.Latency.P50.Seconds()), summary.FmtSeconds(p.Latencies.P50.Seconds())))
 	}
-	if !summary.LatencyAgrees(p.Latency.P99, sc.Latency.P99) {
-		gaps = append(gaps, fmt.Sprintf("p99 %s (predicted %s)", summary.FmtSeconds(sc.Latency.P99), summary.FmtSeconds(p.Latency.P99)))
+	if !summary.LatencyAgrees(p.Latencies.P99, sc.Latency.P99) {
+		gaps = append(gaps, fmt.Sprintf("p99 %s (predicted %s)", summary.FmtSeconds(sc.Latency.P99.Seconds()), summary.FmtSeconds(p.Latencies.P99.Seconds())))
 	}
 	if len(gaps) == 0 {
 		return ""
@@ -128,9 +130,9 @@ func likelyCause(st *summary.StepResult, sc *summary.ScenarioResult, m *summary.
 	}
 	if pl := st.Pool; pl != nil && pl.CheckoutTimeout > 0 {
 		ceiling := pl.CheckoutTimeout + pl.RequestTimeout
-		if sc.Latency.Max > ceiling+0.5 {
+		if sc.Latency.Max.Seconds() > ceiling+0.5 {
 			return fmt.Sprintf("latency reached %s where the pool's configuration allows at most %s (checkout timeout %s + request timeout %s): something outside the pool's configuration adds %s",
-				summary.FmtSeconds(sc.Latency.Max), summary.FmtSeconds(ceiling), summary.FmtSeconds(pl.CheckoutTimeout), summary.FmtSeconds(pl.RequestTimeout), summary.FmtSeconds(sc.Latency.Max-ceiling))
+				summary.FmtSeconds(sc.Latency.Max.Seconds()), summary.FmtSeconds(ceiling), summary.FmtSeconds(pl.CheckoutTimeout), summary.FmtSeconds(pl.RequestTimeout), summary.FmtSeconds(sc.Latency.Max.Seconds()-ceiling))
 		}
 	}
 	if len(m.Notes) > 0 {
@@ -150,14 +152,14 @@ func modelWhy(st *summary.StepResult, m *summary.StepModel) string {
 		}
 	}
 	for _, b := range m.Breakers {
-		if b.Rejected > 0 || b.Opened > 0 {
-			parts = append(parts, fmt.Sprintf("the breaker on route %s opened at %s and turned away %d requests (%s)", b.Route, summary.FmtSeconds(b.Opened), b.Rejected, b.States))
+		if opened := b.FirstOpen(); b.Rejected > 0 || opened > 0 {
+			parts = append(parts, fmt.Sprintf("the breaker on route %s opened at %s and turned away %d requests (%s)", b.Route, summary.FmtSeconds(opened.Seconds()), b.Rejected, b.Story()))
 		}
 	}
 	var upErr, fallback uint64
 	for _, ps := range m.Scenarios {
-		upErr += ps.AnsweredBy["upstream_error"]
-		fallback += ps.AnsweredBy["fallback"]
+		upErr += ps.Answered["upstream_error"]
+		fallback += ps.Answered["fallback"]
 	}
 	if upErr > 0 {
 		parts = append(parts, fmt.Sprintf("%d requests ended in the request timeout or an upstream error", upErr))
@@ -170,34 +172,34 @@ func modelWhy(st *summary.StepResult, m *summary.StepModel) string {
 	}
 	var figs []string
 	for _, ps := range m.Scenarios {
-		figs = append(figs, fmt.Sprintf("%s %.2f%% success, p99 %s", ps.Name, 100*ps.Success, summary.FmtSeconds(ps.Latency.P99)))
+		figs = append(figs, fmt.Sprintf("%s %.2f%% success, p99 %s", ps.Name, 100*ps.Success, summary.FmtSeconds(ps.Latencies.P99.Seconds())))
 	}
 	return fmt.Sprintf("In step %q, the model (predicted %s) explains it: %s.", st.Name, strings.Join(figs, "; "), strings.Join(parts, "; "))
 }
 
 // modelPoolWhy explains one pool's part.
-func modelPoolWhy(m *summary.StepModel, pp summary.PredictedPool) string {
-	var cf *summary.ClosedForm
+func modelPoolWhy(m *summary.StepModel, pp prediction.Pool) string {
+	var cf *prediction.ClosedForm
 	for i := range m.Closed {
 		if m.Closed[i].Pool == pp.Pool {
 			cf = &m.Closed[i]
 		}
 	}
 	w := pp.Size + pp.Overflow
-	var maxWait float64
+	var maxWait time.Duration
 	for _, ps := range m.Scenarios {
 		maxWait = max(maxWait, ps.MaxCheckoutWait)
 	}
 	timedOut := ""
 	if pp.Timeouts > 0 {
-		timedOut = fmt.Sprintf("; from %s on, %d checkouts reached the %s checkout timeout and failed", summary.FmtSeconds(pp.FirstTimeout), pp.Timeouts, summary.FmtSeconds(pp.Checkout))
+		timedOut = fmt.Sprintf("; from %s on, %d checkouts reached the %s checkout timeout and failed", summary.FmtSeconds(pp.FirstTimeout.Seconds()), pp.Timeouts, summary.FmtSeconds(pp.CheckoutTimeout.Seconds()))
 	}
 	// The serial manager fell behind: the mailbox, not the workers, is the
 	// queue.
 	if pp.Manager == "serial" && pp.MailboxPeak >= 20 && pp.PeakInUse < w {
 		turn := 0.0
 		if c := pp.StartCost + pp.StopCost; c > 0 {
-			turn = 1 / c
+			turn = 1 / c.Seconds()
 		}
 		need := ""
 		if cf != nil && cf.Rate > 0 {
@@ -207,16 +209,16 @@ func modelPoolWhy(m *summary.StepModel, pp summary.PredictedPool) string {
 			need = fmt.Sprintf(" while the %.0f requests a second each needed one start and one dismissal once the %d persistent workers were busy", cf.Rate, pp.Size)
 		}
 		return fmt.Sprintf("pool %s's serial manager starts each overflow worker in %s and dismisses it in %s, one message at a time, so it turns over at most %.0f workers a second%s; its mailbox grew to %d messages and checkouts waited behind them with at most %d of %d workers in use%s",
-			pp.Pool, summary.FmtSeconds(pp.StartCost), summary.FmtSeconds(pp.StopCost), turn, need, pp.MailboxPeak, pp.PeakInUse, w, timedOut)
+			pp.Pool, summary.FmtSeconds(pp.StartCost.Seconds()), summary.FmtSeconds(pp.StopCost.Seconds()), turn, need, pp.MailboxPeak, pp.PeakInUse, w, timedOut)
 	}
 	if pp.PeakWaiting == 0 && pp.Timeouts == 0 {
 		return ""
 	}
 	if cf != nil && cf.Rate > cf.Capacity {
 		return fmt.Sprintf("%.0f req/s is more than pool %s's %d workers carry with a %s origin (W/L = %.1f req/s), so requests queued for a worker, each batch of %d waiting %s longer than the one before (steps of W/R = %s), up to %s%s; latency stops at the ceiling %s = checkout timeout + origin time",
-			cf.Rate, pp.Pool, w, summary.FmtSeconds(cf.Latency), cf.Capacity, w, summary.FmtSeconds(cf.Rise), summary.FmtSeconds(cf.Step),
-			summary.FmtSeconds(maxWait), timedOut, summary.FmtSeconds(cf.Ceiling))
+			cf.Rate, pp.Pool, w, summary.FmtSeconds(cf.Latency.Seconds()), cf.Capacity, w, summary.FmtSeconds(cf.Rise.Seconds()), summary.FmtSeconds(cf.Step.Seconds()),
+			summary.FmtSeconds(maxWait.Seconds()), timedOut, summary.FmtSeconds(cf.Ceiling.Seconds()))
 	}
 	return fmt.Sprintf("pool %s's %d workers were all in use and up to %d requests waited for one (the longest %s)%s",
-		pp.Pool, w, pp.PeakWaiting, summary.FmtSeconds(maxWait), timedOut)
+		pp.Pool, w, pp.PeakWaiting, summary.FmtSeconds(maxWait.Seconds()), timedOut)
 }

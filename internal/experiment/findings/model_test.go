@@ -3,14 +3,21 @@ package findings
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/prediction"
 )
+
+// ms is a duration in milliseconds.
+func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
 // modelledStep is a step of a saturated fixed pool with its prediction.
 func modelledStep(measuredSuccess, measuredP99 float64) *summary.StepResult {
-	lat := func(p50, p99 float64) summary.LatencySummary {
-		return summary.LatencySummary{Mean: p50, P50: p50, P90: p99, P95: p99, P99: p99, Max: p99}
+	lat := func(p50, p99 float64) metrics.LatencySummary {
+		s50, s99 := ms(1000*p50), ms(1000*p99)
+		return metrics.LatencySummary{Mean: s50, P50: s50, P90: s99, P95: s99, P99: s99, Max: s99}
 	}
 	return &summary.StepResult{
 		Name: "80 rps, 64 workers", Configuration: "64 workers",
@@ -19,11 +26,12 @@ func modelledStep(measuredSuccess, measuredP99 float64) *summary.StepResult {
 		Pool:  &summary.PoolLimits{Pool: "default", Size: 64, CheckoutTimeout: 0.5, RequestTimeout: 2},
 		Peaks: map[string]float64{"proxy cpu %": 4, "loadlab cpu %": 6},
 		Model: &summary.StepModel{
-			Scenarios: []summary.PredictedScenario{{Name: "search", Requests: 960, Success: 0.828, Latency: lat(1.475, 1.488),
-				AnsweredBy: map[string]uint64{"upstream": 795, "pool_timeout": 165}, MaxCheckoutWait: 0.4875}},
-			Pools: []summary.PredictedPool{{Pool: "default", Manager: "serial", Size: 64, PeakInUse: 64, PeakWaiting: 40,
-				MailboxPeak: 3, Timeouts: 165, Checkout: 0.5, FirstTimeout: 2.863}},
-			Closed: []summary.ClosedForm{{Pool: "default", Workers: 64, Latency: 1, Rate: 81, Capacity: 64, Step: 0.79, Rise: 0.21, Ceiling: 1.5}},
+			Scenarios: []prediction.Scenario{{Name: "search", Requests: 960, Success: 0.828,
+				Latencies: metrics.LatencySummary{Mean: ms(1475), P50: ms(1475), P90: ms(1488), P95: ms(1488), P99: ms(1488), Max: ms(1488)},
+				Answered:  map[string]uint64{"upstream": 795, "pool_timeout": 165}, MaxCheckoutWait: ms(487.5)}},
+			Pools: []prediction.Pool{{Pool: "default", Manager: "serial", Size: 64, PeakInUse: 64, PeakWaiting: 40,
+				MailboxPeak: 3, Timeouts: 165, CheckoutTimeout: ms(500), FirstTimeout: ms(2863)}},
+			Closed: []prediction.ClosedForm{{Pool: "default", Workers: 64, Latency: ms(1000), Rate: 81, Capacity: 64, Step: ms(790), Rise: ms(210), Ceiling: ms(1500)}},
 		},
 	}
 }
@@ -61,7 +69,7 @@ func TestModelNamesTheLikelyCauseOfAMiss(t *testing.T) {
 	}{
 		{"generator behind", func(st *summary.StepResult) { st.Scenarios[0].MaxLag = 0.4 }, "the generator fell behind its schedule (lag up to 400ms"},
 		{"proxy at 100%", func(st *summary.StepResult) { st.Peaks["proxy cpu %"] = 99 }, "the proxy used 99% of a core"},
-		{"outside the pool", func(st *summary.StepResult) { st.Scenarios[0].Latency.Max = 3.3 },
+		{"outside the pool", func(st *summary.StepResult) { st.Scenarios[0].Latency.Max = 3300 * time.Millisecond },
 			"latency reached 3.3s where the pool's configuration allows at most 2.5s (checkout timeout 500ms + request timeout 2s): something outside the pool's configuration adds 800ms"},
 		{"fragile", func(st *summary.StepResult) {
 			st.Model.Fragile = []string{"100% of search's requests were decided on a tie"}

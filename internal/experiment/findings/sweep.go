@@ -22,16 +22,16 @@ func sweep(sum *summary.Summary, main string) []finding {
 		prefix := "From the first step"
 		if lastGood != nil {
 			g := lastGood.Scenario(main)
-			prefix = fmt.Sprintf("%s held up to step %q (%.2f%% success, p99 %s); at", main, lastGood.Name, 100*g.Success, summary.FmtSeconds(g.Latency.P99))
+			prefix = fmt.Sprintf("%s held up to step %q (%.2f%% success, p99 %s); at", main, lastGood.Name, 100*g.Success, summary.FmtSeconds(g.Latency.P99.Seconds()))
 		} else {
 			prefix += ", at"
 		}
-		out = append(out, fact(summary.KindSweep, fmt.Sprintf("%s step %q success fell to %.2f%% and p99 rose to %s: this is the knee.", prefix, st.Name, 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))))
+		out = append(out, fact(summary.KindSweep, fmt.Sprintf("%s step %q success fell to %.2f%% and p99 rose to %s: this is the knee.", prefix, st.Name, 100*sc.Success, summary.FmtSeconds(sc.Latency.P99.Seconds()))))
 		return out
 	}
 	if lastGood != nil {
 		g := lastGood.Scenario(main)
-		out = append(out, fact(summary.KindSweep, fmt.Sprintf("%s kept at least 99%% success in every step, up to %q (p99 %s): the knee lies beyond the loads tried.", main, lastGood.Name, summary.FmtSeconds(g.Latency.P99))))
+		out = append(out, fact(summary.KindSweep, fmt.Sprintf("%s kept at least 99%% success in every step, up to %q (p99 %s): the knee lies beyond the loads tried.", main, lastGood.Name, summary.FmtSeconds(g.Latency.P99.Seconds()))))
 	}
 	return out
 }

@@ -1,10 +1,15 @@
 package summary
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/prediction"
 )
 
 // Tolerances within which a measurement agrees with the model.
@@ -16,18 +21,22 @@ const (
 
 // StepModel is what the model (loadlab model) predicted for a step before
 // it ran, kept beside the measurement so that the analysis can compare
-// them from the run folder alone.
+// them from the run folder alone. Its figures are package prediction's,
+// as `loadlab model -type json` prints them (nanoseconds); a summary.json
+// written before they were (no version) is read too (see modelv1.go).
 type StepModel struct {
+	// Version is the shape the figures are kept in: StepModelVersion.
+	Version int `json:"version"`
 	// Error says why the step could not be modelled ("" when it was).
 	Error string `json:"error,omitempty"`
 	// Notes name what the model left out (a command component, a scenario
 	// aimed elsewhere, fetched bodies).
-	Notes     []string            `json:"notes,omitempty"`
-	Scenarios []PredictedScenario `json:"scenarios,omitempty"`
-	Pools     []PredictedPool     `json:"pools,omitempty"`
-	Breakers  []PredictedBreaker  `json:"breakers,omitempty"`
+	Notes     []string              `json:"notes,omitempty"`
+	Scenarios []prediction.Scenario `json:"scenarios,omitempty"`
+	Pools     []prediction.Pool     `json:"pools,omitempty"`
+	Breakers  []prediction.Breaker  `json:"breakers,omitempty"`
 	// Closed are the closed forms of the pools they describe.
-	Closed []ClosedForm `json:"closed_forms,omitempty"`
+	Closed []prediction.ClosedForm `json:"closed_forms,omitempty"`
 	// Fragile says, per scenario, why its prediction is fragile: its
 	// requests met a configured bound within a hair (an origin latency
 	// equal to the request timeout), where the real system decides by
@@ -35,69 +44,44 @@ type StepModel struct {
 	Fragile []string `json:"fragile,omitempty"`
 }
 
-// PredictedScenario is one scenario's predicted figures.
-type PredictedScenario struct {
-	Name        string            `json:"name"`
-	Requests    uint64            `json:"requests"`
-	Success     float64           `json:"success"`
-	Latency     LatencySummary    `json:"latency_seconds"`
-	StatusCodes map[string]uint64 `json:"status_codes"`
-	// AnsweredBy counts who answered: upstream, pool_timeout,
-	// upstream_error, breaker, fallback, cache, client_timeout.
-	AnsweredBy      map[string]uint64 `json:"answered_by"`
-	MaxCheckoutWait float64           `json:"max_checkout_wait_seconds"`
+// StepModelVersion is the shape of StepModel this loadlab writes: 2 since
+// the prediction has one type (package prediction). Version 1 (summary.json
+// with no version under a step's model) kept seconds under keys of its own.
+const StepModelVersion = 2
+
+// MarshalJSON writes m in the current shape (StepModelVersion).
+func (m StepModel) MarshalJSON() ([]byte, error) {
+	type plain StepModel
+	m.Version = StepModelVersion
+	return json.Marshal(plain(m))
 }
 
-// PredictedPool is a pool's predicted peaks and counts.
-type PredictedPool struct {
-	Pool        string  `json:"pool"`
-	Manager     string  `json:"manager"`
-	Size        int     `json:"size"`
-	Overflow    int     `json:"overflow"`
-	PeakInUse   int     `json:"peak_in_use"`
-	PeakWaiting int     `json:"peak_waiting"`
-	MailboxPeak int     `json:"mailbox_peak"`
-	Checkouts   uint64  `json:"checkouts"`
-	Timeouts    uint64  `json:"checkout_timeouts"`
-	Opened      uint64  `json:"overflow_opened"`
-	Dismissed   uint64  `json:"overflow_dismissed"`
-	StartCost   float64 `json:"start_cost_seconds,omitempty"` // serial: per worker start, dial included
-	StopCost    float64 `json:"stop_cost_seconds,omitempty"`  // serial: per dismissal, close included
-	Checkout    float64 `json:"checkout_timeout_seconds"`
-	// FirstTimeout is when the first checkout timed out, in seconds from
-	// the step's start (0: none did).
-	FirstTimeout float64 `json:"first_timeout_seconds,omitempty"`
-	// ManagerUtilization is the share of the step the serial manager was
-	// busy (0..1).
-	ManagerUtilization float64 `json:"manager_utilization,omitempty"`
-}
-
-// PredictedBreaker is a route breaker's predicted story.
-type PredictedBreaker struct {
-	Route string `json:"route"`
-	// Opened is when it first opened (seconds from the step's start; 0:
-	// never), Rejected how many requests it turned away.
-	Opened   float64 `json:"opened_seconds,omitempty"`
-	Rejected uint64  `json:"rejected"`
-	States   string  `json:"states"` // "closed, open at 12s, recovering at 72s, ..."
-}
-
-// ClosedForm is a pool's back-of-the-envelope figures: capacity W/L, the
-// staircase's step W/R and rise L - W/R, the ceiling checkout + min(L,
-// request timeout).
-type ClosedForm struct {
-	Pool     string  `json:"pool"`
-	Workers  int     `json:"workers"`
-	Latency  float64 `json:"origin_latency_seconds"`
-	Rate     float64 `json:"rate"`
-	Capacity float64 `json:"capacity"`
-	Step     float64 `json:"step_seconds"`
-	Rise     float64 `json:"rise_seconds"`
-	Ceiling  float64 `json:"ceiling_seconds"`
+// UnmarshalJSON reads m in the current shape or, with no version, in
+// version 1's.
+func (m *StepModel) UnmarshalJSON(data []byte) error {
+	type plain StepModel
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	switch {
+	case v.Version > StepModelVersion:
+		return fmt.Errorf("model: version %d is newer than this loadlab reads (%d)", v.Version, StepModelVersion)
+	case v.Version >= 2:
+		return json.Unmarshal(data, (*plain)(m))
+	}
+	var old stepModelV1
+	if err := json.Unmarshal(data, &old); err != nil {
+		return err
+	}
+	*m = old.upgrade()
+	return nil
 }
 
 // PredictedScenario returns the named scenario's prediction, or nil.
-func (m *StepModel) PredictedScenario(name string) *PredictedScenario {
+func (m *StepModel) PredictedScenario(name string) *prediction.Scenario {
 	if m == nil {
 		return nil
 	}
@@ -112,7 +96,7 @@ func (m *StepModel) PredictedScenario(name string) *PredictedScenario {
 // Check is one scenario's prediction against its measurement.
 type Check struct {
 	Step, Scenario        string
-	Predicted, Measured   *LatencySummary
+	Predicted, Measured   *metrics.LatencySummary
 	PSuccess, MSuccess    float64
 	Success, P50, P99, OK bool
 }
@@ -130,10 +114,10 @@ func Checks(sum *Summary) []Check {
 			if p == nil || sc.RunError != "" || sc.Requests == 0 {
 				continue
 			}
-			c := Check{Step: st.Name, Scenario: sc.Name, Predicted: &p.Latency, Measured: &sc.Latency, PSuccess: p.Success, MSuccess: sc.Success}
+			c := Check{Step: st.Name, Scenario: sc.Name, Predicted: &p.Latencies, Measured: &sc.Latency, PSuccess: p.Success, MSuccess: sc.Success}
 			c.Success = math.Abs(sc.Success-p.Success) <= SuccessTolerance
-			c.P50 = LatencyAgrees(p.Latency.P50, sc.Latency.P50)
-			c.P99 = LatencyAgrees(p.Latency.P99, sc.Latency.P99)
+			c.P50 = LatencyAgrees(p.Latencies.P50, sc.Latency.P50)
+			c.P99 = LatencyAgrees(p.Latencies.P99, sc.Latency.P99)
 			c.OK = c.Success && c.P50 && c.P99
 			out = append(out, c)
 		}
@@ -142,9 +126,9 @@ func Checks(sum *Summary) []Check {
 }
 
 // LatencyAgrees says whether a measured latency agrees with the predicted
-// one (seconds).
-func LatencyAgrees(pred, meas float64) bool {
-	return math.Abs(meas-pred) <= max(LatencyTolerance*pred, LatencyFloor)
+// one.
+func LatencyAgrees(pred, meas time.Duration) bool {
+	return math.Abs(meas.Seconds()-pred.Seconds()) <= max(LatencyTolerance*pred.Seconds(), LatencyFloor)
 }
 
 // SearchResult is a capacity search's answer for one configuration: the

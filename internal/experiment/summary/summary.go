@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
 // File is the summary's name in a run folder.
@@ -64,19 +66,19 @@ type StepResult struct {
 
 // ScenarioResult is one scenario's figures within a step.
 type ScenarioResult struct {
-	Name        string            `json:"name"`
-	Target      string            `json:"target"` // first target line
-	Rate        string            `json:"rate"`
-	Duration    string            `json:"duration"`
-	Requests    uint64            `json:"requests"`
-	RateActual  float64           `json:"rate_actual"`
-	Throughput  float64           `json:"throughput"`
-	Success     float64           `json:"success"`
-	Latency     LatencySummary    `json:"latency_seconds"`
-	SendLatency LatencySummary    `json:"send_latency_seconds"`
-	StatusCodes map[string]uint64 `json:"status_codes"`
-	Errors      []string          `json:"errors,omitempty"`
-	Dropped     uint64            `json:"dropped,omitempty"`
+	Name        string                 `json:"name"`
+	Target      string                 `json:"target"` // first target line
+	Rate        string                 `json:"rate"`
+	Duration    string                 `json:"duration"`
+	Requests    uint64                 `json:"requests"`
+	RateActual  float64                `json:"rate_actual"`
+	Throughput  float64                `json:"throughput"`
+	Success     float64                `json:"success"`
+	Latency     metrics.LatencySummary `json:"latencies"`      // from the due time
+	SendLatency metrics.LatencySummary `json:"send_latencies"` // from the send time
+	StatusCodes map[string]uint64      `json:"status_codes"`
+	Errors      []string               `json:"errors,omitempty"`
+	Dropped     uint64                 `json:"dropped,omitempty"`
 	// DroppedAtMaxWorkers is the part of Dropped that was due while
 	// max_workers requests were in flight: the target's backlog, not the
 	// generator falling behind.
@@ -90,8 +92,32 @@ type ScenarioResult struct {
 	Staircase           *Staircase `json:"staircase,omitempty"` // the pool staircase of latency, when there was one
 }
 
-// LatencySummary holds latencies in seconds.
-type LatencySummary struct {
+// UnmarshalJSON reads a scenario's figures, its latencies in either shape:
+// nanoseconds under vegeta's keys (latencies, send_latencies), or seconds
+// (latency_seconds, send_latency_seconds) as summary.json kept them before
+// it had one latency summary.
+func (s *ScenarioResult) UnmarshalJSON(data []byte) error {
+	type plain ScenarioResult
+	v := struct {
+		*plain
+		Old     *latencySeconds `json:"latency_seconds"`
+		OldSend *latencySeconds `json:"send_latency_seconds"`
+	}{plain: (*plain)(s)}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	if v.Old != nil {
+		s.Latency = v.Old.summary()
+	}
+	if v.OldSend != nil {
+		s.SendLatency = v.OldSend.summary()
+	}
+	return nil
+}
+
+// latencySeconds is a latency summary in seconds, as summary.json kept
+// one before it had one latency summary (metrics.LatencySummary).
+type latencySeconds struct {
 	Min  float64 `json:"min"`
 	Mean float64 `json:"mean"`
 	P50  float64 `json:"p50"`
@@ -99,6 +125,11 @@ type LatencySummary struct {
 	P95  float64 `json:"p95"`
 	P99  float64 `json:"p99"`
 	Max  float64 `json:"max"`
+}
+
+func (l latencySeconds) summary() metrics.LatencySummary {
+	return metrics.LatencySummary{Min: seconds(l.Min), Mean: seconds(l.Mean), P50: seconds(l.P50), P90: seconds(l.P90),
+		P95: seconds(l.P95), P99: seconds(l.P99), Max: seconds(l.Max)}
 }
 
 // ThresholdResult is one threshold checked against one scenario of one step.

@@ -32,7 +32,7 @@ func Brief(sum *summary.Summary) string {
 		}
 		c := "-"
 		if sc := st.Scenario(main); sc != nil && sc.Requests > 0 {
-			c = fmt.Sprintf("%.2f%% ok, p99 %s", 100*sc.Success, summary.FmtSeconds(sc.Latency.P99))
+			c = fmt.Sprintf("%.2f%% ok, p99 %s", 100*sc.Success, summary.FmtSeconds(sc.Latency.P99.Seconds()))
 		}
 		if st.Aborted != "" {
 			c += " (stopped)"

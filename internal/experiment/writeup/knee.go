@@ -37,10 +37,10 @@ func kneeCharts(sum *summary.Summary) []chartFile {
 		if _, ok := measured[conf]; !ok {
 			order = append(order, conf)
 		}
-		measured[conf] = append(measured[conf], point{rate, 100 * sc.Success, 1000 * sc.Latency.P99})
+		measured[conf] = append(measured[conf], point{rate, 100 * sc.Success, 1000 * sc.Latency.P99.Seconds()})
 		planned[sc.Rate] = true
 		if p := st.Model.PredictedScenario(name); p != nil {
-			predicted[conf] = append(predicted[conf], point{rate, 100 * p.Success, 1000 * p.Latency.P99})
+			predicted[conf] = append(predicted[conf], point{rate, 100 * p.Success, 1000 * p.Latencies.P99.Seconds()})
 		}
 	}
 	// Two rates are the plan's, not the measured ones: six builds run at

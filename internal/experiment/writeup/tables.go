@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/metrics"
 )
 
-func latencyCells(l summary.LatencySummary) string {
-	return strings.Join([]string{summary.FmtSeconds(l.Mean), summary.FmtSeconds(l.P50), summary.FmtSeconds(l.P95), summary.FmtSeconds(l.P99), summary.FmtSeconds(l.Max)}, ", ")
+func latencyCells(l metrics.LatencySummary) string {
+	return strings.Join([]string{summary.FmtSeconds(l.Mean.Seconds()), summary.FmtSeconds(l.P50.Seconds()), summary.FmtSeconds(l.P95.Seconds()), summary.FmtSeconds(l.P99.Seconds()), summary.FmtSeconds(l.Max.Seconds())}, ", ")
 }
 
 // comparisonRows is the comparison table: Configuration | RPS |
@@ -61,8 +62,8 @@ func predictionRows(sum *summary.Summary, miss string) [][]string {
 		}
 		rows = append(rows, []string{c.Step, c.Scenario,
 			fmt.Sprintf("%.2f%% \u2502 %.2f%%", 100*c.PSuccess, 100*c.MSuccess),
-			summary.FmtSeconds(c.Predicted.P50) + " \u2502 " + summary.FmtSeconds(c.Measured.P50),
-			summary.FmtSeconds(c.Predicted.P99) + " \u2502 " + summary.FmtSeconds(c.Measured.P99),
+			summary.FmtSeconds(c.Predicted.P50.Seconds()) + " \u2502 " + summary.FmtSeconds(c.Measured.P50.Seconds()),
+			summary.FmtSeconds(c.Predicted.P99.Seconds()) + " \u2502 " + summary.FmtSeconds(c.Measured.P99.Seconds()),
 			verdict})
 	}
 	return rows
