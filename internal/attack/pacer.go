@@ -14,6 +14,8 @@ import (
 func (a *Attacker) pace(start time.Time) {
 	sleep, release := a.sleeper()
 	defer release()
+	precise := a.opts.Precise
+	var ew earlyWake
 	seg := a.opts.Segment
 	next := func(i uint64) uint64 { return i }
 	if seg != nil {
@@ -25,36 +27,49 @@ func (a *Attacker) pace(start time.Time) {
 			return
 		}
 		due := start.Add(off)
-		if wait := time.Until(due); wait > 0 {
+		switch wait := time.Until(due); {
+		case wait > 0 && precise:
+			if !a.waitPrecise(sleep, &ew, due) {
+				return
+			}
+		case wait > 0:
 			if !a.sleepUntil(sleep, due, wait) {
 				return
 			}
-		} else if a.stopped() {
+		case a.stopped():
 			return
-		} else if -wait > a.opts.CatchUp {
+		case -wait > a.opts.CatchUp:
 			a.drop(i, due, step, ErrBehind)
 			continue
 		}
-		tk := tick{seq: i, due: due, step: step}
-		select {
-		case a.ticks <- tk:
-			continue
-		default:
+		a.handOff(tick{seq: i, due: due, step: step})
+		if precise {
+			a.sentPrecise()
 		}
-		if a.workers.Load() < int64(a.opts.MaxWorkers) {
-			a.startWorker(&tk)
-			continue
-		}
-		// A worker may have just finished and not be back at the channel
-		// yet: let it run once before calling the request dropped.
-		runtime.Gosched()
-		select {
-		case a.ticks <- tk:
-			continue
-		default:
-		}
-		a.drop(i, due, step, ErrDropped)
 	}
+}
+
+// handOff gives the due request tk to an idle worker, starts a worker for
+// it while fewer than MaxWorkers exist, or records it as dropped.
+func (a *Attacker) handOff(tk tick) {
+	select {
+	case a.ticks <- tk:
+		return
+	default:
+	}
+	if a.workers.Load() < int64(a.opts.MaxWorkers) {
+		a.startWorker(&tk)
+		return
+	}
+	// A worker may have just finished and not be back at the channel
+	// yet: let it run once before calling the request dropped.
+	runtime.Gosched()
+	select {
+	case a.ticks <- tk:
+		return
+	default:
+	}
+	a.drop(tk.seq, tk.due, tk.step, ErrDropped)
 }
 
 // defaultHarvestEvery is how often a harvesting pacer looks at the sockets

@@ -1,0 +1,121 @@
+package attack
+
+import (
+	"runtime"
+	"time"
+)
+
+// The precise pacer (Options.Precise) wakes for every due instant. Even a
+// timerfd wakes the pacer late: the timer interrupt, the thread's wake-up
+// and the runtime's poller take 22-24 µs at the median on the VM the
+// benchmarks ran on (BenchmarkPaceTimerIdle, p99 78-86 µs), which alone
+// was most of -precise's 40 µs median lag. So the precise pacer sets its
+// timer that much before the due time and spins through the rest, on a
+// monotonic clock, never past the due time: the request still goes out at
+// or after it (Sent ≥ Due), only no longer a wake-up's latency after it.
+
+// Bounds of the early wake-up: the margin never exceeds maxEarly (a
+// stalled or descheduled pacer wakes milliseconds late, which says
+// nothing of the timer), and a wait that would end within spinBelow of
+// the margin is spun rather than slept (arming a timer for a few
+// microseconds costs more than the wait).
+const (
+	maxEarly  = 100 * time.Microsecond
+	spinBelow = 5 * time.Microsecond
+	earlyStep = time.Microsecond
+)
+
+// paceAction is what the precise pacer does next for the request it waits
+// for.
+type paceAction int
+
+const (
+	paceSend  paceAction = iota // due: send now
+	paceSpin                    // due within the wake-up margin: spin until due
+	paceSleep                   // sleep, then decide again
+)
+
+// earlyWake tracks how late the pace timer wakes the pacer and decides
+// when to sleep, spin and send. Its margin follows the median lateness:
+// each observation moves it a microsecond towards the sample, so a few
+// wake-ups delayed by milliseconds (the pacer's CPU taken by another
+// process) move it by a few microseconds, not by their size.
+type earlyWake struct {
+	margin time.Duration
+}
+
+// plan says what to do for a request due in left (due minus now): send
+// when due, spin when the timer could not wake the pacer before the due
+// time anyway, else sleep for the returned duration (left minus the
+// margin) and decide again.
+func (e *earlyWake) plan(left time.Duration) (paceAction, time.Duration) {
+	switch {
+	case left <= 0:
+		return paceSend, 0
+	case left <= e.margin+spinBelow:
+		return paceSpin, left
+	default:
+		return paceSleep, left - e.margin
+	}
+}
+
+// observe records that a sleep ended late after its target instant.
+func (e *earlyWake) observe(late time.Duration) {
+	switch {
+	case late > e.margin:
+		e.margin = min(e.margin+earlyStep, maxEarly)
+	case late < e.margin:
+		e.margin = max(e.margin-earlyStep, 0)
+	}
+}
+
+// waitPrecise waits until due with the precise pacer's sleep (the pace
+// timer) and ew, and returns false if the attack was stopped during a
+// sleep.
+// While requests are in flight and the lean client harvests, it wakes at
+// least every a.harvestEvery to collect answers; otherwise answers are
+// collected after each send (see sendPrecise), not before it.
+func (a *Attacker) waitPrecise(sleep func(time.Duration) bool, ew *earlyWake, due time.Time) bool {
+	poll := a.poller()
+	for {
+		act, d := ew.plan(time.Until(due))
+		switch act {
+		case paceSend:
+			return true
+		case paceSpin:
+			spinUntil(due)
+			return true
+		}
+		harvest := poll != nil && a.inFlight.Load() > 0 && d > a.harvestEvery
+		if harvest {
+			d = a.harvestEvery
+		}
+		target := time.Now().Add(d)
+		if !sleep(d) {
+			return false
+		}
+		ew.observe(time.Since(target))
+		if harvest && poll.Harvest() > 0 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// spinUntil returns at or after due (at most maxEarly+spinBelow away).
+func spinUntil(due time.Time) {
+	for time.Until(due) > 0 {
+	}
+}
+
+// sentPrecise follows the hand-off of a due request to a worker: it lets
+// the worker send at once, before the pacer arms its next wait, then
+// collects the answers that arrived since the last send and lets their
+// workers finish, so they are idle for the next request. (The default
+// pacer harvests when it wakes, before sending: there the requests due in
+// the same millisecond go out together, late anyway.)
+func (a *Attacker) sentPrecise() {
+	runtime.Gosched()
+	if poll := a.poller(); poll != nil && poll.Harvest() > 0 {
+		runtime.Gosched()
+	}
+}
