@@ -42,6 +42,7 @@ const (
 // process) move it by a few microseconds, not by their size.
 type earlyWake struct {
 	margin time.Duration
+	now    func() time.Time // time.Now; a virtual clock in tests
 }
 
 // plan says what to do for a request due in left (due minus now): send
@@ -77,33 +78,32 @@ func (e *earlyWake) observe(late time.Duration) {
 // collected after each send (see sendPrecise), not before it.
 func (a *Attacker) waitPrecise(sleep func(time.Duration) bool, ew *earlyWake, due time.Time) bool {
 	poll := a.poller()
+	now := ew.now
+	if now == nil {
+		now = time.Now
+	}
 	for {
-		act, d := ew.plan(time.Until(due))
+		act, d := ew.plan(due.Sub(now()))
 		switch act {
 		case paceSend:
 			return true
 		case paceSpin:
-			spinUntil(due)
+			for now().Before(due) {
+			}
 			return true
 		}
 		harvest := poll != nil && a.inFlight.Load() > 0 && d > a.harvestEvery
 		if harvest {
 			d = a.harvestEvery
 		}
-		target := time.Now().Add(d)
+		target := now().Add(d)
 		if !sleep(d) {
 			return false
 		}
-		ew.observe(time.Since(target))
+		ew.observe(now().Sub(target))
 		if harvest && poll.Harvest() > 0 {
 			runtime.Gosched()
 		}
-	}
-}
-
-// spinUntil returns at or after due (at most maxEarly+spinBelow away).
-func spinUntil(due time.Time) {
-	for time.Until(due) > 0 {
 	}
 }
 
