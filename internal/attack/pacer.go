@@ -12,9 +12,8 @@ import (
 // request to an idle worker, starts a worker while fewer than MaxWorkers
 // exist, or records the request as dropped.
 func (a *Attacker) pace(start time.Time) {
-	sleep, release := a.sleeper()
+	sleep, release, precise := a.sleeper()
 	defer release()
-	precise := a.opts.Precise
 	var ew earlyWake
 	seg := a.opts.Segment
 	next := func(i uint64) uint64 { return i }
@@ -143,8 +142,10 @@ func (a *Attacker) harvestUntilDone() {
 // millisecond, late), the timerfd one, on time. Shorter waits use Go's
 // timer, whose millisecond granularity lets the requests due within it
 // share one wake-up: fewer wake-ups at high rates, for up to 1 ms of lag.
-// With Options.Precise every wait uses the paceTimer.
-func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
+// With Options.Precise every wait uses the paceTimer, and precise says
+// the pacer is to wait with waitPrecise (false where there is no
+// paceTimer: Options.Precise is then ignored).
+func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func(), precise bool) {
 	timer := time.NewTimer(time.Hour)
 	goSleep := func(d time.Duration) bool {
 		timer.Reset(d)
@@ -157,7 +158,7 @@ func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
 	}
 	pt := newPaceTimer()
 	if pt == nil {
-		return goSleep, func() { timer.Stop() }
+		return goSleep, func() { timer.Stop() }, false
 	}
 	released := make(chan struct{})
 	go func() {
@@ -169,14 +170,14 @@ func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
 	}()
 	release = func() { close(released); pt.close(); timer.Stop() }
 	if a.opts.Precise {
-		return pt.wait, release
+		return pt.wait, release, true
 	}
 	return func(d time.Duration) bool {
 		if d >= time.Millisecond {
 			return pt.wait(d)
 		}
 		return goSleep(d)
-	}, release
+	}, release, false
 }
 
 func (a *Attacker) startWorker(first *tick) {
