@@ -168,7 +168,7 @@ echo "GET $SLOW_URL" >"$WORK/slow.txt"
 # waiting for their CPU (run-queue wait, from /proc/PID/task/*/schedstat):
 # on a shared machine that is where latency tails come from.
 rqwait() { # ms the threads of the given PIDs spent waiting for a CPU
-	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{s += $2} END {printf "%.0f", s / 1e6}'
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null || true; done | awk '{s += $2} END {printf "%.0f", s / 1e6}'
 }
 TGT_PIDS=$(pgrep -P "${PIDS[0]}" | tr '\n' ' ') # nginx's worker
 [ -n "${PIDS[1]:-}" ] && TGT_PIDS="$TGT_PIDS ${PIDS[1]}"

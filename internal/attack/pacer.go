@@ -41,9 +41,10 @@ func (a *Attacker) pace(start time.Time) {
 			a.drop(i, due, step, ErrBehind)
 			continue
 		}
-		a.handOff(tick{seq: i, due: due, step: step})
-		if precise {
-			a.sentPrecise()
+		if tk := (tick{seq: i, due: due, step: step}); precise {
+			a.handOffPrecise(tk)
+		} else {
+			a.handOff(tk)
 		}
 	}
 }

@@ -72,16 +72,18 @@ func (e *earlyWake) observe(late time.Duration) {
 
 // waitPrecise waits until due with the precise pacer's sleep (the pace
 // timer) and ew, and returns false if the attack was stopped during a
-// sleep.
-// While requests are in flight and the lean client harvests, it wakes at
-// least every a.harvestEvery to collect answers; otherwise answers are
-// collected after each send (see sendPrecise), not before it.
+// sleep. When the lean client harvests, answers are collected when the
+// pacer is about to sleep, not before a send: the answers that arrived
+// since the last send, and then at least every a.harvestEvery while
+// requests are in flight. A pacer that is behind does not sleep and so
+// does not harvest; handOffPrecise does when it finds no idle worker.
 func (a *Attacker) waitPrecise(sleep func(time.Duration) bool, ew *earlyWake, due time.Time) bool {
 	poll := a.poller()
 	now := ew.now
 	if now == nil {
 		now = time.Now
 	}
+	harvested := false
 	for {
 		act, d := ew.plan(due.Sub(now()))
 		switch act {
@@ -92,8 +94,15 @@ func (a *Attacker) waitPrecise(sleep func(time.Duration) bool, ew *earlyWake, du
 			}
 			return true
 		}
-		harvest := poll != nil && a.inFlight.Load() > 0 && d > a.harvestEvery
-		if harvest {
+		if poll != nil && !harvested {
+			harvested = true
+			if poll.Harvest() > 0 {
+				runtime.Gosched() // the workers finish; then plan again
+				continue
+			}
+		}
+		chunk := poll != nil && a.inFlight.Load() > 0 && d > a.harvestEvery
+		if chunk {
 			d = a.harvestEvery
 		}
 		target := now().Add(d)
@@ -101,21 +110,22 @@ func (a *Attacker) waitPrecise(sleep func(time.Duration) bool, ew *earlyWake, du
 			return false
 		}
 		ew.observe(now().Sub(target))
-		if harvest && poll.Harvest() > 0 {
-			runtime.Gosched()
-		}
+		harvested = !chunk
 	}
 }
 
-// sentPrecise follows the hand-off of a due request to a worker: it lets
-// the worker send at once, before the pacer arms its next wait, then
-// collects the answers that arrived since the last send and lets their
-// workers finish, so they are idle for the next request. (The default
-// pacer harvests when it wakes, before sending: there the requests due in
-// the same millisecond go out together, late anyway.)
-func (a *Attacker) sentPrecise() {
-	runtime.Gosched()
-	if poll := a.poller(); poll != nil && poll.Harvest() > 0 {
-		runtime.Gosched()
+// handOffPrecise hands tk to a worker (see handOff) and lets it send at
+// once, before the pacer harvests or arms its next wait. With no idle
+// worker it first collects the answers that have arrived, so that their
+// workers, not new connections, take the request.
+func (a *Attacker) handOffPrecise(tk tick) {
+	select {
+	case a.ticks <- tk:
+	default:
+		if poll := a.poller(); poll != nil && poll.Harvest() > 0 {
+			runtime.Gosched()
+		}
+		a.handOff(tk)
 	}
+	runtime.Gosched()
 }
