@@ -217,7 +217,7 @@ vegstat() { # field of vegeta report -type json
 	"$VEGETA" report -type json "$WORK/$1.bin" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d$2)"
 }
 per100k() { echo "scale=2; $1 * 100000 / $2" | bc; }
-lagsplit() { # lag (Sent - Due) mean/p50/p99, latency p50 from the due time and from the send, send-latency p99
+lagsplit() { # "lag mean / p99 (µs)<TAB>notes": lag (Sent - Due) p50, latency p50 from the due time and from the send, send-latency p99
 	"$LL" encode -to json "$WORK/$1.bin" | python3 -c '
 import json, sys
 from datetime import datetime
@@ -234,12 +234,12 @@ for line in sys.stdin:
     send.append(d["latency"])
     due.append(d["latency"] + l)
 if not lag:
-    print("no answers")
+    print("-\tno answers")
     sys.exit()
 mean = sum(lag) / len(lag) / 1e3
 lag.sort(); send.sort(); due.sort()
 q = lambda a, p: a[min(len(a) - 1, int(p * len(a)))] / 1e3
-print("**lag mean %.0f, p99 %.0f µs** (p50 %.0f); latency p50 from due %.0f / from send %.0f µs; send p99 %.2f ms" % (
+print("%.0f / %.0f\tlag p50 %.0f µs; latency p50 from due %.0f / from send %.0f µs; send p99 %.2f ms" % (
     mean, q(lag, .99), q(lag, .5), q(due, .5), q(send, .5), q(send, .99) / 1e3))'
 }
 # loadlab's paced and slow scenarios run once per variant: the defaults,
@@ -260,7 +260,7 @@ vname() { echo "$1" | tr -c 'a-z0-9\n' '-' | sed 's/-*$//'; }
 # llvariants SCENARIO NAME RATE TARGETS: one paced loadlab run per variant,
 # with the achieved rate, drops, p50/p99 from the due time and their split.
 llvariants() {
-	local sc=$1 base=$2 rate=$3 tf=$4 v name n want c vs
+	local sc=$1 base=$2 rate=$3 tf=$4 v name n want c vs ls
 	want=$(echo "$rate * $DSEC" | bc | cut -d. -f1)
 	for v in "${VARIANTS[@]}"; do
 		name=$base$(vname "$v")
@@ -270,8 +270,10 @@ llvariants() {
 		c=$(per100k "$(cpu "$name")" "$n")
 		vs=""
 		if [ -n "${VEG_CPU:-}" ]; then vs="; **CPU $(echo "$c $VEG_CPU" | awk '{printf "%.2f", $1 / $2}')x vegeta's**"; fi
+		ls=$(lagsplit "$name")
 		row "$sc" "loadlab${v:+ $v}" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$c" "$(rss "$name")" \
-			"dropped $(llstat "$name" 'd.get("dropped", 0)'), $(llstat "$name" '"p50 %.2fms, p99 %.2fms" % (d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6)') (from due time); $(lagsplit "$name"); $(rq "$name")$vs"
+			"dropped $(llstat "$name" 'd.get("dropped", 0)'), $(llstat "$name" '"p50 %.2fms, p99 %.2fms" % (d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6)') (from due time); ${ls#*"$TAB"}; $(rq "$name")$vs" \
+			"${ls%%"$TAB"*}"
 	done
 }
 
@@ -328,7 +330,10 @@ maxrate() {
 }
 
 ROWS=()
-row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 | $7 |"); }
+TAB=$'\t'
+# row SCENARIO TOOL REQUESTS RATE CPU RSS NOTES [LAG]: LAG is loadlab's
+# "lag mean / p99" in µs (Sent - Due of every answered request).
+row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | ${8:-} | $6 | $7 |"); }
 WRK_MAX=""
 
 k6script() { # k6script FILE EXECUTOR-JSON
@@ -404,8 +409,8 @@ done
 echo "Machine: $(nproc) cores, $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); $D per run; generator on CPU $GEN_CPU, target on CPU $TGT_CPU; 100 ms target: $SLOW_TARGET"
 echo
-echo "| scenario | tool | requests | rate | CPU-s/100k | RSS MB | notes |"
-echo "|---|---|---|---|---|---|---|"
+echo "| scenario | tool | requests | rate | CPU-s/100k | lag mean / p99 µs | RSS MB | notes |"
+echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${ROWS[@]}"
 echo
 echo "CPU-seconds of each run: task-clock (perf stat; the table's figure when present) and user + sys (/usr/bin/time):"
