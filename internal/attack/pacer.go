@@ -12,8 +12,9 @@ import (
 // request to an idle worker, starts a worker while fewer than MaxWorkers
 // exist, or records the request as dropped.
 func (a *Attacker) pace(start time.Time) {
-	sleep, release := a.sleeper()
+	sleep, release, precise := a.sleeper()
 	defer release()
+	var ew earlyWake
 	seg := a.opts.Segment
 	next := func(i uint64) uint64 { return i }
 	if seg != nil {
@@ -25,36 +26,50 @@ func (a *Attacker) pace(start time.Time) {
 			return
 		}
 		due := start.Add(off)
-		if wait := time.Until(due); wait > 0 {
+		switch wait := time.Until(due); {
+		case wait > 0 && precise:
+			if !a.waitPrecise(sleep, &ew, due) {
+				return
+			}
+		case wait > 0:
 			if !a.sleepUntil(sleep, due, wait) {
 				return
 			}
-		} else if a.stopped() {
+		case a.stopped():
 			return
-		} else if -wait > a.opts.CatchUp {
+		case -wait > a.opts.CatchUp:
 			a.drop(i, due, step, ErrBehind)
 			continue
 		}
-		tk := tick{seq: i, due: due, step: step}
-		select {
-		case a.ticks <- tk:
-			continue
-		default:
+		if tk := (tick{seq: i, due: due, step: step}); precise {
+			a.handOffPrecise(tk)
+		} else {
+			a.handOff(tk)
 		}
-		if a.workers.Load() < int64(a.opts.MaxWorkers) {
-			a.startWorker(&tk)
-			continue
-		}
-		// A worker may have just finished and not be back at the channel
-		// yet: let it run once before calling the request dropped.
-		runtime.Gosched()
-		select {
-		case a.ticks <- tk:
-			continue
-		default:
-		}
-		a.drop(i, due, step, ErrDropped)
 	}
+}
+
+// handOff gives the due request tk to an idle worker, starts a worker for
+// it while fewer than MaxWorkers exist, or records it as dropped.
+func (a *Attacker) handOff(tk tick) {
+	select {
+	case a.ticks <- tk:
+		return
+	default:
+	}
+	if a.workers.Load() < int64(a.opts.MaxWorkers) {
+		a.startWorker(&tk)
+		return
+	}
+	// A worker may have just finished and not be back at the channel
+	// yet: let it run once before calling the request dropped.
+	runtime.Gosched()
+	select {
+	case a.ticks <- tk:
+		return
+	default:
+	}
+	a.drop(tk.seq, tk.due, tk.step, ErrDropped)
 }
 
 // defaultHarvestEvery is how often a harvesting pacer looks at the sockets
@@ -128,8 +143,10 @@ func (a *Attacker) harvestUntilDone() {
 // millisecond, late), the timerfd one, on time. Shorter waits use Go's
 // timer, whose millisecond granularity lets the requests due within it
 // share one wake-up: fewer wake-ups at high rates, for up to 1 ms of lag.
-// With Options.Precise every wait uses the paceTimer.
-func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
+// With Options.Precise every wait uses the paceTimer, and precise says
+// the pacer is to wait with waitPrecise (false where there is no
+// paceTimer: Options.Precise is then ignored).
+func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func(), precise bool) {
 	timer := time.NewTimer(time.Hour)
 	goSleep := func(d time.Duration) bool {
 		timer.Reset(d)
@@ -142,7 +159,7 @@ func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
 	}
 	pt := newPaceTimer()
 	if pt == nil {
-		return goSleep, func() { timer.Stop() }
+		return goSleep, func() { timer.Stop() }, false
 	}
 	released := make(chan struct{})
 	go func() {
@@ -154,14 +171,14 @@ func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func()) {
 	}()
 	release = func() { close(released); pt.close(); timer.Stop() }
 	if a.opts.Precise {
-		return pt.wait, release
+		return pt.wait, release, true
 	}
 	return func(d time.Duration) bool {
 		if d >= time.Millisecond {
 			return pt.wait(d)
 		}
 		return goSleep(d)
-	}, release
+	}, release, false
 }
 
 func (a *Attacker) startWorker(first *tick) {

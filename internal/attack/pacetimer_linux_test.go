@@ -1,4 +1,4 @@
-//go:build linux && (amd64 || arm64)
+//go:build linux
 
 package attack
 
@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestPaceTimerWaitsAndInterrupts(t *testing.T) {
@@ -81,4 +83,51 @@ func BenchmarkPaceTimerBusy(b *testing.B) {
 	b.ReportMetric(float64(late[len(late)/2].Microseconds()), "late-p50-µs")
 	b.ReportMetric(float64(late[len(late)*99/100].Microseconds()), "late-p99-µs")
 	b.ReportMetric(float64(late[len(late)-1].Microseconds()), "late-max-µs")
+}
+
+// BenchmarkPaceTimerRead compares the timerfd read the pacer makes at
+// every wait (it finds nothing to read: EAGAIN) as a raw system call and
+// through unix.Read, which enters the scheduler's system-call state.
+// go test -run - -bench PaceTimerRead ./internal/attack
+func BenchmarkPaceTimerRead(b *testing.B) {
+	pt := newPaceTimer()
+	if pt == nil {
+		b.Skip("no timerfd")
+	}
+	defer pt.close()
+	b.Run("raw", func(b *testing.B) {
+		for b.Loop() {
+			if pt.read(uintptr(pt.fd)) {
+				b.Fatal("an unarmed timerfd was readable")
+			}
+		}
+	})
+	b.Run("unix.Read", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := unix.Read(pt.fd, pt.buf[:]); err != unix.EAGAIN {
+				b.Fatalf("read of an unarmed timerfd: %v", err)
+			}
+		}
+	})
+}
+
+// BenchmarkPaceTimerIdle measures how late a 200 µs pace wait (the gap
+// between requests at 5,000/s) ends on an otherwise idle process.
+// go test -run - -bench PaceTimerIdle ./internal/attack
+func BenchmarkPaceTimerIdle(b *testing.B) {
+	pt := newPaceTimer()
+	if pt == nil {
+		b.Skip("no timerfd")
+	}
+	defer pt.close()
+	const d = 200 * time.Microsecond
+	late := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		start := time.Now()
+		pt.wait(d)
+		late = append(late, time.Since(start)-d)
+	}
+	sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
+	b.ReportMetric(float64(late[len(late)/2].Microseconds()), "late-p50-µs")
+	b.ReportMetric(float64(late[len(late)*99/100].Microseconds()), "late-p99-µs")
 }
