@@ -269,10 +269,16 @@ func metricOverlays(sum *summary.Summary, data []*stepData) []chartFile {
 	return out
 }
 
-// writeSVGs renders charts into the output folder.
+// writeSVGs renders charts into the output folder, making their folder
+// where it is missing (a run folder copied without its charts is rewritten
+// from its data alone).
 func writeSVGs(dir string, cs []chartFile) error {
 	for _, c := range cs {
-		f, err := os.Create(filepath.Join(dir, c.File))
+		path := filepath.Join(dir, c.File)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(path)
 		if err != nil {
 			return err
 		}
