@@ -45,6 +45,9 @@ func TestCalibrateAQueueItDidNotWrite(t *testing.T) {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	t.Logf("probes:\n%s", log.String())
+	if f.USL == nil || f.USL.Significant {
+		t.Errorf("contention: %+v, want a fit and none significant (the origin answers in a constant 50 ms)", f.USL)
+	}
 	t.Logf("fit: %d servers (%.1f..%.1f), service %v, queue %s %v -> %d, capacity %.0f/s, %d requests; notes %q",
 		f.Servers, f.ServersCI[0], f.ServersCI[1], f.ServiceMean, f.Queue, f.QueueTimeout, f.RefusalStatus, f.Capacity, f.Requests, f.Notes)
 	if f.Servers < 6 || f.Servers > 11 {
