@@ -244,16 +244,20 @@ func (c *calibration) fitContention(ctx context.Context, f *Fit, sat *Probe, low
 // levels runs the closed probes of usersLevels(top) above done; stop says
 // the budget or a failing level ended them.
 func (c *calibration) levels(ctx context.Context, f *Fit, done, top int) (levels []Level, stop bool, err error) {
+	// Half a probe's length: a closed probe keeps the target busy all the
+	// time, so even at one user it holds as many answers as the 10/s probe
+	// for a service of 50 ms, more for a faster one.
+	d := max(500*time.Millisecond, c.opts.Step/2)
 	for _, n := range usersLevels(top) {
 		if n <= done {
 			continue
 		}
-		cost := uint64(float64(n) / f.ServiceMean.Seconds() * c.opts.Step.Seconds())
+		cost := uint64(float64(n) / f.ServiceMean.Seconds() * d.Seconds())
 		if c.spent+cost > c.opts.Budget {
 			f.Notes = append(f.Notes, fmt.Sprintf("the contention probes stopped at %d users: the budget of %d requests", n, c.opts.Budget))
 			return levels, true, nil
 		}
-		p, err := c.closedProbe(ctx, n, c.opts.Step)
+		p, err := c.closedProbe(ctx, n, d)
 		if err != nil {
 			return nil, true, err
 		}

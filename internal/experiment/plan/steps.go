@@ -238,6 +238,9 @@ func (b *builder) addStep(i int, name string, nameLine int, vars, variants map[s
 		if err != nil {
 			return err
 		}
+		if err := b.closedLoop(fmt.Sprintf("%s[%d]", base, j), sc, rs, vars); err != nil {
+			return err
+		}
 		if seen[sc.Name] {
 			return at(rs.Name.Line, "scenarios: two scenarios named %q in step %q", sc.Name, st.Name)
 		}
@@ -323,8 +326,8 @@ func (b *builder) scenario(path string, j int, rs rawScenario, vars map[string]s
 		if sc.Rate, err = schedule.ParseSpec(rate); err != nil {
 			return nil, at(rs.Rate.Line, "%s: %v", field("rate"), err)
 		}
-		if sc.Rate.From.IsZero() && sc.Rate.To.IsZero() {
-			return nil, at(rs.Rate.Line, "%s: must be above zero, got %s", field("rate"), yamlfile.Quote(rate))
+		if sc.Rate.From.IsZero() && sc.Rate.To.IsZero() && !rs.Workers.Set { // rate: 0 with workers: closedLoop
+			return nil, at(rs.Rate.Line, "%s: must be above zero, got %s (or rate: 0 with workers: N for a closed loop of N users)", field("rate"), yamlfile.Quote(rate))
 		}
 		if rs.StepDur.Set {
 			return nil, at(rs.StepDur.Line, "%s: only with steps", field("step_duration"))
