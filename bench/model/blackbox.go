@@ -40,7 +40,19 @@ type boxCase struct {
 	// proxyYAML, for the playground proxy, is its config: its own model is
 	// the reference.
 	proxyYAML string
+	// recipe is the origins' recipe (default boxOrigin); contention, when
+	// set, the slowdown it configures, which the fit must find.
+	recipe     string
+	contention *recipe.Contention
 }
+
+// contendedOrigin answers in 50 ms slowed by the requests in service, as
+// a service contending for a lock (σ) and its caches (κ) would: at 8 in
+// service each takes 50 ms × 1.91, so 8 servers hold 8 / 95.5 ms = 84/s.
+// A stand-in: `loadlab origin` sleeps longer, it does not contend.
+const contendedOrigin = `{"route": "/*", "stages": [{"at": 0, "status": 200, "latency": "50ms", "contention": {"sigma": 0.05, "kappa": 0.01}}]}`
+
+var contended = recipe.Contention{Sigma: 0.05, Kappa: 0.01}
 
 // The ports of the bench's servers (the session's range 28000-28999).
 const (
@@ -48,6 +60,7 @@ const (
 	portHAProxyRR  = 28102
 	portNginxKeep  = 28201
 	portNginxLimit = 28202
+	portHAProxyUSL = 28103
 )
 
 const playgroundProxy = `pools:
@@ -76,19 +89,31 @@ func boxCases(bin string) []boxCase {
 				return startNginx(dir, portNginxLimit, "limit_conn_zone $server_port zone=c:1m;",
 					fmt.Sprintf("limit_conn c 8; limit_conn_status 503; proxy_pass http://%s;", o[0]))
 			}},
-		{name: "loadlab proxy: pool 8, checkout 300ms -> 503", origins: 1, capacity: 8 / 0.05, proxyYAML: playgroundProxy,
+		{name: "contention: HAProxy maxconn 8, timeout queue 300ms, origin σ 0.05 κ 0.01", origins: 1, capacity: 8 / (0.05 * contended.Factor(8)),
+			recipe: contendedOrigin, contention: &contended,
 			start: func(dir string, o []string) (string, func(), error) {
-				cfile := filepath.Join(dir, "proxy.yaml")
-				y := strings.Replace(playgroundProxy, lab.UpstreamPlaceholder, "http://"+o[0], 1)
-				if err := os.WriteFile(cfile, []byte(y), 0o644); err != nil {
-					return "", nil, err
-				}
-				url, cmd, err := labproc.Start(context.Background(), nil, bin, "proxy", "-config", cfile, "-upstream", "http://"+o[0], "-listen", "127.0.0.1:0")
-				if err != nil {
-					return "", nil, err
-				}
-				return url, func() { labproc.Stop(cmd) }, nil
+				return startHAProxy(dir, portHAProxyUSL, fmt.Sprintf("  timeout queue 300ms\n  server o1 %s maxconn 8\n", o[0]))
 			}},
+		{name: "contention: loadlab proxy pool 8, checkout 300ms -> 503, origin σ 0.05 κ 0.01", origins: 1, capacity: 8 / (0.05 * contended.Factor(8)),
+			proxyYAML: playgroundProxy, recipe: contendedOrigin, contention: &contended, start: startPlayground(bin)},
+		{name: "loadlab proxy: pool 8, checkout 300ms -> 503", origins: 1, capacity: 8 / 0.05, proxyYAML: playgroundProxy, start: startPlayground(bin)},
+	}
+}
+
+// startPlayground starts `loadlab proxy` with playgroundProxy in front of
+// the first origin.
+func startPlayground(bin string) func(dir string, o []string) (string, func(), error) {
+	return func(dir string, o []string) (string, func(), error) {
+		cfile := filepath.Join(dir, "proxy.yaml")
+		y := strings.Replace(playgroundProxy, lab.UpstreamPlaceholder, "http://"+o[0], 1)
+		if err := os.WriteFile(cfile, []byte(y), 0o644); err != nil {
+			return "", nil, err
+		}
+		url, cmd, err := labproc.Start(context.Background(), nil, bin, "proxy", "-config", cfile, "-upstream", "http://"+o[0], "-listen", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		return url, func() { labproc.Stop(cmd) }, nil
 	}
 }
 
@@ -196,10 +221,6 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		return err
 	}
 	defer os.RemoveAll(dir)
-	rfile := filepath.Join(dir, "recipe.json")
-	if err := os.WriteFile(rfile, []byte(boxOrigin), 0o644); err != nil {
-		return err
-	}
 	const timeout = 5 * time.Second
 	fmt.Printf("Black boxes: real servers on loopback in front of `loadlab origin` (50 ms), calibrated by blackbox.Calibrate (%v probes), then attacked %v per rate; %s, load average %s\n\n",
 		calStep, d, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
@@ -218,6 +239,13 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 			for i := len(stops) - 1; i >= 0; i-- {
 				stops[i]()
 			}
+		}
+		if c.recipe == "" {
+			c.recipe = boxOrigin
+		}
+		rfile := filepath.Join(dir, "recipe.json")
+		if err := os.WriteFile(rfile, []byte(c.recipe), 0o644); err != nil {
+			return err
 		}
 		for range c.origins {
 			url, cmd, err := labproc.Start(context.Background(), nil, bin, "origin", "-recipe", rfile, "-listen", "127.0.0.1:0", "-seed", "1")
@@ -309,7 +337,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 			}
 			row(label, pr.Scenarios[0], false)
 			if c.proxyYAML != "" {
-				own, err := ownModel(c.proxyYAML, sch, timeout)
+				own, err := ownModel(c.proxyYAML, c.recipe, sch, timeout)
 				if err != nil {
 					stopAll()
 					return err
@@ -350,6 +378,14 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		for _, n := range f.Notes {
 			findings = append(findings, c.name+": "+n)
 		}
+		if u := f.USL; u != nil {
+			line := fmt.Sprintf("%s: contention σ %.4f (95%%: %.4f..%.4f), κ %.5f (95%%: %.5f..%.5f), slowdown ×%.2f at %d in service (95%%: ×%.2f..×%.2f), significant: %v",
+				c.name, u.Sigma, u.SigmaCI[0], u.SigmaCI[1], u.Kappa, u.KappaCI[0], u.KappaCI[1], u.Factor(u.Top), u.Top, u.SlowdownCI[0], u.SlowdownCI[1], u.Significant)
+			if k := c.contention; k != nil {
+				line += fmt.Sprintf("; configured σ %.2f κ %.2f (×%.2f at %d, ×%.2f at 8): fitted ×%.2f at 8", k.Sigma, k.Kappa, k.Factor(u.Top), u.Top, k.Factor(8), u.Factor(8))
+			}
+			findings = append(findings, line)
+		}
 		findings = append(findings, fmt.Sprintf("%s: fitted %d servers (%.1f..%.1f), service %v, queue %s %v -> %d", c.name, f.Servers, f.ServersCI[0], f.ServersCI[1], f.ServiceMean.Round(10*time.Microsecond), f.Queue, f.QueueTimeout.Round(10*time.Microsecond), f.RefusalStatus))
 		stopAll()
 	}
@@ -370,12 +406,12 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 
 // ownModel is the playground proxy's own model of the same attack: the
 // reference for its fitted queue.
-func ownModel(cfgYAML string, sch *schedule.Schedule, timeout time.Duration) (*model.ScenarioPrediction, error) {
+func ownModel(cfgYAML, originRecipe string, sch *schedule.Schedule, timeout time.Duration) (*model.ScenarioPrediction, error) {
 	cfg, err := config.Parse([]byte(cfgYAML), "playground proxy")
 	if err != nil {
 		return nil, err
 	}
-	rs, err := recipe.Parse([]byte(boxOrigin))
+	rs, err := recipe.Parse([]byte(originRecipe))
 	if err != nil {
 		return nil, err
 	}
