@@ -201,6 +201,13 @@ func (c *calibration) fitContention(ctx context.Context, f *Fit, sat *Probe, low
 	lowest, done := f.Servers, 0
 	for round := 0; round < 3; round++ {
 		top := min(f.Servers, int(math.Floor(f.ServersCI[0])))
+		if round > 0 {
+			// Counted again with the slowdown, the servers are the best
+			// estimate there is: one short of them stays below unless the
+			// count overshot by more than one, and a level past them
+			// only raises the slowdown, which lowers the next count.
+			top = max(top, f.Servers-1)
+		}
 		if top < 2 || top <= done {
 			return nil
 		}

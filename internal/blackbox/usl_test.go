@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/attack/schedule"
-	"github.com/loadlab/loadlab/internal/model"
 	"github.com/loadlab/loadlab/internal/model/lab"
 )
 
@@ -89,28 +87,5 @@ func TestCalibrateContention(t *testing.T) {
 	if math.Abs(f.Capacity-105) > 0.15*105 {
 		t.Errorf("capacity %.1f/s, want about 105/s", f.Capacity)
 	}
-	const d = 4 * time.Second
-	sch, err := schedule.Parse("0", d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := f.Input(sch, 5*time.Second, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Scenarios[0].Workers = 16
-	pr, err := model.Predict(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := pr.Scenarios[0]
-	predX := sp.Success * float64(sp.Requests) / d.Seconds()
-	m, gotX, err := lab.AttackClosed(box.URL+"/page", 16, d, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("16 users: fit %.0f/s, p50 %v, %.1f%% ok; real %.0f/s, p50 %v, %.1f%% ok", predX, sp.Latencies.P50, 100*sp.Success, gotX, m.P50, 100*m.Success)
-	if math.Abs(predX-gotX) > 0.15*gotX || (sp.Latencies.P50-m.P50).Abs() > m.P50*15/100 || math.Abs(sp.Success-m.Success) > 0.03 {
-		t.Errorf("16 users: the fit predicts %.0f/s at p50 %v (%.1f%%), the lab gave %.0f/s at p50 %v (%.1f%%)", predX, sp.Latencies.P50, 100*sp.Success, gotX, m.P50, 100*m.Success)
-	}
+	checkClosedLoop(t, f, box.URL+"/page", 16)
 }
