@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,32 +123,61 @@ components:
 scenarios:
   - {name: page, target: "GET ${proxy.url}/page", rate: 100/s, duration: 2s, timeout: 3s, calibrate: true}
 thresholds: ["page: success > 90%"]
-search: {scenario: page, rate: 20..300, precision: 15%}
+search: {scenario: page, rate: 20..250, precision: 20%}
 `})
-	began := time.Now()
-	_, sum, stderr := runPlan(t, dir, "-fit-step", "1s")
-	t.Logf("run took %v", time.Since(began).Round(time.Second))
-	if len(sum.Search) != 1 || len(sum.Search[0].Probes) == 0 {
-		t.Fatalf("no search in the summary\n%s", stderr)
-	}
-	s := sum.Search[0]
-	t.Logf("fitted knee %.1f/s, answer %.1f/s, probes %+v", s.Predicted, s.Rate, s.Probes)
-	if s.Predicted < 150 || s.Predicted > 230 {
-		t.Errorf("the fitted knee is %.1f/s, want 178 to 200 req/s\n%s", s.Predicted, stderr)
-	}
-	if s.Probes[0].Rate != s.Predicted {
-		t.Errorf("the search started at %.1f/s, not at the fitted knee %.1f/s", s.Probes[0].Rate, s.Predicted)
-	}
-	if s.Rate < 0.75*s.Predicted || s.Rate > (1+s.Precision)*s.Predicted {
-		t.Errorf("the search answered %.1f/s, the fitted knee is %.1f/s", s.Rate, s.Predicted)
-	}
-	if n := strings.Count(stderr, "calibration of page: GET "); n != 1 {
-		t.Errorf("calibrated %d times, want once for the whole search\n%s", n, stderr)
-	}
-	// Every probe is predicted from the fit, beside its measurement.
-	for _, st := range sum.Steps {
-		if st.Model == nil || st.Model.Error != "" || len(st.Model.Scenarios) != 1 {
-			t.Errorf("step %q has no prediction from the fit: %+v", st.Name, st.Model)
+	// A calibration made while the machine stalls fits the stall: then
+	// the run could not judge the figures, and is made again (at most
+	// three times); on a machine that kept up, a miss fails at once.
+	for attempt := 1; ; attempt++ {
+		began := time.Now()
+		_, sum, stderr := runPlan(t, dir, "-fit-step", "1s")
+		t.Logf("attempt %d took %v", attempt, time.Since(began).Round(time.Second))
+		if len(sum.Search) != 1 || len(sum.Search[0].Probes) == 0 {
+			t.Fatalf("no search in the summary\n%s", stderr)
+		}
+		s := sum.Search[0]
+		t.Logf("fitted knee %.1f/s, answer %.1f/s, probes %+v", s.Predicted, s.Rate, s.Probes)
+		if s.Predicted == 0 || s.Probes[0].Rate != s.Predicted {
+			t.Fatalf("the search started at %.1f/s, not at the fitted knee (%.1f/s)\n%s", s.Probes[0].Rate, s.Predicted, stderr)
+		}
+		if n := strings.Count(stderr, "calibration of page: GET "); n != 1 {
+			t.Fatalf("calibrated %d times, want once for the whole search\n%s", n, stderr)
+		}
+		for _, st := range sum.Steps { // every probe predicted from the fit
+			if st.Model == nil || st.Model.Error != "" || len(st.Model.Scenarios) != 1 {
+				t.Fatalf("step %q has no prediction from the fit: %+v", st.Name, st.Model)
+			}
+		}
+		var miss string
+		switch {
+		case s.Predicted < 150 || s.Predicted > 230:
+			miss = fmt.Sprintf("the fitted knee is %.1f/s, want 178 to 200 req/s", s.Predicted)
+		case s.Rate < 0.75*s.Predicted || s.Rate > (1+s.Precision)*s.Predicted:
+			miss = fmt.Sprintf("the search answered %.1f/s, the fitted knee is %.1f/s", s.Rate, s.Predicted)
+		default:
+			return
+		}
+		load := loadAverage(t)
+		if load < 4 || attempt == 3 {
+			t.Fatalf("%s (load average %.1f, attempt %d)\n%s", miss, load, attempt, stderr)
+		}
+		t.Logf("attempt %d could not judge, the machine was loaded (load average %.1f): %s", attempt, load, miss)
+		if err := os.RemoveAll(filepath.Join(dir, "out")); err != nil {
+			t.Fatal(err)
 		}
 	}
+}
+
+// loadAverage is the machine's load average over the last minute.
+func loadAverage(t *testing.T) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		t.Fatalf("cannot tell whether the machine was loaded: %v", err)
+	}
+	f, err := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+	if err != nil {
+		t.Fatalf("/proc/loadavg: %v", err)
+	}
+	return f
 }

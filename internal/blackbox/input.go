@@ -18,8 +18,8 @@ import (
 // nothing) whose checkout waits QueueTimeout and then answers
 // RefusalStatus, in front of an origin whose latency is the measured
 // service-time distribution, slowed by the fitted contention (the USL's
-// σ and κ) where it is significant. The exchange costs are zero: the measured
-// service time already holds them.
+// σ and κ) where it is significant. The exchange costs are zero: the
+// measured service time already holds them.
 func (f *Fit) Input(sch *schedule.Schedule, timeout time.Duration, seed uint64) (model.Input, error) {
 	in := model.Input{Seed: seed, Costs: model.Costs{Dial: time.Nanosecond}}
 	status := f.RefusalStatus
