@@ -181,3 +181,14 @@ func loadAverage(t *testing.T) float64 {
 	}
 	return f
 }
+
+// TestRunFitStepBadInput: a calibration probe's length out of range is
+// one line naming the flag, exit 2, before anything starts.
+func TestRunFitStepBadInput(t *testing.T) {
+	for _, v := range []string{"1h", "10ms", "-1s"} {
+		code, _, stderr := runCLI(t, nil, "run", "-fit-step", v, "plan.yaml")
+		if code != 2 || !strings.Contains(stderr, "-fit-step: want 100ms to 1m") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("-fit-step %s: exit %d, %q", v, code, stderr)
+		}
+	}
+}

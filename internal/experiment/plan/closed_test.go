@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,4 +52,28 @@ func TestClosedLoop(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzClosedLoop: any rate and workers values give a closed loop of 1
+// to MaxUsers users at rate 0, an open loop without workers, or one line
+// of bad input.
+func FuzzClosedLoop(f *testing.F) {
+	for _, s := range [][2]string{{"0", "8"}, {"5/s", "8"}, {"0", "0"}, {"0", "-1"}, {"0/s", "1e3"}, {"0..0", "3"}, {"0", "100001"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, rate, workers string) {
+		src := "components:\n  origin:\n    kind: origin\n    recipe: origin.json\nscenarios:\n  - name: users\n    target: GET ${origin.url}/\n    rate: " +
+			strconv.Quote(rate) + "\n    duration: 1s\n    workers: " + strconv.Quote(workers) + "\n"
+		p, err := Parse("plan.yaml", "testdata", []byte(src))
+		if err != nil {
+			if !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("rate %q workers %q: %v", rate, workers, err)
+			}
+			return
+		}
+		sc := p.Steps[0].Scenarios[0]
+		if sc.MaxWorkers < 1 || sc.MaxWorkers > MaxUsers || !sc.Rate.From.IsZero() || !sc.Rate.To.IsZero() {
+			t.Fatalf("rate %q workers %q: %d workers at %+v", rate, workers, sc.MaxWorkers, sc.Rate)
+		}
+	})
 }
