@@ -61,6 +61,8 @@ const (
 	portNginxKeep  = 28201
 	portNginxLimit = 28202
 	portHAProxyUSL = 28103
+	portHAProxyPy  = 28104
+	portPython     = 28301
 )
 
 const playgroundProxy = `pools:
@@ -96,6 +98,10 @@ func boxCases(bin string) []boxCase {
 			}},
 		{name: "contention: loadlab proxy pool 8, checkout 300ms -> 503, origin σ 0.05 κ 0.01", origins: 1, capacity: 8 / (0.05 * contended.Factor(8)),
 			proxyYAML: playgroundProxy, recipe: contendedOrigin, contention: &contended, start: startPlayground(bin)},
+		{name: "contention: HAProxy maxconn 8 in front of Debian's python3 (40 ms sleep + 6 ms CPU under the GIL)",
+			start: func(dir string, _ []string) (string, func(), error) {
+				return startPython(dir, portPython, portHAProxyPy)
+			}},
 		{name: "loadlab proxy: pool 8, checkout 300ms -> 503", origins: 1, capacity: 8 / 0.05, proxyYAML: playgroundProxy, start: startPlayground(bin)},
 	}
 }
@@ -115,6 +121,50 @@ func startPlayground(bin string) func(dir string, o []string) (string, func(), e
 		}
 		return url, func() { labproc.Stop(cmd) }, nil
 	}
+}
+
+// pythonServer is a service with genuine contention: each request
+// sleeps 40 ms (its I/O), then spins 6 ms of CPU holding Python's global
+// interpreter lock, so requests in service queue for the lock (and the 2
+// cores) — the slowdown is the runtime's, not a formula's.
+const pythonServer = `import sys, time
+from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        time.sleep(0.040)
+        end = time.thread_time() + 0.006
+        x = 0
+        while time.thread_time() < end:
+            for i in range(1000):
+                x += i
+        self.send_response(200)
+        self.send_header("Content-Length", "3")
+        self.end_headers()
+        self.wfile.write(b"ok\n")
+    def log_message(self, *a):
+        pass
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+`
+
+// startPython runs pythonServer with Debian's python3 on pyPort and
+// HAProxy (maxconn 8, timeout queue 300ms) in front of it on port.
+func startPython(dir string, pyPort, port int) (string, func(), error) {
+	file := filepath.Join(dir, "server.py")
+	if err := os.WriteFile(file, []byte(pythonServer), 0o644); err != nil {
+		return "", nil, err
+	}
+	_, stopPy, err := startServer(dir, pyPort, "/usr/bin/python3", file, strconv.Itoa(pyPort))
+	if err != nil {
+		return "", nil, err
+	}
+	url, stopHA, err := startHAProxy(dir, port, fmt.Sprintf("  timeout queue 300ms\n  server py 127.0.0.1:%d maxconn 8\n", pyPort))
+	if err != nil {
+		stopPy()
+		return "", nil, err
+	}
+	return url, func() { stopHA(); stopPy() }, nil
 }
 
 // startHAProxy runs Debian's haproxy in the foreground with one backend
@@ -171,7 +221,7 @@ http {
 func startServer(dir string, port int, name string, args ...string) (string, func(), error) {
 	cmd := exec.Command(name, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, port)))
+	logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.log", filepath.Base(name), port)))
 	if err != nil {
 		return "", nil, err
 	}
@@ -279,8 +329,11 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		// The capacity search the calibration replaces: about 12 probes
 		// (internal/experiment/search.go) of a 10 s step near the knee.
 		search := 12 * 10 * knee
-		kneeMark := "yes"
-		if math.Abs(f.Capacity-c.capacity) > 0.05*c.capacity {
+		kneeMark, configured := "yes", fmt.Sprintf("%.0f", c.capacity)
+		switch {
+		case c.capacity == 0: // nothing configures it: the real attacks judge
+			kneeMark, configured = "not configured", "?"
+		case math.Abs(f.Capacity-c.capacity) > 0.05*c.capacity:
 			kneeMark = "no"
 		}
 		first := true
@@ -325,7 +378,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 				}
 				head := fmt.Sprintf("| %s | | |", label)
 				if first {
-					head = fmt.Sprintf("| %s | %.0f │ %.0f (%s) | %d │ %.0f |", label, f.Capacity, c.capacity, kneeMark, f.Requests, search)
+					head = fmt.Sprintf("| %s | %.0f │ %s (%s) | %d │ %.0f |", label, f.Capacity, configured, kneeMark, f.Requests, search)
 					first = false
 				}
 				fmt.Printf("%s %.0f (%.1fx) | %.2f%% │ %.2f%% | %s │ %s | %s │ %s | %s |\n", head, rate, x, 100*p.Success, 100*m.Success,
