@@ -26,8 +26,9 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 // runPlan runs `loadlab run` (this binary as the components) on plan.yaml
-// in dir with extra flags, and reads the run's summary.json.
-func runPlan(t *testing.T, dir string, flags ...string) (int, *summary.Summary, string) {
+// in dir with extra flags, and reads the run's summary.json; it returns
+// the exit code, the summary, stdout and stderr.
+func runPlan(t *testing.T, dir string, flags ...string) (int, *summary.Summary, string, string) {
 	t.Helper()
 	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
 	out := filepath.Join(dir, "out")
@@ -42,7 +43,7 @@ func runPlan(t *testing.T, dir string, flags ...string) (int, *summary.Summary, 
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
 	}
-	return code, &sum, stderr.String()
+	return code, &sum, stdout.String(), stderr.String()
 }
 
 // closedProxy is a pool of 8 workers whose checkout waits 300 ms, then
@@ -76,7 +77,7 @@ step_name: "${users} users"
 scenarios:
   - {name: page, target: "GET ${proxy.url}/page", rate: 0, workers: "${users}", duration: 2s, timeout: 3s}
 `})
-	code, sum, stderr := runPlan(t, dir)
+	code, sum, _, stderr := runPlan(t, dir)
 	if code != 0 || len(sum.Steps) != 2 {
 		t.Fatalf("exit %d, %d steps\n%s", code, len(sum.Steps), stderr)
 	}
@@ -130,7 +131,7 @@ search: {scenario: page, rate: 20..250, precision: 20%}
 	// three times); on a machine that kept up, a miss fails at once.
 	for attempt := 1; ; attempt++ {
 		began := time.Now()
-		_, sum, stderr := runPlan(t, dir, "-fit-step", "1s")
+		_, sum, _, stderr := runPlan(t, dir, "-fit-step", "1s")
 		t.Logf("attempt %d took %v", attempt, time.Since(began).Round(time.Second))
 		if len(sum.Search) != 1 || len(sum.Search[0].Probes) == 0 {
 			t.Fatalf("no search in the summary\n%s", stderr)
