@@ -55,7 +55,7 @@ func TestFitUSLRecoversTheLaw(t *testing.T) {
 // model then predicts 16 real users within 15%.
 func TestCalibrateContention(t *testing.T) {
 	if testing.Short() {
-		t.Skip("calibrates a live target for about 20 s")
+		t.Skip("calibrates a live target for about 15 s")
 	}
 	recipe := `{"route": "/*", "stages": [{"at": 0, "status": 200, "latency": "40ms", "contention": {"sigma": 0.05, "kappa": 0.01}}]}`
 	box, err := lab.Start(boxConfig, recipe)
@@ -66,7 +66,7 @@ func TestCalibrateContention(t *testing.T) {
 	var log strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	f, err := Calibrate(ctx, Options{Target: "GET " + box.URL + "/page", Step: 1500 * time.Millisecond, Timeout: 5 * time.Second, Log: &log})
+	f, err := Calibrate(ctx, Options{Target: "GET " + box.URL + "/page", Step: time.Second, Timeout: 5 * time.Second, Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
