@@ -174,19 +174,23 @@ func interval(xs []float64) [2]float64 {
 // throughput measured at saturation: with contention, Little's law on
 // the low-load service time counts too few servers (each of them is
 // slower when all are busy). The smallest such c; past the law's peak
-// (the throughput falls as servers are added) the peak itself.
-func (u *USL) serversFor(x float64, service time.Duration, atLeast int) int {
-	best, gap := atLeast, math.Inf(1)
-	for c := max(1, atLeast); c <= 100_000; c++ {
+// (the throughput falls as servers are added) the peak itself; at most
+// 4 × atLeast + 4 (the law's ceiling below the measured throughput: σ
+// read too high), where capped says so.
+func (u *USL) serversFor(x float64, service time.Duration, atLeast int) (servers int, capped bool) {
+	best, gap, most := atLeast, math.Inf(1), 4*atLeast+4
+	for c := max(1, atLeast); ; c++ {
+		if c > most {
+			return best, true
+		}
 		g := float64(c) / (service.Seconds() * u.Factor(c))
 		if d := math.Abs(g - x); d < gap {
 			best, gap = c, d
 		}
 		if g > x || c > atLeast && g < float64(c-1)/(service.Seconds()*u.Factor(c-1)) {
-			break // crossed it, or past the peak
+			return best, false // crossed it, or past the peak
 		}
 	}
-	return best
 }
 
 // fitContention probes the target closed-loop at 1, 2, 3, 4, ... users
@@ -234,7 +238,11 @@ func (c *calibration) fitContention(ctx context.Context, f *Fit, sat *Probe, low
 			f.Service, f.ServiceMean, f.ServiceMeanCI = emp, mean(service), meanCI(service)
 		}
 		was := f.Servers
-		f.Servers = u.serversFor(sat.Throughput(), f.ServiceMean, lowest)
+		var capped bool
+		if f.Servers, capped = u.serversFor(sat.Throughput(), f.ServiceMean, lowest); capped {
+			f.Notes = append(f.Notes, fmt.Sprintf("the saturated throughput (%.1f/s) is above what the fitted contention allows even %d servers (σ read too high?): the servers are capped there, so the capacity and the knee are low", sat.Throughput(), f.Servers))
+			stop = true
+		}
 		scale := float64(f.Servers) / float64(was)
 		f.ServersCI = [2]float64{f.ServersCI[0] * scale, f.ServersCI[1] * scale}
 		f.Capacity = float64(f.Servers) / (f.ServiceMean.Seconds() * u.Factor(f.Servers))

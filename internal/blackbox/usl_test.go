@@ -89,3 +89,17 @@ func TestCalibrateContention(t *testing.T) {
 	}
 	checkClosedLoop(t, f, box.URL+"/page", 16)
 }
+
+// TestServersFor: with the slowdown, the servers whose capacity is the
+// saturated throughput; a throughput above the law's ceiling caps them.
+func TestServersFor(t *testing.T) {
+	u := &USL{Sigma: 0.05, Kappa: 0.01}
+	x := 8 / (0.050 * u.Factor(8)) // 83.8/s
+	if c, capped := u.serversFor(x, 50*time.Millisecond, 4); c != 8 || capped {
+		t.Errorf("servers %d (capped %v), want 8", c, capped)
+	}
+	serial := &USL{Sigma: 0.5} // at most 1 / (50 ms × 0.5) = 40/s however many servers
+	if c, capped := serial.serversFor(100, 50*time.Millisecond, 5); !capped || c != 24 {
+		t.Errorf("servers %d (capped %v), want capped at 24", c, capped)
+	}
+}
