@@ -41,7 +41,19 @@ type boxCase struct {
 	// proxyYAML, for the playground proxy, is its config: its own model is
 	// the reference.
 	proxyYAML string
+	// recipe is the origins' recipe (default boxOrigin); contention, when
+	// set, the slowdown it configures, which the fit must find.
+	recipe     string
+	contention *recipe.Contention
 }
+
+// contendedOrigin answers in 50 ms slowed by the requests in service, as
+// a service contending for a lock (σ) and its caches (κ) would: at 8 in
+// service each takes 50 ms × 1.91, so 8 servers hold 8 / 95.5 ms = 84/s.
+// A stand-in: `loadlab origin` sleeps longer, it does not contend.
+const contendedOrigin = `{"route": "/*", "stages": [{"at": 0, "status": 200, "latency": "50ms", "contention": {"sigma": 0.05, "kappa": 0.01}}]}`
+
+var contended = recipe.Contention{Sigma: 0.05, Kappa: 0.01}
 
 // The ports of the bench's servers (the session's range 28000-28999).
 const (
@@ -49,6 +61,9 @@ const (
 	portHAProxyRR  = 28102
 	portNginxKeep  = 28201
 	portNginxLimit = 28202
+	portHAProxyUSL = 28103
+	portHAProxyPy  = 28104
+	portPython     = 28301
 )
 
 const playgroundProxy = `pools:
@@ -77,20 +92,80 @@ func boxCases(bin string) []boxCase {
 				return startNginx(dir, portNginxLimit, "limit_conn_zone $server_port zone=c:1m;",
 					fmt.Sprintf("limit_conn c 8; limit_conn_status 503; proxy_pass http://%s;", o[0]))
 			}},
-		{name: "loadlab proxy: pool 8, checkout 300ms -> 503", origins: 1, capacity: 8 / 0.05, proxyYAML: playgroundProxy,
+		{name: "contention: HAProxy maxconn 8, timeout queue 300ms, origin σ 0.05 κ 0.01", origins: 1, capacity: 8 / (0.05 * contended.Factor(8)),
+			recipe: contendedOrigin, contention: &contended,
 			start: func(dir string, o []string) (string, func(), error) {
-				cfile := filepath.Join(dir, "proxy.yaml")
-				y := strings.Replace(playgroundProxy, lab.UpstreamPlaceholder, "http://"+o[0], 1)
-				if err := os.WriteFile(cfile, []byte(y), 0o644); err != nil {
-					return "", nil, err
-				}
-				url, cmd, err := labproc.Start(context.Background(), nil, bin, "proxy", "-config", cfile, "-upstream", "http://"+o[0], "-listen", "127.0.0.1:0")
-				if err != nil {
-					return "", nil, err
-				}
-				return url, func() { labproc.Stop(cmd) }, nil
+				return startHAProxy(dir, portHAProxyUSL, fmt.Sprintf("  timeout queue 300ms\n  server o1 %s maxconn 8\n", o[0]))
 			}},
+		{name: "contention: loadlab proxy pool 8, checkout 300ms -> 503, origin σ 0.05 κ 0.01", origins: 1, capacity: 8 / (0.05 * contended.Factor(8)),
+			proxyYAML: playgroundProxy, recipe: contendedOrigin, contention: &contended, start: startPlayground(bin)},
+		{name: "contention: HAProxy maxconn 8 in front of Debian's python3 (40 ms sleep + 6 ms CPU under the GIL)",
+			start: func(dir string, _ []string) (string, func(), error) {
+				return startPython(dir, portPython, portHAProxyPy)
+			}},
+		{name: "loadlab proxy: pool 8, checkout 300ms -> 503", origins: 1, capacity: 8 / 0.05, proxyYAML: playgroundProxy, start: startPlayground(bin)},
 	}
+}
+
+// startPlayground starts `loadlab proxy` with playgroundProxy in front of
+// the first origin.
+func startPlayground(bin string) func(dir string, o []string) (string, func(), error) {
+	return func(dir string, o []string) (string, func(), error) {
+		cfile := filepath.Join(dir, "proxy.yaml")
+		y := strings.Replace(playgroundProxy, lab.UpstreamPlaceholder, "http://"+o[0], 1)
+		if err := os.WriteFile(cfile, []byte(y), 0o644); err != nil {
+			return "", nil, err
+		}
+		url, cmd, err := labproc.Start(context.Background(), nil, bin, "proxy", "-config", cfile, "-upstream", "http://"+o[0], "-listen", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		return url, func() { labproc.Stop(cmd) }, nil
+	}
+}
+
+// pythonServer is a service with genuine contention: each request
+// sleeps 40 ms (its I/O), then spins 6 ms of CPU holding Python's global
+// interpreter lock, so requests in service queue for the lock (and the 2
+// cores) — the slowdown is the runtime's, not a formula's.
+const pythonServer = `import sys, time
+from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        time.sleep(0.040)
+        end = time.thread_time() + 0.006
+        x = 0
+        while time.thread_time() < end:
+            for i in range(1000):
+                x += i
+        self.send_response(200)
+        self.send_header("Content-Length", "3")
+        self.end_headers()
+        self.wfile.write(b"ok\n")
+    def log_message(self, *a):
+        pass
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+`
+
+// startPython runs pythonServer with Debian's python3 on pyPort and
+// HAProxy (maxconn 8, timeout queue 300ms) in front of it on port.
+func startPython(dir string, pyPort, port int) (string, func(), error) {
+	file := filepath.Join(dir, "server.py")
+	if err := os.WriteFile(file, []byte(pythonServer), 0o644); err != nil {
+		return "", nil, err
+	}
+	_, stopPy, err := startServer(dir, pyPort, "/usr/bin/python3", file, strconv.Itoa(pyPort))
+	if err != nil {
+		return "", nil, err
+	}
+	url, stopHA, err := startHAProxy(dir, port, fmt.Sprintf("  timeout queue 300ms\n  server py 127.0.0.1:%d maxconn 8\n", pyPort))
+	if err != nil {
+		stopPy()
+		return "", nil, err
+	}
+	return url, func() { stopHA(); stopPy() }, nil
 }
 
 // startHAProxy runs Debian's haproxy in the foreground with one backend
@@ -147,7 +222,7 @@ http {
 func startServer(dir string, port int, name string, args ...string) (string, func(), error) {
 	cmd := exec.Command(name, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, port)))
+	logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.log", filepath.Base(name), port)))
 	if err != nil {
 		return "", nil, err
 	}
@@ -197,10 +272,6 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		return err
 	}
 	defer os.RemoveAll(dir)
-	rfile := filepath.Join(dir, "recipe.json")
-	if err := os.WriteFile(rfile, []byte(boxOrigin), 0o644); err != nil {
-		return err
-	}
 	const timeout = 5 * time.Second
 	fmt.Printf("Black boxes: real servers on loopback in front of `loadlab origin` (50 ms), calibrated by blackbox.Calibrate (%v probes), then attacked %v per rate; %s, load average %s\n\n",
 		calStep, d, time.Now().UTC().Format("2006-01-02 15:04 UTC"), machine.LoadAvg())
@@ -219,6 +290,13 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 			for i := len(stops) - 1; i >= 0; i-- {
 				stops[i]()
 			}
+		}
+		if c.recipe == "" {
+			c.recipe = boxOrigin
+		}
+		rfile := filepath.Join(dir, "recipe.json")
+		if err := os.WriteFile(rfile, []byte(c.recipe), 0o644); err != nil {
+			return err
 		}
 		for range c.origins {
 			url, cmd, err := labproc.Start(context.Background(), nil, bin, "origin", "-recipe", rfile, "-listen", "127.0.0.1:0", "-seed", "1")
@@ -252,8 +330,11 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		// The capacity search the calibration replaces: about 12 probes
 		// (internal/experiment/search.go) of a 10 s step near the knee.
 		search := 12 * 10 * knee
-		kneeMark := "yes"
-		if math.Abs(f.Capacity-c.capacity) > 0.05*c.capacity {
+		kneeMark, configured := "yes", fmt.Sprintf("%.0f", c.capacity)
+		switch {
+		case c.capacity == 0: // nothing configures it: the real attacks judge
+			kneeMark, configured = "not configured", "?"
+		case math.Abs(f.Capacity-c.capacity) > 0.05*c.capacity:
 			kneeMark = "no"
 		}
 		first := true
@@ -298,7 +379,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 				}
 				head := fmt.Sprintf("| %s | | |", label)
 				if first {
-					head = fmt.Sprintf("| %s | %.0f │ %.0f (%s) | %d │ %.0f |", label, f.Capacity, c.capacity, kneeMark, f.Requests, search)
+					head = fmt.Sprintf("| %s | %.0f │ %s (%s) | %d │ %.0f |", label, f.Capacity, configured, kneeMark, f.Requests, search)
 					first = false
 				}
 				fmt.Printf("%s %.0f (%.1fx) | %.2f%% │ %.2f%% | %s │ %s | %s │ %s | %s |\n", head, rate, x, 100*p.Success, 100*m.Success,
@@ -310,7 +391,7 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 			}
 			row(label, pr.Scenarios[0], false)
 			if c.proxyYAML != "" {
-				own, err := ownModel(c.proxyYAML, sch, timeout)
+				own, err := ownModel(c.proxyYAML, c.recipe, sch, timeout)
 				if err != nil {
 					stopAll()
 					return err
@@ -351,6 +432,14 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 		for _, n := range f.Notes {
 			findings = append(findings, c.name+": "+n)
 		}
+		if u := f.USL; u != nil {
+			line := fmt.Sprintf("%s: contention σ %.4f (95%%: %.4f..%.4f), κ %.5f (95%%: %.5f..%.5f), slowdown ×%.2f at %d in service (95%%: ×%.2f..×%.2f), significant: %v",
+				c.name, u.Sigma, u.SigmaCI[0], u.SigmaCI[1], u.Kappa, u.KappaCI[0], u.KappaCI[1], u.Factor(u.Top), u.Top, u.SlowdownCI[0], u.SlowdownCI[1], u.Significant)
+			if k := c.contention; k != nil {
+				line += fmt.Sprintf("; configured σ %.2f κ %.2f (×%.2f at %d, ×%.2f at 8): fitted ×%.2f at 8", k.Sigma, k.Kappa, k.Factor(u.Top), u.Top, k.Factor(8), u.Factor(8))
+			}
+			findings = append(findings, line)
+		}
 		findings = append(findings, fmt.Sprintf("%s: fitted %d servers (%.1f..%.1f), service %v, queue %s %v -> %d", c.name, f.Servers, f.ServersCI[0], f.ServersCI[1], f.ServiceMean.Round(10*time.Microsecond), f.Queue, f.QueueTimeout.Round(10*time.Microsecond), f.RefusalStatus))
 		stopAll()
 	}
@@ -371,12 +460,12 @@ func blackboxes(bin string, d time.Duration, only string, calStep time.Duration)
 
 // ownModel is the playground proxy's own model of the same attack: the
 // reference for its fitted queue.
-func ownModel(cfgYAML string, sch *schedule.Schedule, timeout time.Duration) (*model.ScenarioPrediction, error) {
+func ownModel(cfgYAML, originRecipe string, sch *schedule.Schedule, timeout time.Duration) (*model.ScenarioPrediction, error) {
 	cfg, err := config.Parse([]byte(cfgYAML), "playground proxy")
 	if err != nil {
 		return nil, err
 	}
-	rs, err := recipe.Parse([]byte(boxOrigin))
+	rs, err := recipe.Parse([]byte(originRecipe))
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	path := fs.String("path", "/", "without a plan: the request `path` (and query); {{...}} templates as in targets")
 	timeout := fs.Duration("timeout", attack.DefaultOptions().Timeout, "without a plan: the client's `timeout` per request")
 	fit := fs.Bool("fit", false, "predict a system loadlab did not write: calibrate the live -target with short, bounded attacks, fit a queue\n"+
-		"(servers, service time, wait and refusal status), then predict -rate (or -steps) through it")
+		"(servers, service time, wait and refusal status, contention: the USL's σ and κ), then predict -rate (or -steps) through it")
 	target := fs.String("target", "", "with -fit: the request `line` to calibrate and predict, e.g. 'GET http://127.0.0.1:8080/page'")
 	fitStep := fs.Duration("fit-step", 2*time.Second, "with -fit: the `length` of each calibration probe (longer narrows the fit)")
 	fitMaxRate := fs.Float64("fit-max-rate", 5000, "with -fit: the highest `rate` (req/s) the calibration may try")

@@ -30,7 +30,8 @@ routes:
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"calibration: 10/s", "Fitted queue of GET " + box.URL, "queue          bounded", "then answers 503"} {
+	for _, want := range []string{"calibration: 10/s", "Fitted queue of GET " + box.URL, "queue          bounded", "then answers 503",
+		"contention     σ ", "not significant: the service time is kept constant"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -59,6 +59,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	uiToken := fs.String("ui-token", "", "the `token` the live view requires; default none on loopback, generated elsewhere")
 	var arch archiveFlags
 	arch.register(fs, "run folder")
+	fitStep := fs.Duration("fit-step", 2*time.Second, "the `length` of each calibration probe of a scenario with calibrate: true (longer narrows the fit)")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
@@ -66,6 +67,9 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	if err := export.check(); err != nil {
 		return err
+	}
+	if *fitStep < 100*time.Millisecond || *fitStep > time.Minute {
+		return badinput.Field("-fit-step", "want 100ms to 1m, got %v", *fitStep)
 	}
 	if *rewrite != "" {
 		if fs.NArg() > 0 {
@@ -128,7 +132,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	defer ex.close(stderr)
 	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Exporters: ex.list(),
-		Model: &blackbox.Planner{Planner: model.Planner{Seed: 1}, Log: log}})
+		Model: &blackbox.Planner{Planner: model.Planner{Seed: 1}, Step: *fitStep, Log: log}})
 	if lv != nil {
 		lv.Close(liveLinger)
 	}

@@ -256,17 +256,7 @@ routes:
   - {name: search, path: /search*, upstream: "${origin.url}", pool: default, request_timeout: 2s}
 `)
 	write("origin.json", `{"stages": [{"at": 0, "status": 200, "latency": "100ms"}]}`)
-	out := filepath.Join(dir, "out")
-	var stdout, stderr bytes.Buffer
-	code := runMain([]string{"run", "-out", out, filepath.Join(dir, "plan.yaml")}, nil, &stdout, &stderr)
-	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatalf("exit %d, no summary: %v\nstdout: %s\nstderr: %s", code, err, stdout.String(), stderr.String())
-	}
-	var sum summary.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
+	code, sum, stdout, stderr := runPlan(t, dir)
 	if len(sum.Search) != 1 {
 		t.Fatalf("%d search results, want 1", len(sum.Search))
 	}
@@ -274,8 +264,8 @@ routes:
 	t.Logf("answer %.1f req/s (model %.1f), %d probes: %+v", s.Rate, s.Predicted, len(s.Probes), s.Probes)
 	// The progress names each probe as a step of the search, never as a
 	// step "out of" the plan's one template step ("step 10/1").
-	if !strings.Contains(stderr.String(), "step 1 of the capacity search: ") || regexp.MustCompile(`step \d+/\d+:`).MatchString(stderr.String()) {
-		t.Errorf("progress during a search:\n%s", stderr.String())
+	if !strings.Contains(stderr, "step 1 of the capacity search: ") || regexp.MustCompile(`step \d+/\d+:`).MatchString(stderr) {
+		t.Errorf("progress during a search:\n%s", stderr)
 	}
 	// The pool's capacity is 4 workers / 100 ms = 40 req/s. The search
 	// starts at the model's knee and bisects towards it, so its probes sit
@@ -319,7 +309,7 @@ routes:
 		}
 	}
 	if code != wantCode {
-		t.Fatalf("exit %d, want %d (0 when the first confirmation holds)\nstdout: %s\nstderr: %s", code, wantCode, stdout.String(), stderr.String())
+		t.Fatalf("exit %d, want %d (0 when the first confirmation holds)\nstdout: %s\nstderr: %s", code, wantCode, stdout, stderr)
 	}
 	// The answer: below 46 req/s, and, unless the machine stalled a probe
 	// clearly below the knee, at least 30 req/s (the search's precision
@@ -334,7 +324,7 @@ routes:
 	if s.Probes[0].Rate != s.Predicted {
 		t.Errorf("the search started at %.1f, not at the model's knee %.1f", s.Probes[0].Rate, s.Predicted)
 	}
-	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	md, _ := os.ReadFile(filepath.Join(dir, "out", "report.md"))
 	if !strings.Contains(string(md), "**Capacity** (the highest rate that meets the thresholds): ") || !strings.Contains(string(md), "### Capacity search") {
 		t.Errorf("report.md does not lead with the capacity:\n%.600s", md)
 	}

@@ -79,6 +79,12 @@ type Fit struct {
 	// held than at low load (0.3: 30% longer): contention the fitted queue
 	// does not express (it keeps the service time constant).
 	Slowdown float64 `json:"slowdown"`
+	// USL is the contention fit from closed probes at 1, 2, 3, 4, ...
+	// users up to the servers (nil when there are fewer than 2 servers or
+	// no limit was found). Where it is significant, the fitted model slows
+	// each request by its factor at the requests in service, and Servers
+	// and Capacity account for it.
+	USL *USL `json:"usl,omitempty"`
 	// Requests is what the calibration cost; HighestRate the highest rate
 	// it tried.
 	Requests    uint64   `json:"requests"`
@@ -215,6 +221,12 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 		return f, nil
 	}
 	c.fitQueue(f, sat)
+	if err := c.fitContention(ctx, f, sat, low.OKLatencies); err != nil {
+		return nil, err
+	}
+	if lo, hi := f.ServersCI[0], f.ServersCI[1]; hi-lo > 0.3*float64(f.Servers) {
+		f.Notes = append(f.Notes, fmt.Sprintf("servers known only within %.1f..%.1f: a longer -fit-step narrows it", lo, hi))
+	}
 	// Contention: the service time at the highest rate held well below the
 	// knee (half the capacity: little queueing) against low load.
 	at := 0.0
@@ -225,7 +237,7 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 			}
 		}
 	}
-	if f.Slowdown > 0.2 {
+	if f.Slowdown > 0.2 && (f.USL == nil || !f.USL.Significant) {
 		f.Notes = append(f.Notes, fmt.Sprintf("service time grew %.0f%% between low load and %.0f/s (contention): the fitted queue keeps it constant, so predictions near and past the knee may be optimistic", 100*f.Slowdown, at))
 	}
 	return f, nil
@@ -274,9 +286,6 @@ func (c *calibration) fitQueue(f *Fit, sat *Probe) {
 		}
 	}
 	f.Capacity = float64(f.Servers) / f.ServiceMean.Seconds()
-	if hi-lo > 0.3*cEst {
-		f.Notes = append(f.Notes, fmt.Sprintf("servers known only within %.1f..%.1f: a longer -fit-step narrows it", lo, hi))
-	}
 }
 
 // dropOutliers takes off the service-time samples above 3× the median

@@ -17,8 +17,9 @@ import (
 // Servers workers (the concurrent manager: starting nothing costs
 // nothing) whose checkout waits QueueTimeout and then answers
 // RefusalStatus, in front of an origin whose latency is the measured
-// service-time distribution. The exchange costs are zero: the measured
-// service time already holds them.
+// service-time distribution, slowed by the fitted contention (the USL's
+// σ and κ) where it is significant. The exchange costs are zero: the
+// measured service time already holds them.
 func (f *Fit) Input(sch *schedule.Schedule, timeout time.Duration, seed uint64) (model.Input, error) {
 	in := model.Input{Seed: seed, Costs: model.Costs{Dial: time.Nanosecond}}
 	status := f.RefusalStatus
@@ -48,6 +49,9 @@ routes:
 		return in, err
 	}
 	rs[0].Stages[0].Latency = f.Service
+	if f.USL != nil && f.USL.Significant {
+		rs[0].Stages[0].Contention = recipe.Contention{Sigma: f.USL.Sigma, Kappa: f.USL.Kappa}
+	}
 	in.Origin = rs
 	path := "/"
 	if i := strings.Index(f.Target, "://"); i >= 0 {

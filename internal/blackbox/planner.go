@@ -27,11 +27,22 @@ type Planner struct {
 	Log  io.Writer
 
 	mu   sync.Mutex
-	fits map[string]*Fit // by configuration and scenario
+	fits map[string]*Fit // by fitKey
 }
 
-func fitKey(p *plan.Plan, st *plan.Step, scenario string) string {
-	return p.Configuration(st) + "\x00" + scenario
+// fitKey names the system a scenario's fit describes: the components'
+// variants (plan variables reach only names and scenarios, never a
+// component) and the scenario's targets. Not the step's name, nor its
+// rate: a capacity search's probes, or a matrix over rates, reuse the one
+// calibration of their configuration instead of calibrating before each.
+func fitKey(_ *plan.Plan, st *plan.Step, scenario string) string {
+	key := fmt.Sprint(st.Variants) + "\x00" + scenario
+	for _, sc := range st.Scenarios {
+		if sc.Name == scenario {
+			key += "\x00" + sc.Targets + "\x00" + sc.TargetsFile
+		}
+	}
+	return key
 }
 
 func (pl *Planner) fit(p *plan.Plan, st *plan.Step, scenario string) *Fit {

@@ -15,7 +15,10 @@ import (
 
 // Probe is one constant-rate attack of the calibration and what it saw.
 type Probe struct {
-	Rate     float64       `json:"rate"` // requests per second asked for
+	Rate float64 `json:"rate"` // requests per second asked for
+	// Users is a closed probe's concurrency (Rate 0): that many requests
+	// in flight at every moment.
+	Users    int           `json:"users,omitempty"`
 	Duration time.Duration `json:"duration"`
 	Sent     uint64        `json:"sent"`
 	OK       uint64        `json:"ok"` // 2xx and 3xx
@@ -93,7 +96,11 @@ func (p *Probe) String() string {
 	for _, c := range slices.Sorted(mapKeys(p.Codes)) {
 		codes = append(codes, fmt.Sprintf("%d:%d", c, p.Codes[c]))
 	}
-	return fmt.Sprintf("%.0f/s for %v: %d sent, %.1f%% ok, p50 %v, p99 %v (%s)", p.Rate, p.Duration, p.Sent, 100*p.Success(),
+	load := fmt.Sprintf("%.0f/s", p.Rate)
+	if p.Users > 0 {
+		load = fmt.Sprintf("%d users", p.Users)
+	}
+	return fmt.Sprintf("%s for %v: %d sent, %.1f%% ok, p50 %v, p99 %v (%s)", load, p.Duration, p.Sent, 100*p.Success(),
 		quantile(p.OKLatencies, 0.5).Round(time.Microsecond), quantile(p.OKLatencies, 0.99).Round(time.Microsecond), strings.Join(codes, " "))
 }
 
@@ -109,7 +116,20 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 
 // probe attacks the target at rate for d with the real generator.
 func (c *calibration) probe(ctx context.Context, rate float64, d time.Duration) (*Probe, error) {
-	sch, err := schedule.Parse(fmt.Sprintf("%g/s", rate), d)
+	return c.attack(ctx, fmt.Sprintf("%g/s", rate), rate, 0, d)
+}
+
+// closedProbe attacks the target with n users for d, each sending its
+// next request when the previous one is answered (-rate=0 -max-workers
+// n): n requests in service at every moment.
+func (c *calibration) closedProbe(ctx context.Context, n int, d time.Duration) (*Probe, error) {
+	return c.attack(ctx, "0", 0, n, d)
+}
+
+// attack runs one probe: the schedule spec, the rate it stands for (0:
+// closed loop of users workers).
+func (c *calibration) attack(ctx context.Context, spec string, rate float64, users int, d time.Duration) (*Probe, error) {
+	sch, err := schedule.Parse(spec, d)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +141,14 @@ func (c *calibration) probe(ctx context.Context, rate float64, d time.Duration) 
 	o.Name = "calibration"
 	o.Schedule = sch
 	o.Timeout = c.opts.Timeout
+	if users > 0 {
+		o.MaxWorkers = users
+	}
 	atk, err := attack.New(tr, o)
 	if err != nil {
 		return nil, err
 	}
-	p := &Probe{Rate: rate, Duration: d, Codes: map[int]uint64{}, Errors: map[string]uint64{}}
+	p := &Probe{Rate: rate, Users: users, Duration: d, Codes: map[int]uint64{}, Errors: map[string]uint64{}}
 	err = atk.Run(ctx, func(r *results.Result) {
 		if r.Dropped() {
 			p.Codes[0]++

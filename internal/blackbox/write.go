@@ -26,12 +26,21 @@ func WriteFit(w io.Writer, f *Fit) {
 	case QueueUnbounded:
 		fmt.Fprintf(w, "  queue          unbounded: waits until the client's timeout (%v)\n", f.QueueTimeout)
 	}
-	if f.Slowdown > 0 {
+	if u := f.USL; u != nil {
+		verdict := "not significant: the service time is kept constant"
+		if u.Significant {
+			verdict = "modelled: each request is slowed by the requests in service"
+		}
+		fmt.Fprintf(w, "  contention     σ %.4f (95%%: %.4f..%.4f), κ %.5f (95%%: %.5f..%.5f), λ %.1f/s (95%%: %.1f..%.1f)\n",
+			u.Sigma, u.SigmaCI[0], u.SigmaCI[1], u.Kappa, u.KappaCI[0], u.KappaCI[1], u.Lambda, u.LambdaCI[0], u.LambdaCI[1])
+		fmt.Fprintf(w, "                 service ×%.2f at %d in service (95%%: ×%.2f..×%.2f), from %d closed probes: %s\n",
+			u.Factor(u.Top), u.Top, u.SlowdownCI[0], u.SlowdownCI[1], len(u.Levels), verdict)
+	} else if f.Slowdown > 0 {
 		fmt.Fprintf(w, "  contention     service %.0f%% slower below half the capacity than at low load\n", 100*f.Slowdown)
 	}
 	if f.Queue != QueueNotFound && !math.IsInf(f.Capacity, 0) {
-		lo := f.ServersCI[0] / f.ServiceMeanCI[1].Seconds()
-		hi := f.ServersCI[1] / f.ServiceMeanCI[0].Seconds()
+		lo := f.ServersCI[0] / f.ServiceMeanCI[1].Seconds() / f.slowdown(int(math.Round(f.ServersCI[0])))
+		hi := f.ServersCI[1] / f.ServiceMeanCI[0].Seconds() / f.slowdown(int(math.Round(f.ServersCI[1])))
 		fmt.Fprintf(w, "  most sensitive the servers: the capacity is known within %.0f..%.0f req/s; rates in that range are uncertain\n", lo, hi)
 	}
 	for _, n := range f.Notes {

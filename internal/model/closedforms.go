@@ -72,7 +72,7 @@ func fixedLatency(o *origin, path string) (time.Duration, bool) {
 		return 0, false
 	}
 	st := o.recipes[i].Stages
-	if len(st) != 1 || st[0].At > 0 || st[0].Faults.Any() {
+	if len(st) != 1 || st[0].At > 0 || st[0].Faults.Any() || st[0].Contention.Any() {
 		return 0, false
 	}
 	f, ok := st[0].Latency.(recipe.Fixed)

@@ -17,6 +17,7 @@ type origin struct {
 	header  []http.Header    // per recipe, for the proxy's cache decisions
 	drawers []recipe.Drawer  // per recipe: the origin's own per-request draws
 	served  []map[int]uint64 // per recipe and stage: requests drawn so far
+	busy    []int            // per recipe: requests in service, for a stage's contention
 }
 
 // newOrigin answers with recipes as an origin started with seed does: the
@@ -33,6 +34,7 @@ func newOrigin(recipes []recipe.Recipe, seed uint64) *origin {
 		o.header = append(o.header, h)
 		o.drawers = append(o.drawers, recipe.NewDrawer(seed, r.Route))
 		o.served = append(o.served, map[int]uint64{})
+		o.busy = append(o.busy, 0)
 	}
 	o.best = routepath.NewBest(names)
 	return o
@@ -44,6 +46,9 @@ type answer struct {
 	latency time.Duration
 	fault   recipe.Fault
 	header  http.Header
+	// inService is the recipe's index + 1 while the answer counts among
+	// its requests in service (a stage with contention), else 0.
+	inService int
 }
 
 // answer draws the origin's behaviour for path at virtual time now.
@@ -61,7 +66,22 @@ func (o *origin) answer(path string, now time.Duration) answer {
 	o.served[i][idx]++
 	d := o.drawers[i].Draw(st, idx, o.served[i][idx], 1)
 	a := answer{header: o.header[i], status: d.Status, latency: d.Latency, fault: d.Fault}
+	if c := st.Contention; c.Any() {
+		// As the origin does: slowed by the requests in service when it
+		// starts, itself included.
+		o.busy[i]++
+		a.latency, a.inService = c.Scale(a.latency, o.busy[i]), i+1
+	}
 	return a
+}
+
+// release ends a's service: the origin answered, or the exchange was cut
+// (the origin sees its client leave). Releasing twice is harmless.
+func (o *origin) release(a *answer) {
+	if a.inService > 0 {
+		o.busy[a.inService-1]--
+		a.inService = 0
+	}
 }
 
 // stageAt is the stage in force at now: the last whose At has passed.

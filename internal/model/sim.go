@@ -429,13 +429,20 @@ func (s *sim) exchange(r *request) {
 	s.at(r.endAt, evUpstreamEnd, r, nil)
 }
 
+// endExchange ends the request's upstream exchange: the origin no longer
+// counts it in service.
+func (s *sim) endExchange(r *request) {
+	r.upstreamOn = false
+	s.origin.release(&r.answer)
+}
+
 // upstreamEnd is the origin's answer (or the request timeout) reaching the
 // proxy, or the client when it asked the origin directly.
 func (s *sim) upstreamEnd(r *request) {
 	if !r.upstreamOn {
 		return // the client left first and the exchange was cut
 	}
-	r.upstreamOn = false
+	s.endExchange(r)
 	a := r.answer
 	if r.route == nil {
 		if a.fault != recipe.None {
@@ -514,11 +521,11 @@ func (s *sim) giveUp(r *request) {
 	if r.upstreamOn && r.route != nil {
 		// The client left: the proxy cuts the upstream exchange and takes
 		// the worker back at once.
-		r.upstreamOn = false
+		s.endExchange(r)
 		r.route.pool.send(message{kind: msgCheckin, w: r.worker})
 		s.forgetBreaker(r)
 	}
-	r.upstreamOn = false
+	s.endExchange(r)
 	s.clientTimeout(r)
 }
 

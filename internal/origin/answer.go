@@ -73,6 +73,13 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if c := st.stage.Contention; c.Any() {
+		// Slowed by the requests in service when it starts, itself
+		// included: the model applies the same recipe.Contention.
+		n := rt.busy.Add(1)
+		defer rt.busy.Add(-1)
+		d.latency = c.Scale(d.latency, int(n))
+	}
 	switch d.fault {
 	case recipe.Hang:
 		s.m.faults.WithLabelValues(rt.name, d.fault.String()).Inc()

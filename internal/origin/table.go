@@ -17,6 +17,8 @@ type route struct {
 	drawer recipe.Drawer // the per-request draws, shared with the model
 	pay    *payload
 	cur    atomic.Pointer[stageState]
+	// busy counts the requests in service, for a stage's contention.
+	busy atomic.Int64
 	// bytes is what the route's bodies hold, counted against
 	// Options.MaxRecipeMemory.
 	bytes int64

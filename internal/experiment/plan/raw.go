@@ -67,6 +67,7 @@ type rawScenario struct {
 	Headers     Ordered[Str] `yaml:"headers"`
 	Timeout     Str          `yaml:"timeout"`
 	MaxWorkers  Str          `yaml:"max_workers"`
+	Workers     Str          `yaml:"workers"`
 	StartAfter  Str          `yaml:"start_after"`
 	HTTP2       Str          `yaml:"http2"`
 	KeepAlive   Str          `yaml:"keepalive"`

@@ -123,8 +123,8 @@ func (s *scenarioBuild) rate() error {
 	if sc.Rate, err = schedule.ParseSpec(rate); err != nil {
 		return at(rs.Rate.Line, "%s: %v", s.field("rate"), err)
 	}
-	if sc.Rate.From.IsZero() && sc.Rate.To.IsZero() {
-		return at(rs.Rate.Line, "%s: must be above zero, got %s", s.field("rate"), yamlfile.Quote(rate))
+	if sc.Rate.From.IsZero() && sc.Rate.To.IsZero() && !rs.Workers.Set { // rate: 0 with workers: closedLoop
+		return at(rs.Rate.Line, "%s: must be above zero, got %s (or rate: 0 with workers: N for a closed loop of N users)", s.field("rate"), yamlfile.Quote(rate))
 	}
 	if rs.StepDur.Set {
 		return at(rs.StepDur.Line, "%s: only with steps", s.field("step_duration"))

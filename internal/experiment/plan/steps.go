@@ -232,6 +232,9 @@ func (b *builder) addStep(i int, name string, nameLine int, vars, variants map[s
 		if err != nil {
 			return err
 		}
+		if err := b.closedLoop(fmt.Sprintf("%s[%d]", base, j), sc, rs, vars); err != nil {
+			return err
+		}
 		if seen[sc.Name] {
 			return at(rs.Name.Line, "scenarios: two scenarios named %q in step %q", sc.Name, st.Name)
 		}

@@ -20,6 +20,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"stages":[{"status":{"200":1,"503":2},"latency":{"distribution":"pareto","min":"1ms","alpha":1.5},"faults":{"truncate":{"probability":0.5,"fraction":0.1}}}]}`))
+	f.Add([]byte(`{"stages":[{"status":200,"latency":"40ms","contention":{"sigma":0.05,"kappa":0.01}}]}`))
 	f.Add([]byte(`[{"body":"<<1b>><<2kb>>","stages":[{"at":"1s","status":"404"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rs, err := Parse(data)
@@ -36,6 +37,9 @@ func FuzzParse(f *testing.F) {
 			for _, s := range r.Stages {
 				if len(s.Status.Codes) == 0 || s.Latency == nil {
 					t.Fatalf("bad stage %+v", s)
+				}
+				if c := s.Contention; c.Sigma < 0 || c.Sigma > 1 || c.Kappa < 0 || c.Kappa > 1 || c.Scale(MaxDuration, 1000) > MaxDuration {
+					t.Fatalf("bad contention %+v", c)
 				}
 			}
 		}

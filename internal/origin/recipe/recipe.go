@@ -49,6 +49,8 @@ type Stage struct {
 	Status  StatusMix
 	Latency Latency
 	Faults  Faults
+	// Contention slows the latency with the requests in service.
+	Contention Contention
 }
 
 // Echo is a recipe shaped as origin_simulator returns it from
@@ -63,7 +65,7 @@ type Echo struct {
 }
 
 var recipeFields = []string{"route", "stages", "headers", "body", "random_content", "origin"}
-var stageFields = []string{"at", "status", "latency", "faults"}
+var stageFields = []string{"at", "status", "latency", "faults", "contention"}
 
 // Parse reads a recipe file: one recipe object or an array of them. The
 // errors are *badinput.Error values naming the field and value; the caller

@@ -99,6 +99,11 @@ func TestParseErrors(t *testing.T) {
 		{`{"stages": [{"status": 200, "latency": "500ms..100ms"}]}`, "stages[0].latency", "before its start"},
 		{`{"stages": [{"status": 200}], "body": "a", "origin": "http://127.0.0.1/"}`, "origin", "only one"},
 		{`[{"stages": [{"status": 200}]}, {"route": "/*", "stages": [{"status": 200}]}]`, "[1].route", "already defined"},
+		{`{"stages": [{"status": 200, "contention": {"sigma": 1.5}}]}`, "stages[0].contention.sigma", "from 0 to 1"},
+		{`{"stages": [{"status": 200, "contention": {"kappa": -0.1}}]}`, "stages[0].contention.kappa", "from 0 to 1"},
+		{`{"stages": [{"status": 200, "contention": {"sigma": "0.1"}}]}`, "stages[0].contention.sigma", "from 0 to 1"},
+		{`{"stages": [{"status": 200, "contention": {"alpha": 0.1}}]}`, "stages[0].contention.alpha", "unknown field"},
+		{`{"stages": [{"status": 200, "contention": 0.1}]}`, "stages[0].contention", "sigma"},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.in))
@@ -217,3 +222,29 @@ func TestLatencyDistributions(t *testing.T) {
 func firstSample(l Latency) time.Duration { return l.Sample(rand.New(rand.NewPCG(7, 7))) }
 
 func sortDurations(xs []time.Duration) { sortSlice(xs) }
+
+// TestContention: the USL's factor, as a recipe gives it.
+func TestContention(t *testing.T) {
+	rs, err := Parse([]byte(`{"stages": [{"status": 200, "latency": "40ms", "contention": {"sigma": 0.05, "kappa": 0.01}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rs[0].Stages[0].Contention
+	if c != (Contention{Sigma: 0.05, Kappa: 0.01}) || !c.Any() {
+		t.Fatalf("parsed %+v", c)
+	}
+	for _, x := range []struct {
+		n    int
+		want time.Duration
+	}{{0, 40 * time.Millisecond}, {1, 40 * time.Millisecond}, {2, 40 * time.Millisecond * 107 / 100}, {8, 40 * time.Millisecond * 191 / 100}} {
+		if got := c.Scale(40*time.Millisecond, x.n); (got - x.want).Abs() > time.Microsecond {
+			t.Errorf("%d in service: %v, want %v", x.n, got, x.want)
+		}
+	}
+	if got := c.Scale(time.Hour, 1_000_000); got != MaxDuration {
+		t.Errorf("capped at %v, got %v", MaxDuration, got)
+	}
+	if (Contention{}).Any() || (Contention{}).Scale(time.Second, 50) != time.Second {
+		t.Error("the zero contention slows")
+	}
+}

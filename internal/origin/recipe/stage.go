@@ -42,6 +42,11 @@ func parseStage(raw json.RawMessage, field string) (Stage, error) {
 			return st, err
 		}
 	}
+	if v, ok := present(m, "contention"); ok {
+		if st.Contention, err = parseContention(v, field+".contention"); err != nil {
+			return st, err
+		}
+	}
 	return st, nil
 }
 

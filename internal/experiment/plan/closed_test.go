@@ -1,0 +1,79 @@
+package plan
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+)
+
+// TestClosedLoop: rate: 0 with workers: N is a closed loop of N users
+// (the attack's -rate=0 -max-workers N); workers anywhere else, or a
+// zero rate without it, is one line naming the field.
+func TestClosedLoop(t *testing.T) {
+	base := "components:\n  origin:\n    kind: origin\n    recipe: origin.json\n"
+	scen := "scenarios:\n  - name: users\n    target: GET ${origin.url}/\n    rate: 0\n    duration: 1s\n    workers: ${n}\nmatrix:\n  n: [4, 16]\n"
+	p, err := Parse("plan.yaml", "testdata", []byte(base+scen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 2 {
+		t.Fatalf("%d steps, want 2", len(p.Steps))
+	}
+	for i, want := range []int{4, 16} {
+		sc := p.Steps[i].Scenarios[0]
+		if sc.MaxWorkers != want || !sc.Rate.From.IsZero() || !sc.Rate.To.IsZero() {
+			t.Errorf("step %d: %d workers at rate %+v, want %d users at rate 0", i+1, sc.MaxWorkers, sc.Rate, want)
+		}
+	}
+	for _, tc := range []struct {
+		name, src string
+		line      int
+		want      string
+	}{
+		{"zero rate without workers", strings.Replace(scen, "    workers: ${n}\n", "", 1), 8, "rate: 0 with workers: N"},
+		{"workers with a rate", strings.Replace(scen, "rate: 0", "rate: 5/s", 1), 10, "scenarios[0].workers: only with rate: 0"},
+		{"workers with steps", strings.Replace(scen, "rate: 0\n    duration: 1s", "steps: [1, 2]\n    step_duration: 1s", 1), 10, "scenarios[0].workers: only with rate: 0"},
+		{"workers and max_workers", strings.Replace(scen, "matrix:", "    max_workers: 3\nmatrix:", 1), 11, "give workers (the users of rate: 0), not both"},
+		{"no users", strings.Replace(scen, "[4, 16]", "[0]", 1), 10, "from 1 to 100000, got \"0\""},
+		{"not a number", strings.Replace(scen, "[4, 16]", "[many]", 1), 10, "got \"many\""},
+		{"too many", strings.Replace(scen, "[4, 16]", "[1000000]", 1), 10, "from 1 to 100000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("plan.yaml", "testdata", []byte(base+tc.src))
+			var bi *badinput.Error
+			if !errors.As(err, &bi) {
+				t.Fatalf("got %v, want a *badinput.Error", err)
+			}
+			if bi.Line != tc.line || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("got %q (line %d), want line %d mentioning %q", err, bi.Line, tc.line, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzClosedLoop: any rate and workers values give a closed loop of 1
+// to MaxUsers users at rate 0, an open loop without workers, or one line
+// of bad input.
+func FuzzClosedLoop(f *testing.F) {
+	for _, s := range [][2]string{{"0", "8"}, {"5/s", "8"}, {"0", "0"}, {"0", "-1"}, {"0/s", "1e3"}, {"0..0", "3"}, {"0", "100001"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, rate, workers string) {
+		src := "components:\n  origin:\n    kind: origin\n    recipe: origin.json\nscenarios:\n  - name: users\n    target: GET ${origin.url}/\n    rate: " +
+			strconv.Quote(rate) + "\n    duration: 1s\n    workers: " + strconv.Quote(workers) + "\n"
+		p, err := Parse("plan.yaml", "testdata", []byte(src))
+		if err != nil {
+			if !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("rate %q workers %q: %v", rate, workers, err)
+			}
+			return
+		}
+		sc := p.Steps[0].Scenarios[0]
+		if sc.MaxWorkers < 1 || sc.MaxWorkers > MaxUsers || !sc.Rate.From.IsZero() || !sc.Rate.To.IsZero() {
+			t.Fatalf("rate %q workers %q: %d workers at %+v", rate, workers, sc.MaxWorkers, sc.Rate)
+		}
+	})
+}
