@@ -217,30 +217,8 @@ vegstat() { # field of vegeta report -type json
 	"$VEGETA" report -type json "$WORK/$1.bin" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d$2)"
 }
 per100k() { echo "scale=2; $1 * 100000 / $2" | bc; }
-lagsplit() { # "lag mean / p99 (µs)<TAB>notes": lag (Sent - Due) p50, latency p50 from the due time and from the send, send-latency p99
-	"$LL" encode -to json "$WORK/$1.bin" | python3 -c '
-import json, sys
-from datetime import datetime
-def ns(s):
-    a, b = s.rstrip("Z").split(".") if "." in s else (s.rstrip("Z"), "0")
-    return int(datetime.fromisoformat(a + "+00:00").timestamp()) * 10**9 + int(b.ljust(9, "0"))
-lag, send, due = [], [], []
-for line in sys.stdin:
-    d = json.loads(line)
-    if d["code"] == 0 or not d.get("due"):
-        continue
-    l = ns(d["timestamp"]) - ns(d["due"])
-    lag.append(l)
-    send.append(d["latency"])
-    due.append(d["latency"] + l)
-if not lag:
-    print("-\tno answers")
-    sys.exit()
-mean = sum(lag) / len(lag) / 1e3
-lag.sort(); send.sort(); due.sort()
-q = lambda a, p: a[min(len(a) - 1, int(p * len(a)))] / 1e3
-print("%.0f / %.0f\tlag p50 %.0f µs; latency p50 from due %.0f / from send %.0f µs; send p99 %.2f ms" % (
-    mean, q(lag, .99), q(lag, .5), q(due, .5), q(send, .5), q(send, .99) / 1e3))'
+lagsplit() { # "lag mean / p99 (µs)<TAB>notes": lag (Sent - Due) p50 and count over 100 µs, latency p50 from the due time and from the send, send-latency p99
+	"$LL" encode -to json "$WORK/$1.bin" | python3 "$ROOT/bench/attack/lag.py"
 }
 # loadlab's paced and slow scenarios run once per variant: the defaults,
 # then each opt-in or opt-out flag this binary has (VARIANTS="" keeps only
