@@ -114,16 +114,18 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		rte.stats.count(499, OriginClientGone)
 		return true
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), rc.RequestTimeout.D())
-	defer cancel()
+	// The request timeout is the upstream connection's deadline
+	// (RoundTripUntil), not a context: no timer and no context of its own
+	// per request; the client's context still breaks the exchange off.
 	start := time.Now()
-	out := outRequest(ctx, r, rte)
+	deadline := start.Add(rc.RequestTimeout.D())
+	out := outRequest(r.Context(), r, rte)
 	var sent *clientBody
 	if out.Body != nil {
 		sent = &clientBody{rc: out.Body}
 		out.Body = sent
 	}
-	resp, err := wk.RoundTrip(out)
+	resp, err := wk.RoundTripUntil(out, deadline)
 	if err != nil {
 		rte.pool.p.Checkin(wk)
 		rte.stats.upstream.Observe(time.Since(start))
@@ -144,7 +146,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		}
 		rte.record(true)
 		status := http.StatusBadGateway
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) || !time.Now().Before(deadline) {
 			status = http.StatusGatewayTimeout
 		}
 		if rc.ErrorStatus != 0 {
@@ -192,7 +194,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	elapsed := time.Since(start)
 	rte.pool.p.Checkin(wk)
 	rte.stats.upstream.Observe(elapsed)
-	if copyErr != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(copyErr)) {
+	if copyErr != nil && (!time.Now().Before(deadline) || isTimeout(copyErr)) {
 		failed = true // the body outlived the request timeout
 	}
 	rte.record(failed)

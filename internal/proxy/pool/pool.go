@@ -139,7 +139,7 @@ func (p *Pool) Checkout(ctx context.Context) (*Worker, time.Duration, error) {
 // manager is sent a cancel message); a worker handed over as it gave up is
 // checked back in, as poolboy does on a cancelled checkout.
 func (p *Pool) await(ctx context.Context, start time.Time, t *ticket, cancel func()) (*Worker, time.Duration, error) {
-	timer := time.NewTimer(p.cfg.CheckoutTimeout)
+	timer := time.NewTimer(p.cfg.CheckoutTimeout - time.Since(start))
 	defer timer.Stop()
 	var cause error
 	select {

@@ -3,6 +3,7 @@ package pool
 import (
 	"context"
 	"net/url"
+	"runtime"
 	"time"
 )
 
@@ -26,6 +27,16 @@ func (p *Pool) checkoutSerial(ctx context.Context) (*Worker, time.Duration, erro
 	t := &ticket{Payload: make(chan *Worker, 1)}
 	if !p.mb.push(message{kind: msgCheckout, t: t}) {
 		return nil, 0, ErrClosed
+	}
+	// The manager was just woken (it runs next on this thread): let it
+	// answer before arming the checkout timer. When it had a worker idle,
+	// the answer is already here, and the checkout costs no timer and no
+	// park (bench/README.md, "The proxy at nginx's one worker").
+	runtime.Gosched()
+	select {
+	case w := <-t.Payload:
+		return p.finish(start, w, nil)
+	default:
 	}
 	// As poolboy's caller does after its call timed out: tell the manager,
 	// which still works through the checkout if it has not yet, then takes
