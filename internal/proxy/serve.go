@@ -119,7 +119,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	// per request; the client's context still breaks the exchange off.
 	start := time.Now()
 	deadline := start.Add(rc.RequestTimeout.D())
-	out := outRequest(r.Context(), r, rte)
+	out := outRequest(r, rte)
 	var sent *clientBody
 	if out.Body != nil {
 		sent = &clientBody{rc: out.Body}
@@ -265,9 +265,15 @@ func writeEntry(w http.ResponseWriter, e *cache.Entry, now time.Time, origin, re
 	_, _ = w.Write(e.Body)
 }
 
-// outRequest builds the upstream request for r.
-func outRequest(ctx context.Context, r *http.Request, rte *route) *http.Request {
-	out := r.Clone(ctx)
+// outRequest builds the upstream request for r. It takes over r's header
+// map rather than copying it (hop-by-hop fields removed, X-Forwarded-For
+// added): nothing reads the client's header after this, and the copy was
+// a map and a slice of values per field on every request.
+func outRequest(r *http.Request, rte *route) *http.Request {
+	out := new(http.Request)
+	*out = *r // the context too
+	u := *r.URL
+	out.URL = &u
 	out.RequestURI = ""
 	out.URL.Scheme = rte.upstream.Scheme
 	out.URL.Host = rte.upstream.Host
@@ -311,10 +317,16 @@ func removeHopByHop(h http.Header) {
 	}
 }
 
-// copyHeader copies the end-to-end headers of src into dst.
+// copyHeader copies the end-to-end headers of src into dst. A field dst
+// does not hold yet shares src's values (a response head's, read for this
+// request and never changed in place) instead of copying them.
 func copyHeader(dst, src http.Header) {
 	for k, vs := range src {
-		dst[k] = append(dst[k], vs...)
+		if prior, ok := dst[k]; ok {
+			dst[k] = append(prior, vs...)
+		} else {
+			dst[k] = vs[:len(vs):len(vs)]
+		}
 	}
 	removeHopByHop(dst)
 }
