@@ -294,10 +294,14 @@ func outRequest(r *http.Request, rte *route) *http.Request {
 		out.Header.Set("X-Forwarded-For", ip)
 	}
 	if _, ok := out.Header["User-Agent"]; !ok {
-		out.Header.Set("User-Agent", "") // do not add Go's
+		out.Header["User-Agent"] = noUserAgent // do not add Go's
 	}
 	return out
 }
+
+// noUserAgent is an empty User-Agent field: the request writer then sends
+// none. Shared by every request (full, so an append copies it).
+var noUserAgent = []string{""}
 
 var hopByHop = []string{
 	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
