@@ -24,8 +24,9 @@ func parseUpstream(raw string) *upstream {
 // queued behind other messages (worker starts above all) counts against it.
 func (p *Pool) checkoutSerial(ctx context.Context) (*Worker, time.Duration, error) {
 	start := time.Now()
-	t := &ticket{Payload: make(chan *Worker, 1)}
+	t := newTicket()
 	if !p.mb.push(message{kind: msgCheckout, t: t}) {
+		reuseTicket(t) // never queued
 		return nil, 0, ErrClosed
 	}
 	// The manager was just woken (it runs next on this thread): let it
@@ -35,6 +36,7 @@ func (p *Pool) checkoutSerial(ctx context.Context) (*Worker, time.Duration, erro
 	runtime.Gosched()
 	select {
 	case w := <-t.Payload:
+		reuseTicket(t)
 		return p.finish(start, w, nil)
 	default:
 	}
