@@ -144,7 +144,10 @@ func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Req
 		}
 	}
 	w.lim.arm(w.br.Size())
-	resp, err := http.ReadResponse(w.br, req)
+	resp, lean, err := readLeanResponse(w.br, req)
+	if err == nil && !lean {
+		resp, err = http.ReadResponse(w.br, req)
+	}
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
 		resp, err = http.ReadResponse(w.br, req) // skip 100 Continue and other interim responses
 	}
