@@ -5,7 +5,8 @@
 #      poolboy's single process), through loadlab proxy with `manager:
 #      concurrent` (for reference), through the serial proxy on every core
 #      (-procs 0; the default is 1) and through nginx (reverse proxy with
-#      upstream keep-alive); and the overflow churn: loadlab with only
+#      upstream keep-alive) with one worker (the CPU reference: loadlab
+#      proxy runs on one thread by default) and with two; and the overflow churn: loadlab with only
 #      overflow workers (a dial and a close per request) against nginx
 #      without upstream keep-alive. Same generator (loadlab attack, open
 #      loop), alternated ROUNDS times; overhead = p50/p99 minus the direct
@@ -24,7 +25,8 @@
 # Needs: go, nginx, curl, python3 (Debian: apt-get install -y nginx curl python3).
 # Usage: bench/proxy/run.sh [overhead-seconds-per-run] [knee-seconds-per-run]
 #   ONLY=overhead or ONLY=knee runs one part; ROUNDS, RATE, FACTORS
-#   ("20 50 90 110", percent of the knee) override the defaults.
+#   ("20 50 90 110", percent of the knee) override the defaults; PATHS
+#   picks the overhead part's paths (direct first).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
