@@ -5,7 +5,8 @@
 #      poolboy's single process), through loadlab proxy with `manager:
 #      concurrent` (for reference), through the serial proxy on every core
 #      (-procs 0; the default is 1) and through nginx (reverse proxy with
-#      upstream keep-alive); and the overflow churn: loadlab with only
+#      upstream keep-alive) with one worker (the CPU reference: loadlab
+#      proxy runs on one thread by default) and with two; and the overflow churn: loadlab with only
 #      overflow workers (a dial and a close per request) against nginx
 #      without upstream keep-alive. Same generator (loadlab attack, open
 #      loop), alternated ROUNDS times; overhead = p50/p99 minus the direct
@@ -24,7 +25,8 @@
 # Needs: go, nginx, curl, python3 (Debian: apt-get install -y nginx curl python3).
 # Usage: bench/proxy/run.sh [overhead-seconds-per-run] [knee-seconds-per-run]
 #   ONLY=overhead or ONLY=knee runs one part; ROUNDS, RATE, FACTORS
-#   ("20 50 90 110", percent of the knee) override the defaults.
+#   ("20 50 90 110", percent of the knee) override the defaults; PATHS
+#   picks the overhead part's paths (direct first).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -123,25 +125,27 @@ URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 NGINX_PORT=$(free_port)
 NGINX_NOKA_PORT=$(free_port)
-mkdir -p "$WORK/nginx"
-cat >"$WORK/nginx.conf" <<N
-worker_processes 2;
+# nginx_conf DIR WORKERS PORT NOKA_PORT: an nginx config in DIR.
+nginx_conf() {
+  mkdir -p "$1"
+  cat >"$1/nginx.conf" <<N
+worker_processes $2;
 daemon off;
 user root;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
+pid $1/nginx.pid;
+error_log $1/error.log warn;
 events { worker_connections 4096; }
 http {
   access_log off;
-  client_body_temp_path $WORK/nginx/body;
-  proxy_temp_path $WORK/nginx/proxy;
-  fastcgi_temp_path $WORK/nginx/fastcgi;
-  uwsgi_temp_path $WORK/nginx/uwsgi;
-  scgi_temp_path $WORK/nginx/scgi;
+  client_body_temp_path $1/body;
+  proxy_temp_path $1/proxy;
+  fastcgi_temp_path $1/fastcgi;
+  uwsgi_temp_path $1/uwsgi;
+  scgi_temp_path $1/scgi;
   upstream origin { server ${ORIGIN_URL#http://}; keepalive 64; }
   upstream origin_noka { server ${ORIGIN_URL#http://}; }
   server {
-    listen 127.0.0.1:$NGINX_PORT;
+    listen 127.0.0.1:$3;
     keepalive_requests 100000;
     location / {
       proxy_pass http://origin;
@@ -152,7 +156,7 @@ http {
   }
   # Without upstream keep-alive: a connection per request, as overflow.
   server {
-    listen 127.0.0.1:$NGINX_NOKA_PORT;
+    listen 127.0.0.1:$4;
     keepalive_requests 100000;
     location / {
       proxy_pass http://origin_noka;
@@ -161,13 +165,25 @@ http {
   }
 }
 N
-nginx -c "$WORK/nginx.conf" -p "$WORK/nginx" &
+}
+# Two workers (as before) and one worker (a single-threaded proxy against
+# a single-threaded proxy: loadlab runs on one P by default).
+nginx_conf "$WORK/nginx" 2 "$NGINX_PORT" "$NGINX_NOKA_PORT"
+nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
 NGINX_PID=$!
 PIDS+=("$NGINX_PID")
+NGINX1_PORT=$(free_port)
+NGINX1_NOKA_PORT=$(free_port)
+nginx_conf "$WORK/nginx1" 1 "$NGINX1_PORT" "$NGINX1_NOKA_PORT"
+nginx -c "$WORK/nginx1/nginx.conf" -p "$WORK/nginx1" &
+NGINX1_PID=$!
+PIDS+=("$NGINX1_PID")
 for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
+for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$NGINX1_PORT/" && break; sleep 0.1; done
+URL[nginx-1w]="http://127.0.0.1:$NGINX1_PORT"
 URL[nginx]="http://127.0.0.1:$NGINX_PORT"; URL[nginx-noka]="http://127.0.0.1:$NGINX_NOKA_PORT"
 URL[direct]=$ORIGIN_URL
-for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka; do
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka nginx-1w; do
   curl -fs -o /dev/null "${URL[$n]}/" || { echo "$n not answering" >&2; exit 1; }
 done
 # ticks NAME: CPU ticks of a path's proxy (nginx: master and workers).
@@ -178,10 +194,16 @@ ticks() {
       local t=0 p
       for p in "$NGINX_PID" $(pgrep -P "$NGINX_PID"); do t=$((t + $(cpu_ticks "$p"))); done
       echo "$t" ;;
+    nginx-1w)
+      local t=0 p
+      for p in "$NGINX1_PID" $(pgrep -P "$NGINX1_PID"); do t=$((t + $(cpu_ticks "$p"))); done
+      echo "$t" ;;
     *) cpu_ticks "${PID[$1]}" ;;
   esac
 }
-PATHS="direct loadlab-serial nginx loadlab-concurrent loadlab-serial-allcores loadlab-churn nginx-noka"
+# PATHS narrows the paths (direct first; nginx-1w is the reference when nginx
+# is not run), e.g. PATHS="direct loadlab-serial nginx-1w nginx".
+PATHS=${PATHS:-"direct loadlab-serial nginx-1w nginx loadlab-concurrent loadlab-serial-allcores loadlab-churn nginx-noka"}
 echo "## Overhead at $RATE req/s, keep-alive from the client, ${OVH_DUR}s per run, $ROUNDS rounds alternated (0 ms origin: loadlab origin, 600 B body)"
 for n in $PATHS; do TICKS[$n]=0; done
 for r in $(seq "$ROUNDS"); do
@@ -200,7 +222,8 @@ work, rounds, tck, reqs, paths = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ticks = dict(l.split() for l in open(f"{work}/ticks"))
 cpu = {n: int(ticks[n]) / tck / reqs * 1e6 for n in paths}
 label = {"loadlab-serial": "loadlab, serial (default, -procs 1)", "loadlab-concurrent": "loadlab, concurrent (-procs 1)",
-         "loadlab-serial-allcores": "loadlab, serial, -procs 0 (every core)", "nginx": "nginx (upstream keep-alive)",
+         "loadlab-serial-allcores": "loadlab, serial, -procs 0 (every core)", "nginx": "nginx, 2 workers (upstream keep-alive)",
+         "nginx-1w": "nginx, 1 worker (upstream keep-alive)",
          "loadlab-churn": "loadlab, 0 + 64 overflow: dial + close per request", "nginx-noka": "nginx without upstream keep-alive"}
 def load(name):
     return [json.load(open(f"{work}/{name}-{r}.json")) for r in range(1, rounds + 1)]
@@ -214,18 +237,20 @@ for name in paths:
         print(f"| {name} | {i+1} | {ms(lat['50th'])} | {ms(lat['99th'])} | {ms(lat['max'])} | {x['success']*100:.2f}% "
               f"| {ms(lat['50th']-base['50th']) if name != 'direct' else '-'} | {ms(lat['99th']-base['99th']) if name != 'direct' else '-'} |")
 print()
-print("| path | overhead p50 (median of rounds) | overhead p99 (median of rounds) | CPU per request | vs nginx |")
+print("| path | overhead p50 (median of rounds) | overhead p99 (median of rounds) | CPU per request | vs nginx (1 worker) |")
 print("|---|---:|---:|---:|---:|")
 for name in paths[1:]:
     runs = load(name)
     o50 = st.median(x["latencies"]["50th"] - d[i]["latencies"]["50th"] for i, x in enumerate(runs)) / 1e6
     o99 = st.median(x["latencies"]["99th"] - d[i]["latencies"]["99th"] for i, x in enumerate(runs)) / 1e6
-    ref = cpu["nginx-noka"] if name in ("loadlab-churn", "nginx-noka") else cpu["nginx"]
-    print(f"| {label.get(name, name)} | {o50:.3f} ms | {o99:.3f} ms | {cpu[name]:.0f} µs | {cpu[name]/ref:.2f}× |")
+    ref = cpu.get("nginx-noka") if name in ("loadlab-churn", "nginx-noka") else cpu.get("nginx-1w", cpu.get("nginx"))
+    vs = f"{cpu[name]/ref:.2f}×" if ref else "-"
+    print(f"| {label.get(name, name)} | {o50:.3f} ms | {o99:.3f} ms | {cpu[name]:.0f} µs | {vs} |")
 P2
 for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores; do kill "${PID[$n]}" 2>/dev/null || true; done
 kill "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true
-nginx -c "$WORK/nginx.conf" -p "$WORK/nginx" -s quit 2>/dev/null || true
+nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" -s quit 2>/dev/null || true
+nginx -c "$WORK/nginx1/nginx.conf" -p "$WORK/nginx1" -s quit 2>/dev/null || true
 echo
 fi
 

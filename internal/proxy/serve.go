@@ -114,16 +114,18 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		rte.stats.count(499, OriginClientGone)
 		return true
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), rc.RequestTimeout.D())
-	defer cancel()
+	// The request timeout is the upstream connection's deadline
+	// (RoundTripUntil), not a context: no timer and no context of its own
+	// per request; the client's context still breaks the exchange off.
 	start := time.Now()
-	out := outRequest(ctx, r, rte)
+	deadline := start.Add(rc.RequestTimeout.D())
+	out := outRequest(r, rte)
 	var sent *clientBody
 	if out.Body != nil {
 		sent = &clientBody{rc: out.Body}
 		out.Body = sent
 	}
-	resp, err := wk.RoundTrip(out)
+	resp, err := wk.RoundTripUntil(out, deadline)
 	if err != nil {
 		rte.pool.p.Checkin(wk)
 		rte.stats.upstream.Observe(time.Since(start))
@@ -144,7 +146,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		}
 		rte.record(true)
 		status := http.StatusBadGateway
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) || !time.Now().Before(deadline) {
 			status = http.StatusGatewayTimeout
 		}
 		if rc.ErrorStatus != 0 {
@@ -192,7 +194,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	elapsed := time.Since(start)
 	rte.pool.p.Checkin(wk)
 	rte.stats.upstream.Observe(elapsed)
-	if copyErr != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(copyErr)) {
+	if copyErr != nil && (!time.Now().Before(deadline) || isTimeout(copyErr)) {
 		failed = true // the body outlived the request timeout
 	}
 	rte.record(failed)
@@ -263,9 +265,15 @@ func writeEntry(w http.ResponseWriter, e *cache.Entry, now time.Time, origin, re
 	_, _ = w.Write(e.Body)
 }
 
-// outRequest builds the upstream request for r.
-func outRequest(ctx context.Context, r *http.Request, rte *route) *http.Request {
-	out := r.Clone(ctx)
+// outRequest builds the upstream request for r. It takes over r's header
+// map rather than copying it (hop-by-hop fields removed, X-Forwarded-For
+// added): nothing reads the client's header after this, and the copy was
+// a map and a slice of values per field on every request.
+func outRequest(r *http.Request, rte *route) *http.Request {
+	out := new(http.Request)
+	*out = *r // the context too
+	u := *r.URL
+	out.URL = &u
 	out.RequestURI = ""
 	out.URL.Scheme = rte.upstream.Scheme
 	out.URL.Host = rte.upstream.Host
@@ -286,10 +294,14 @@ func outRequest(ctx context.Context, r *http.Request, rte *route) *http.Request 
 		out.Header.Set("X-Forwarded-For", ip)
 	}
 	if _, ok := out.Header["User-Agent"]; !ok {
-		out.Header.Set("User-Agent", "") // do not add Go's
+		out.Header["User-Agent"] = noUserAgent // do not add Go's
 	}
 	return out
 }
+
+// noUserAgent is an empty User-Agent field: the request writer then sends
+// none. Shared by every request (full, so an append copies it).
+var noUserAgent = []string{""}
 
 var hopByHop = []string{
 	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
@@ -309,10 +321,16 @@ func removeHopByHop(h http.Header) {
 	}
 }
 
-// copyHeader copies the end-to-end headers of src into dst.
+// copyHeader copies the end-to-end headers of src into dst. A field dst
+// does not hold yet shares src's values (a response head's, read for this
+// request and never changed in place) instead of copying them.
 func copyHeader(dst, src http.Header) {
 	for k, vs := range src {
-		dst[k] = append(dst[k], vs...)
+		if prior, ok := dst[k]; ok {
+			dst[k] = append(prior, vs...)
+		} else {
+			dst[k] = vs[:len(vs):len(vs)]
+		}
 	}
 	removeHopByHop(dst)
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -84,6 +85,20 @@ type Pool struct {
 // ticket is a caller's checkout; the worker is handed over on its channel.
 type ticket = Ticket[*Worker, chan *Worker]
 
+// tickets keeps tickets (and their channels) between checkouts: a ticket
+// whose worker was received is referenced by nobody else (the Machine
+// forgets a ticket once it delivered to it), so it can serve again.
+var tickets = sync.Pool{New: func() any { return &ticket{Payload: make(chan *Worker, 1)} }}
+
+func newTicket() *ticket { return tickets.Get().(*ticket) }
+
+// reuseTicket gives back a ticket whose worker its caller received. An
+// abandoned ticket is never reused: the manager may still hold it.
+func reuseTicket(t *ticket) {
+	t.state.Store(waiting)
+	tickets.Put(t)
+}
+
 // New builds a pool with Size idle persistent workers. Workers connect
 // lazily, on their first request.
 func New(cfg Config, opts Options) *Pool {
@@ -119,12 +134,13 @@ func (p *Pool) Checkout(ctx context.Context) (*Worker, time.Duration, error) {
 		return p.checkoutSerial(ctx)
 	}
 	start := time.Now()
-	t := &ticket{Payload: make(chan *Worker, 1)}
+	t := newTicket()
 	if err := p.m.Checkout(t); err != nil {
 		return nil, 0, err
 	}
 	select {
 	case w := <-t.Payload: // an idle or new overflow worker: no wait
+		reuseTicket(t)
 		p.stats.checkouts.Add(1)
 		p.done(0)
 		return w, 0, nil
@@ -139,11 +155,12 @@ func (p *Pool) Checkout(ctx context.Context) (*Worker, time.Duration, error) {
 // manager is sent a cancel message); a worker handed over as it gave up is
 // checked back in, as poolboy does on a cancelled checkout.
 func (p *Pool) await(ctx context.Context, start time.Time, t *ticket, cancel func()) (*Worker, time.Duration, error) {
-	timer := time.NewTimer(p.cfg.CheckoutTimeout)
+	timer := time.NewTimer(p.cfg.CheckoutTimeout - time.Since(start))
 	defer timer.Stop()
 	var cause error
 	select {
 	case w := <-t.Payload:
+		reuseTicket(t)
 		return p.finish(start, w, nil)
 	case <-timer.C:
 		cause = ErrTimeout

@@ -26,6 +26,7 @@ type Worker struct {
 
 	conn     net.Conn
 	raw      *rawconn.Conn // conn's raw system calls; nil for TLS or off Linux
+	deadline bool          // a deadline is set on conn
 	out      []byte        // a request head (and no body) waiting to be sent
 	br       *bufio.Reader
 	bw       *bufio.Writer
@@ -55,17 +56,28 @@ func (w *Worker) Connected() bool { return w.conn != nil }
 // reused connection before any response byte (the upstream closed it while
 // idle) is retried once on a fresh connection.
 func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
+	deadline, _ := req.Context().Deadline()
+	return w.RoundTripUntil(req, deadline)
+}
+
+// RoundTripUntil is RoundTrip with the exchange, body included, also
+// bounded by deadline (zero: none), which is set on the connection itself
+// rather than carried by a context: the proxy's request timeout then costs
+// no context, no timer of its own and no callback registration per
+// request. A failure past the deadline is reported as
+// context.DeadlineExceeded, as RoundTrip reports its context's.
+func (w *Worker) RoundTripUntil(req *http.Request, deadline time.Time) (*http.Response, error) {
 	ctx := req.Context()
 	target := req.URL.Scheme + "://" + canonicalAddr(req.URL.Scheme, req.URL.Host)
 	for attempt := 0; ; attempt++ {
 		reused := w.conn != nil && w.target == target && time.Since(w.lastUsed) < maxIdle
 		if !reused {
 			w.closeConn()
-			if err := w.connect(ctx, req.URL.Scheme, target, req.URL.Host); err != nil {
-				return nil, timeoutErr(ctx, err)
+			if err := w.connectUntil(ctx, deadline, req.URL.Scheme, target, req.URL.Host); err != nil {
+				return nil, timeoutErr(ctx, deadline, err)
 			}
 		}
-		resp, retryable, err := w.exchange(ctx, req)
+		resp, retryable, err := w.exchange(ctx, deadline, req)
 		if err == nil {
 			return resp, nil
 		}
@@ -73,18 +85,45 @@ func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
 		if reused && retryable && attempt == 0 && ctx.Err() == nil && req.Body == nil {
 			continue
 		}
-		return nil, timeoutErr(ctx, err)
+		return nil, timeoutErr(ctx, deadline, err)
 	}
+}
+
+// connectUntil is connect with the dial bounded by deadline too.
+func (w *Worker) connectUntil(ctx context.Context, deadline time.Time, scheme, target, host string) error {
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	return w.connect(ctx, scheme, target, host)
+}
+
+// afterFuncer is a context with its own AfterFunc (the lean server's
+// request context): registering on it directly skips context.AfterFunc's
+// wrapper.
+type afterFuncer interface {
+	AfterFunc(func()) func() bool
 }
 
 // exchange writes req and reads the response head. retryable says the
 // failure came before any response byte.
-func (w *Worker) exchange(ctx context.Context, req *http.Request) (*http.Response, bool, error) {
+func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Request) (*http.Response, bool, error) {
 	conn := w.conn
-	// The context's end (request timeout, or the client leaving) breaks
-	// any read or write in progress. No deadline is set otherwise: setting
-	// and clearing one per request costs timer work on the hot path.
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(aLongTimeAgo) })
+	// The deadline (if any) is the connection's; one left from an earlier
+	// exchange is replaced or cleared. The context's end (request timeout,
+	// or the client leaving) breaks any read or write in progress.
+	if !deadline.IsZero() || w.deadline {
+		_ = conn.SetDeadline(deadline)
+		w.deadline = !deadline.IsZero()
+	}
+	breakOff := func() { _ = conn.SetDeadline(aLongTimeAgo) }
+	var stop func() bool
+	if af, ok := ctx.(afterFuncer); ok {
+		stop = af.AfterFunc(breakOff)
+	} else {
+		stop = context.AfterFunc(ctx, breakOff)
+	}
 	lean := false
 	if w.raw != nil && req.Body == nil {
 		w.out, lean = http1.AppendRequest(w.out[:0], req)
@@ -105,7 +144,10 @@ func (w *Worker) exchange(ctx context.Context, req *http.Request) (*http.Respons
 		}
 	}
 	w.lim.arm(w.br.Size())
-	resp, err := http.ReadResponse(w.br, req)
+	resp, lean, err := readLeanResponse(w.br, req)
+	if err == nil && !lean {
+		resp, err = http.ReadResponse(w.br, req)
+	}
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
 		resp, err = http.ReadResponse(w.br, req) // skip 100 Continue and other interim responses
 	}
@@ -139,6 +181,7 @@ func (w *Worker) connect(ctx context.Context, scheme, target, host string) error
 	}
 	w.conn = conn
 	w.target = target
+	w.deadline = false
 	var rw io.ReadWriter = conn
 	w.raw = nil
 	if scheme != "https" {
@@ -209,10 +252,14 @@ func canonicalAddr(scheme, host string) string {
 	return net.JoinHostPort(host, "80")
 }
 
-// timeoutErr reports a failure past the context's deadline as
-// context.DeadlineExceeded (the connection's deadline can fire first).
-func timeoutErr(ctx context.Context, err error) error {
-	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+// timeoutErr reports a failure past the deadline (the exchange's, or the
+// context's) as context.DeadlineExceeded (the connection's deadline can
+// fire first).
+func timeoutErr(ctx context.Context, deadline time.Time, err error) error {
+	if dl, ok := ctx.Deadline(); ok && (deadline.IsZero() || dl.Before(deadline)) {
+		deadline = dl
+	}
+	if !deadline.IsZero() && !time.Now().Before(deadline) {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() || ctx.Err() != nil {
 			return fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
