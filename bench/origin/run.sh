@@ -125,10 +125,13 @@ if [ -z "${LAT_B_BIN:-}${LAT_B_ENV:-}" ] && "$WORK/loadlab" attack -help >/dev/n
 fi
 fi
 
-# --- 2. 50 kB, 0 ms: loadlab origin vs nginx ----------------------------
+# --- 2. 50 kB (or SIZE), 0 ms: loadlab origin vs nginx ------------------
+# SIZE=1kb measures part 2 with that body size instead (a recipe's
+# random_content size).
 if [ "${ONLY:-}" != lat ]; then
-cat >"$WORK/tput.json" <<'J'
-{"random_content": "50kb", "stages": [{"at": 0, "status": 200, "latency": 0}]}
+SIZE=${SIZE:-50kb}
+cat >"$WORK/tput.json" <<J
+{"random_content": "$SIZE", "stages": [{"at": 0, "status": 200, "latency": 0}]}
 J
 start_origin "$WORK/tput.json"
 LEAN_PID=$ORIGIN_PID
@@ -185,7 +188,7 @@ run_tput() {
   US=$(( ($(cpu_ticks "$@") - t0) * 10000 / (n > 0 ? n : 1) ))
 }
 NGINX_WORKERS=$(pgrep -P "$NGINX_PID" | tr '\n' ' ')
-echo "## 50 kB body, 0 ms latency, $CONNS_TPUT connections, ${TPUT_DUR}s per run (wrk -t2 -c$CONNS_TPUT), alternated"
+echo "## $SIZE body, 0 ms latency, $CONNS_TPUT connections, ${TPUT_DUR}s per run (wrk -t2 -c$CONNS_TPUT), alternated"
 echo
 echo "| round | origin std req/s | origin default (lean) req/s | nginx req/s | std/nginx | lean/nginx | std CPU µs/answer | lean CPU µs/answer | nginx CPU µs/answer |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"

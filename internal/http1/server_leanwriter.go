@@ -178,19 +178,12 @@ func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
 	if w.noBody || !w.known {
 		return io.Copy(struct{ io.Writer }{w}, r)
 	}
-	if lr, ok := r.(*io.LimitedReader); ok && !w.sent && w.c.raw != nil && w.err == nil {
+	if lr, ok := r.(*io.LimitedReader); ok {
 		if f, ok := lr.R.(*os.File); ok {
-			body := w.prependHead()
-			n, ok, err := w.c.raw.SendFile(w.out, f, lr.N)
-			if ok {
-				w.sent = true
-				w.out = w.out[:0]
+			if n, ok, err := w.sendFile(f, -1, lr.N); ok {
 				lr.N -= n
-				w.err = err
 				return n, err
 			}
-			w.out = w.out[:0] // not sent: make the head again below
-			w.out = append(w.out, body...)
 		}
 	}
 	if err := w.send(); err != nil {
@@ -201,6 +194,46 @@ func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
 		w.err = err
 	}
 	return n, err
+}
+
+// SendFileAt sends n bytes of f from offset off as the body, after the
+// head, with sendfile(2), without using or moving f's own offset: answers
+// can share one handle of a file, with no seek between them. ok is false
+// when it cannot (a HEAD or bodiless status, no Content-Length from the
+// handler, something already sent, not a raw socket): nothing was sent,
+// and the handler writes the body another way.
+func (w *leanWriter) SendFileAt(f *os.File, off, n int64) (sent int64, ok bool, err error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.noBody || !w.known || off < 0 {
+		return 0, false, nil
+	}
+	return w.sendFile(f, off, n)
+}
+
+// sendFile sends the head and n bytes of f from off (from f's own offset
+// when off < 0) in one poller call; ok is false when it could not, and
+// then nothing was sent and the answer is as it was.
+func (w *leanWriter) sendFile(f *os.File, off, n int64) (sent int64, ok bool, err error) {
+	if w.sent || w.c.raw == nil || w.err != nil {
+		return 0, false, nil
+	}
+	body := w.prependHead()
+	if off < 0 {
+		sent, ok, err = w.c.raw.SendFile(w.out, f, n)
+	} else {
+		sent, ok, err = w.c.raw.SendFileAt(w.out, f, off, n)
+	}
+	if !ok {
+		w.out = w.out[:0] // not sent: the head is made again when sent
+		w.out = append(w.out, body...)
+		return 0, false, nil
+	}
+	w.sent = true
+	w.out = w.out[:0]
+	w.err = err
+	return sent, true, err
 }
 
 // Hijack hands the connection to the handler (for close and reset faults).
