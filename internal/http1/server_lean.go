@@ -249,8 +249,7 @@ func (c *serverConn) serve() {
 				}
 				break
 			}
-			var he *headError
-			if errors.As(err, &he) { // net/http's server takes it from here
+			if _, ok := err.(*headError); ok { // net/http's server takes it from here
 				handed = c.handoff()
 				return
 			}

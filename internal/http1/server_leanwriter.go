@@ -31,7 +31,10 @@ type leanWriter struct {
 	known    bool // the handler set Content-Length
 	out      []byte
 	spare    []byte // where the head goes before out (see prependHead)
-	err      error
+	// outBox and spareBox are the pool's boxes of out and spare (nil for
+	// buffers not from the pool), put back with them by release.
+	outBox, spareBox *[]byte
+	err              error
 	// headCount is the body length a HEAD handler wrote (and was dropped).
 	headCount int
 }
@@ -62,7 +65,7 @@ func (w *leanWriter) head(firstBody []byte) {
 		w.close = true
 	}
 	if _, ok := h["Date"]; !ok {
-		h["Date"] = []string{httpDate()}
+		h["Date"] = httpDate()
 	}
 	if _, ok := h["Content-Type"]; !ok && !w.noBody && len(firstBody) > 0 {
 		h["Content-Type"] = []string{http.DetectContentType(firstBody)}
@@ -99,7 +102,7 @@ func (w *leanWriter) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	if w.out == nil {
-		w.out = getBuf()
+		w.out, w.outBox = getBuf()
 	}
 	w.out = append(w.out, p...)
 	if w.known && len(w.out) >= flushAt {
@@ -115,31 +118,45 @@ func (w *leanWriter) Write(p []byte) (int, error) {
 func (w *leanWriter) prependHead() (body []byte) {
 	body = w.out
 	if w.spare == nil {
-		w.spare = getBuf()
+		w.spare, w.spareBox = getBuf()
 	}
 	w.out = w.spare[:0]
 	w.head(body)
 	w.out = append(w.out, body...)
 	w.spare = body[:0]
+	w.outBox, w.spareBox = w.spareBox, w.outBox
 	return body
 }
 
 // bufPool holds the lean writers' buffers (out and spare) between answers:
 // a latency keeps many requests waiting, but few answers are written at
-// once.
+// once. Each buffer travels in its box, which goes back with it (no
+// allocation to put it back).
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
-func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+func getBuf() ([]byte, *[]byte) {
+	box := bufPool.Get().(*[]byte)
+	return (*box)[:0], box
+}
 
 // release gives the writer's buffers back once the answer is done.
 func (w *leanWriter) release() {
-	for _, b := range [][]byte{w.out, w.spare} {
-		if cap(b) > 0 && cap(b) <= 64<<10 {
-			b = b[:0]
-			bufPool.Put(&b)
-		}
+	putBuf(w.out, w.outBox)
+	putBuf(w.spare, w.spareBox)
+	w.out, w.spare, w.outBox, w.spareBox = nil, nil, nil, nil
+}
+
+// putBuf puts b back in the pool, in box (a new one if nil), unless it
+// grew past 64 kB.
+func putBuf(b []byte, box *[]byte) {
+	if cap(b) == 0 || cap(b) > 64<<10 {
+		return
 	}
-	w.out, w.spare = nil, nil
+	if box == nil {
+		box = new([]byte)
+	}
+	*box = b[:0]
+	bufPool.Put(box)
 }
 
 // send writes the head (if not yet) and the buffered body.
@@ -178,19 +195,12 @@ func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
 	if w.noBody || !w.known {
 		return io.Copy(struct{ io.Writer }{w}, r)
 	}
-	if lr, ok := r.(*io.LimitedReader); ok && !w.sent && w.c.raw != nil && w.err == nil {
+	if lr, ok := r.(*io.LimitedReader); ok {
 		if f, ok := lr.R.(*os.File); ok {
-			body := w.prependHead()
-			n, ok, err := w.c.raw.SendFile(w.out, f, lr.N)
-			if ok {
-				w.sent = true
-				w.out = w.out[:0]
+			if n, ok, err := w.sendFile(f, -1, lr.N); ok {
 				lr.N -= n
-				w.err = err
 				return n, err
 			}
-			w.out = w.out[:0] // not sent: make the head again below
-			w.out = append(w.out, body...)
 		}
 	}
 	if err := w.send(); err != nil {
@@ -201,6 +211,46 @@ func (w *leanWriter) ReadFrom(r io.Reader) (int64, error) {
 		w.err = err
 	}
 	return n, err
+}
+
+// SendFileAt sends n bytes of f from offset off as the body, after the
+// head, with sendfile(2), without using or moving f's own offset: answers
+// can share one handle of a file, with no seek between them. ok is false
+// when it cannot (a HEAD or bodiless status, no Content-Length from the
+// handler, something already sent, not a raw socket): nothing was sent,
+// and the handler writes the body another way.
+func (w *leanWriter) SendFileAt(f *os.File, off, n int64) (sent int64, ok bool, err error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.noBody || !w.known || off < 0 {
+		return 0, false, nil
+	}
+	return w.sendFile(f, off, n)
+}
+
+// sendFile sends the head and n bytes of f from off (from f's own offset
+// when off < 0) in one poller call; ok is false when it could not, and
+// then nothing was sent and the answer is as it was.
+func (w *leanWriter) sendFile(f *os.File, off, n int64) (sent int64, ok bool, err error) {
+	if w.sent || w.c.raw == nil || w.err != nil {
+		return 0, false, nil
+	}
+	body := w.prependHead()
+	if off < 0 {
+		sent, ok, err = w.c.raw.SendFile(w.out, f, n)
+	} else {
+		sent, ok, err = w.c.raw.SendFileAt(w.out, f, off, n)
+	}
+	if !ok {
+		w.out = w.out[:0] // not sent: the head is made again when sent
+		w.out = append(w.out, body...)
+		return 0, false, nil
+	}
+	w.sent = true
+	w.out = w.out[:0]
+	w.err = err
+	return sent, true, err
 }
 
 // Hijack hands the connection to the handler (for close and reset faults).
@@ -228,7 +278,21 @@ func (w *leanWriter) finish() error {
 	return w.send()
 }
 
+// statusLines holds the status lines ("200 OK") of the codes with a
+// text, made once instead of per answer.
+var statusLines = func() (l [600]string) {
+	for code := range l {
+		if t := http.StatusText(code); t != "" {
+			l[code] = strconv.Itoa(code) + " " + t
+		}
+	}
+	return l
+}()
+
 func statusLine(code int) string {
+	if code < len(statusLines) && statusLines[code] != "" {
+		return statusLines[code]
+	}
 	t := http.StatusText(code)
 	if t == "" {
 		t = "status code " + strconv.Itoa(code)
@@ -241,15 +305,17 @@ var dateCache atomic.Pointer[dateEntry]
 
 type dateEntry struct {
 	sec int64
-	s   string
+	v   []string // the header's value, shared by the answers of a second
 }
 
-func httpDate() string {
+// httpDate returns the Date header's value for now. Answers share the
+// slice: its capacity is 1, so an append by a handler copies it.
+func httpDate() []string {
 	now := time.Now()
 	if d := dateCache.Load(); d != nil && d.sec == now.Unix() {
-		return d.s
+		return d.v
 	}
-	d := &dateEntry{sec: now.Unix(), s: now.UTC().Format(http.TimeFormat)}
+	d := &dateEntry{sec: now.Unix(), v: []string{now.UTC().Format(http.TimeFormat)}}
 	dateCache.Store(d)
-	return d.s
+	return d.v
 }

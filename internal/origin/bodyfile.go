@@ -17,10 +17,11 @@ const sendfileMin = 32 << 10
 // maxIdleHandles caps the open handles a body file keeps for reuse.
 const maxIdleHandles = 512
 
-// bodyFile is a body kept in an unlinked temporary file. Each answer uses a
-// handle of its own (its own file offset, so concurrent answers do not
-// race), opened through /proc/self/fd and kept for reuse, and lets
-// net/http sendfile it.
+// bodyFile is a body kept in an unlinked temporary file. The lean server
+// sends it from offset 0 of the one handle f. For net/http's server each
+// answer uses a handle of its own (its own file offset, so concurrent
+// answers do not race), opened through /proc/self/fd and kept for reuse,
+// and lets net/http sendfile it.
 type bodyFile struct {
 	f    *os.File
 	path string
@@ -89,9 +90,22 @@ func (bf *bodyFile) put(g *os.File) {
 	_ = g.Close()
 }
 
+// fileAtSender is a ResponseWriter that sends a body from a file at an
+// offset without using the file's own offset (the lean server's; see
+// http1's leanWriter.SendFileAt): all its answers share bf.f, with no
+// handle to take and no seek to rewind it.
+type fileAtSender interface {
+	SendFileAt(f *os.File, off, n int64) (sent int64, ok bool, err error)
+}
+
 // send writes the body to w from the file; ok is false when no handle
 // could be had (e.g. the recipe was just replaced) and nothing was written.
 func (bf *bodyFile) send(w http.ResponseWriter) (n int, ok bool) {
+	if fs, isFS := w.(fileAtSender); isFS {
+		if m, ok, _ := fs.SendFileAt(bf.f, 0, bf.size); ok {
+			return int(m), true
+		}
+	}
 	g, err := bf.get()
 	if err != nil {
 		return 0, false

@@ -38,6 +38,7 @@ type Conn struct {
 	stampFn     func(fd uintptr) bool // ReadStamped's; nil until EnableStamps
 	stamped     *Stamped
 	rx          int64
+	off         int64 // file offset of SendFileAt's sendfile calls
 }
 
 // New returns nil when nc is not a socket the raw path can serve; the
@@ -241,46 +242,74 @@ func (r *Conn) opError(op string, err error) error {
 // up to n bytes of f from its current offset with sendfile. It returns the
 // body bytes sent; ok is false when f cannot be used (nothing was sent).
 func (r *Conn) SendFile(head []byte, f *os.File, n int64) (sent int64, ok bool, err error) {
+	return r.sendFile(head, f, -1, n)
+}
+
+// SendFileAt is SendFile from offset off of f, without using or moving f's
+// own offset (sendfile(2) with an offset), so answers may share one handle
+// of the same file.
+func (r *Conn) SendFileAt(head []byte, f *os.File, off, n int64) (sent int64, ok bool, err error) {
+	if off < 0 {
+		return 0, false, nil
+	}
+	return r.sendFile(head, f, off, n)
+}
+
+// sendFile is SendFile from offset off (in r.off, which the kernel
+// advances), or from f's own offset when off is negative.
+func (r *Conn) sendFile(head []byte, f *os.File, off, n int64) (sent int64, ok bool, err error) {
 	sc, err := f.SyscallConn()
 	if err != nil {
 		return 0, false, nil
 	}
-	src := -1
-	if sc.Control(func(fd uintptr) { src = int(fd) }) != nil || src < 0 {
-		return 0, false, nil
-	}
+	// The whole send runs inside Control, which holds a reference to f's
+	// descriptor: a Close of f meanwhile (f may be shared) closes it only
+	// afterwards, so its number cannot be reused under the sendfile.
 	var werr syscall.Errno
-	err = r.rc.Write(func(fd uintptr) bool {
-		m, e := sendSome(fd, head, syscall.MSG_MORE)
-		head = head[m:]
-		switch e {
-		case 0:
-		case syscall.EAGAIN:
-			return false
-		default:
-			werr = e
-			return true
-		}
-		for sent < n {
-			m, _, e := syscall.RawSyscall6(syscall.SYS_SENDFILE, fd, uintptr(src), 0, uintptr(min(n-sent, 1<<30)), 0, 0)
+	cerr := sc.Control(func(src uintptr) {
+		ok = true
+		r.off = off
+		err = r.rc.Write(func(fd uintptr) bool {
+			m, e := sendSome(fd, head, syscall.MSG_MORE)
+			head = head[m:]
 			switch e {
 			case 0:
-				if m == 0 { // end of file
-					return true
-				}
-				sent += int64(m)
-				continue
-			case syscall.EINTR:
-				continue
 			case syscall.EAGAIN:
 				return false
+			default:
+				werr = e
+				return true
 			}
-			werr = e
+			for sent < n {
+				var m uintptr
+				var e syscall.Errno
+				if off < 0 {
+					m, _, e = syscall.RawSyscall6(syscall.SYS_SENDFILE, fd, uintptr(src), 0, uintptr(min(n-sent, 1<<30)), 0, 0)
+				} else {
+					m, _, e = syscall.RawSyscall6(syscall.SYS_SENDFILE, fd, uintptr(src), uintptr(unsafe.Pointer(&r.off)), uintptr(min(n-sent, 1<<30)), 0, 0)
+				}
+				switch e {
+				case 0:
+					if m == 0 { // end of file
+						return true
+					}
+					sent += int64(m)
+					continue
+				case syscall.EINTR:
+					continue
+				case syscall.EAGAIN:
+					return false
+				}
+				werr = e
+				return true
+			}
 			return true
-		}
-		return true
+		})
 	})
 	runtime.KeepAlive(f)
+	if cerr != nil || !ok {
+		return 0, false, nil
+	}
 	if err != nil {
 		return sent, true, r.opError("write", err)
 	}

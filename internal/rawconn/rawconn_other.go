@@ -36,3 +36,8 @@ func (r *Conn) ReadStamped(p []byte) (int, int64, error) { return 0, 0, errUnsup
 func (r *Conn) SendFile(head []byte, f *os.File, n int64) (int64, bool, error) {
 	return 0, false, nil
 }
+
+// SendFileAt is never called on this system (New returns nil).
+func (r *Conn) SendFileAt(head []byte, f *os.File, off, n int64) (int64, bool, error) {
+	return 0, false, nil
+}

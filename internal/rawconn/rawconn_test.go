@@ -41,6 +41,21 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 	return c, srv
 }
 
+// fileOf writes b to a file, open for reading until the test ends.
+func fileOf(t *testing.T, b []byte) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "body")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 func TestConn(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB: fills socket buffers
 	tests := []struct {
@@ -72,15 +87,7 @@ func TestConn(t *testing.T) {
 			}
 		}},
 		{"sendfile with head", func(t *testing.T, c *Conn, srv net.Conn) {
-			path := filepath.Join(t.TempDir(), "body")
-			if err := os.WriteFile(path, big, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f := fileOf(t, big)
 			done := make(chan []byte)
 			go func() {
 				b, _ := io.ReadAll(io.LimitReader(srv, int64(5+len(big))))
@@ -92,6 +99,28 @@ func TestConn(t *testing.T) {
 			}
 			if got := <-done; !bytes.Equal(got, append([]byte("head:"), big...)) {
 				t.Fatalf("server got %d bytes, not head + body", len(got))
+			}
+		}},
+		{"sendfile at an offset leaves the file's own offset", func(t *testing.T, c *Conn, srv net.Conn) {
+			f := fileOf(t, big)
+			const off = 1000
+			want := append([]byte("head:"), big[off:]...)
+			for range 2 { // the same handle twice: each from off
+				done := make(chan []byte)
+				go func() {
+					b, _ := io.ReadAll(io.LimitReader(srv, int64(len(want))))
+					done <- b
+				}()
+				sent, ok, err := c.SendFileAt([]byte("head:"), f, off, int64(len(big)-off))
+				if err != nil || !ok || sent != int64(len(big)-off) {
+					t.Fatalf("SendFileAt: sent %d ok %v err %v", sent, ok, err)
+				}
+				if got := <-done; !bytes.Equal(got, want) {
+					t.Fatalf("server got %d bytes, not head + body from %d", len(got), off)
+				}
+			}
+			if pos, err := f.Seek(0, io.SeekCurrent); err != nil || pos != 0 {
+				t.Fatalf("file offset %d (%v) after SendFileAt, want 0", pos, err)
 			}
 		}},
 	}
