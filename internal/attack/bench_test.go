@@ -18,35 +18,18 @@ import (
 // possible with 16 workers. Set LOADLAB_BENCH_URL to aim it at an external
 // server (e.g. nginx on another core) so the profile holds only the
 // generator.
-func BenchmarkUnpaced(b *testing.B) {
-	for _, client := range clients {
-		b.Run(client, func(b *testing.B) {
-			tr := benchTarget(b)
-			o := DefaultOptions()
-			o.Client, o.MaxWorkers = client, 16
-			o.Schedule = &schedule.Schedule{Kind: schedule.Max}
-			a, _ := New(tr, o)
-			ctx, cancel := context.WithCancel(context.Background())
-			n := 0
-			b.ResetTimer()
-			t0 := time.Now()
-			a.Run(ctx, func(r *results.Result) {
-				n++
-				if n == b.N {
-					cancel()
-				}
-			})
-			b.ReportMetric(float64(n)/time.Since(t0).Seconds(), "req/s")
-		})
-	}
-}
+func BenchmarkUnpaced(b *testing.B) { benchUnpaced(b, benchTarget) }
 
 // BenchmarkUnpacedTemplated is BenchmarkUnpaced with a templated URL and
 // header, the path whose rendered values are checked per request.
-func BenchmarkUnpacedTemplated(b *testing.B) {
+func BenchmarkUnpacedTemplated(b *testing.B) { benchUnpaced(b, benchTemplated) }
+
+// benchUnpaced runs b.N requests of the targets made by target, as fast as
+// possible with 16 workers, through each client.
+func benchUnpaced(b *testing.B, target func(*testing.B) targets.Targeter) {
 	for _, client := range clients {
 		b.Run(client, func(b *testing.B) {
-			tr := benchTemplated(b)
+			tr := target(b)
 			o := DefaultOptions()
 			o.Client, o.MaxWorkers = client, 16
 			o.Schedule = &schedule.Schedule{Kind: schedule.Max}
