@@ -26,18 +26,23 @@ type reqCtx struct {
 	context.Context
 	c *serverConn
 
-	mu      sync.Mutex
-	done    chan struct{} // nil until asked for
-	err     error
-	afters  []*func() // AfterFunc callbacks not yet run or stopped
-	timer   *time.Timer
-	due     bool          // watchDelay passed since done was made
-	body    bool          // the request body is not read to its end yet
-	asleep  bool          // the handler is in Sleep
-	ended   bool          // stop began: no watcher from now on
-	watched chan struct{} // closed when the watcher returned; nil if none
-	extra   []byte
-	gone    bool // the client went away (set by stop or Sleep)
+	mu     sync.Mutex
+	done   chan struct{} // nil until asked for
+	err    error
+	afters []afterFunc // AfterFunc callbacks not yet run or stopped
+	// afterBuf holds the first afters (a handler registers one or two):
+	// no slice to allocate for them.
+	afterBuf [2]afterFunc
+	afterIDs uint32
+	armed    bool          // the watch delay started (the connection's watch timer)
+	armedAt  time.Time     // when
+	due      bool          // watchDelay passed since armed
+	body     bool          // the request body is not read to its end yet
+	asleep   bool          // the handler is in Sleep
+	ended    bool          // stop began: no watcher from now on
+	watched  chan struct{} // closed when the watcher returned; nil if none
+	extra    []byte
+	gone     bool // the client went away (set by stop or Sleep)
 	// received is when the request's head reached the server.
 	received time.Time
 }
@@ -52,7 +57,19 @@ func (r *reqCtx) Done() <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.armLocked()
+	if r.done == nil {
+		r.done = make(chan struct{})
+		if r.err != nil {
+			close(r.done)
+		}
+	}
 	return r.done
+}
+
+// afterFunc is a callback of AfterFunc, with the id its stop looks for.
+type afterFunc struct {
+	id uint32
+	f  func()
 }
 
 func (r *reqCtx) Err() error {
@@ -73,14 +90,21 @@ func (r *reqCtx) AfterFunc(f func()) (stop func() bool) {
 		go f()
 		return func() bool { return false }
 	}
-	fp := &f
-	r.afters = append(r.afters, fp)
+	if r.afters == nil {
+		r.afters = r.afterBuf[:0]
+	}
+	r.afterIDs++
+	id := r.afterIDs
+	r.afters = append(r.afters, afterFunc{id, f})
 	return func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		for i, g := range r.afters {
-			if g == fp {
-				r.afters = append(r.afters[:i], r.afters[i+1:]...)
+			if g.id == id {
+				n := len(r.afters) - 1
+				copy(r.afters[i:], r.afters[i+1:])
+				r.afters[n] = afterFunc{} // keep f no longer than needed
+				r.afters = r.afters[:n]
 				return true
 			}
 		}
@@ -88,25 +112,47 @@ func (r *reqCtx) AfterFunc(f func()) (stop func() bool) {
 	}
 }
 
-// armLocked makes the Done channel and starts the watch delay, once.
+// armLocked starts the watch delay, once, on the connection's watch timer
+// (one per connection, reset per request, rather than a timer per
+// request).
 func (r *reqCtx) armLocked() {
-	if r.done != nil {
+	if r.armed {
 		return
 	}
-	r.done = make(chan struct{})
-	if r.err != nil {
-		close(r.done)
+	r.armed = true
+	if r.err != nil || r.ended {
 		return
 	}
+	c := r.c
+	r.armedAt = time.Now()
+	c.watchReq.Store(r)
+	if t := c.watchTimer.Load(); t != nil {
+		t.Reset(watchDelay)
+	} else {
+		c.watchTimer.Store(time.AfterFunc(watchDelay, c.watchDue))
+	}
+}
+
+// watchDue runs when the connection's watch timer fires: the watch delay
+// of its request passed. A timer that fired for an earlier request (its
+// stop came too late to stop it) finds a request armed less than
+// watchDelay ago, and waits for the rest of it.
+func (c *serverConn) watchDue() {
+	r := c.watchReq.Load()
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.ended {
 		return
 	}
-	r.timer = time.AfterFunc(watchDelay, func() {
-		r.mu.Lock()
-		r.due = true
-		r.startLocked()
-		r.mu.Unlock()
-	})
+	if left := watchDelay - time.Since(r.armedAt); left > 0 {
+		c.watchTimer.Load().Reset(left) // set: it was armed before r
+		return
+	}
+	r.due = true
+	r.startLocked()
 }
 
 // startLocked starts the watcher if it is due and nothing else reads the
@@ -138,8 +184,8 @@ func (r *reqCtx) cancelLocked() {
 	if r.done != nil {
 		close(r.done)
 	}
-	for _, f := range r.afters {
-		go (*f)()
+	for _, a := range r.afters {
+		go a.f()
 	}
 	r.afters = nil
 }
@@ -161,8 +207,9 @@ func (r *reqCtx) watch(watched chan struct{}) {
 func (r *reqCtx) stop() {
 	r.mu.Lock()
 	r.ended = true
-	if r.timer != nil {
-		r.timer.Stop()
+	if r.armed && r.c.watchReq.Load() == r {
+		r.c.watchTimer.Load().Stop()
+		r.c.watchReq.Store(nil)
 	}
 	watched := r.watched
 	if watched == nil {
