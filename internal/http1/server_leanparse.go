@@ -7,6 +7,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"golang.org/x/net/http/httpguts"
@@ -54,6 +55,10 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 		return nil, 0, errNeedMore
 	}
 	n := end + 4
+	// Every string of the request (method, target, field names and
+	// values) is a piece of one copy of the head: one allocation, not one
+	// per field (see sub).
+	hs := string(b[:end])
 	lines := b[:end]
 	i := bytes.Index(lines, []byte("\r\n"))
 	line := lines
@@ -67,7 +72,7 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	if sp1 <= 0 || sp2 <= sp1+1 {
 		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
 	}
-	r.method, r.target = string(line[:sp1]), string(line[sp1+1:sp2])
+	r.method, r.target = hs[:sp1], hs[sp1+1:sp2]
 	switch string(line[sp2+1:]) {
 	case "HTTP/1.1":
 		r.minor = 1
@@ -89,6 +94,9 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	r.header = hdr
 	sawCL, sawHost, keepAlive, closing := false, false, false, false
 	var cl []byte
+	// The fields' values share one backing array, each value slice full
+	// (an append by a handler copies it).
+	vals := make([]string, 0, bytes.Count(rest, []byte("\r\n"))+1)
 	for len(rest) > 0 {
 		var l []byte
 		if j := bytes.Index(rest, []byte("\r\n")); j >= 0 {
@@ -104,8 +112,11 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 		if !httpsyntax.FieldValue(v) {
 			return nil, n, &headError{http.StatusBadRequest, "malformed header value"}
 		}
-		key := textproto.CanonicalMIMEHeaderKey(string(l[:c]))
-		val := string(v)
+		key, ok := commonKeys[string(l[:c])]
+		if !ok {
+			key = textproto.CanonicalMIMEHeaderKey(sub(hs, b, l[:c]))
+		}
+		val := sub(hs, b, v)
 		switch key {
 		case "Content-Length":
 			// As net/http: digits only; several fields only with the
@@ -143,7 +154,12 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 				}
 			}
 		}
-		r.header[key] = append(r.header[key], val)
+		if prior, ok := r.header[key]; ok {
+			r.header[key] = append(prior, val)
+		} else {
+			vals = append(vals, val)
+			r.header[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+		}
 	}
 	if r.minor == 1 && !sawHost {
 		return nil, n, &headError{http.StatusBadRequest, "missing Host"}
@@ -153,3 +169,29 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	r.close = closing || (r.minor == 0 && !keepAlive)
 	return r, n, nil
 }
+
+// sub is the piece of hs (a copy of b's start) that x (a piece of b's
+// start) holds: a slice's offset in the array it shares with b is the
+// difference of their capacities.
+func sub(hs string, b, x []byte) string {
+	at := cap(b) - cap(x)
+	return hs[at : at+len(x)]
+}
+
+// commonKeys maps the field names most requests carry, in their canonical
+// and lower-case spellings, to the canonical name: looking one up
+// allocates nothing.
+var commonKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{
+		"Accept", "Accept-Charset", "Accept-Encoding", "Accept-Language", "Authorization",
+		"Cache-Control", "Connection", "Content-Length", "Content-Type", "Cookie", "Expect",
+		"Host", "If-Modified-Since", "If-None-Match", "Keep-Alive", "Origin", "Pragma",
+		"Range", "Referer", "Te", "Transfer-Encoding", "Upgrade", "User-Agent",
+		"X-Forwarded-For", "X-Forwarded-Proto", "X-Request-Id",
+	} {
+		m[k] = k
+		m[strings.ToLower(k)] = k
+	}
+	return m
+}()

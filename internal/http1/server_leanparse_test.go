@@ -1,7 +1,12 @@
 package http1
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
+	"maps"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,6 +72,7 @@ func FuzzParseHead(f *testing.F) {
 		"POST /_admin/add_recipe HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
 		"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.1\r\n",
 		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+		"GET /a HTTP/1.1\r\nhost: x\r\nuser-agent: u\r\nX-Y: 1\r\nx-y:  2 \r\nCookie: c\r\naccept-ENCODING: gzip\r\n\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -78,6 +84,7 @@ func FuzzParseHead(f *testing.F) {
 			if n > len(b) || n < 4 || r.contentLength < 0 || r.header == nil || r.target == "" {
 				t.Fatalf("bad parse %+v n=%d", r, n)
 			}
+			sameAsNetHTTP(t, b[:n], r)
 		case errors.Is(err, errNeedMore):
 		case errors.As(err, &he):
 			if he.status < 400 || he.status > 599 {
@@ -87,4 +94,21 @@ func FuzzParseHead(f *testing.F) {
 			t.Fatalf("unexpected error %v", err)
 		}
 	})
+}
+
+// sameAsNetHTTP checks a head parseHead took against net/http's reading of
+// it, when net/http takes it too: the same method, target, Host and
+// fields (names canonical, values in order).
+func sameAsNetHTTP(t *testing.T, head []byte, r *leanReq) {
+	t.Helper()
+	std, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(head)))
+	if err != nil {
+		return
+	}
+	if std.Method != r.method || std.RequestURI != r.target || std.Host != r.host {
+		t.Fatalf("request line or Host: lean %q %q %q, net/http %q %q %q", r.method, r.target, r.host, std.Method, std.RequestURI, std.Host)
+	}
+	if !maps.EqualFunc(std.Header, r.header, slices.Equal[[]string]) {
+		t.Fatalf("fields: lean %q, net/http %q", r.header, std.Header)
+	}
 }
