@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -130,4 +131,61 @@ func TestLeanShutdown(t *testing.T) {
 	if err := <-done; err != nil || time.Since(start) > 2*time.Second {
 		t.Errorf("Run: %v after %v", err, time.Since(start))
 	}
+}
+
+// The head's deadlines end with the head: a handler that reads its body or
+// waits on its context for longer than the idle timeout after the head
+// came gets the body and keeps its context; a head that does not come
+// whole is still cut at the head timeout.
+func TestLeanDeadlinesAfterHead(t *testing.T) {
+	const wait = 400 * time.Millisecond // 4x the idle timeout
+	cfg := Config{IdleTimeout: 100 * time.Millisecond}
+	dial := func(t *testing.T, u string) net.Conn {
+		c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		return c
+	}
+	t.Run("late body", func(t *testing.T) {
+		u := start(t, cfg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(wait)
+			b, err := io.ReadAll(r.Body)
+			_, _ = io.WriteString(w, "body "+string(b)+" "+fmt.Sprint(err))
+		}))
+		c := dial(t, u)
+		_, _ = io.WriteString(c, "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\n")
+		time.Sleep(wait / 2)
+		_, _ = io.WriteString(c, "abc")
+		if b, _ := io.ReadAll(c); !strings.Contains(string(b), "body abc <nil>") {
+			t.Fatalf("got %q", b)
+		}
+	})
+	t.Run("context kept", func(t *testing.T) {
+		u := start(t, cfg, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+				_, _ = io.WriteString(w, "cancelled")
+			case <-time.After(wait):
+				_, _ = io.WriteString(w, "kept")
+			}
+		}))
+		c := dial(t, u)
+		_, _ = io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		if b, _ := io.ReadAll(c); !strings.HasSuffix(string(b), "kept") {
+			t.Fatalf("got %q", b)
+		}
+	})
+	t.Run("head cut at the head timeout", func(t *testing.T) {
+		u := start(t, Config{IdleTimeout: 10 * time.Second, ReadHeaderTimeout: 200 * time.Millisecond}, echo)
+		c := dial(t, u)
+		began := time.Now()
+		_, _ = io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\n")
+		_, _ = io.ReadAll(c) // until the server closes (net/http's: a 408 or nothing)
+		if d := time.Since(began); d > 3*time.Second {
+			t.Fatalf("closed after %v, want about the head timeout (200ms), well before the idle timeout (10s)", d)
+		}
+	})
 }
