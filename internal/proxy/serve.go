@@ -178,17 +178,18 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		store = store && resp.ContentLength <= int64(rt.cfg.Cache.MaxBodyBytes)
 	}
 	w.WriteHeader(resp.StatusCode)
-	var body bytes.Buffer
 	// Only Write, never the writer's ReadFrom: ReadFrom is for files
 	// (sendfile) and may send the head in a write of its own; through
 	// Write, head and body leave together, copied through the pooled
 	// buffer.
-	var dst io.Writer = writeOnly{w}
+	var tee *limitedTee
+	var dst io.Writer = w
 	if store {
-		dst = &limitedTee{w: w, buf: &body, max: rt.cfg.Cache.MaxBodyBytes}
+		tee = &limitedTee{w: w, buf: new(bytes.Buffer), max: rt.cfg.Cache.MaxBodyBytes}
+		dst = tee
 	}
 	bp := bufPool.Get().(*[]byte)
-	_, copyErr := io.CopyBuffer(dst, resp.Body, *bp)
+	copyErr := copyBody(dst, resp.Body, *bp)
 	bufPool.Put(bp)
 	resp.Body.Close()
 	elapsed := time.Since(start)
@@ -199,9 +200,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	}
 	rte.record(failed)
 	rte.stats.count(resp.StatusCode, OriginUpstream)
-	if store && copyErr == nil && !dst.(*limitedTee).over {
+	if store && copyErr == nil && !tee.over {
 		rt.cache.Put(key, &cache.Entry{
-			Status: resp.StatusCode, Header: storedHeader(resp.Header), Body: body.Bytes(),
+			Status: resp.StatusCode, Header: storedHeader(resp.Header), Body: tee.buf.Bytes(),
 			Stored: rt.cache.Now(), MaxAge: maxAge,
 		})
 	}
@@ -360,10 +361,29 @@ func (b *clientBody) Read(p []byte) (int, error) {
 
 func (b *clientBody) Close() error { return b.rc.Close() }
 
-// writeOnly hides everything but w's Write from io.Copy.
-type writeOnly struct{ w io.Writer }
-
-func (o writeOnly) Write(b []byte) (int, error) { return o.w.Write(b) }
+// copyBody copies src to dst through buf with dst's Write only (as
+// io.CopyBuffer, without its WriterTo and ReaderFrom shortcuts, and
+// without wrapping dst to hide them: no allocation per body).
+func copyBody(dst io.Writer, src io.Reader, buf []byte) error {
+	for {
+		n, rerr := src.Read(buf)
+		if n > 0 {
+			m, werr := dst.Write(buf[:n])
+			if werr != nil {
+				return werr
+			}
+			if m < n {
+				return io.ErrShortWrite
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
 
 // limitedTee writes to w and keeps up to max bytes in buf.
 type limitedTee struct {

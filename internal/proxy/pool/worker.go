@@ -32,6 +32,12 @@ type Worker struct {
 	bw       *bufio.Writer
 	lim      *headLimit // under br: bounds response heads
 	target   string     // scheme://host:port the connection goes to
+	// urlScheme and urlHost are the request URL's parts target was made
+	// from: a request with the same ones reuses target as it is.
+	urlScheme, urlHost string
+	// breakOff breaks off conn's reads and writes (made once per
+	// connection, not per exchange).
+	breakOff func()
 	lastUsed time.Time
 }
 
@@ -68,7 +74,10 @@ func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
 // context.DeadlineExceeded, as RoundTrip reports its context's.
 func (w *Worker) RoundTripUntil(req *http.Request, deadline time.Time) (*http.Response, error) {
 	ctx := req.Context()
-	target := req.URL.Scheme + "://" + canonicalAddr(req.URL.Scheme, req.URL.Host)
+	target := w.target
+	if w.conn == nil || req.URL.Scheme != w.urlScheme || req.URL.Host != w.urlHost {
+		target = req.URL.Scheme + "://" + canonicalAddr(req.URL.Scheme, req.URL.Host)
+	}
 	for attempt := 0; ; attempt++ {
 		reused := w.conn != nil && w.target == target && time.Since(w.lastUsed) < maxIdle
 		if !reused {
@@ -117,12 +126,11 @@ func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Req
 		_ = conn.SetDeadline(deadline)
 		w.deadline = !deadline.IsZero()
 	}
-	breakOff := func() { _ = conn.SetDeadline(aLongTimeAgo) }
 	var stop func() bool
 	if af, ok := ctx.(afterFuncer); ok {
-		stop = af.AfterFunc(breakOff)
+		stop = af.AfterFunc(w.breakOff)
 	} else {
-		stop = context.AfterFunc(ctx, breakOff)
+		stop = context.AfterFunc(ctx, w.breakOff)
 	}
 	lean := false
 	if w.raw != nil && req.Body == nil {
@@ -180,7 +188,8 @@ func (w *Worker) connect(ctx context.Context, scheme, target, host string) error
 		conn = tc
 	}
 	w.conn = conn
-	w.target = target
+	w.target, w.urlScheme, w.urlHost = target, scheme, host
+	w.breakOff = func() { _ = conn.SetDeadline(aLongTimeAgo) }
 	w.deadline = false
 	var rw io.ReadWriter = conn
 	w.raw = nil
