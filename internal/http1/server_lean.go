@@ -169,10 +169,6 @@ type serverConn struct {
 	// watchStop is set (under reqCtx.mu) while a request's watcher is
 	// being stopped.
 	watchStop bool
-	// readDL says the idle or head deadline of the request being served
-	// may still be set: it is cleared before the connection is read for
-	// its handler (body, watcher) or handed over.
-	readDL atomic.Bool
 	// watchTimer ends the watch delay of the request in watchReq (see
 	// reqCtx.armLocked); made once per connection, when first needed.
 	watchTimer atomic.Pointer[time.Timer]
@@ -234,11 +230,6 @@ func (c *serverConn) serve() {
 		}
 		started := len(c.buf) > 0
 		skipped := 0 // CR and LF bytes skipped before this request
-		// headAt is when this request's first bytes were read; the head
-		// timeout, counted from then, replaces the idle deadline only if
-		// the head takes more than that read (most come whole in one).
-		var headAt time.Time
-		headSet := false
 		var req *leanReq
 		for {
 			if c.reqHdr == nil {
@@ -267,10 +258,6 @@ func (c *serverConn) serve() {
 				handed = c.handoff()
 				return
 			}
-			if !headAt.IsZero() && !headSet {
-				headSet = true
-				_ = c.nc.SetReadDeadline(headAt.Add(headTimeout))
-			}
 			if cap(c.buf)-len(c.buf) < 1024 { // move to the front, or grow
 				if len(c.buf)+1024 > cap(c.hbuf) {
 					c.hbuf = make([]byte, 0, max(2*cap(c.hbuf), len(c.buf)+1024))
@@ -282,7 +269,7 @@ func (c *serverConn) serve() {
 				if !started {
 					started = true
 					c.setIdle(false, 0)
-					headAt = time.Now()
+					_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
 				}
 				c.buf = c.buf[:len(c.buf)+m]
 			}
@@ -297,11 +284,7 @@ func (c *serverConn) serve() {
 			}
 		}
 		c.setIdle(false, 0)
-		// The idle or head deadline stays until something reads the
-		// connection for the handler (clearReadDeadline), or the next
-		// request sets its own: no deadline change per request for
-		// handlers that read nothing more.
-		c.readDL.Store(true)
+		_ = c.nc.SetReadDeadline(time.Time{})
 		c.served++
 		keep := c.serveOne(req)
 		if !keep {
@@ -335,18 +318,9 @@ func (c *serverConn) readHead(p []byte) (int, error) {
 	return n, err
 }
 
-// clearReadDeadline clears the read deadline left from reading the head
-// (see readDL), if not done yet.
-func (c *serverConn) clearReadDeadline() {
-	if c.readDL.Load() && c.readDL.Swap(false) {
-		_ = c.nc.SetReadDeadline(time.Time{})
-	}
-}
-
 // handoff gives the connection, with the bytes read and not yet used, to
 // net/http's server; false if it is shut down (the connection then closes).
 func (c *serverConn) handoff() bool {
-	c.readDL.Store(false)
 	_ = c.nc.SetReadDeadline(time.Time{})
 	return c.hand(&handedConn{Conn: c.nc, pending: bytes.Clone(c.buf), served: c.served})
 }
@@ -475,7 +449,6 @@ func (b *leanBody) Read(p []byte) (n int, err error) {
 		b.left -= int64(n)
 		return n, nil
 	}
-	b.c.clearReadDeadline()
 	n, err = b.c.rw.Read(p)
 	b.left -= int64(n)
 	if err == io.EOF && b.left > 0 {

@@ -193,7 +193,6 @@ func (r *reqCtx) cancelLocked() {
 func (r *reqCtx) watch(watched chan struct{}) {
 	defer close(watched)
 	p := make([]byte, 1024)
-	r.c.clearReadDeadline()
 	n, err := r.c.nc.Read(p)
 	r.mu.Lock()
 	r.extra = p[:n]

@@ -7,6 +7,5 @@ import "time"
 // request body (the proxy's client body timeout). A deadline left in the
 // past ends the connection after the answer.
 func (w *leanWriter) SetReadDeadline(t time.Time) error {
-	w.c.readDL.Store(false) // replaces the head's
 	return w.c.nc.SetReadDeadline(t)
 }

@@ -75,7 +75,6 @@ func (r *reqCtx) Sleep(d time.Duration, stop <-chan struct{}) bool {
 	default:
 	}
 	c.sleepStop = stop
-	c.readDL.Store(false) // replaced by the sleep's, then cleared
 	_ = c.nc.SetReadDeadline(end)
 	c.mu.Unlock()
 	var n int

@@ -259,7 +259,6 @@ func (w *leanWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, http.ErrHijacked
 	}
 	w.hijacked = true
-	w.c.clearReadDeadline()
 	return w.c.nc, bufio.NewReadWriter(bufio.NewReader(w.c.nc), bufio.NewWriter(w.c.nc)), nil
 }
 
