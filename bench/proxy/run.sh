@@ -24,6 +24,15 @@
 #      0.9x and 1.1x the knee.
 # Needs: go, nginx, curl, python3 (Debian: apt-get install -y nginx curl python3).
 # Usage: bench/proxy/run.sh [overhead-seconds-per-run] [knee-seconds-per-run]
+#   3. ONLY=ab AB_BIN=other-loadlab-binary: an interleaved A/B of CPU per
+#      proxied request, this checkout's build (A) against AB_BIN (B): one
+#      attack alternates its requests between the two proxies, both behind
+#      the same 0 ms origin (600 B) and pinned to CPU 1 (origin and
+#      generator on CPU 0), so both see the same machine at the same
+#      moment: A/A runs gave 1.000-1.005, where the sequential rounds of
+#      part 1 move by 5-15% on a shared machine. ROUNDS (default 4) rounds
+#      of overhead-seconds (default 5 here) at RATE (default 4000 here)
+#      in all; run it both ways round. Needs taskset (util-linux).
 #   ONLY=overhead or ONLY=knee runs one part; ROUNDS, RATE, FACTORS
 #   ("20 50 90 110", percent of the knee) override the defaults; PATHS
 #   picks the overhead part's paths (direct first).
@@ -32,6 +41,13 @@ cd "$(dirname "$0")/../.."
 
 OVH_DUR=${1:-2}
 KNEE_DUR=${2:-5}
+if [ "${ONLY:-}" = ab ]; then
+  [ -x "${AB_BIN:-}" ] || { echo "bench/proxy: ONLY=ab needs AB_BIN, an executable loadlab build (got '${AB_BIN:-}')" >&2; exit 2; }
+  command -v taskset >/dev/null || { echo "bench/proxy: taskset not found (apt-get install -y util-linux)" >&2; exit 2; }
+  OVH_DUR=${1:-5}
+  ROUNDS=${ROUNDS:-4}
+  RATE=${RATE:-4000}
+fi
 ROUNDS=${ROUNDS:-6}
 RATE=${RATE:-2000}
 for t in nginx curl python3 go; do
@@ -95,7 +111,7 @@ echo "# loadlab proxy benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(
 echo
 
 # --- 1. overhead at 2,000 req/s, and overflow churn -------------------
-if [ "${ONLY:-}" != knee ]; then
+if [ -z "${ONLY:-}" ] || [ "$ONLY" = overhead ]; then
 start_origin 0s
 # pool_yaml NAME POOL: a proxy config with one pool and one route.
 pool_yaml() {
@@ -255,7 +271,7 @@ echo
 fi
 
 # --- 2. fixed vs overflow around the knee, serial manager -------------
-if [ "${ONLY:-}" != overhead ]; then
+if [ -z "${ONLY:-}" ] || [ "$ONLY" = knee ]; then
 W=64
 LAT_MS=100
 KNEE=$((W * 1000 / LAT_MS))
@@ -298,4 +314,54 @@ print(f"| {pool} | {cost} | {rate}/s | {r['success']*100:.2f}% | {r['latencies']
 P
   done
 done
+fi
+
+# --- 3. interleaved A/B of two builds (ONLY=ab) -----------------------
+if [ "${ONLY:-}" = ab ]; then
+cat >"$WORK/recipe.json" <<J
+{"body": "$(head -c 600 /dev/zero | tr '\0' x)", "headers": {"cache-control": "private, max-age=0"}, "stages": [{"at": 0, "status": 200, "latency": "0s"}]}
+J
+taskset -c 0 "$L" origin -quiet -seed 1 -recipe "$WORK/recipe.json" -listen 127.0.0.1:0 >"$WORK/origin.out" 2>"$WORK/origin.err" &
+PIDS+=($!)
+ORIGIN_URL=$(wait_url "$WORK/origin.out")
+[ -n "$ORIGIN_URL" ] || { cat "$WORK/origin.err" >&2; exit 1; }
+cat >"$WORK/proxy-ab.yaml" <<Y
+pools:
+  default: {size: 64, overflow: 0, checkout_timeout: 6s, manager: serial}
+routes:
+  - {name: all, path: "/*", upstream: "$ORIGIN_URL", request_timeout: 5s}
+Y
+declare -A ABPID ABURL
+for side in A B; do
+  bin=$L
+  [ "$side" = B ] && bin=$AB_BIN
+  taskset -c 1 "$bin" proxy -config "$WORK/proxy-ab.yaml" -listen 127.0.0.1:0 >"$WORK/ab-$side.out" 2>"$WORK/ab-$side.err" &
+  ABPID[$side]=$!
+  PIDS+=($!)
+  ABURL[$side]=$(wait_url "$WORK/ab-$side.out")
+  curl -fs -o /dev/null "${ABURL[$side]}/" || { cat "$WORK/ab-$side.err" >&2; exit 1; }
+done
+# utime_stime PID: user and system clock ticks of a process.
+utime_stime() { awk '{print $14, $15}' "/proc/$1/stat"; }
+echo "## Interleaved A/B: A = this checkout, B = $AB_BIN; $ROUNDS rounds of ${OVH_DUR}s at $RATE req/s in all (half to each)"
+TOT=(0 0 0 0)
+for r in $(seq "$ROUNDS"); do
+  read -r au0 as0 < <(utime_stime "${ABPID[A]}")
+  read -r bu0 bs0 < <(utime_stime "${ABPID[B]}")
+  printf 'GET %s/x\nGET %s/x\n' "${ABURL[A]}" "${ABURL[B]}" |
+    taskset -c 0 "$L" attack -rate "$RATE/s" -duration "${OVH_DUR}s" -timeout 10s -quiet -max-body 0 >"$WORK/ab-$r.bin"
+  read -r au1 as1 < <(utime_stime "${ABPID[A]}")
+  read -r bu1 bs1 < <(utime_stime "${ABPID[B]}")
+  echo "round $r: A user $((au1 - au0)) system $((as1 - as0)) ticks, B user $((bu1 - bu0)) system $((bs1 - bs0)) ticks"
+  TOT=($((TOT[0] + au1 - au0)) $((TOT[1] + as1 - as0)) $((TOT[2] + bu1 - bu0)) $((TOT[3] + bs1 - bs0)))
+done
+"$L" report -type json "$WORK/ab-1.bin" | python3 -c 'import json,sys; x=json.load(sys.stdin); print("round 1: success %.2f%%, p50 %.3f ms" % (x["success"]*100, x["latencies"]["50th"]/1e6))'
+python3 - "${TOT[@]}" "$(getconf CLK_TCK)" "$((RATE * OVH_DUR * ROUNDS / 2))" <<'P'
+import sys
+au, asy, bu, bs, tck, n = map(int, sys.argv[1:])
+us = lambda t: t / tck / n * 1e6
+print(f"A: user {us(au):.1f} + system {us(asy):.1f} = {us(au+asy):.1f} µs per request")
+print(f"B: user {us(bu):.1f} + system {us(bs):.1f} = {us(bu+bs):.1f} µs per request")
+print(f"B/A: {(bu+bs)/(au+asy):.3f}")
+P
 fi

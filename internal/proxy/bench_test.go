@@ -1,14 +1,11 @@
 package proxy
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/loadlab/loadlab/internal/proxy/config"
 )
@@ -19,7 +16,7 @@ import (
 // (the lean server `loadlab proxy` runs).
 func BenchmarkRoundTrip(b *testing.B) {
 	up, srv := benchProxy(b, 4)
-	lean := benchFront(b, srv.Config.Handler.(*Proxy))
+	lean := serveFront(b, srv.Config.Handler.(*Proxy)).URL
 	for _, tc := range []struct{ name, url string }{{"direct", up.URL}, {"proxy", srv.URL}, {"proxy-lean", lean}} {
 		b.Run(tc.name, func(b *testing.B) {
 			c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
@@ -74,24 +71,4 @@ func benchProxy(b *testing.B, size int) (up, srv *httptest.Server) {
 	srv = httptest.NewServer(p)
 	b.Cleanup(srv.Close)
 	return up, srv
-}
-
-// benchFront serves p with ServeFront on a loopback port until b ends; it
-// returns the base URL.
-func benchFront(b *testing.B, p *Proxy) string {
-	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ServeFront(ctx, ln, p, Front{ShutdownGrace: 5 * time.Second}) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Error(err)
-		}
-	})
-	return "http://" + ln.Addr().String()
 }

@@ -148,7 +148,7 @@ func startProxyOpts(t *testing.T, yaml, upstream string, opts Options) (*Proxy, 
 }
 
 // serveFront serves p with ServeFront until the test ends (or shutdown).
-func serveFront(t *testing.T, p *Proxy) *front {
+func serveFront(t testing.TB, p *Proxy) *front {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
