@@ -14,8 +14,8 @@ import (
 const watchDelay = time.Millisecond
 
 // reqCtx is a lean request's context. It carries the connection's values;
-// its Done channel exists only once asked for (Done or AfterFunc): then,
-// watchDelay later, a goroutine reads the connection and cancels the
+// its Done channel exists only once asked for (Done). Once a handler waits
+// on it (Done or AfterFunc), watchDelay later, a goroutine reads the connection and cancels the
 // context when the client goes away (EOF or error), as net/http's
 // background read does, but only for handlers that wait on it. As
 // net/http's, that read starts only once the request body has been read
