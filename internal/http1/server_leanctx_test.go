@@ -1,6 +1,7 @@
 package http1
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
@@ -136,5 +137,55 @@ func TestLeanFastAnswersKeepConnection(t *testing.T) {
 	}
 	if n := opened.Load(); n != 1 {
 		t.Errorf("200 requests took %d connections, want 1", n)
+	}
+}
+
+// The client watch runs on one timer per connection, reset per request: a
+// later request on a keep-alive connection, after earlier ones armed and
+// stopped that timer, still notices its client leaving.
+func TestLeanClientGoneOnReusedConnection(t *testing.T) {
+	got := make(chan error, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fast" {
+			_ = r.Context().Done()
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+		got <- r.Context().Err()
+	})
+	u := startLean(t, ServerConfig{}, h)
+	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(c)
+	for i := 0; i < 3; i++ {
+		_, _ = io.WriteString(c, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "ok" {
+			t.Fatalf("request %d: %q", i, b)
+		}
+	}
+	_, _ = io.WriteString(c, "GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(5 * watchDelay) // the handler is waiting
+	c.Close()
+	select {
+	case err := <-got:
+		if err != context.Canceled {
+			t.Fatalf("after the client left, the fourth request's context: Err %v, want Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler did not return")
 	}
 }
