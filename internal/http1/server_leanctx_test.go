@@ -1,7 +1,6 @@
 package http1
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net"
@@ -116,25 +115,8 @@ func TestLeanFastAnswersKeepConnection(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	var opened atomic.Int64
-	u := startLean(t, ServerConfig{ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
-		opened.Add(1)
-		return ctx
-	}}, h)
-	tr := &http.Transport{MaxConnsPerHost: 1}
-	defer tr.CloseIdleConnections()
-	cl := &http.Client{Transport: tr}
-	for i := 0; i < 200; i++ {
-		resp, err := cl.Get(u + "/x")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if string(b) != "ok" {
-			t.Fatalf("request %d: %q", i, b)
-		}
-	}
+	u, cl, opened := startOneConn(t, h)
+	getOK(t, cl, u+"/x", 200)
 	if n := opened.Load(); n != 1 {
 		t.Errorf("200 requests took %d connections, want 1", n)
 	}
@@ -157,29 +139,17 @@ func TestLeanClientGoneOnReusedConnection(t *testing.T) {
 		}
 		got <- r.Context().Err()
 	})
-	u := startLean(t, ServerConfig{}, h)
-	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	br := bufio.NewReader(c)
-	for i := 0; i < 3; i++ {
-		_, _ = io.WriteString(c, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatalf("request %d: %v", i, err)
-		}
-		b, _ := io.ReadAll(resp.Body)
+	u, cl, opened := startOneConn(t, h)
+	getOK(t, cl, u+"/fast", 3)
+	// The fourth request leaves after the watch delay: the transport then
+	// closes the connection.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(5*watchDelay, cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u+"/wait", nil)
+	if resp, err := cl.Do(req); err == nil {
 		resp.Body.Close()
-		if string(b) != "ok" {
-			t.Fatalf("request %d: %q", i, b)
-		}
+		t.Fatal("the fourth request was answered, want it abandoned")
 	}
-	_, _ = io.WriteString(c, "GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(5 * watchDelay) // the handler is waiting
-	c.Close()
 	select {
 	case err := <-got:
 		if err != context.Canceled {
@@ -187,5 +157,39 @@ func TestLeanClientGoneOnReusedConnection(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the handler did not return")
+	}
+	if n := opened.Load(); n != 1 {
+		t.Errorf("4 requests took %d connections, want 1 (the timer reuse is not tested)", n)
+	}
+}
+
+// startOneConn serves h with the lean server; it returns the server's URL,
+// a client that keeps one connection to it, and the count of connections
+// the server opened.
+func startOneConn(t *testing.T, h http.Handler) (string, *http.Client, *atomic.Int64) {
+	t.Helper()
+	opened := new(atomic.Int64)
+	u := startLean(t, ServerConfig{ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+		opened.Add(1)
+		return ctx
+	}}, h)
+	tr := &http.Transport{MaxConnsPerHost: 1}
+	t.Cleanup(tr.CloseIdleConnections)
+	return u, &http.Client{Transport: tr}, opened
+}
+
+// getOK gets url n times with cl, each answer "ok".
+func getOK(t *testing.T, cl *http.Client, url string, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		resp, err := cl.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "ok" {
+			t.Fatalf("request %d: %q", i, b)
+		}
 	}
 }

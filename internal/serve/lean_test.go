@@ -141,12 +141,7 @@ func TestLeanDeadlinesAfterHead(t *testing.T) {
 	const wait = 400 * time.Millisecond // 4x the idle timeout
 	cfg := Config{IdleTimeout: 100 * time.Millisecond}
 	dial := func(t *testing.T, u string) net.Conn {
-		c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		c, _ := dialRaw(t, u)
 		return c
 	}
 	t.Run("late body", func(t *testing.T) {
