@@ -37,3 +37,12 @@ func (b *builder) closedLoop(path string, sc *Scenario, rs rawScenario, vars map
 	sc.MaxWorkers = n
 	return nil
 }
+
+// Users is the scenario's users when it is a closed loop (rate: 0 with
+// workers: N), 0 when it is paced.
+func (sc *Scenario) Users() int {
+	if len(sc.Rate.Steps) == 0 && sc.Rate.From.IsZero() && sc.Rate.To.IsZero() {
+		return sc.MaxWorkers
+	}
+	return 0
+}

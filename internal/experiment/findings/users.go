@@ -1,0 +1,71 @@
+package findings
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+)
+
+// flatGain is how little of the rise in users a closed loop's throughput
+// may follow before it counts as no longer rising: a quarter. Below the
+// knee, throughput grows with the users (each more user is one more
+// request in service); past it, the added users only wait in a queue.
+const flatGain = 0.25
+
+// usersSweep describes a sweep of a closed loop (a scenario of N users,
+// each sending its next request when its answer came) that kept its
+// success in every step: where its throughput stopped rising with the
+// users, or that it kept rising. It speaks in users, not rates, and
+// checks what it says by Little's law: users = throughput × (response
+// time + think time), the think time being zero in loadlab's closed
+// loops. ok is false when the main scenario is not a closed loop over at
+// least two numbers of users.
+func usersSweep(sum *summary.Summary, main string) (finding, bool) {
+	type point struct {
+		users int
+		sc    *summary.ScenarioResult
+	}
+	var pts []point
+	seen := map[int]bool{}
+	for _, st := range sum.Steps {
+		sc := st.Scenario(main)
+		if sc == nil || !sc.Closed() || sc.Requests == 0 || st.Aborted != "" || seen[sc.Users] {
+			continue
+		}
+		seen[sc.Users] = true
+		pts = append(pts, point{sc.Users, sc})
+	}
+	if len(pts) < 2 {
+		return finding{}, false
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].users < pts[j].users })
+	little := func(p point) string {
+		r := p.sc.Latency.Mean.Seconds()
+		return fmt.Sprintf("%s ≈ %s req/s × %s = %.1f", summary.UsersText(p.users), summary.FmtRate(p.sc.Throughput), summary.FmtSeconds(r), p.sc.Throughput*r)
+	}
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		more := float64(b.users)/float64(a.users) - 1
+		if a.sc.Throughput <= 0 || b.sc.Throughput/a.sc.Throughput-1 >= flatGain*more {
+			continue
+		}
+		// The knee by Little's law: as many users as the peak throughput
+		// keeps busy at the lightest load's response time (no queueing).
+		peak := 0.0
+		for _, p := range pts {
+			peak = max(peak, p.sc.Throughput)
+		}
+		light := pts[0].sc.Latency.Mean.Seconds()
+		text := fmt.Sprintf("%s's throughput stopped rising beyond %s (%s req/s): with %s it was %s req/s while its mean response time grew from %s to %s, so the added users only waited (Little's law: %s). "+
+			"The knee lies at about %.0f users: the peak throughput times the response time at the lightest load (%s req/s × %s).",
+			main, summary.UsersText(a.users), summary.FmtRate(a.sc.Throughput), summary.UsersText(b.users), summary.FmtRate(b.sc.Throughput),
+			summary.FmtSeconds(a.sc.Latency.Mean.Seconds()), summary.FmtSeconds(b.sc.Latency.Mean.Seconds()), little(b),
+			math.Max(1, math.Round(peak*light)), summary.FmtRate(peak), summary.FmtSeconds(light))
+		return fact(summary.KindSweep, text), true
+	}
+	last := pts[len(pts)-1]
+	return fact(summary.KindSweep, fmt.Sprintf("%s kept at least 99%% success and its throughput kept rising with the users, up to %s (%s req/s, p99 %s): the knee lies beyond the users tried (Little's law: %s).",
+		main, summary.UsersText(last.users), summary.FmtRate(last.sc.Throughput), summary.FmtSeconds(last.sc.Latency.P99.Seconds()), little(last))), true
+}
