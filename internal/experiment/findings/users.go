@@ -8,11 +8,16 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
-// flatGain is how little of the rise in users a closed loop's throughput
-// may follow before it counts as no longer rising: a quarter. Below the
-// knee, throughput grows with the users (each more user is one more
-// request in service); past it, the added users only wait in a queue.
-const flatGain = 0.25
+// Below a closed loop's knee, throughput grows with the users (each more
+// user is one more request in service); past it, the added users only
+// wait in a queue. Between two numbers of users, throughput that followed
+// less than slowGain of the rise in users went past the knee between
+// them; throughput that rose by less than flatRise had stopped rising
+// already.
+const (
+	slowGain = 0.25
+	flatRise = 0.10
+)
 
 // usersSweep describes a sweep of a closed loop (a scenario of N users,
 // each sending its next request when its answer came) that kept its
@@ -48,7 +53,8 @@ func usersSweep(sum *summary.Summary, main string) (finding, bool) {
 	for i := 1; i < len(pts); i++ {
 		a, b := pts[i-1], pts[i]
 		more := float64(b.users)/float64(a.users) - 1
-		if a.sc.Throughput <= 0 || b.sc.Throughput/a.sc.Throughput-1 >= flatGain*more {
+		rise := b.sc.Throughput/a.sc.Throughput - 1
+		if a.sc.Throughput <= 0 || rise >= slowGain*more {
 			continue
 		}
 		// The knee by Little's law: as many users as the peak throughput
@@ -58,11 +64,18 @@ func usersSweep(sum *summary.Summary, main string) (finding, bool) {
 			peak = max(peak, p.sc.Throughput)
 		}
 		light := pts[0].sc.Latency.Mean.Seconds()
-		text := fmt.Sprintf("%s's throughput stopped rising beyond %s (%s req/s): with %s it was %s req/s while its mean response time grew from %s to %s, so the added users only waited (Little's law: %s). "+
-			"The knee lies at about %.0f users: the peak throughput times the response time at the lightest load (%s req/s × %s).",
-			main, summary.UsersText(a.users), summary.FmtRate(a.sc.Throughput), summary.UsersText(b.users), summary.FmtRate(b.sc.Throughput),
-			summary.FmtSeconds(a.sc.Latency.Mean.Seconds()), summary.FmtSeconds(b.sc.Latency.Mean.Seconds()), little(b),
-			math.Max(1, math.Round(peak*light)), summary.FmtRate(peak), summary.FmtSeconds(light))
+		var what string
+		if rise < flatRise {
+			what = fmt.Sprintf("%s's throughput stopped rising beyond %s (%s req/s): with %s it was %s req/s",
+				main, summary.UsersText(a.users), summary.FmtRate(a.sc.Throughput), summary.UsersText(b.users), summary.FmtRate(b.sc.Throughput))
+		} else {
+			what = fmt.Sprintf("%s's throughput rose far less than its users between %s and %s (%.0f× the users, %s to %s req/s)",
+				main, summary.UsersText(a.users), summary.UsersText(b.users), float64(b.users)/float64(a.users), summary.FmtRate(a.sc.Throughput), summary.FmtRate(b.sc.Throughput))
+		}
+		text := fmt.Sprintf("%s while its mean response time grew from %s to %s, so the added users mostly waited (Little's law: %s). "+
+			"The knee lies at about %s: the peak throughput times the response time at the lightest load (%s req/s × %s).",
+			what, summary.FmtSeconds(a.sc.Latency.Mean.Seconds()), summary.FmtSeconds(b.sc.Latency.Mean.Seconds()), little(b),
+			summary.UsersText(int(math.Max(1, math.Round(peak*light)))), summary.FmtRate(peak), summary.FmtSeconds(light))
 		return fact(summary.KindSweep, text), true
 	}
 	last := pts[len(pts)-1]

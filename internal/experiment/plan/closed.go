@@ -46,3 +46,9 @@ func (sc *Scenario) Users() int {
 	}
 	return 0
 }
+
+// setsUsers reports whether a matrix value v is the closed loop's users.
+func setsUsers(sc *Scenario, v string) bool {
+	n := sc.Users()
+	return n > 0 && v == strconv.Itoa(n)
+}

@@ -12,12 +12,17 @@ import (
 // or the first): success ratio and p99 against rate, a line per
 // configuration through the measured steps, and a line of the model's
 // predictions beside each; nil when no configuration ran at two rates.
+// A closed loop run with several numbers of users has its own
+// (usersKneeCharts).
 func kneeCharts(sum *summary.Summary) []chartFile {
 	name := ""
 	if len(sum.Search) > 0 {
 		name = sum.Search[0].Scenario
 	} else if names := sum.ScenarioNames(); len(names) > 0 {
 		name = names[0]
+	}
+	if usersSwept(sum, name) {
+		return usersKneeCharts(sum, name)
 	}
 	type point struct{ rate, success, p99 float64 }
 	measured := map[string][]point{}
