@@ -21,6 +21,9 @@ func sweep(sum *summary.Summary, main string) []finding {
 			lastGood = st
 			continue
 		}
+		if sc.Closed() {
+			return append(out, usersFell(main, lastGood, st))
+		}
 		prefix := "From the first step"
 		if lastGood != nil {
 			g := lastGood.Scenario(main)

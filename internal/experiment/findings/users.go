@@ -82,3 +82,21 @@ func usersSweep(sum *summary.Summary, main string) (finding, bool) {
 	return fact(summary.KindSweep, fmt.Sprintf("%s kept at least 99%% success and its throughput kept rising with the users, up to %s (%s req/s, p99 %s): the knee lies beyond the users tried (Little's law: %s).",
 		main, summary.UsersText(last.users), summary.FmtRate(last.sc.Throughput), summary.FmtSeconds(last.sc.Latency.P99.Seconds()), little(last))), true
 }
+
+// usersFell is a closed loop's sweep where success fell below 99% in step
+// bad, in users: the last number of users that held (lastGood, nil when
+// none did), and what more users did to success, latency and throughput.
+func usersFell(main string, lastGood, bad *summary.StepResult) finding {
+	b := bad.Scenario(main)
+	fell := fmt.Sprintf("with %s (step %q) success fell to %.2f%% and p99 rose to %s, at %s req/s answered: this is the knee.",
+		summary.UsersText(b.Users), bad.Name, 100*b.Success, summary.FmtSeconds(b.Latency.P99.Seconds()), summary.FmtRate(b.Throughput))
+	g := (*summary.ScenarioResult)(nil)
+	if lastGood != nil {
+		g = lastGood.Scenario(main)
+	}
+	if g == nil || !g.Closed() {
+		return fact(summary.KindSweep, "From the first step, "+fell)
+	}
+	return fact(summary.KindSweep, fmt.Sprintf("%s held up to %s (%.2f%% success, p99 %s, %s req/s answered); %s",
+		main, summary.UsersText(g.Users), 100*g.Success, summary.FmtSeconds(g.Latency.P99.Seconds()), summary.FmtRate(g.Throughput), fell))
+}
