@@ -11,11 +11,11 @@ import (
 // Below a closed loop's knee, throughput grows with the users (each more
 // user is one more request in service); past it, the added users only
 // wait in a queue. Between two numbers of users, throughput that followed
-// less than slowGain of the rise in users went past the knee between
+// less than half the rise in users (slowGain) went past the knee between
 // them; throughput that rose by less than flatRise had stopped rising
 // already.
 const (
-	slowGain = 0.25
+	slowGain = 0.5
 	flatRise = 0.10
 )
 
@@ -50,13 +50,27 @@ func usersSweep(sum *summary.Summary, main string) (finding, bool) {
 		r := p.sc.Latency.Mean.Seconds()
 		return fmt.Sprintf("%s ≈ %s req/s × %s = %.1f", summary.UsersText(p.users), summary.FmtRate(p.sc.Throughput), summary.FmtSeconds(r), p.sc.Throughput*r)
 	}
+	// The pair of numbers of users past which throughput was flat says
+	// most; else the first pair between which it rose far less than the
+	// users (the knee lies between them).
+	at := -1
 	for i := 1; i < len(pts); i++ {
 		a, b := pts[i-1], pts[i]
-		more := float64(b.users)/float64(a.users) - 1
-		rise := b.sc.Throughput/a.sc.Throughput - 1
-		if a.sc.Throughput <= 0 || rise >= slowGain*more {
+		if a.sc.Throughput <= 0 {
 			continue
 		}
+		more := float64(b.users)/float64(a.users) - 1
+		rise := b.sc.Throughput/a.sc.Throughput - 1
+		if rise < flatRise {
+			at = i
+			break
+		}
+		if rise < slowGain*more && at < 0 {
+			at = i
+		}
+	}
+	if at > 0 {
+		a, b := pts[at-1], pts[at]
 		// The knee by Little's law: as many users as the peak throughput
 		// keeps busy at the lightest load's response time (no queueing).
 		peak := 0.0
@@ -65,7 +79,7 @@ func usersSweep(sum *summary.Summary, main string) (finding, bool) {
 		}
 		light := pts[0].sc.Latency.Mean.Seconds()
 		var what string
-		if rise < flatRise {
+		if b.sc.Throughput/a.sc.Throughput-1 < flatRise {
 			what = fmt.Sprintf("%s's throughput stopped rising beyond %s (%s req/s): with %s it was %s req/s",
 				main, summary.UsersText(a.users), summary.FmtRate(a.sc.Throughput), summary.UsersText(b.users), summary.FmtRate(b.sc.Throughput))
 		} else {
