@@ -1,8 +1,6 @@
 package writeup
 
 import (
-	"sort"
-
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/plot"
 	"github.com/loadlab/loadlab/internal/slug"
@@ -26,9 +24,8 @@ func usersSwept(sum *summary.Summary, name string) bool {
 // model's predictions beside each. Throughput rises with the users up to
 // the knee and stays flat past it, where only the response time grows.
 func usersKneeCharts(sum *summary.Summary, name string) []chartFile {
-	type point struct{ users, x, p99 float64 }
-	measured := map[string][]point{}
-	predicted := map[string][]point{}
+	measured := map[string][]kneePoint{}
+	predicted := map[string][]kneePoint{}
 	var order []string
 	for _, st := range sum.Steps {
 		sc := st.Scenario(name)
@@ -43,38 +40,17 @@ func usersKneeCharts(sum *summary.Summary, name string) []chartFile {
 		if _, ok := measured[conf]; !ok {
 			order = append(order, conf)
 		}
-		measured[conf] = append(measured[conf], point{float64(sc.Users), sc.Throughput, 1000 * sc.Latency.P99.Seconds()})
+		measured[conf] = append(measured[conf], kneePoint{float64(sc.Users), sc.Throughput, 1000 * sc.Latency.P99.Seconds()})
 		if p := st.Model.PredictedScenario(name); p != nil && p.Duration > 0 {
 			x := p.Success * float64(p.Requests) / p.Duration.Seconds()
-			predicted[conf] = append(predicted[conf], point{float64(sc.Users), x, 1000 * p.Latencies.P99.Seconds()})
+			predicted[conf] = append(predicted[conf], kneePoint{float64(sc.Users), x, 1000 * p.Latencies.P99.Seconds()})
 		}
-	}
-	series := func(y func(point) float64) []plot.Series {
-		var out []plot.Series
-		for _, conf := range order {
-			for _, set := range []struct {
-				label string
-				pts   []point
-			}{{conf + " (measured)", measured[conf]}, {conf + " (model)", predicted[conf]}} {
-				if len(set.pts) == 0 {
-					continue
-				}
-				pts := append([]point(nil), set.pts...)
-				sort.Slice(pts, func(i, j int) bool { return pts[i].users < pts[j].users })
-				s := plot.Series{Name: set.label, Kind: plot.Line, Dots: true}
-				for _, p := range pts {
-					s.Points = append(s.Points, plot.Point{X: p.users, Y: y(p)})
-				}
-				out = append(out, s)
-			}
-		}
-		return out
 	}
 	file := "charts/knee-" + slug.Make(name, "") + "-"
 	return []chartFile{
 		{"Knee: throughput against users", file + "throughput.svg", plot.Chart{Title: "Throughput of " + name + " against its users, per configuration",
-			X: plot.Axis{Label: "users"}, Y: plot.Axis{Label: "requests/s answered", Min: 0}, Series: series(func(p point) float64 { return p.x })}},
+			X: plot.Axis{Label: "users"}, Y: plot.Axis{Label: "requests/s answered", Min: 0}, Series: kneeSeries(order, measured, predicted, func(p kneePoint) float64 { return p.y })}},
 		{"Knee: p99 against users", file + "p99.svg", plot.Chart{Title: "p99 latency of " + name + " against its users, per configuration",
-			X: plot.Axis{Label: "users"}, Y: plot.Axis{Label: "p99 ms"}, Series: series(func(p point) float64 { return p.p99 })}},
+			X: plot.Axis{Label: "users"}, Y: plot.Axis{Label: "p99 ms"}, Series: kneeSeries(order, measured, predicted, func(p kneePoint) float64 { return p.p99 })}},
 	}
 }

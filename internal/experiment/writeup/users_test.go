@@ -1,57 +1,22 @@
 package writeup_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/experiment/writeup"
 )
-
-// writeRecorded writes the report of a recorded run whose summary keeps
-// the plan's shape (../testdata/NAME-summary.json, its findings computed
-// again) into a fresh folder, and returns the summary, the folder,
-// report.md and report.html.
-func writeRecorded(t *testing.T, name string) (*summary.Summary, string, string, string) {
-	t.Helper()
-	data, err := os.ReadFile("../testdata/" + name + "-summary.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum summary.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
-	sum.Findings = findings.Compute(&sum, findings.Options{})
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeup.Write(dir, &sum); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &sum, dir, string(md), string(html)
-}
 
 // A closed loop of 4, 16 and 32 users (a real run): the comparison shows
 // each step's users and the throughput they got where a paced step shows
 // its rate, the method and the steps say "by N users", and the knee
 // charts plot throughput and p99 against the users.
 func TestClosedLoopReportSpeaksInUsers(t *testing.T) {
-	sum, dir, md, html := writeRecorded(t, "users")
+	sum, dir, md, html := writeIn(t, "users", "")
 	if !strings.Contains(md, "| Configuration | Load (rate, or users and throughput) |") || strings.Contains(md, "| RPS |") {
 		t.Errorf("the comparison's load column is not about users:\n%s", md[:min(len(md), 1200)])
 	}
@@ -83,7 +48,7 @@ func TestClosedLoopReportSpeaksInUsers(t *testing.T) {
 // The calibration a run made (a real one, of a closed loop) is said in
 // the model section with its cost, as summary.json recorded it.
 func TestReportSaysTheCalibrationsCost(t *testing.T) {
-	sum, _, md, _ := writeRecorded(t, "users-calibrated")
+	sum, _, md, _ := writeIn(t, "users-calibrated", "")
 	if len(sum.Calibrations) != 1 || sum.Calibrations[0].Requests == 0 {
 		t.Fatalf("the fixture recorded %+v", sum.Calibrations)
 	}
@@ -98,7 +63,7 @@ func TestReportSaysTheCalibrationsCost(t *testing.T) {
 // The terminal's brief of configurations compared at several numbers of
 // users has a row per number of users.
 func TestBriefRowsAreUsers(t *testing.T) {
-	sum, _, _, _ := writeRecorded(t, "users-pools")
+	sum, _, _, _ := writeIn(t, "users-pools", "")
 	b := writeup.Brief(sum)
 	for _, row := range []string{"\n  4 users ", "\n  32 users "} {
 		if !strings.Contains(b, row) {
