@@ -65,3 +65,30 @@ func TestUsersAndCalibrationsAreOptional(t *testing.T) {
 		t.Errorf("UsersText(1) = %q", UsersText(1))
 	}
 }
+
+// A real run comparing two pools at 4 and 32 users: the users are the
+// load of each matrix cell, as a rate is ("32 users", "with 32 users"),
+// and what the brief's rows are keyed by.
+func TestUsersAreTheLoad(t *testing.T) {
+	data, err := os.ReadFile("../testdata/users-pools-summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, File), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RateAxis() != "users" {
+		t.Fatalf("rate axis %q, want the users", s.RateAxis())
+	}
+	for _, st := range s.Steps {
+		users := UsersText(st.Scenarios[0].Users)
+		if s.CellLabel(st) != users || s.AtLoad(st) != "with "+users || s.KeyText(st) != users || s.VarsLabel(st) != "" {
+			t.Errorf("step %q: cell %q, at %q, key %q, vars %q; want %s", st.Name, s.CellLabel(st), s.AtLoad(st), s.KeyText(st), s.VarsLabel(st), users)
+		}
+	}
+}
