@@ -114,3 +114,36 @@ func usersFell(main string, lastGood, bad *summary.StepResult) finding {
 	return fact(summary.KindSweep, fmt.Sprintf("%s held up to %s (%.2f%% success, p99 %s, %s req/s answered); %s",
 		main, summary.UsersText(g.Users), 100*g.Success, summary.FmtSeconds(g.Latency.P99.Seconds()), summary.FmtRate(g.Throughput), fell))
 }
+
+// usersKnees is each configuration's knee in users, when configurations
+// are compared over closed loops of several numbers of users: where each
+// one's throughput stopped rising (usersSweep), for the configurations
+// that kept their success at every number of users (limits names where
+// the others fell).
+func usersKnees(sum *summary.Summary, main string) []finding {
+	var order []string
+	steps := map[string][]*summary.StepResult{}
+	for _, st := range sum.Steps {
+		g := group(sum, st)
+		if _, ok := steps[g]; !ok {
+			order = append(order, g)
+		}
+		steps[g] = append(steps[g], st)
+	}
+	var out []finding
+	for _, g := range order {
+		held := true
+		for _, st := range steps[g] {
+			if sc := st.Scenario(main); sc != nil && sc.Requests > 0 && (sc.Success < summary.Healthy || st.Aborted != "") {
+				held = false
+			}
+		}
+		one := *sum
+		one.Steps = steps[g]
+		if f, ok := usersSweep(&one, main); ok && held {
+			f.Text = "With " + g + ", " + f.Text
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -86,7 +86,9 @@ func TestFindingsOfRefusedUsers(t *testing.T) {
 
 // ../testdata/users-pools-summary.json is a real run comparing 8 and 16
 // workers at 4 and 32 users: the configurations compare at the same
-// number of users ("with 32 users"), which is not a configuration.
+// number of users ("with 32 users"), which is not a configuration, and
+// each configuration's knee is said in users: about as many as its
+// workers (the 50 ms origin is all each user waits for below it).
 func TestFindingsCompareAtUsers(t *testing.T) {
 	sum := readSummary(t, "users-pools")
 	for _, st := range sum.Steps {
@@ -97,5 +99,15 @@ func TestFindingsCompareAtUsers(t *testing.T) {
 	got := computed(sum)
 	if !strings.Contains(got, "with 32 users, latency was not: p99 of page by configuration") || strings.Contains(got, "32 req/s") {
 		t.Errorf("got %s", got)
+	}
+	for _, workers := range []int{8, 16} {
+		m := regexp.MustCompile(fmt.Sprintf(`With %d workers, page's throughput [^\n]*The knee lies at about ([0-9]+) users`, workers)).FindStringSubmatch(got)
+		if m == nil {
+			t.Errorf("no knee in users for %d workers:\n%s", workers, got)
+			continue
+		}
+		if k, _ := strconv.Atoi(m[1]); float64(k) < 0.7*float64(workers) || float64(k) > 1.3*float64(workers) {
+			t.Errorf("%d workers: knee at %d users", workers, k)
+		}
 	}
 }
