@@ -10,7 +10,15 @@
 #      overflow workers (a dial and a close per request) against nginx
 #      without upstream keep-alive. Same generator (loadlab attack, open
 #      loop), alternated ROUNDS times; overhead = p50/p99 minus the direct
-#      figures, CPU per request from the processes' clock ticks;
+#      figures, CPU per request from the processes' clock ticks; and the
+#      floor references (bench/proxy/floor: the least a Go proxy can do
+#      for this traffic: floor-relay on net.Conn, floor-relay-raw on
+#      internal/rawconn, floor-epoll an nginx-like epoll loop), not in
+#      the default PATHS: PATHS="direct loadlab-serial nginx-1w
+#      floor-relay floor-relay-raw floor-epoll". PERF=stat adds, after
+#      the rounds, a run per path under `perf stat` (system calls and
+#      context switches per request), PERF=record one under `perf record
+#      -g` (the top symbols), PERF="stat record" both;
 #   2. report 000's comparison, scaled down: a fixed pool and an overflow
 #      pool of the same total W (L = 100 ms origin, W = 64, knee R = W/L =
 #      640 req/s), all under `manager: serial`; the overflow pool with no
@@ -50,6 +58,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$WORK/loadlab" ./cmd/loadlab
+go build -o "$WORK/floor" ./bench/proxy/floor
 L="$WORK/loadlab"
 
 # wait_url FILE: waits for "listening on http://..." in FILE, prints the URL.
@@ -122,6 +131,13 @@ done
 "$L" proxy -procs 0 -config "$WORK/proxy-serial.yaml" -listen 127.0.0.1:0 >"$WORK/proxy-all.out" 2>"$WORK/proxy-all.err" &
 PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
 URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
+# The floor references, the same pool of 64 (bench/proxy/floor).
+for mode in relay relay-raw epoll; do
+  "$WORK/floor" -mode "$mode" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/floor-$mode.out" 2>"$WORK/floor-$mode.err" &
+  PID[floor-$mode]=$!; PIDS+=("$!")
+  URL[floor-$mode]=$(wait_url "$WORK/floor-$mode.out")
+  [ -n "${URL[floor-$mode]}" ] || { cat "$WORK/floor-$mode.err" >&2; exit 1; }
+done
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 NGINX_PORT=$(free_port)
 NGINX_NOKA_PORT=$(free_port)
@@ -183,7 +199,7 @@ for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$NGINX1_PORT/" &&
 URL[nginx-1w]="http://127.0.0.1:$NGINX1_PORT"
 URL[nginx]="http://127.0.0.1:$NGINX_PORT"; URL[nginx-noka]="http://127.0.0.1:$NGINX_NOKA_PORT"
 URL[direct]=$ORIGIN_URL
-for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka nginx-1w; do
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka nginx-1w floor-relay floor-relay-raw floor-epoll; do
   curl -fs -o /dev/null "${URL[$n]}/" || { echo "$n not answering" >&2; exit 1; }
 done
 # ticks NAME: CPU ticks of a path's proxy (nginx: master and workers).
@@ -199,6 +215,14 @@ ticks() {
       for p in "$NGINX1_PID" $(pgrep -P "$NGINX1_PID"); do t=$((t + $(cpu_ticks "$p"))); done
       echo "$t" ;;
     *) cpu_ticks "${PID[$1]}" ;;
+  esac
+}
+# pids NAME: the processes of a path's proxy, comma-separated (for perf).
+pids() {
+  case $1 in
+    nginx|nginx-noka) echo "$NGINX_PID$(pgrep -P "$NGINX_PID" | sed 's/^/,/' | tr -d '\n')" ;;
+    nginx-1w) echo "$NGINX1_PID$(pgrep -P "$NGINX1_PID" | sed 's/^/,/' | tr -d '\n')" ;;
+    *) echo "${PID[$1]}" ;;
   esac
 }
 # PATHS narrows the paths (direct first; nginx-1w is the reference when nginx
@@ -224,7 +248,9 @@ cpu = {n: int(ticks[n]) / tck / reqs * 1e6 for n in paths}
 label = {"loadlab-serial": "loadlab, serial (default, -procs 1)", "loadlab-concurrent": "loadlab, concurrent (-procs 1)",
          "loadlab-serial-allcores": "loadlab, serial, -procs 0 (every core)", "nginx": "nginx, 2 workers (upstream keep-alive)",
          "nginx-1w": "nginx, 1 worker (upstream keep-alive)",
-         "loadlab-churn": "loadlab, 0 + 64 overflow: dial + close per request", "nginx-noka": "nginx without upstream keep-alive"}
+         "loadlab-churn": "loadlab, 0 + 64 overflow: dial + close per request", "nginx-noka": "nginx without upstream keep-alive",
+         "floor-relay": "floor: relay on net.Conn", "floor-relay-raw": "floor: relay on rawconn",
+         "floor-epoll": "floor: epoll loop, one thread"}
 def load(name):
     return [json.load(open(f"{work}/{name}-{r}.json")) for r in range(1, rounds + 1)]
 d = load("direct")
@@ -247,7 +273,44 @@ for name in paths[1:]:
     vs = f"{cpu[name]/ref:.2f}×" if ref else "-"
     print(f"| {label.get(name, name)} | {o50:.3f} ms | {o99:.3f} ms | {cpu[name]:.0f} µs | {vs} |")
 P2
-for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores; do kill "${PID[$n]}" 2>/dev/null || true; done
+# PERF: one more run per path under perf, at the same rate and length.
+PERF_DIR=${PERF_DIR:-$WORK}
+for what in ${PERF:-}; do
+  case $what in stat|record) ;; *) echo "bench/proxy: PERF: want stat and/or record, got $what" >&2; exit 2 ;; esac
+  command -v perf >/dev/null || { echo "bench/proxy: perf not found (apt-get install -y linux-perf)" >&2; exit 2; }
+  [ "$what" = stat ] && { echo; echo "## perf stat: per request, over $((RATE * OVH_DUR)) requests (one more run per path)"; echo "| path | system calls | of which | context switches | CPU migrations |"; echo "|---|---:|---|---:|---:|"; }
+  for n in $PATHS; do
+    [ "$n" = direct ] && continue
+    if [ "$what" = stat ]; then
+      perf stat -x, -o "$PERF_DIR/$n.stat" -e 'syscalls:sys_enter_*' -e context-switches -e cpu-migrations -p "$(pids "$n")" &
+    else
+      perf record -q -g -o "$PERF_DIR/$n.perf" -p "$(pids "$n")" 2>/dev/null &
+    fi
+    PERF_PID=$!
+    sleep 0.5
+    attack "${URL[$n]}/x" "$RATE" "$OVH_DUR" "$n-perf"
+    kill -INT "$PERF_PID"; wait "$PERF_PID" 2>/dev/null || true
+    if [ "$what" = stat ]; then
+      python3 - "$PERF_DIR/$n.stat" "$n" "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['requests'])" "$WORK/$n-perf.json")" <<'P3'
+import sys
+path, name, reqs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+count = {}
+for line in open(path):
+    f = line.strip().split(",")
+    if len(f) > 2 and f[0].replace(".", "").isdigit():
+        count[f[2]] = count.get(f[2], 0) + float(f[0])
+sc = {k.split("sys_enter_")[1]: v for k, v in count.items() if "sys_enter_" in k and v > 0}
+top = ", ".join(f"{k} {v/reqs:.2f}" for k, v in sorted(sc.items(), key=lambda kv: -kv[1]) if v / reqs >= 0.01)
+print(f"| {name} | {sum(sc.values())/reqs:.2f} | {top} | {count.get('context-switches', 0)/reqs:.2f} | {count.get('cpu-migrations', 0)/reqs:.3f} |")
+P3
+    else
+      echo; echo "### perf record -g: $n, samples by binary, then the top symbols (self)"
+      perf report -i "$PERF_DIR/$n.perf" --no-children --stdio --sort dso -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
+      perf report -i "$PERF_DIR/$n.perf" --no-children --stdio --sort dso,symbol -g none --percent-limit 0.8 2>/dev/null | grep -v '^#' | grep -v '^$' | sed 's/ *- *- *$//' | head -30
+    fi
+  done
+done
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores floor-relay floor-relay-raw floor-epoll; do kill "${PID[$n]}" 2>/dev/null || true; done
 kill "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true
 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" -s quit 2>/dev/null || true
 nginx -c "$WORK/nginx1/nginx.conf" -p "$WORK/nginx1" -s quit 2>/dev/null || true

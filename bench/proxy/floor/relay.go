@@ -1,0 +1,175 @@
+package main
+
+import (
+	"errors"
+	"net"
+
+	"github.com/loadlab/loadlab/internal/rawconn"
+)
+
+// conn is a connection read and written through net.Conn, or through
+// rawconn when raw (then Send defers a write into the next Read).
+type conn struct {
+	nc  net.Conn
+	raw *rawconn.Conn
+}
+
+func newConn(nc net.Conn, raw bool) *conn {
+	c := &conn{nc: nc}
+	if raw {
+		c.raw = rawconn.New(nc)
+	}
+	return c
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	if c.raw != nil {
+		return c.raw.Read(p)
+	}
+	return c.nc.Read(p)
+}
+
+func (c *conn) Write(p []byte) (int, error) {
+	if c.raw != nil {
+		return c.raw.Write(p)
+	}
+	return c.nc.Write(p)
+}
+
+// relay is mode relay and relay-raw: a goroutine per client connection,
+// a buffered channel of idle upstream connections as the pool.
+type relay struct {
+	upstream string
+	raw      bool
+	pool     chan *conn
+}
+
+var errAnswer = errors.New("floor: an answer the reference does not relay")
+
+// runRelay dials the pool, listens and serves until the listener fails.
+func runRelay(listen, upstream string, size int, raw bool) error {
+	r := &relay{upstream: upstream, raw: raw, pool: make(chan *conn, size)}
+	for range size {
+		u, err := r.dial()
+		if err != nil {
+			return err
+		}
+		r.pool <- u
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	onListen(ln.Addr())
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		go r.serve(newConn(nc, raw))
+	}
+}
+
+func (r *relay) dial() (*conn, error) {
+	nc, err := net.Dial("tcp", r.upstream)
+	if err != nil {
+		return nil, err
+	}
+	return newConn(nc, r.raw), nil
+}
+
+// serve relays the requests of one client connection, one at a time.
+// Its two buffers are the connection's, not the request's: in holds
+// request heads (and whatever the client sent after one), out the answer.
+func (r *relay) serve(c *conn) {
+	defer c.nc.Close()
+	in := make([]byte, bufSize)
+	out := make([]byte, bufSize)
+	n := 0
+	for {
+		end := headEnd(in[:n])
+		for end < 0 {
+			if n == len(in) {
+				return
+			}
+			m, err := c.Read(in[n:])
+			if err != nil {
+				return
+			}
+			n += m
+			end = headEnd(in[:n])
+		}
+		if !plainGET(in[:end]) {
+			return
+		}
+		u := <-r.pool
+		last, err := r.exchange(u, in[:end], c, out)
+		if err != nil {
+			u.nc.Close() // its state is unknown: a fresh connection replaces it
+			u, err = r.dial()
+			if err == nil {
+				r.pool <- u
+			}
+			return
+		}
+		r.pool <- u
+		n = copy(in, in[end:n])
+		// The answer's last part: on a raw connection written from
+		// inside the next request's first read, unless that request is
+		// already here (a pipelining client).
+		if c.raw != nil && headEnd(in[:n]) < 0 {
+			c.raw.Send(last)
+		} else if _, err := c.Write(last); err != nil {
+			return
+		}
+	}
+}
+
+// exchange writes req upstream and reads the answer into out, passing
+// each full buffer of a long body on to the client; it returns the
+// answer's last part, still to be written. An error is the upstream
+// connection's (or the client's, for a long body): the upstream
+// connection is then not reused. The connection is back in the pool before
+// the client is written its last part (relay-raw writes it from inside the
+// client's next read).
+func (r *relay) exchange(u *conn, req []byte, c *conn, out []byte) ([]byte, error) {
+	if u.raw != nil {
+		u.raw.Send(req) // written from inside the answer's first read
+	} else if _, err := u.Write(req); err != nil {
+		return nil, err
+	}
+	got, total := 0, -1
+	for {
+		m, err := u.Read(out[got:])
+		if err != nil {
+			return nil, err
+		}
+		got += m
+		if total < 0 {
+			end := headEnd(out[:got])
+			if end < 0 {
+				if got == len(out) {
+					return nil, errAnswer
+				}
+				continue
+			}
+			var ok bool
+			if total, ok = answerLength(out[:end]); !ok {
+				return nil, errAnswer
+			}
+		}
+		if got > total {
+			return nil, errAnswer // bytes past the answer: not one we relay
+		}
+		if got == total {
+			return out[:got], nil
+		}
+		if got == len(out) { // a long body: pass the buffer on, read on
+			if _, err := c.Write(out); err != nil {
+				return nil, err
+			}
+			total -= got
+			got = 0
+		}
+	}
+}
