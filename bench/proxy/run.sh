@@ -13,9 +13,11 @@
 #      figures, CPU per request from the processes' clock ticks; and the
 #      floor references (bench/proxy/floor: the least a Go proxy can do
 #      for this traffic: floor-relay on net.Conn, floor-relay-raw on
-#      internal/rawconn, floor-epoll an nginx-like epoll loop), not in
-#      the default PATHS: PATHS="direct loadlab-serial nginx-1w
-#      floor-relay floor-relay-raw floor-epoll". PERF=stat adds, after
+#      internal/rawconn, floor-epoll an nginx-like epoll loop, and
+#      variants such as floor-relay-raw+manager+deadlines; see the
+#      floor's start below), not in the default PATHS: e.g.
+#      PATHS="direct loadlab-serial nginx-1w floor-relay floor-relay-raw
+#      floor-epoll". PERF=stat adds, after
 #      the rounds, a run per path under `perf stat` (system calls and
 #      context switches per request), PERF=record one under `perf record
 #      -g` (the top symbols), PERF="stat record" both;
@@ -131,12 +133,26 @@ done
 "$L" proxy -procs 0 -config "$WORK/proxy-serial.yaml" -listen 127.0.0.1:0 >"$WORK/proxy-all.out" 2>"$WORK/proxy-all.err" &
 PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
 URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
-# The floor references, the same pool of 64 (bench/proxy/floor).
-for mode in relay relay-raw epoll; do
-  "$WORK/floor" -mode "$mode" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/floor-$mode.out" 2>"$WORK/floor-$mode.err" &
-  PID[floor-$mode]=$!; PIDS+=("$!")
-  URL[floor-$mode]=$(wait_url "$WORK/floor-$mode.out")
-  [ -n "${URL[floor-$mode]}" ] || { cat "$WORK/floor-$mode.err" >&2; exit 1; }
+# The floor references, the same pool of 64 (bench/proxy/floor), started
+# for the floor paths in PATHS: floor-MODE[+OPTION...], MODE relay,
+# relay-raw or epoll, OPTION manager, deadlines or nodefer (the floor's
+# -manager, -deadlines, -defer-answer=false), e.g. floor-relay-raw+manager.
+FLOORS=()
+for n in ${PATHS:-}; do
+  case $n in floor-*) ;; *) continue ;; esac
+  spec=${n#floor-}; args=(-mode "${spec%%+*}")
+  IFS=+ read -ra opts <<<"$spec"
+  for o in "${opts[@]:1}"; do
+    case $o in
+      manager|deadlines) args+=("-$o") ;;
+      nodefer) args+=(-defer-answer=false) ;;
+      *) echo "bench/proxy: PATHS: $n: unknown floor option $o (want manager, deadlines or nodefer)" >&2; exit 2 ;;
+    esac
+  done
+  "$WORK/floor" "${args[@]}" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/$n.out" 2>"$WORK/$n.err" &
+  PID[$n]=$!; PIDS+=("$!"); FLOORS+=("$n")
+  URL[$n]=$(wait_url "$WORK/$n.out")
+  [ -n "${URL[$n]}" ] || { cat "$WORK/$n.err" >&2; exit 2; }
 done
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 NGINX_PORT=$(free_port)
@@ -199,7 +215,7 @@ for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$NGINX1_PORT/" &&
 URL[nginx-1w]="http://127.0.0.1:$NGINX1_PORT"
 URL[nginx]="http://127.0.0.1:$NGINX_PORT"; URL[nginx-noka]="http://127.0.0.1:$NGINX_NOKA_PORT"
 URL[direct]=$ORIGIN_URL
-for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka nginx-1w floor-relay floor-relay-raw floor-epoll; do
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka nginx-1w "${FLOORS[@]}"; do
   curl -fs -o /dev/null "${URL[$n]}/" || { echo "$n not answering" >&2; exit 1; }
 done
 # ticks NAME: CPU ticks of a path's proxy (nginx: master and workers).
@@ -310,7 +326,7 @@ P3
     fi
   done
 done
-for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores floor-relay floor-relay-raw floor-epoll; do kill "${PID[$n]}" 2>/dev/null || true; done
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores "${FLOORS[@]}"; do kill "${PID[$n]}" 2>/dev/null || true; done
 kill "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true
 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" -s quit 2>/dev/null || true
 nginx -c "$WORK/nginx1/nginx.conf" -p "$WORK/nginx1" -s quit 2>/dev/null || true

@@ -29,7 +29,9 @@ func start(t *testing.T, mode, upstream string) string {
 		if mode == "epoll" {
 			errc <- runEpoll("127.0.0.1:0", upstream, 2)
 		} else {
-			errc <- runRelay("127.0.0.1:0", upstream, 2, mode == "relay-raw")
+			raw := strings.HasPrefix(mode, "relay-raw")
+			errc <- runRelay("127.0.0.1:0", upstream, 2, options{raw: raw, deferAnswer: raw,
+				manager: strings.Contains(mode, "+manager"), deadlines: strings.Contains(mode, "+deadlines")})
 		}
 	}()
 	select {
@@ -60,7 +62,7 @@ func TestModesRelay(t *testing.T) {
 	}))
 	defer origin.Close()
 	up := strings.TrimPrefix(origin.URL, "http://")
-	for _, mode := range []string{"relay", "relay-raw", "epoll"} {
+	for _, mode := range []string{"relay", "relay-raw", "relay+manager+deadlines", "relay-raw+manager+deadlines", "epoll"} {
 		t.Run(mode, func(t *testing.T) {
 			addr := start(t, mode, up)
 			done := make(chan error, 4)

@@ -18,6 +18,13 @@
 //	epoll      nginx's design: one locked OS thread, one epoll_wait loop
 //	           over non-blocking client and upstream sockets
 //
+// The relay modes take options that each add one piece of the real
+// proxy's work, to measure its cost on the floor: -manager (checkout and
+// checkin through a manager goroutine, as the serial pool), -deadlines (the
+// client's read deadlines and the upstream request deadline, set per
+// request as the real proxy sets them), -defer-answer=false (relay-raw
+// writes the answer at once, and the next read starts with an EAGAIN).
+//
 // Anything else (a request with a body, a method other than GET, an
 // answer without a Content-Length, a head larger than the buffer) closes
 // the connection: a reference for the bench, not a proxy. It only dials
@@ -47,6 +54,10 @@ func main() {
 	upstream := flag.String("upstream", "", "origin's host:port (loopback only)")
 	size := flag.Int("pool", 64, "upstream keep-alive connections, all dialed at start")
 	maxLife := flag.Duration("max-life", 30*time.Minute, "exit after this long")
+	var opts options
+	flag.BoolVar(&opts.deferAnswer, "defer-answer", true, "relay-raw: write the answer from inside the client's next read")
+	flag.BoolVar(&opts.manager, "manager", false, "relay modes: check connections out and in through a manager goroutine")
+	flag.BoolVar(&opts.deadlines, "deadlines", false, "relay modes: set the client's read deadlines and the upstream deadline per request")
 	flag.Parse()
 	if err := checkArgs(*mode, *listen, *upstream, *size, *maxLife); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
@@ -57,7 +68,8 @@ func main() {
 	var err error
 	switch *mode {
 	case "relay", "relay-raw":
-		err = runRelay(*listen, *upstream, *size, *mode == "relay-raw")
+		opts.raw = *mode == "relay-raw"
+		err = runRelay(*listen, *upstream, *size, opts)
 	case "epoll":
 		err = runEpoll(*listen, *upstream, *size)
 	}

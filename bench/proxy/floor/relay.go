@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"net"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/rawconn"
 )
@@ -37,24 +38,47 @@ func (c *conn) Write(p []byte) (int, error) {
 }
 
 // relay is mode relay and relay-raw: a goroutine per client connection,
-// a buffered channel of idle upstream connections as the pool.
+// a buffered channel of idle upstream connections as the pool, or with
+// -manager a manager goroutine owning them.
 type relay struct {
 	upstream string
-	raw      bool
-	pool     chan *conn
+	opts     options
+	pool     chan *conn      // idle connections (no manager)
+	checkout chan chan *conn // to the manager: a reply channel
+	checkin  chan *conn      // to the manager
+}
+
+// options are the relay's variants, each adding one piece of the real
+// proxy's work to measure what it costs (bench/README.md, proxy).
+type options struct {
+	raw         bool // rawconn instead of net.Conn's Read and Write
+	deferAnswer bool // raw: the answer written from inside the next read
+	manager     bool // checkout and checkin through a manager goroutine
+	deadlines   bool // deadlines per request as the real proxy sets them
 }
 
 var errAnswer = errors.New("floor: an answer the reference does not relay")
 
+// The deadlines of -deadlines, as loadlab proxy's defaults would set them
+// (their values do not matter here, only that they are set per request).
+const (
+	idleTimeout    = 60 * time.Second
+	requestTimeout = 5 * time.Second
+)
+
 // runRelay dials the pool, listens and serves until the listener fails.
-func runRelay(listen, upstream string, size int, raw bool) error {
-	r := &relay{upstream: upstream, raw: raw, pool: make(chan *conn, size)}
+func runRelay(listen, upstream string, size int, opts options) error {
+	r := &relay{upstream: upstream, opts: opts, pool: make(chan *conn, size)}
 	for range size {
 		u, err := r.dial()
 		if err != nil {
 			return err
 		}
 		r.pool <- u
+	}
+	if opts.manager {
+		r.checkout, r.checkin = make(chan chan *conn, 1024), make(chan *conn, 1024)
+		go r.manage()
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -66,7 +90,7 @@ func runRelay(listen, upstream string, size int, raw bool) error {
 		if err != nil {
 			return err
 		}
-		go r.serve(newConn(nc, raw))
+		go r.serve(newConn(nc, opts.raw))
 	}
 }
 
@@ -75,7 +99,55 @@ func (r *relay) dial() (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newConn(nc, r.raw), nil
+	return newConn(nc, r.opts.raw), nil
+}
+
+// manage owns the idle connections when -manager: checkouts and checkins
+// arrive as messages and are served in order, as the real proxy's serial
+// pool manager (poolboy's design) serves them.
+func (r *relay) manage() {
+	var idle []*conn
+	for len(r.pool) > 0 {
+		idle = append(idle, <-r.pool)
+	}
+	var waiting []chan *conn
+	for {
+		select {
+		case reply := <-r.checkout:
+			if len(idle) == 0 {
+				waiting = append(waiting, reply)
+				continue
+			}
+			reply <- idle[len(idle)-1]
+			idle = idle[:len(idle)-1]
+		case u := <-r.checkin:
+			if len(waiting) > 0 {
+				waiting[0] <- u
+				waiting = waiting[1:]
+				continue
+			}
+			idle = append(idle, u)
+		}
+	}
+}
+
+// get takes an idle upstream connection, waiting for one; reply is the
+// client connection's own channel for the manager's answer.
+func (r *relay) get(reply chan *conn) *conn {
+	if !r.opts.manager {
+		return <-r.pool
+	}
+	r.checkout <- reply
+	return <-reply
+}
+
+// put gives an upstream connection back.
+func (r *relay) put(u *conn) {
+	if r.opts.manager {
+		r.checkin <- u
+		return
+	}
+	r.pool <- u
 }
 
 // serve relays the requests of one client connection, one at a time.
@@ -85,8 +157,12 @@ func (r *relay) serve(c *conn) {
 	defer c.nc.Close()
 	in := make([]byte, bufSize)
 	out := make([]byte, bufSize)
+	reply := make(chan *conn, 1)
 	n := 0
 	for {
+		if r.opts.deadlines { // the lean server's idle timeout
+			_ = c.nc.SetReadDeadline(time.Now().Add(idleTimeout))
+		}
 		end := headEnd(in[:n])
 		for end < 0 {
 			if n == len(in) {
@@ -102,22 +178,28 @@ func (r *relay) serve(c *conn) {
 		if !plainGET(in[:end]) {
 			return
 		}
-		u := <-r.pool
+		if r.opts.deadlines { // the head is read: no read deadline
+			_ = c.nc.SetReadDeadline(time.Time{})
+		}
+		u := r.get(reply)
+		if r.opts.deadlines { // the request timeout, on the connection
+			_ = u.nc.SetDeadline(time.Now().Add(requestTimeout))
+		}
 		last, err := r.exchange(u, in[:end], c, out)
 		if err != nil {
 			u.nc.Close() // its state is unknown: a fresh connection replaces it
 			u, err = r.dial()
 			if err == nil {
-				r.pool <- u
+				r.put(u)
 			}
 			return
 		}
-		r.pool <- u
+		r.put(u)
 		n = copy(in, in[end:n])
 		// The answer's last part: on a raw connection written from
 		// inside the next request's first read, unless that request is
 		// already here (a pipelining client).
-		if c.raw != nil && headEnd(in[:n]) < 0 {
+		if c.raw != nil && r.opts.deferAnswer && headEnd(in[:n]) < 0 {
 			c.raw.Send(last)
 		} else if _, err := c.Write(last); err != nil {
 			return
