@@ -135,8 +135,9 @@ PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
 URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
 # The floor references, the same pool of 64 (bench/proxy/floor), started
 # for the floor paths in PATHS: floor-MODE[+OPTION...], MODE relay,
-# relay-raw or epoll, OPTION manager, deadlines or nodefer (the floor's
-# -manager, -deadlines, -defer-answer=false), e.g. floor-relay-raw+manager.
+# relay-raw or epoll, OPTION manager, deadlines, rewrite or nodefer (the
+# floor's -manager, -deadlines, -rewrite, -defer-answer=false), e.g.
+# floor-relay-raw+manager.
 FLOORS=()
 for n in ${PATHS:-}; do
   case $n in floor-*) ;; *) continue ;; esac
@@ -144,9 +145,9 @@ for n in ${PATHS:-}; do
   IFS=+ read -ra opts <<<"$spec"
   for o in "${opts[@]:1}"; do
     case $o in
-      manager|deadlines) args+=("-$o") ;;
+      manager|deadlines|rewrite) args+=("-$o") ;;
       nodefer) args+=(-defer-answer=false) ;;
-      *) echo "bench/proxy: PATHS: $n: unknown floor option $o (want manager, deadlines or nodefer)" >&2; exit 2 ;;
+      *) echo "bench/proxy: PATHS: $n: unknown floor option $o (want manager, deadlines, rewrite or nodefer)" >&2; exit 2 ;;
     esac
   done
   "$WORK/floor" "${args[@]}" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/$n.out" 2>"$WORK/$n.err" &

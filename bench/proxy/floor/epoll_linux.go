@@ -34,6 +34,8 @@ type eClient struct {
 	out []byte
 	up  *eUpstream // nil between requests
 	end int        // length of the request head being served
+	req []byte     // -rewrite: the head passed on
+	ip  []byte     // -rewrite: the client's address, for X-Forwarded-For
 }
 
 // eUpstream is one of the pool's connections and the answer it reads.
@@ -53,17 +55,19 @@ type eLoop struct {
 	idle     []*eUpstream // the pool: idle connections, last in first out
 	waiting  []*eClient   // clients with a request and no connection yet, in order
 	events   []unix.EpollEvent
+	rewrite  bool // the request head rewritten as the real proxy does
+	host     []byte
 }
 
 // runEpoll dials the pool, listens and runs the loop on this thread.
-func runEpoll(listen, upstream string, size int) error {
+func runEpoll(listen, upstream string, size int, rewrite bool) error {
 	runtime.LockOSThread()
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return err
 	}
 	l := &eLoop{ep: ep, upstream: upstream, clients: map[int]*eClient{}, ups: map[int]*eUpstream{},
-		events: make([]unix.EpollEvent, 256)}
+		events: make([]unix.EpollEvent, 256), rewrite: rewrite, host: []byte(upstream)}
 	for range size {
 		if err := l.dial(); err != nil {
 			return err
@@ -207,7 +211,7 @@ func (l *eLoop) dial() error {
 // accept takes every waiting connection (TCP_NODELAY, as Go and nginx).
 func (l *eLoop) accept() {
 	for {
-		fd, _, err := unix.Accept4(l.ln, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		fd, sa, err := unix.Accept4(l.ln, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		if err != nil {
 			return // EAGAIN: none left (or a failure; the listener stays)
 		}
@@ -216,7 +220,17 @@ func (l *eLoop) accept() {
 			unix.Close(fd)
 			continue
 		}
-		l.clients[fd] = &eClient{fd: fd, in: make([]byte, bufSize), out: make([]byte, bufSize)}
+		c := &eClient{fd: fd, in: make([]byte, bufSize), out: make([]byte, bufSize)}
+		if l.rewrite {
+			c.req = make([]byte, 0, bufSize)
+			switch a := sa.(type) {
+			case *unix.SockaddrInet4:
+				c.ip = []byte(net.IP(a.Addr[:]).String())
+			case *unix.SockaddrInet6:
+				c.ip = []byte(net.IP(a.Addr[:]).String())
+			}
+		}
+		l.clients[fd] = c
 	}
 }
 
@@ -262,7 +276,12 @@ func (l *eLoop) next(c *eClient) {
 // start writes the client's request on an upstream connection.
 func (l *eLoop) start(u *eUpstream, c *eClient) {
 	u.c, u.got, u.total, c.up = c, 0, -1, u
-	if !writeAll(u.fd, c.in[:c.end]) {
+	head := c.in[:c.end]
+	if l.rewrite {
+		c.req = rewriteHead(c.req[:0], head, l.host, c.ip)
+		head = c.req
+	}
+	if !writeAll(u.fd, head) {
 		l.fail(u)
 	}
 }

@@ -26,12 +26,13 @@ func start(t *testing.T, mode, upstream string) string {
 	t.Helper()
 	errc := make(chan error, 1)
 	go func() {
-		if mode == "epoll" {
-			errc <- runEpoll("127.0.0.1:0", upstream, 2)
+		if strings.HasPrefix(mode, "epoll") {
+			errc <- runEpoll("127.0.0.1:0", upstream, 2, strings.Contains(mode, "+rewrite"))
 		} else {
 			raw := strings.HasPrefix(mode, "relay-raw")
 			errc <- runRelay("127.0.0.1:0", upstream, 2, options{raw: raw, deferAnswer: raw,
-				manager: strings.Contains(mode, "+manager"), deadlines: strings.Contains(mode, "+deadlines")})
+				manager: strings.Contains(mode, "+manager"), deadlines: strings.Contains(mode, "+deadlines"),
+				rewrite: strings.Contains(mode, "+rewrite")})
 		}
 	}()
 	select {
@@ -62,7 +63,7 @@ func TestModesRelay(t *testing.T) {
 	}))
 	defer origin.Close()
 	up := strings.TrimPrefix(origin.URL, "http://")
-	for _, mode := range []string{"relay", "relay-raw", "relay+manager+deadlines", "relay-raw+manager+deadlines", "epoll"} {
+	for _, mode := range []string{"relay", "relay-raw", "relay+manager+deadlines", "relay-raw+manager+deadlines+rewrite", "epoll", "epoll+rewrite"} {
 		t.Run(mode, func(t *testing.T) {
 			addr := start(t, mode, up)
 			done := make(chan error, 4)
@@ -161,14 +162,17 @@ func TestPlainGET(t *testing.T) {
 	}
 }
 
-// TestNoAllocations: the parsing done per request allocates nothing.
+// TestNoAllocations: the parsing and rewriting done per request allocate
+// nothing.
 func TestNoAllocations(t *testing.T) {
 	req := []byte("GET /x HTTP/1.1\r\nHost: a\r\nUser-Agent: b\r\n\r\n")
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Length: 600\r\nDate: x\r\nCache-Control: private\r\n\r\n")
+	out, host, ip := make([]byte, 0, bufSize), []byte("127.0.0.1:9"), []byte("127.0.0.1")
 	if n := testing.AllocsPerRun(100, func() {
 		if headEnd(req) < 0 || !plainGET(req) {
 			t.Fatal("request refused")
 		}
+		out = rewriteHead(out[:0], req, host, ip)
 		if _, ok := answerLength(resp); !ok {
 			t.Fatal("answer refused")
 		}
@@ -222,6 +226,45 @@ func TestCheckArgs(t *testing.T) {
 		err := checkArgs(tc.mode, tc.listen, tc.upstream, tc.size, time.Minute)
 		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("checkArgs(%q, %q, %q, %d) = %v, want %q", tc.mode, tc.listen, tc.upstream, tc.size, err, tc.want)
+		}
+	}
+}
+
+// TestRewriteHead: the head passed on reads through net/http with the
+// upstream's Host, no hop-by-hop field nor one Connection names, the
+// client's address last in X-Forwarded-For, every other field as sent.
+func TestRewriteHead(t *testing.T) {
+	for _, tc := range []struct{ head, xff string }{
+		{"GET /a?b HTTP/1.1\r\nHost: front\r\nUser-Agent: u\r\nConnection: keep-alive, X-Drop\r\nX-Drop: 1\r\nKeep-Alive: 5\r\nAccept: */*\r\n\r\n", "10.0.0.9"},
+		{"GET / HTTP/1.1\r\nX-Forwarded-For: 1.1.1.1\r\nHost: front\r\nX-Forwarded-For: 2.2.2.2\r\nTe: trailers\r\n\r\n", "1.1.1.1, 2.2.2.2, 10.0.0.9"},
+	} {
+		if !plainGET([]byte(tc.head)) {
+			t.Fatalf("plainGET refused %q", tc.head)
+		}
+		out := rewriteHead(nil, []byte(tc.head), []byte("127.0.0.1:9"), []byte("10.0.0.9"))
+		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(out)))
+		if err != nil {
+			t.Fatalf("%q: %v", out, err)
+		}
+		orig, _ := http.ReadRequest(bufio.NewReader(strings.NewReader(tc.head)))
+		if req.Host != "127.0.0.1:9" || req.RequestURI != orig.RequestURI {
+			t.Errorf("%q: host %q, URI %q", out, req.Host, req.RequestURI)
+		}
+		if got := strings.Join(req.Header.Values("X-Forwarded-For"), ", "); got != tc.xff {
+			t.Errorf("%q: X-Forwarded-For %q, want %q", out, got, tc.xff)
+		}
+		for _, k := range []string{"Connection", "Keep-Alive", "Te", "X-Drop"} {
+			if _, ok := req.Header[k]; ok {
+				t.Errorf("%q: %s passed on", out, k)
+			}
+		}
+		for k, v := range orig.Header {
+			if k == "Connection" || k == "Keep-Alive" || k == "Te" || k == "X-Drop" || k == "X-Forwarded-For" {
+				continue
+			}
+			if got := req.Header[k]; strings.Join(got, "\n") != strings.Join(v, "\n") {
+				t.Errorf("%q: %s = %q, want %q", out, k, got, v)
+			}
 		}
 	}
 }

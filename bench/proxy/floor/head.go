@@ -123,3 +123,65 @@ func visible(b []byte) bool {
 	}
 	return true
 }
+
+// hopByHop are the request fields a proxy does not pass on (RFC 9110
+// 7.6.1), as loadlab proxy removes them.
+var hopByHop = [][]byte{[]byte("Connection"), []byte("Proxy-Connection"), []byte("Keep-Alive"),
+	[]byte("Proxy-Authenticate"), []byte("Proxy-Authorization"), []byte("Te"), []byte("Trailer"),
+	[]byte("Transfer-Encoding"), []byte("Upgrade")}
+
+// rewriteHead appends to dst the request head as a proxy passes it on,
+// the header work loadlab proxy does on every request: Host set to the
+// upstream's, hop-by-hop fields and the fields named by Connection
+// dropped, the client's address appended to X-Forwarded-For (or the field
+// added). head must have passed plainGET.
+func rewriteHead(dst, head, host, clientIP []byte) []byte {
+	i := bytes.Index(head, []byte("\r\n"))
+	dst = append(dst, head[:i+2]...)
+	dst = append(append(append(dst, "Host: "...), host...), "\r\n"...)
+	var conn []byte // Connection's value: the fields it names are dropped too
+	xffs := 0       // X-Forwarded-For fields: the address goes after the last
+	eachField(head, func(name, value []byte) {
+		switch {
+		case bytes.EqualFold(name, []byte("Connection")):
+			conn = value
+		case bytes.EqualFold(name, []byte("X-Forwarded-For")):
+			xffs++
+		}
+	})
+	hadXFF := xffs > 0
+	eachField(head, func(name, value []byte) {
+		if bytes.EqualFold(name, []byte("Host")) || named(conn, name) {
+			return
+		}
+		for _, h := range hopByHop {
+			if bytes.EqualFold(name, h) {
+				return
+			}
+		}
+		dst = append(append(append(dst, name...), ':'), value...)
+		if bytes.EqualFold(name, []byte("X-Forwarded-For")) {
+			if xffs--; xffs == 0 {
+				dst = append(append(dst, ", "...), clientIP...)
+			}
+		}
+		dst = append(dst, "\r\n"...)
+	})
+	if !hadXFF {
+		dst = append(append(append(dst, "X-Forwarded-For: "...), clientIP...), "\r\n"...)
+	}
+	return append(dst, "\r\n"...)
+}
+
+// named reports whether a comma-separated field value (Connection's)
+// names field.
+func named(list, field []byte) bool {
+	for len(list) > 0 {
+		var item []byte
+		item, list, _ = bytes.Cut(list, []byte(","))
+		if bytes.EqualFold(bytes.Trim(item, " \t"), field) {
+			return true
+		}
+	}
+	return false
+}

@@ -18,8 +18,10 @@
 //	epoll      nginx's design: one locked OS thread, one epoll_wait loop
 //	           over non-blocking client and upstream sockets
 //
-// The relay modes take options that each add one piece of the real
-// proxy's work, to measure its cost on the floor: -manager (checkout and
+// Options add one piece of the real proxy's work each, to measure its cost
+// on the floor: -rewrite (every mode: the request head passed on with Host
+// set to the upstream's, hop-by-hop fields dropped and X-Forwarded-For
+// added, as loadlab proxy does), and for the relay modes -manager (checkout and
 // checkin through a manager goroutine, as the serial pool), -deadlines (the
 // client's read deadlines and the upstream request deadline, set per
 // request as the real proxy sets them), -defer-answer=false (relay-raw
@@ -57,6 +59,7 @@ func main() {
 	var opts options
 	flag.BoolVar(&opts.deferAnswer, "defer-answer", true, "relay-raw: write the answer from inside the client's next read")
 	flag.BoolVar(&opts.manager, "manager", false, "relay modes: check connections out and in through a manager goroutine")
+	flag.BoolVar(&opts.rewrite, "rewrite", false, "rewrite each request head as loadlab proxy does (Host, hop-by-hop fields, X-Forwarded-For)")
 	flag.BoolVar(&opts.deadlines, "deadlines", false, "relay modes: set the client's read deadlines and the upstream deadline per request")
 	flag.Parse()
 	if err := checkArgs(*mode, *listen, *upstream, *size, *maxLife); err != nil {
@@ -71,7 +74,7 @@ func main() {
 		opts.raw = *mode == "relay-raw"
 		err = runRelay(*listen, *upstream, *size, opts)
 	case "epoll":
-		err = runEpoll(*listen, *upstream, *size)
+		err = runEpoll(*listen, *upstream, *size, opts.rewrite)
 	}
 	fmt.Fprintln(os.Stderr, "floor:", err)
 	os.Exit(1)

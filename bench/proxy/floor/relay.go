@@ -55,6 +55,7 @@ type options struct {
 	deferAnswer bool // raw: the answer written from inside the next read
 	manager     bool // checkout and checkin through a manager goroutine
 	deadlines   bool // deadlines per request as the real proxy sets them
+	rewrite     bool // the request head rewritten as the real proxy does
 }
 
 var errAnswer = errors.New("floor: an answer the reference does not relay")
@@ -100,6 +101,14 @@ func (r *relay) dial() (*conn, error) {
 		return nil, err
 	}
 	return newConn(nc, r.opts.raw), nil
+}
+
+// clientIP is the address X-Forwarded-For gets.
+func clientIP(a net.Addr) []byte {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return []byte(ta.IP.String())
+	}
+	return []byte("unknown")
 }
 
 // manage owns the idle connections when -manager: checkouts and checkins
@@ -158,6 +167,10 @@ func (r *relay) serve(c *conn) {
 	in := make([]byte, bufSize)
 	out := make([]byte, bufSize)
 	reply := make(chan *conn, 1)
+	var req, host, ip []byte // -rewrite: the head passed on, Host, client address
+	if r.opts.rewrite {
+		req, host, ip = make([]byte, 0, bufSize), []byte(r.upstream), clientIP(c.nc.RemoteAddr())
+	}
 	n := 0
 	for {
 		if r.opts.deadlines { // the lean server's idle timeout
@@ -185,7 +198,12 @@ func (r *relay) serve(c *conn) {
 		if r.opts.deadlines { // the request timeout, on the connection
 			_ = u.nc.SetDeadline(time.Now().Add(requestTimeout))
 		}
-		last, err := r.exchange(u, in[:end], c, out)
+		head := in[:end]
+		if r.opts.rewrite {
+			req = rewriteHead(req[:0], head, host, ip)
+			head = req
+		}
+		last, err := r.exchange(u, head, c, out)
 		if err != nil {
 			u.nc.Close() // its state is unknown: a fresh connection replaces it
 			u, err = r.dial()
