@@ -135,8 +135,9 @@ PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
 URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
 # The floor references, the same pool of 64 (bench/proxy/floor), started
 # for the floor paths in PATHS: floor-MODE[+OPTION...], MODE relay,
-# relay-raw or epoll, OPTION manager, deadlines, rewrite or nodefer (the
-# floor's -manager, -deadlines, -rewrite, -defer-answer=false), e.g.
+# relay-raw or epoll, OPTION manager, deadlines, rewrite, stamps or nodefer
+# (the floor's -manager, -deadlines, -rewrite, -stamps,
+# -defer-answer=false), e.g.
 # floor-relay-raw+manager.
 FLOORS=()
 for n in ${PATHS:-}; do
@@ -145,9 +146,9 @@ for n in ${PATHS:-}; do
   IFS=+ read -ra opts <<<"$spec"
   for o in "${opts[@]:1}"; do
     case $o in
-      manager|deadlines|rewrite) args+=("-$o") ;;
+      manager|deadlines|rewrite|stamps) args+=("-$o") ;;
       nodefer) args+=(-defer-answer=false) ;;
-      *) echo "bench/proxy: PATHS: $n: unknown floor option $o (want manager, deadlines, rewrite or nodefer)" >&2; exit 2 ;;
+      *) echo "bench/proxy: PATHS: $n: unknown floor option $o (want manager, deadlines, rewrite, stamps or nodefer)" >&2; exit 2 ;;
     esac
   done
   "$WORK/floor" "${args[@]}" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/$n.out" 2>"$WORK/$n.err" &

@@ -32,7 +32,7 @@ func start(t *testing.T, mode, upstream string) string {
 			raw := strings.HasPrefix(mode, "relay-raw")
 			errc <- runRelay("127.0.0.1:0", upstream, 2, options{raw: raw, deferAnswer: raw,
 				manager: strings.Contains(mode, "+manager"), deadlines: strings.Contains(mode, "+deadlines"),
-				rewrite: strings.Contains(mode, "+rewrite")})
+				rewrite: strings.Contains(mode, "+rewrite"), stamps: strings.Contains(mode, "+stamps")})
 		}
 	}()
 	select {
@@ -63,7 +63,7 @@ func TestModesRelay(t *testing.T) {
 	}))
 	defer origin.Close()
 	up := strings.TrimPrefix(origin.URL, "http://")
-	for _, mode := range []string{"relay", "relay-raw", "relay+manager+deadlines", "relay-raw+manager+deadlines+rewrite", "epoll", "epoll+rewrite"} {
+	for _, mode := range []string{"relay", "relay-raw", "relay+manager+deadlines", "relay-raw+manager+deadlines+rewrite+stamps", "epoll", "epoll+rewrite"} {
 		t.Run(mode, func(t *testing.T) {
 			addr := start(t, mode, up)
 			done := make(chan error, 4)

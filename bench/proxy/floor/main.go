@@ -24,7 +24,9 @@
 // added, as loadlab proxy does), and for the relay modes -manager (checkout and
 // checkin through a manager goroutine, as the serial pool), -deadlines (the
 // client's read deadlines and the upstream request deadline, set per
-// request as the real proxy sets them), -defer-answer=false (relay-raw
+// request as the real proxy sets them), -stamps (relay-raw: requests read
+// with the kernel's receive time, recvmsg instead of read, as loadlab's
+// lean server reads them), -defer-answer=false (relay-raw
 // writes the answer at once, and the next read starts with an EAGAIN).
 //
 // Anything else (a request with a body, a method other than GET, an
@@ -60,6 +62,7 @@ func main() {
 	flag.BoolVar(&opts.deferAnswer, "defer-answer", true, "relay-raw: write the answer from inside the client's next read")
 	flag.BoolVar(&opts.manager, "manager", false, "relay modes: check connections out and in through a manager goroutine")
 	flag.BoolVar(&opts.rewrite, "rewrite", false, "rewrite each request head as loadlab proxy does (Host, hop-by-hop fields, X-Forwarded-For)")
+	flag.BoolVar(&opts.stamps, "stamps", false, "relay-raw: read requests with the kernel's receive time (SO_TIMESTAMPNS, recvmsg), as loadlab's lean server does")
 	flag.BoolVar(&opts.deadlines, "deadlines", false, "relay modes: set the client's read deadlines and the upstream deadline per request")
 	flag.Parse()
 	if err := checkArgs(*mode, *listen, *upstream, *size, *maxLife); err != nil {

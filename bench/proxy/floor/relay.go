@@ -11,8 +11,9 @@ import (
 // conn is a connection read and written through net.Conn, or through
 // rawconn when raw (then Send defers a write into the next Read).
 type conn struct {
-	nc  net.Conn
-	raw *rawconn.Conn
+	nc      net.Conn
+	raw     *rawconn.Conn
+	stamped bool // reads bring the kernel's receive time (-stamps)
 }
 
 func newConn(nc net.Conn, raw bool) *conn {
@@ -24,6 +25,10 @@ func newConn(nc net.Conn, raw bool) *conn {
 }
 
 func (c *conn) Read(p []byte) (int, error) {
+	if c.stamped {
+		n, _, err := c.raw.ReadStamped(p)
+		return n, err
+	}
 	if c.raw != nil {
 		return c.raw.Read(p)
 	}
@@ -56,6 +61,7 @@ type options struct {
 	manager     bool // checkout and checkin through a manager goroutine
 	deadlines   bool // deadlines per request as the real proxy sets them
 	rewrite     bool // the request head rewritten as the real proxy does
+	stamps      bool // raw: client reads with the kernel's receive time
 }
 
 var errAnswer = errors.New("floor: an answer the reference does not relay")
@@ -91,7 +97,9 @@ func runRelay(listen, upstream string, size int, opts options) error {
 		if err != nil {
 			return err
 		}
-		go r.serve(newConn(nc, opts.raw))
+		c := newConn(nc, opts.raw)
+		c.stamped = opts.stamps && c.raw != nil && c.raw.EnableStamps() == nil
+		go r.serve(c)
 	}
 }
 
