@@ -121,6 +121,20 @@ func rawRead(fd int, p []byte) (int, syscall.Errno) {
 	}
 }
 
+// readReady reads what a readable socket holds: m > 0 bytes, or none and
+// open when the readiness was stale (EAGAIN), or none and closed at the
+// end of the stream or on an error.
+func readReady(fd int, p []byte) (m int, open bool) {
+	n, e := rawRead(fd, p)
+	switch {
+	case e == syscall.EAGAIN:
+		return 0, true
+	case e != 0 || n == 0:
+		return 0, false
+	}
+	return n, true
+}
+
 // writeAll writes p whole or fails (a short write counts as a failure).
 func writeAll(fd int, p []byte) bool {
 	for {
@@ -239,16 +253,12 @@ func (l *eLoop) clientReadable(c *eClient) {
 		l.closeClient(c) // a head larger than the buffer, or a deep pipeline
 		return
 	}
-	m, e := rawRead(c.fd, c.in[c.n:])
-	if e == syscall.EAGAIN {
-		return
-	}
-	if e != 0 || m == 0 {
-		l.closeClient(c)
-		return
-	}
+	m, open := readReady(c.fd, c.in[c.n:])
 	c.n += m
-	if c.up == nil {
+	switch {
+	case !open:
+		l.closeClient(c)
+	case m > 0 && c.up == nil: // else the bytes wait for the answer to end
 		l.next(c)
 	}
 }
@@ -292,12 +302,12 @@ func (l *eLoop) upstreamReadable(u *eUpstream) {
 		l.fail(u)
 		return
 	}
-	m, e := rawRead(u.fd, c.out[u.got:])
-	if e == syscall.EAGAIN {
+	m, open := readReady(u.fd, c.out[u.got:])
+	if !open {
+		l.fail(u)
 		return
 	}
-	if e != 0 || m == 0 {
-		l.fail(u)
+	if m == 0 {
 		return
 	}
 	u.got += m
