@@ -6,8 +6,8 @@
 // with one worker and the real proxy's in the same run, says where the
 // floor is (issue 23; bench/README.md, proxy, "The floor").
 //
-// Modes, each doing the same work and nothing else (no header rewriting,
-// no timeouts, no metrics, no allocation per request):
+// Modes, each doing by default the same work and nothing else (no header
+// rewriting, no timeouts, no metrics, no allocation per request):
 //
 //	relay      a goroutine per client connection on net.Conn; the pool is a
 //	           buffered channel of idle upstream connections
@@ -21,18 +21,21 @@
 // Options add one piece of the real proxy's work each, to measure its cost
 // on the floor: -rewrite (every mode: the request head passed on with Host
 // set to the upstream's, hop-by-hop fields dropped and X-Forwarded-For
-// added, as loadlab proxy does), and for the relay modes -manager (checkout and
-// checkin through a manager goroutine, as the serial pool), -deadlines (the
-// client's read deadlines and the upstream request deadline, set per
-// request as the real proxy sets them), -stamps (relay-raw: requests read
-// with the kernel's receive time, recvmsg instead of read, as loadlab's
-// lean server reads them), -defer-answer=false (relay-raw
-// writes the answer at once, and the next read starts with an EAGAIN).
+// added, as loadlab proxy does), and for the relay modes -manager
+// (checkout and checkin through a manager goroutine, as the serial pool),
+// -deadlines (the client's read deadlines and the upstream request
+// deadline, set per request as the real proxy sets them), -stamps
+// (relay-raw: requests read with the kernel's receive time, recvmsg
+// instead of read, as loadlab's lean server reads them),
+// -defer-answer=false (relay-raw writes the answer at once, and the next
+// read starts with an EAGAIN).
 //
 // Anything else (a request with a body, a method other than GET, an
 // answer without a Content-Length, a head larger than the buffer) closes
-// the connection: a reference for the bench, not a proxy. It only dials
-// loopback upstreams and exits by itself after -max-life.
+// the connection: a reference for the bench, not a proxy. An upstream
+// connection that fails is replaced by a fresh dial; if that dial fails
+// too, the pool is one connection smaller. It only dials loopback
+// upstreams and exits by itself after -max-life.
 //
 // Usage: go build -o floor ./bench/proxy/floor && floor -mode relay
 // -upstream 127.0.0.1:PORT -listen 127.0.0.1:0; it prints "listening on
