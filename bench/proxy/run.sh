@@ -17,10 +17,11 @@
 #      variants such as floor-relay-raw+manager+deadlines; see the
 #      floor's start below), not in the default PATHS: e.g.
 #      PATHS="direct loadlab-serial nginx-1w floor-relay floor-relay-raw
-#      floor-epoll". PERF=stat adds, after
-#      the rounds, a run per path under `perf stat` (system calls and
-#      context switches per request), PERF=record one under `perf record
-#      -g` (the top symbols), PERF="stat record" both;
+#      floor-epoll". PERF=stat adds, after the rounds, a run per path
+#      under `perf stat` (system calls and context switches per request),
+#      PERF=record one under `perf record -g` (where the CPU goes: each
+#      sample's stack sorted into one place), PERF="stat record" both;
+#      PERF_DIR keeps perf's files;
 #   2. report 000's comparison, scaled down: a fixed pool and an overflow
 #      pool of the same total W (L = 100 ms origin, W = 64, knee R = W/L =
 #      640 req/s), all under `manager: serial`; the overflow pool with no
@@ -321,12 +322,59 @@ sc = {k.split("sys_enter_")[1]: v for k, v in count.items() if "sys_enter_" in k
 top = ", ".join(f"{k} {v/reqs:.2f}" for k, v in sorted(sc.items(), key=lambda kv: -kv[1]) if v / reqs >= 0.01)
 print(f"| {name} | {sum(sc.values())/reqs:.2f} | {top} | {count.get('context-switches', 0)/reqs:.2f} | {count.get('cpu-migrations', 0)/reqs:.3f} |")
 P3
-    else
-      echo; echo "### perf record -g: $n, samples by binary, then the top symbols (self)"
-      perf report -i "$PERF_DIR/$n.perf" --no-children --stdio --sort dso -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
-      perf report -i "$PERF_DIR/$n.perf" --no-children --stdio --sort dso,symbol -g none --percent-limit 0.8 2>/dev/null | grep -v '^#' | grep -v '^$' | sed 's/ *- *- *$//' | head -30
     fi
   done
+  [ "$what" = record ] || continue
+  # Each sample's whole stack decides where it goes (the leaf alone
+  # mostly says finish_task_switch: the kernel re-enabling interrupts
+  # after a switch); µs per request from the samples at perf's 4 kHz.
+  echo; echo "## perf record -g: where the CPU goes, µs per request (and share) from the samples (perf's unwinding adds a third or more)"
+  for n in $PATHS; do
+    [ "$n" = direct ] && continue
+    echo "$n $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['requests'])" "$WORK/$n-perf.json")"
+  done >"$WORK/perf-paths"
+  python3 - "$PERF_DIR" "$WORK/perf-paths" <<'P4'
+import collections, subprocess, sys
+perf_dir, paths = sys.argv[1], [l.split() for l in open(sys.argv[2])]
+WHOLE = [("Go sysmon thread", ("runtime.sysmon",)),
+         ("allocation, GC", ("gcBgMarkWorker", "bgsweep", "bgscavenge", "gcStart", "markroot", "gcDrain")),
+         ("scheduler, poller, waiting", ("runtime.findRunnable", "runtime.schedule", "runtime.netpoll", "runtime.park_m", "runtime.mcall", "epoll_wait"))]
+USER = [("allocation, GC", ("runtime.mallocgc", "runtime.newobject", "runtime.makeslice", "runtime.growslice", "runtime.makemap",
+                            "runtime.mapassign", "runtime.makechan", "runtime.memclrNoHeapPointers")),
+        ("user: histograms", ("hdrhistogram", "internal/proxy/hist")), ("user: net/http, textproto, url", ("net/http.", "net/textproto.", "net/url.")),
+        ("user: context", ("context.",)), ("user: lean server (internal/http1)", ("internal/http1.",)),
+        ("user: pool (internal/proxy/pool)", ("internal/proxy/pool.",)), ("user: proxy (internal/proxy)", ("internal/proxy.",)),
+        ("user: floor (main)", ("main.",)), ("user: nginx, libc", ("ngx_", "libc"))]
+def stacks(path):
+    out = subprocess.run(["perf", "script", "-i", path, "-F", "ip,sym,dso"], capture_output=True, text=True).stdout
+    for block in out.split("\n\n"):
+        st = [l.strip().split(None, 1)[1] for l in block.splitlines() if len(l.strip().split(None, 1)) == 2]
+        if st:
+            yield st
+def where(st):
+    whole, kernel = " ".join(st), "[kernel" in st[0]
+    for name, keys in WHOLE:
+        if any(k in whole for k in keys):
+            return (name + ": kernel" if kernel else name) if name.startswith("sched") else name
+    if kernel:
+        return "kernel: context switch" if "finish_task_switch" in st[0] else "kernel: system calls, TCP"
+    for frame in st:
+        for name, keys in USER:
+            if any(k in frame for k in keys):
+                return name
+    return "user: other"
+got = {n: collections.Counter(where(st) for st in stacks(f"{perf_dir}/{n}.perf")) for n, _ in paths}
+reqs = {n: int(r) for n, r in paths}
+rows = sorted({k for c in got.values() for k in c})
+print("| where | " + " | ".join(n for n, _ in paths) + " |")
+print("|---|" + "---:|" * len(paths))
+for k in rows + ["total"]:
+    cells = []
+    for n, _ in paths:
+        c = got[n]; v = sum(c.values()) if k == "total" else c[k]
+        cells.append(f"{v * 250 / reqs[n]:.1f} ({v * 100 / max(1, sum(c.values())):.0f}%)")
+    print(f"| {k} | " + " | ".join(cells) + " |")
+P4
 done
 for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores "${FLOORS[@]}"; do kill "${PID[$n]}" 2>/dev/null || true; done
 kill "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true
