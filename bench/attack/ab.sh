@@ -13,6 +13,9 @@
 # (chrt -f 10, root only): the machine's other processes then cannot take
 # the generator's CPU, which tells the pacer's own precision from the lag a
 # shared machine adds. A diagnostic, not a way loadlab is meant to run.
+# COMPETITOR=1 runs bench/attack/duty.py (2 ms busy every 20 ms) on the
+# generator's CPU beside every run: another process wanting that CPU now and
+# then, as on a machine that is not quite quiet.
 set -euo pipefail
 rate=$1 tf=$2 dur=$3
 shift 3
@@ -25,9 +28,15 @@ for round in $(seq "${ROUNDS:-3}"); do
 		bin=${v%%:*} fl=${v#*:} prio=()
 		case $fl in fifo:*) fl=${fl#fifo:} prio=(chrt -f 10) ;; esac
 		load=$(cut -d' ' -f1 /proc/loadavg)
+		comp=""
+		if [ -n "${COMPETITOR:-}" ]; then
+			taskset -c "$GEN_CPU" python3 "$here/duty.py" "${dur%s}.5" &
+			comp=$!
+		fi
 		# shellcheck disable=SC2086
 		taskset -c "$GEN_CPU" perf stat -e task-clock,context-switches -x, -o "$out/perf.txt" \
 			"${prio[@]}" "$bin" attack $fl -targets "$tf" -rate "$rate" -duration "$dur" -output "$out/r.bin" >/dev/null
+		if [ -n "$comp" ]; then wait "$comp" || true; fi
 		tc=$(awk -F, '/task-clock/ {print $1}' "$out/perf.txt")
 		cs=$(awk -F, '/context-switches/ {print $1}' "$out/perf.txt")
 		lag=$("$bin" encode -to json "$out/r.bin" | python3 "$here/lag.py" | tr '\t' ' ')

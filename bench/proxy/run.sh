@@ -10,7 +10,18 @@
 #      overflow workers (a dial and a close per request) against nginx
 #      without upstream keep-alive. Same generator (loadlab attack, open
 #      loop), alternated ROUNDS times; overhead = p50/p99 minus the direct
-#      figures, CPU per request from the processes' clock ticks;
+#      figures, CPU per request from the processes' clock ticks; and the
+#      floor references (bench/proxy/floor: the least a Go proxy can do
+#      for this traffic: floor-relay on net.Conn, floor-relay-raw on
+#      internal/rawconn, floor-epoll an nginx-like epoll loop, and
+#      variants such as floor-relay-raw+manager+deadlines; see the
+#      floor's start below), not in the default PATHS: e.g.
+#      PATHS="direct loadlab-serial nginx-1w floor-relay floor-relay-raw
+#      floor-epoll". PERF=stat adds, after the rounds, a run per path
+#      under `perf stat` (system calls and context switches per request),
+#      PERF=record one under `perf record -g` (where the CPU goes: each
+#      sample's stack sorted into one place), PERF="stat record" both;
+#      PERF_DIR keeps perf's files;
 #   2. report 000's comparison, scaled down: a fixed pool and an overflow
 #      pool of the same total W (L = 100 ms origin, W = 64, knee R = W/L =
 #      640 req/s), all under `manager: serial`; the overflow pool with no
@@ -66,6 +77,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$WORK/loadlab" ./cmd/loadlab
+go build -o "$WORK/floor" ./bench/proxy/floor
 L="$WORK/loadlab"
 
 # wait_url FILE: waits for "listening on http://..." in FILE, prints the URL.
@@ -138,6 +150,29 @@ done
 "$L" proxy -procs 0 -config "$WORK/proxy-serial.yaml" -listen 127.0.0.1:0 >"$WORK/proxy-all.out" 2>"$WORK/proxy-all.err" &
 PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
 URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
+# The floor references, the same pool of 64 (bench/proxy/floor), started
+# for the floor paths in PATHS: floor-MODE[+OPTION...], MODE relay,
+# relay-raw or epoll, OPTION manager, deadlines, rewrite, stamps or nodefer
+# (the floor's -manager, -deadlines, -rewrite, -stamps,
+# -defer-answer=false), e.g.
+# floor-relay-raw+manager.
+FLOORS=()
+for n in ${PATHS:-}; do
+  case $n in floor-*) ;; *) continue ;; esac
+  spec=${n#floor-}; args=(-mode "${spec%%+*}")
+  IFS=+ read -ra opts <<<"$spec"
+  for o in "${opts[@]:1}"; do
+    case $o in
+      manager|deadlines|rewrite|stamps) args+=("-$o") ;;
+      nodefer) args+=(-defer-answer=false) ;;
+      *) echo "bench/proxy: PATHS: $n: unknown floor option $o (want manager, deadlines, rewrite, stamps or nodefer)" >&2; exit 2 ;;
+    esac
+  done
+  "$WORK/floor" "${args[@]}" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/$n.out" 2>"$WORK/$n.err" &
+  PID[$n]=$!; PIDS+=("$!"); FLOORS+=("$n")
+  URL[$n]=$(wait_url "$WORK/$n.out")
+  [ -n "${URL[$n]}" ] || { cat "$WORK/$n.err" >&2; exit 2; }
+done
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 NGINX_PORT=$(free_port)
 NGINX_NOKA_PORT=$(free_port)
@@ -199,7 +234,7 @@ for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$NGINX1_PORT/" &&
 URL[nginx-1w]="http://127.0.0.1:$NGINX1_PORT"
 URL[nginx]="http://127.0.0.1:$NGINX_PORT"; URL[nginx-noka]="http://127.0.0.1:$NGINX_NOKA_PORT"
 URL[direct]=$ORIGIN_URL
-for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka nginx-1w; do
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores nginx-noka nginx-1w "${FLOORS[@]}"; do
   curl -fs -o /dev/null "${URL[$n]}/" || { echo "$n not answering" >&2; exit 1; }
 done
 # ticks NAME: CPU ticks of a path's proxy (nginx: master and workers).
@@ -215,6 +250,14 @@ ticks() {
       for p in "$NGINX1_PID" $(pgrep -P "$NGINX1_PID"); do t=$((t + $(cpu_ticks "$p"))); done
       echo "$t" ;;
     *) cpu_ticks "${PID[$1]}" ;;
+  esac
+}
+# pids NAME: the processes of a path's proxy, comma-separated (for perf).
+pids() {
+  case $1 in
+    nginx|nginx-noka) echo "$NGINX_PID$(pgrep -P "$NGINX_PID" | sed 's/^/,/' | tr -d '\n')" ;;
+    nginx-1w) echo "$NGINX1_PID$(pgrep -P "$NGINX1_PID" | sed 's/^/,/' | tr -d '\n')" ;;
+    *) echo "${PID[$1]}" ;;
   esac
 }
 # PATHS narrows the paths (direct first; nginx-1w is the reference when nginx
@@ -240,7 +283,9 @@ cpu = {n: int(ticks[n]) / tck / reqs * 1e6 for n in paths}
 label = {"loadlab-serial": "loadlab, serial (default, -procs 1)", "loadlab-concurrent": "loadlab, concurrent (-procs 1)",
          "loadlab-serial-allcores": "loadlab, serial, -procs 0 (every core)", "nginx": "nginx, 2 workers (upstream keep-alive)",
          "nginx-1w": "nginx, 1 worker (upstream keep-alive)",
-         "loadlab-churn": "loadlab, 0 + 64 overflow: dial + close per request", "nginx-noka": "nginx without upstream keep-alive"}
+         "loadlab-churn": "loadlab, 0 + 64 overflow: dial + close per request", "nginx-noka": "nginx without upstream keep-alive",
+         "floor-relay": "floor: relay on net.Conn", "floor-relay-raw": "floor: relay on rawconn",
+         "floor-epoll": "floor: epoll loop, one thread"}
 def load(name):
     return [json.load(open(f"{work}/{name}-{r}.json")) for r in range(1, rounds + 1)]
 d = load("direct")
@@ -263,7 +308,91 @@ for name in paths[1:]:
     vs = f"{cpu[name]/ref:.2f}×" if ref else "-"
     print(f"| {label.get(name, name)} | {o50:.3f} ms | {o99:.3f} ms | {cpu[name]:.0f} µs | {vs} |")
 P2
-for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores; do kill "${PID[$n]}" 2>/dev/null || true; done
+# PERF: one more run per path under perf, at the same rate and length.
+PERF_DIR=${PERF_DIR:-$WORK}
+for what in ${PERF:-}; do
+  case $what in stat|record) ;; *) echo "bench/proxy: PERF: want stat and/or record, got $what" >&2; exit 2 ;; esac
+  command -v perf >/dev/null || { echo "bench/proxy: perf not found (apt-get install -y linux-perf)" >&2; exit 2; }
+  [ "$what" = stat ] && { echo; echo "## perf stat: per request, over $((RATE * OVH_DUR)) requests (one more run per path)"; echo "| path | system calls | of which | context switches | CPU migrations |"; echo "|---|---:|---|---:|---:|"; }
+  for n in $PATHS; do
+    [ "$n" = direct ] && continue
+    if [ "$what" = stat ]; then
+      perf stat -x, -o "$PERF_DIR/$n.stat" -e 'syscalls:sys_enter_*' -e context-switches -e cpu-migrations -p "$(pids "$n")" &
+    else
+      perf record -q -g -o "$PERF_DIR/$n.perf" -p "$(pids "$n")" 2>/dev/null &
+    fi
+    PERF_PID=$!
+    sleep 0.5
+    attack "${URL[$n]}/x" "$RATE" "$OVH_DUR" "$n-perf"
+    kill -INT "$PERF_PID"; wait "$PERF_PID" 2>/dev/null || true
+    if [ "$what" = stat ]; then
+      python3 - "$PERF_DIR/$n.stat" "$n" "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['requests'])" "$WORK/$n-perf.json")" <<'P3'
+import sys
+path, name, reqs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+count = {}
+for line in open(path):
+    f = line.strip().split(",")
+    if len(f) > 2 and f[0].replace(".", "").isdigit():
+        count[f[2]] = count.get(f[2], 0) + float(f[0])
+sc = {k.split("sys_enter_")[1]: v for k, v in count.items() if "sys_enter_" in k and v > 0}
+top = ", ".join(f"{k} {v/reqs:.2f}" for k, v in sorted(sc.items(), key=lambda kv: -kv[1]) if v / reqs >= 0.01)
+print(f"| {name} | {sum(sc.values())/reqs:.2f} | {top} | {count.get('context-switches', 0)/reqs:.2f} | {count.get('cpu-migrations', 0)/reqs:.3f} |")
+P3
+    fi
+  done
+  [ "$what" = record ] || continue
+  # Each sample's whole stack decides where it goes (the leaf alone
+  # mostly says finish_task_switch: the kernel re-enabling interrupts
+  # after a switch); µs per request from the samples at perf's 4 kHz.
+  echo; echo "## perf record -g: where the CPU goes, µs per request (and share) from the samples (perf's unwinding adds a third or more)"
+  for n in $PATHS; do
+    [ "$n" = direct ] && continue
+    echo "$n $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['requests'])" "$WORK/$n-perf.json")"
+  done >"$WORK/perf-paths"
+  python3 - "$PERF_DIR" "$WORK/perf-paths" <<'P4'
+import collections, subprocess, sys
+perf_dir, paths = sys.argv[1], [l.split() for l in open(sys.argv[2])]
+WHOLE = [("Go sysmon thread", ("runtime.sysmon",)),
+         ("allocation, GC", ("gcBgMarkWorker", "bgsweep", "bgscavenge", "gcStart", "markroot", "gcDrain")),
+         ("scheduler, poller, waiting", ("runtime.findRunnable", "runtime.schedule", "runtime.netpoll", "runtime.park_m", "runtime.mcall", "epoll_wait"))]
+USER = [("allocation, GC", ("runtime.mallocgc", "runtime.newobject", "runtime.makeslice", "runtime.growslice", "runtime.makemap",
+                            "runtime.mapassign", "runtime.makechan", "runtime.memclrNoHeapPointers")),
+        ("user: histograms", ("hdrhistogram", "internal/proxy/hist")), ("user: net/http, textproto, url", ("net/http.", "net/textproto.", "net/url.")),
+        ("user: context", ("context.",)), ("user: lean server (internal/http1)", ("internal/http1.",)),
+        ("user: pool (internal/proxy/pool)", ("internal/proxy/pool.",)), ("user: proxy (internal/proxy)", ("internal/proxy.",)),
+        ("user: floor (main)", ("main.",)), ("user: nginx, libc", ("ngx_", "libc"))]
+def stacks(path):
+    out = subprocess.run(["perf", "script", "-i", path, "-F", "ip,sym,dso"], capture_output=True, text=True).stdout
+    for block in out.split("\n\n"):
+        st = [l.strip().split(None, 1)[1] for l in block.splitlines() if len(l.strip().split(None, 1)) == 2]
+        if st:
+            yield st
+def where(st):
+    whole, kernel = " ".join(st), "[kernel" in st[0]
+    for name, keys in WHOLE:
+        if any(k in whole for k in keys):
+            return (name + ": kernel" if kernel else name) if name.startswith("sched") else name
+    if kernel:
+        return "kernel: context switch" if "finish_task_switch" in st[0] else "kernel: system calls, TCP"
+    for frame in st:
+        for name, keys in USER:
+            if any(k in frame for k in keys):
+                return name
+    return "user: other"
+got = {n: collections.Counter(where(st) for st in stacks(f"{perf_dir}/{n}.perf")) for n, _ in paths}
+reqs = {n: int(r) for n, r in paths}
+rows = sorted({k for c in got.values() for k in c})
+print("| where | " + " | ".join(n for n, _ in paths) + " |")
+print("|---|" + "---:|" * len(paths))
+for k in rows + ["total"]:
+    cells = []
+    for n, _ in paths:
+        c = got[n]; v = sum(c.values()) if k == "total" else c[k]
+        cells.append(f"{v * 250 / reqs[n]:.1f} ({v * 100 / max(1, sum(c.values())):.0f}%)")
+    print(f"| {k} | " + " | ".join(cells) + " |")
+P4
+done
+for n in loadlab-serial loadlab-concurrent loadlab-churn loadlab-serial-allcores "${FLOORS[@]}"; do kill "${PID[$n]}" 2>/dev/null || true; done
 kill "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true
 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" -s quit 2>/dev/null || true
 nginx -c "$WORK/nginx1/nginx.conf" -p "$WORK/nginx1" -s quit 2>/dev/null || true

@@ -150,6 +150,14 @@ search: {scenario: page, rate: 20..250, precision: 20%}
 				t.Fatalf("step %q has no prediction from the fit: %+v", st.Name, st.Model)
 			}
 		}
+		// The one calibration's cost is recorded, and the report says it
+		// came before the search.
+		if c := sum.Calibrations; len(c) != 1 || c[0].Before != "" || c[0].Requests == 0 || c[0].Scenario != "page" {
+			t.Fatalf("calibrations recorded: %+v", c)
+		}
+		if md := readText(t, filepath.Join(dir, "out", "report.md")); !strings.Contains(md, fmt.Sprintf("before the capacity search of %s: %d requests", s.Configuration, sum.Calibrations[0].Requests)) {
+			t.Errorf("report.md does not say what the calibration before the search cost")
+		}
 		var miss string
 		switch {
 		case s.Predicted < 150 || s.Predicted > 230:

@@ -171,7 +171,10 @@ func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func(), pr
 	}()
 	release = func() { close(released); pt.close(); timer.Stop() }
 	if a.opts.Precise {
-		return pt.wait, release, true
+		// The precise pacer's wake-ups also take the CPU at once from other
+		// processes (slice_linux.go).
+		unslice, untimer := useShortSlice(), release
+		return pt.wait, func() { untimer(); unslice() }, true
 	}
 	return func(d time.Duration) bool {
 		if d >= time.Millisecond {

@@ -57,8 +57,8 @@ func (pl *Planner) Calibrated(p *plan.Plan, st *plan.Step, scenario string) bool
 }
 
 // Calibrate fits scenario in st's configuration against target, with the
-// scenario's timeout per request.
-func (pl *Planner) Calibrate(ctx context.Context, p *plan.Plan, st *plan.Step, scenario, target string) error {
+// scenario's timeout per request, and returns what the fit cost.
+func (pl *Planner) Calibrate(ctx context.Context, p *plan.Plan, st *plan.Step, scenario, target string) (summary.Calibration, error) {
 	var timeout time.Duration
 	for _, sc := range st.Scenarios {
 		if sc.Name == scenario {
@@ -67,7 +67,7 @@ func (pl *Planner) Calibrate(ctx context.Context, p *plan.Plan, st *plan.Step, s
 	}
 	f, err := Calibrate(ctx, Options{Target: target, Timeout: timeout, Step: pl.Step, Log: pl.Log})
 	if err != nil {
-		return err
+		return summary.Calibration{}, err
 	}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
@@ -75,7 +75,7 @@ func (pl *Planner) Calibrate(ctx context.Context, p *plan.Plan, st *plan.Step, s
 		pl.fits = map[string]*Fit{}
 	}
 	pl.fits[fitKey(p, st, scenario)] = f
-	return nil
+	return summary.Calibration{Requests: f.Requests, HighestRate: f.HighestRate}, nil
 }
 
 // stepInputs are the model inputs of st's calibrated scenarios, each

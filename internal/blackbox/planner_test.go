@@ -86,6 +86,14 @@ scenarios:
 	if !strings.Contains(log.String(), "calibration of page: GET http://127.0.0.1:") {
 		t.Errorf("the run's log does not say it calibrated:\n%s", log.String())
 	}
+	// summary.json keeps what the calibration cost: the fit's requests.
+	f := pl.fit(p, p.Steps[0], "page")
+	if f == nil {
+		t.Fatalf("no fit kept\n%s", log.String())
+	}
+	if c := res.Summary.Calibrations; len(c) != 1 || c[0].Requests != f.Requests || c[0].HighestRate != f.HighestRate || c[0].Before != p.Steps[0].Name {
+		t.Errorf("calibrations recorded %+v, the fit cost %d requests", c, f.Requests)
+	}
 	report, err := os.ReadFile(res.Report)
 	if err != nil || !strings.Contains(string(report), "Predicted and measured") {
 		t.Errorf("the report has no predicted-and-measured table (%v)", err)
@@ -96,6 +104,10 @@ scenarios:
 		t.Errorf("the knee a search starts from: %.0f/s (%v), want about 160", k, ok)
 	}
 }
+
+// The Planner is what `loadlab run` calibrates black boxes with: the
+// runner finds it by this interface.
+var _ experiment.Calibrator = (*Planner)(nil)
 
 func mustThreshold(t *testing.T, s string) threshold.Threshold {
 	t.Helper()

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
@@ -27,8 +28,10 @@ type Calibrator interface {
 	// Calibrated reports whether scenario is fitted in st's configuration.
 	Calibrated(p *plan.Plan, st *plan.Step, scenario string) bool
 	// Calibrate fits scenario in st's configuration against target, one
-	// request line with the components' addresses filled in.
-	Calibrate(ctx context.Context, p *plan.Plan, st *plan.Step, scenario, target string) error
+	// request line with the components' addresses filled in, and returns
+	// what the fit cost (its requests and highest rate; the runner names
+	// the rest).
+	Calibrate(ctx context.Context, p *plan.Plan, st *plan.Step, scenario, target string) (summary.Calibration, error)
 }
 
 // DefaultSLO is what a capacity search judges when the plan has no
@@ -64,8 +67,9 @@ func calibrated(st *plan.Step) bool {
 
 // calibrate fits the step's scenarios that ask for it and are not fitted
 // in its configuration yet, against their live targets (the components
-// must be up). It reports whether it fitted any; a calibration that fails
-// is said on the progress line and the scenario stays unpredicted.
+// must be up), and keeps what each fit cost for summary.json. It reports
+// whether it fitted any; a calibration that fails is said on the progress
+// line and the scenario stays unpredicted.
 func (r *runner) calibrate(ctx context.Context, st *plan.Step) bool {
 	cal, ok := r.opts.Model.(Calibrator)
 	if !ok {
@@ -83,10 +87,17 @@ func (r *runner) calibrate(ctx context.Context, st *plan.Step) bool {
 		}
 		target := firstTarget(text)
 		r.progress("calibration of %s: %s", sc.Name, target)
-		if err := cal.Calibrate(ctx, r.plan, st, sc.Name, target); err != nil {
+		began := time.Now()
+		c, err := cal.Calibrate(ctx, r.plan, st, sc.Name, target)
+		if err != nil {
 			r.progress("calibration of %s failed: %v", sc.Name, err)
 			continue
 		}
+		c.Configuration, c.Scenario, c.Target, c.Before, c.Took = r.plan.Configuration(st), sc.Name, target, st.Name, time.Since(began)
+		if r.plan.Search != nil {
+			c.Before = "" // a search's template, not a step that ran
+		}
+		r.calibrations = append(r.calibrations, c)
 		fitted = true
 	}
 	return fitted

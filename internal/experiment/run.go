@@ -64,6 +64,8 @@ type runner struct {
 	plan  *plan.Plan
 	out   string
 	fleet *fleet
+	// calibrations are the black-box fits made so far, with their cost.
+	calibrations []summary.Calibration
 }
 
 // Run executes the plan and writes the output folder. The report is written
@@ -120,6 +122,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	r.fleet.stopAll()
 	sum.Ended = time.Now()
+	sum.Calibrations = r.calibrations
 	r.evaluate(sum, runs, judged)
 	out := &Outcome{Summary: sum, Report: filepath.Join(r.out, "report.md"), HTML: filepath.Join(r.out, "report.html"), ExitCode: sum.ExitCode}
 	if err := summary.WriteSamples(r.out, sampleRows(runs)); err != nil {

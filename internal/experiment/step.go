@@ -297,7 +297,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 	var ran []*scenarioRun // the scenario of each of the job's attacks
 	var files []*os.File
 	for _, sc := range st.Scenarios {
-		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Duration: sc.Duration.String(),
+		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Users: sc.Users(), Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
 			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}, m: metrics.New()}
 		res.add(sr)
@@ -391,7 +391,11 @@ func (r *runner) liveStep(st *plan.Step, configuration string) live.Step {
 		if ls.Rate != "" {
 			ls.Rate += " + "
 		}
-		ls.Rate += sc.Name + " " + sc.Rate.Text
+		if n := sc.Users(); n > 0 {
+			ls.Rate += sc.Name + " " + summary.UsersText(n)
+		} else {
+			ls.Rate += sc.Name + " " + sc.Rate.Text
+		}
 	}
 	return ls
 }

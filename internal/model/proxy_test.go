@@ -83,12 +83,13 @@ routes:
 			if err != nil {
 				t.Fatal(err)
 			}
-			// One retry: a CI machine busy with other packages' tests can
-			// stall the generator or the proxy for a moment.
+			// Two retries: a CI machine busy with other packages' tests can
+			// stall the generator or the proxy for a moment (one retry was
+			// not enough once at load average 13).
 			for attempt := 0; ; attempt++ {
 				m := runReal(t, c.cfg, c.recipe, sc, "/x")
 				pred := p.Scenarios[0]
-				if attempt == 0 && !within(pred, m) {
+				if attempt < 2 && !within(pred, m) {
 					t.Logf("attempt %d off (%s); retrying", attempt+1, fmt.Sprintf("%.2f%% vs %.2f%%", 100*pred.Success, 100*m.Success))
 					continue
 				}

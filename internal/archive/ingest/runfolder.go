@@ -290,7 +290,7 @@ func stepLog(sum *summary.Summary, c cell) string {
 	for _, st := range c.steps {
 		fmt.Fprintf(&b, "%s step %d/%d started: %s\n", st.Started.UTC().Format("2006-01-02T15:04:05.000000000Z"), st.Index+1, len(sum.Steps), st.Name)
 		for _, sc := range st.Scenarios {
-			fmt.Fprintf(&b, "%s   %s: %s for %s, %d requests\n", st.Started.UTC().Format("2006-01-02T15:04:05.000000000Z"), sc.Name, sc.Rate, sc.Duration, sc.Requests)
+			fmt.Fprintf(&b, "%s   %s: %s for %s, %d requests\n", st.Started.UTC().Format("2006-01-02T15:04:05.000000000Z"), sc.Name, sc.Load(), sc.Duration, sc.Requests)
 		}
 		fmt.Fprintf(&b, "%s step %d/%d ended\n", st.Ended.UTC().Format("2006-01-02T15:04:05.000000000Z"), st.Index+1, len(sum.Steps))
 	}

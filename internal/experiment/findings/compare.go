@@ -90,8 +90,12 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 			}
 		}
 		if worstOther.Requests > 0 && worstOther.Success < summary.Healthy && worstMain != nil {
-			out = append(out, fact(summary.KindShared, fmt.Sprintf("%s, requested at only %s through the same proxy, fell to %.2f%% success %s (%s: %.2f%%): every route waits for the same pool, and for its manager.",
-				sc.Name, sc.Rate, 100*worstOther.Success, sum.AtLoad(last[0]), main, 100*worstMain.Success)))
+			asked := "requested at only " + sc.Rate
+			if sc.Closed() {
+				asked = "sent by only " + sc.Load()
+			}
+			out = append(out, fact(summary.KindShared, fmt.Sprintf("%s, %s through the same proxy, fell to %.2f%% success %s (%s: %.2f%%): every route waits for the same pool, and for its manager.",
+				sc.Name, asked, 100*worstOther.Success, sum.AtLoad(last[0]), main, 100*worstMain.Success)))
 		}
 	}
 	if bestGap >= 0.01 {

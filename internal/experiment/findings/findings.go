@@ -141,6 +141,7 @@ func measured(sum *summary.Summary) (out []finding) {
 		// a sweep over its runs says anything true.
 	case len(configs) > 1 && sum.Compares():
 		out = append(out, compareConfigs(sum, main)...)
+		out = append(out, usersKnees(sum, main)...)
 	default:
 		out = append(out, sweep(sum, main)...)
 	}

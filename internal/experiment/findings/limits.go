@@ -24,7 +24,8 @@ func group(sum *summary.Summary, st *summary.StepResult) string {
 }
 
 // limits gives, for each configuration (and other variable) swept over
-// rates, the last rate with at least 99% success and the first below it:
+// rates (or a closed loop's users), the last load with at least 99%
+// success and the first below it:
 // the step sweep's table of limits. It says nothing when every group has the same.
 func limits(sum *summary.Summary, main string) string {
 	if sum.RateAxis() == "" {
@@ -33,10 +34,14 @@ func limits(sum *summary.Summary, main string) string {
 	type lim struct{ good, bad string }
 	var order []string
 	got := map[string]*lim{}
+	what := "rate" // what the sweep varies: a closed loop's is its users
 	for _, st := range sum.Steps {
 		sc := st.Scenario(main)
 		if sc == nil || sc.Requests == 0 {
 			continue
+		}
+		if sc.Closed() {
+			what = "number of users"
 		}
 		g := group(sum, st)
 		l := got[g]
@@ -49,9 +54,9 @@ func limits(sum *summary.Summary, main string) string {
 			continue
 		}
 		if sc.Success >= summary.Healthy && st.Aborted == "" {
-			l.good = sc.Rate
+			l.good = sc.Load()
 		} else {
-			l.bad = fmt.Sprintf("%s (%.2f%%)", sc.Rate, 100*sc.Success)
+			l.bad = fmt.Sprintf("%s (%.2f%%)", sc.Load(), 100*sc.Success)
 		}
 	}
 	if len(order) < 2 {
@@ -64,9 +69,9 @@ func limits(sum *summary.Summary, main string) string {
 		same = same && *l == *got[order[0]]
 		switch {
 		case l.bad == "":
-			parts = append(parts, fmt.Sprintf("%s held at every rate measured, up to %s", g, l.good))
+			parts = append(parts, fmt.Sprintf("%s held at every %s measured, up to %s", g, what, l.good))
 		case l.good == "":
-			parts = append(parts, fmt.Sprintf("%s fell already at %s, the lowest rate measured", g, l.bad))
+			parts = append(parts, fmt.Sprintf("%s fell already at %s, the lowest %s measured", g, l.bad, what))
 		default:
 			parts = append(parts, fmt.Sprintf("%s held up to %s and fell at %s", g, l.good, l.bad))
 		}
@@ -74,5 +79,5 @@ func limits(sum *summary.Summary, main string) string {
 	if same {
 		return ""
 	}
-	return "Limits (last rate with at least 99% success): " + strings.Join(parts, "; ") + "."
+	return "Limits (last " + what + " with at least 99% success): " + strings.Join(parts, "; ") + "."
 }

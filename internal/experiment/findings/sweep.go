@@ -6,7 +6,9 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
-// sweep describes a one-configuration sweep: where success fell below 99%.
+// sweep describes a one-configuration sweep: where success fell below 99%
+// or, for a closed loop that kept its success, where its throughput
+// stopped rising with the users.
 func sweep(sum *summary.Summary, main string) []finding {
 	var out []finding
 	var lastGood *summary.StepResult
@@ -19,6 +21,9 @@ func sweep(sum *summary.Summary, main string) []finding {
 			lastGood = st
 			continue
 		}
+		if sc.Closed() {
+			return append(out, usersFell(main, lastGood, st))
+		}
 		prefix := "From the first step"
 		if lastGood != nil {
 			g := lastGood.Scenario(main)
@@ -28,6 +33,9 @@ func sweep(sum *summary.Summary, main string) []finding {
 		}
 		out = append(out, fact(summary.KindSweep, fmt.Sprintf("%s step %q success fell to %.2f%% and p99 rose to %s: this is the knee.", prefix, st.Name, 100*sc.Success, summary.FmtSeconds(sc.Latency.P99.Seconds()))))
 		return out
+	}
+	if f, ok := usersSweep(sum, main); ok && lastGood != nil {
+		return append(out, f)
 	}
 	if lastGood != nil {
 		g := lastGood.Scenario(main)

@@ -37,3 +37,18 @@ func (b *builder) closedLoop(path string, sc *Scenario, rs rawScenario, vars map
 	sc.MaxWorkers = n
 	return nil
 }
+
+// Users is the scenario's users when it is a closed loop (rate: 0 with
+// workers: N), 0 when it is paced.
+func (sc *Scenario) Users() int {
+	if len(sc.Rate.Steps) == 0 && sc.Rate.From.IsZero() && sc.Rate.To.IsZero() {
+		return sc.MaxWorkers
+	}
+	return 0
+}
+
+// setsUsers reports whether a matrix value v is the closed loop's users.
+func setsUsers(sc *Scenario, v string) bool {
+	n := sc.Users()
+	return n > 0 && v == strconv.Itoa(n)
+}

@@ -24,8 +24,31 @@ func TestClosedLoop(t *testing.T) {
 	}
 	for i, want := range []int{4, 16} {
 		sc := p.Steps[i].Scenarios[0]
-		if sc.MaxWorkers != want || !sc.Rate.From.IsZero() || !sc.Rate.To.IsZero() {
-			t.Errorf("step %d: %d workers at rate %+v, want %d users at rate 0", i+1, sc.MaxWorkers, sc.Rate, want)
+		if sc.MaxWorkers != want || !sc.Rate.From.IsZero() || !sc.Rate.To.IsZero() || sc.Users() != want {
+			t.Errorf("step %d: %d workers (%d users) at rate %+v, want %d users at rate 0", i+1, sc.MaxWorkers, sc.Users(), sc.Rate, want)
+		}
+	}
+	// An open loop bounded by max_workers has no users.
+	open, err := Parse("plan.yaml", "testdata", []byte(base+strings.Replace(strings.Replace(scen, "rate: 0", "rate: 5/s", 1), "workers:", "max_workers:", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := open.Steps[0].Scenarios[0]; sc.Users() != 0 || sc.MaxWorkers != 4 {
+		t.Errorf("an open loop with max_workers 4: %d users, max_workers %d", sc.Users(), sc.MaxWorkers)
+	}
+	// The users are the load, as a rate is, not the configuration: steps
+	// that differ in their users alone compare one configuration.
+	variants := strings.Replace(base, "    recipe: origin.json\n", "    recipe: origin.json\n    variants:\n      a: {label: first}\n      b: {label: second}\n", 1)
+	vs, err := Parse("plan.yaml", "testdata", []byte(strings.Replace(variants+scen, "  n: [4, 16]\n", "  origin: [a, b]\n  n: [4, 16]\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs.Steps) != 4 {
+		t.Fatalf("%d steps, want 2 variants x 2 numbers of users", len(vs.Steps))
+	}
+	for _, st := range vs.Steps {
+		if c := vs.Configuration(st); c != "first" && c != "second" {
+			t.Errorf("step %q: configuration %q, want its variant's label alone", st.Name, c)
 		}
 	}
 	for _, tc := range []struct {

@@ -120,8 +120,9 @@ func (c *Component) Files(st *Step) (recipe, config string, set []Setting) {
 }
 
 // Configuration names what a step tests: its variants' labels, plus the
-// matrix variables that do not set the first scenario's rate (the RPS
-// column shows that one); else the step's name.
+// matrix variables that do not set the first scenario's rate or a closed
+// loop's users (the comparison's load column shows that one); else the
+// step's name.
 func (p *Plan) Configuration(st *Step) string {
 	var parts []string
 	for _, c := range p.Components {
@@ -135,7 +136,7 @@ func (p *Plan) Configuration(st *Step) string {
 	}
 	if len(parts) > 0 && len(st.Scenarios) > 0 {
 		for _, ax := range p.Axes {
-			if v := st.Vars[ax.Key]; !ax.Component && !strings.Contains(st.Scenarios[0].Rate.Text, v) {
+			if v := st.Vars[ax.Key]; !ax.Component && !strings.Contains(st.Scenarios[0].Rate.Text, v) && !setsUsers(st.Scenarios[0], v) {
 				parts = append(parts, v)
 			}
 		}

@@ -1,9 +1,12 @@
 package summary
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
-// RateAxis is the matrix variable that sets the first scenario's rate, or
-// "" when none does.
+// RateAxis is the matrix variable that sets the first scenario's rate (or
+// a closed loop's users), or "" when none does.
 func (s *Summary) RateAxis() string {
 	for _, ax := range s.Axes() {
 		if ax.Component {
@@ -12,7 +15,7 @@ func (s *Summary) RateAxis() string {
 		all := len(s.Steps) > 0
 		for _, st := range s.Steps {
 			v := st.Vars[ax.Key]
-			if v == "" || len(st.Scenarios) == 0 || !strings.Contains(st.Scenarios[0].Rate, v) {
+			if v == "" || len(st.Scenarios) == 0 || !setsLoad(st.Scenarios[0], v) {
 				all = false
 				break
 			}
@@ -24,14 +27,24 @@ func (s *Summary) RateAxis() string {
 	return ""
 }
 
+// setsLoad reports whether a matrix value v sets the scenario's load: it
+// is a part of its rate, or a closed loop's number of users.
+func setsLoad(sc *ScenarioResult, v string) bool {
+	if sc.Closed() {
+		return v == strconv.Itoa(sc.Users)
+	}
+	return strings.Contains(sc.Rate, v)
+}
+
 // CellLabel names a step's matrix cell without its configuration, as a
-// label rather than a sentence: "/v3/buildpacks at 512/s", "512/s" or
-// "/v3/info" ("" when the plan has no variables besides components).
+// label rather than a sentence: "/v3/buildpacks at 512/s", "512/s",
+// "32 users" or "/v3/info" ("" when the plan has no variables besides
+// components).
 func (s *Summary) CellLabel(st *StepResult) string {
 	rate := s.RateAxis()
 	label := s.VarsLabel(st)
 	if rate != "" && len(st.Scenarios) > 0 {
-		label = strings.TrimSpace(label + " at " + st.Scenarios[0].Rate)
+		label = strings.TrimSpace(label + " at " + st.Scenarios[0].Load())
 		label = strings.TrimPrefix(label, "at ")
 	}
 	return label
@@ -184,12 +197,26 @@ func (s *Summary) VarsLabel(st *StepResult) string {
 	return strings.Join(parts, ", ")
 }
 
-// AtLoad places a sentence at a step's load: "at 64 req/s" when the
-// rate is all that varies besides the configuration, else its cell
-// ("on /v3/buildpacks at 512/s").
+// AtLoad places a sentence at a step's load: "at 64 req/s" (or "with 32
+// users", a closed loop's) when the load is all that varies besides the
+// configuration, else its cell ("on /v3/buildpacks at 512/s").
 func (s *Summary) AtLoad(st *StepResult) string {
 	if k := s.RateKey(st); k == "" || isNumber(k) {
+		if t := s.KeyText(st); strings.HasSuffix(t, " users") || strings.HasSuffix(t, " user") {
+			return "with " + t
+		}
 		return "at " + LoadText(k)
 	}
 	return "on " + s.CellLabel(st)
+}
+
+// KeyText writes a step's rate key (RateKey) for a sentence or a row:
+// "64 req/s", a closed loop's "32 users", or the key as it is
+// ("rate=64").
+func (s *Summary) KeyText(st *StepResult) string {
+	k := s.RateKey(st)
+	if len(st.Scenarios) > 0 && st.Scenarios[0].Closed() && k == strconv.Itoa(st.Scenarios[0].Users) {
+		return UsersText(st.Scenarios[0].Users)
+	}
+	return LoadText(k)
 }

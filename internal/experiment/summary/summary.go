@@ -39,7 +39,11 @@ type Summary struct {
 	Warnings    []string          `json:"warnings,omitempty"`
 	Findings    []Finding         `json:"findings,omitempty"`
 	Search      []SearchResult    `json:"search,omitempty"` // a capacity search's answers, per configuration
-	ExitCode    int               `json:"exit_code"`
+	// Calibrations are the black-box fits the run made, with what each
+	// cost (none: no scenario asked for calibration, or the run was
+	// written before summary.json kept them).
+	Calibrations []Calibration `json:"calibrations,omitempty"`
+	ExitCode     int           `json:"exit_code"`
 }
 
 // StepResult is one step's outcome.
@@ -66,9 +70,13 @@ type StepResult struct {
 
 // ScenarioResult is one scenario's figures within a step.
 type ScenarioResult struct {
-	Name        string                 `json:"name"`
-	Target      string                 `json:"target"` // first target line
-	Rate        string                 `json:"rate"`
+	Name   string `json:"name"`
+	Target string `json:"target"` // first target line
+	Rate   string `json:"rate"`
+	// Users is a closed loop's users (rate: 0 with workers: N), each
+	// sending its next request when its answer came; 0 for a paced
+	// scenario.
+	Users       int                    `json:"users,omitempty"`
 	Duration    string                 `json:"duration"`
 	Requests    uint64                 `json:"requests"`
 	RateActual  float64                `json:"rate_actual"`

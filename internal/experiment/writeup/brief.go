@@ -19,10 +19,14 @@ func Brief(sum *summary.Summary) string {
 	main := sum.Steps[0].Scenarios[0].Name
 	var configs, keys []string
 	cell := map[[2]string]string{}
+	keyText := map[string]string{}
 	for _, st := range sum.Steps {
-		k := sum.RateKey(st)
+		k, kt := sum.RateKey(st), sum.KeyText(st)
 		if k == "" {
-			k = st.Name
+			k, kt = st.Name, summary.LoadText(st.Name)
+		}
+		if _, ok := keyText[k]; !ok {
+			keyText[k] = kt
 		}
 		if !slices.Contains(configs, st.Configuration) {
 			configs = append(configs, st.Configuration)
@@ -46,7 +50,7 @@ func Brief(sum *summary.Summary) string {
 	if len(configs) > 1 && len(keys) < len(sum.Steps) {
 		fmt.Fprintln(tw, main+"\t"+strings.Join(configs, "\t"))
 		for _, k := range keys {
-			row := []string{"  " + summary.LoadText(k)}
+			row := []string{"  " + keyText[k]}
 			for _, c := range configs {
 				row = append(row, orText(cell[[2]string{k, c}], "-"))
 			}

@@ -86,9 +86,9 @@ func comparison(sum *summary.Summary) section {
 	if len(names) == 0 {
 		return s
 	}
-	s.Blocks = append(s.Blocks, heading(names[0]), tableOf(comparisonHeader, comparisonRows(sum, names[0])))
+	s.Blocks = append(s.Blocks, heading(names[0]), comparisonTable(sum, names[0]))
 	for _, name := range names[1:] {
-		more = append(more, block{Minor: name}, tableOf(comparisonHeader, comparisonRows(sum, name)))
+		more = append(more, block{Minor: name}, comparisonTable(sum, name))
 	}
 	if len(more) > 0 {
 		s.Blocks = append(s.Blocks, collapsed("The other scenarios: "+strings.Join(names[1:], ", "), more...))

@@ -3,6 +3,8 @@ package writeup
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
@@ -28,7 +30,7 @@ func method(sum *summary.Summary) section {
 	if len(sum.Steps) > 0 {
 		var items []string
 		for _, sc := range ds.Scenarios {
-			item := fmt.Sprintf("**%s**: %s at %s for %s", sc.Name, targetText(sum, sc), strings.Join(sc.Rates, ", "), sc.Duration)
+			item := fmt.Sprintf("**%s**: %s %s for %s", sc.Name, targetText(sum, sc), designLoads(sum, sc), sc.Duration)
 			if len(sc.Headers) > 0 {
 				item += fmt.Sprintf(", headers `%s`", strings.Join(sc.Headers, "`, `"))
 			}
@@ -129,4 +131,41 @@ func linesNotIn(text, base string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// designLoads says the loads a scenario ran at over the steps: "at 20/s,
+// 40/s", "by 4, 16, 32 users (a closed loop: ...)", or both.
+func designLoads(sum *summary.Summary, sd summary.ScenarioDesign) string {
+	var users []int
+	closedRate := map[string]bool{} // the rate text of its closed loops ("0")
+	for _, st := range sum.Steps {
+		if sc := st.Scenario(sd.Name); sc != nil && sc.Closed() {
+			closedRate[sc.Rate] = true
+			if !slices.Contains(users, sc.Users) {
+				users = append(users, sc.Users)
+			}
+		}
+	}
+	if len(users) == 0 {
+		return "at " + strings.Join(sd.Rates, ", ")
+	}
+	var rates []string
+	for _, r := range sd.Rates {
+		if !closedRate[r] {
+			rates = append(rates, r)
+		}
+	}
+	by := "by " + summary.UsersText(users[0])
+	if len(users) > 1 {
+		n := make([]string, len(users))
+		for i, u := range users {
+			n[i] = strconv.Itoa(u)
+		}
+		by = "by " + strings.Join(n, ", ") + " users"
+	}
+	by += " (" + closedLoopNote + ")"
+	if len(rates) == 0 {
+		return by
+	}
+	return "at " + strings.Join(rates, ", ") + ", and " + by
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
@@ -127,12 +128,15 @@ func modelSection(sum *summary.Summary) (section, bool) {
 		}
 	}
 	rows := predictionRows(sum, "**MISS**")
-	if len(verdict)+len(misses)+len(explained)+len(rows) == 0 {
+	if len(verdict)+len(misses)+len(explained)+len(rows)+len(sum.Calibrations) == 0 {
 		return section{}, false
 	}
 	s := section{Title: "Against the model"}
 	for _, v := range verdict {
 		s.Blocks = append(s.Blocks, text(v))
+	}
+	if c := calibrationCost(sum.Calibrations); c != "" {
+		s.Blocks = append(s.Blocks, text(c))
 	}
 	items, eg := sayModel(misses, explained, "**Missed** in", "below")
 	if len(items) > 0 {
@@ -239,4 +243,31 @@ func listSteps(names []string) string {
 		out = append(out, b.String())
 	}
 	return strings.Join(out, "; ")
+}
+
+// calibrationCost says what the black-box calibrations cost the target,
+// beside the steps' own requests: "" when none ran.
+func calibrationCost(cs []summary.Calibration) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var parts []string
+	var total uint64
+	for _, c := range cs {
+		total += c.Requests
+		where := ""
+		switch {
+		case c.Before != "":
+			where = fmt.Sprintf(" before step %q", c.Before)
+		case c.Configuration != "":
+			where = " before the capacity search of " + c.Configuration
+		}
+		parts = append(parts, fmt.Sprintf("%s (`%s`)%s: %d requests, up to %s req/s, in %s",
+			c.Scenario, c.Target, where, c.Requests, summary.FmtRate(c.HighestRate), c.Took.Round(100*time.Millisecond)))
+	}
+	lead := "The model of a scenario with calibrate: true is a queue fitted against its live target, once per configuration; the calibration sent requests of its own, not counted in any step"
+	if len(cs) == 1 {
+		return lead + ": " + parts[0] + "."
+	}
+	return fmt.Sprintf("%s: %s; %d requests in all.", lead, strings.Join(parts, "; "), total)
 }

@@ -21,6 +21,14 @@ import (
 // figures come from the summary, as they do in a real report.
 func write(t *testing.T, name, planFile string) (*summary.Summary, string, string) {
 	t.Helper()
+	sum, _, md, html := writeIn(t, name, planFile)
+	return sum, md, html
+}
+
+// writeIn is write that also returns the folder; with no planFile, the
+// plan's shape is the one the summary recorded.
+func writeIn(t *testing.T, name, planFile string) (*summary.Summary, string, string, string) {
+	t.Helper()
 	data, err := os.ReadFile("../testdata/" + name + "-summary.json")
 	if err != nil {
 		t.Fatal(err)
@@ -29,11 +37,13 @@ func write(t *testing.T, name, planFile string) (*summary.Summary, string, strin
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Load(planFile)
-	if err != nil {
-		t.Fatal(err)
+	if planFile != "" {
+		p, err := plan.Load(planFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum.Design = experiment.Design(p)
 	}
-	sum.Design = experiment.Design(p)
 	sum.Findings = findings.Compute(&sum, findings.Options{})
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
@@ -50,7 +60,7 @@ func write(t *testing.T, name, planFile string) (*summary.Summary, string, strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sum, string(md), string(html)
+	return &sum, dir, string(md), string(html)
 }
 
 // A capacity search of 20 runs (example 005): the answer first, the runs

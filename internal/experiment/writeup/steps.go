@@ -23,7 +23,7 @@ func steps(sum *summary.Summary, f *folder, perStep [][]chartFile) []section {
 			for j, sc := range st.Scenarios {
 				s.Blocks = append(s.Blocks, block{Minor: "Loadlab hitting " + sc.Name})
 				if sc.Target != "" {
-					s.Blocks = append(s.Blocks, text(fmt.Sprintf("`%s` at %s", sc.Target, sc.Rate)))
+					s.Blocks = append(s.Blocks, text(fmt.Sprintf("`%s` %s", sc.Target, loadPhrase(sc))))
 				}
 				s.Blocks = append(s.Blocks, code(f.steps[i].texts[j]), text(fmt.Sprintf("Raw results: [%s](%s)", sc.Results, sc.Results)))
 			}
@@ -66,3 +66,15 @@ func stepNotes(st *summary.StepResult) []block {
 	}
 	return out
 }
+
+// loadPhrase says how a scenario was sent: "at 40/s", or "by 32 users
+// (a closed loop: each sends its next request when its answer came)".
+func loadPhrase(sc *summary.ScenarioResult) string {
+	if sc.Closed() {
+		return "by " + summary.UsersText(sc.Users) + " (" + closedLoopNote + ")"
+	}
+	return "at " + sc.Rate
+}
+
+// closedLoopNote is what a closed loop is, for a reader who never ran one.
+const closedLoopNote = "a closed loop: each user sends its next request when its answer came"

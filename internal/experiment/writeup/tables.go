@@ -16,20 +16,36 @@ func latencyCells(l metrics.LatencySummary) string {
 	return strings.Join([]string{summary.FmtSeconds(l.Mean.Seconds()), summary.FmtSeconds(l.P50.Seconds()), summary.FmtSeconds(l.P95.Seconds()), summary.FmtSeconds(l.P99.Seconds()), summary.FmtSeconds(l.Max.Seconds())}, ", ")
 }
 
+// comparisonTable is the comparison table of one scenario. Its second
+// column is each step's rate (RPS); when a step ran as a closed loop, it
+// is the load (a paced step's rate, a closed loop's users and the
+// requests a second they were answered with success at).
+func comparisonTable(sum *summary.Summary, name string) block {
+	rows, closed := comparisonRows(sum, name)
+	if !closed {
+		return tableOf(comparisonHeader, rows)
+	}
+	header := append([]string(nil), comparisonHeader...)
+	header[1] = "Load (rate, or users and throughput)"
+	return tableOf(header, rows)
+}
+
 // comparisonRows is the comparison table: Configuration | RPS |
-// Latencies [mean, 50, 95, 99, max] | Success ratio, per scenario.
-func comparisonRows(sum *summary.Summary, name string) [][]string {
-	var rows [][]string
+// Latencies [mean, 50, 95, 99, max] | Success ratio, per scenario;
+// closed says a step of the table ran as a closed loop.
+func comparisonRows(sum *summary.Summary, name string) (rows [][]string, closed bool) {
 	for _, st := range sum.Steps {
 		sc := st.Scenario(name)
 		if sc == nil {
 			continue
 		}
-		rate := sc.Rate
+		rate := sc.Achieved()
+		closed = closed || sc.Closed()
 		if first := st.Scenarios[0]; first.Name != name {
 			// A scenario beside the flood: its own rate says nothing of the
 			// step, the flood's does.
-			rate += " (" + first.Name + " " + first.Rate + ")"
+			rate += " (" + first.Name + " " + first.Load() + ")"
+			closed = closed || first.Closed()
 		}
 		row := []string{sum.GroupLabel(st), rate, latencyCells(sc.Latency), fmt.Sprintf("%.2f%%", 100*sc.Success), strconv.FormatUint(sc.Requests, 10)}
 		if st.Aborted != "" {
@@ -37,7 +53,7 @@ func comparisonRows(sum *summary.Summary, name string) [][]string {
 		}
 		rows = append(rows, row)
 	}
-	return rows
+	return rows, closed
 }
 
 // predictionRows is the predicted | measured table: per step and
