@@ -138,7 +138,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.StringVar(&f.body, "body", "", "request body `file` for targets without an @body (may be templated)")
 	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it) and sent as the X-Vegeta-Attack header, as vegeta does")
 	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream, flushed every 250 ms so readers following the file see fresh data)")
-	fs.BoolVar(&f.precise, "precise", false, "wake the pacer at each request's due time (Linux timerfd): schedule lag of a few µs at the median instead of ~0.5 ms, for about 2.5x the CPU")
+	fs.BoolVar(&f.precise, "precise", false, "wake the pacer at each request's due time (Linux timerfd): schedule lag of a few µs at the median instead of ~0.5 ms, for about 2.5x the CPU; while it runs, loadlab's threads ask for the kernel's shortest time slice (Linux 6.12+), so other processes on its CPU do not delay its sends")
 	fs.BoolVar(&f.harvest, "harvest", true, "paced http:// attacks read answers when the pacer wakes up (about every millisecond), not as each arrives: far fewer wake-ups, same latencies (taken from the kernel's receive timestamps). -harvest=false wakes up per answer (Linux; elsewhere always false)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line on stderr (it is only drawn when stderr is a terminal)")
 	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
