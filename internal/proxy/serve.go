@@ -123,7 +123,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	var resp *http.Response
 	var sent *clientBody
 	hw, bytePath := w.(http1.HeadWriter)
-	if bytePath = bytePath && key == "" && bytePathRequest(r); bytePath {
+	if bytePath = bytePath && key == "" && !p.opts.ObjectPath && bytePathRequest(r); bytePath {
 		var ans *pool.Answer
 		if resp, ans, bytePath, err = forwardBytes(w, hw, r, rte, wk, deadline); ans != nil {
 			p.settle(rte, wk, start, deadline, ans.Status, err)
