@@ -35,21 +35,19 @@ func startRawUpstream(t *testing.T, answers []string) *rawUpstream {
 		t.Fatal(err)
 	}
 	u := &rawUpstream{addr: ln.Addr().String(), answers: answers, heads: map[string][]byte{}}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
+	serveEach(t, ln, u.serve)
+	return u
+}
+
+// serveEach runs serve on a goroutine of its own for each connection ln
+// accepts, until the test ends (ln closed).
+func serveEach(t *testing.T, ln net.Listener, serve func(net.Conn)) {
+	t.Cleanup(func() { ln.Close() })
 	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() { defer wg.Done(); u.serve(c) }()
+		for c, err := ln.Accept(); err == nil; c, err = ln.Accept() {
+			go serve(c)
 		}
 	}()
-	return u
 }
 
 func (u *rawUpstream) serve(c net.Conn) {
