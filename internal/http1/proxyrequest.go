@@ -22,11 +22,26 @@ func AppendRequest(b []byte, req *http.Request) ([]byte, bool) {
 	if host == "" {
 		host = req.URL.Host
 	}
-	uri := req.URL.RequestURI()
+	return appendHead(b, req.Method, req.URL.RequestURI(), host, req.Close, req.Header, nil, "")
+}
+
+// AppendForwarded appends the head AppendRequest sends for a request
+// with method, uri, host and header h, except that the fields drop
+// reports true for are left out, that X-Forwarded-For is sent as xff
+// (when not "") instead of h's, and that a missing User-Agent is sent as
+// none (not Go's): the head a proxy forwards, with its rules given by the
+// caller rather than written into a copy of h. ok is false as for
+// AppendRequest.
+func AppendForwarded(b []byte, method, uri, host string, h http.Header, drop func(name string) bool, xff string) ([]byte, bool) {
+	return appendHead(b, method, uri, host, false, h, drop, xff)
+}
+
+// appendHead is AppendRequest's and AppendForwarded's head: drop nil and
+// xff "" for AppendRequest (Go's User-Agent when h has none).
+func appendHead(b []byte, method, uri, host string, closeConn bool, h http.Header, drop func(string) bool, xff string) ([]byte, bool) {
 	if !plainHost(host) || hasCTL(uri) {
 		return b, false
 	}
-	method := req.Method
 	if method == "" {
 		method = http.MethodGet
 	}
@@ -36,29 +51,38 @@ func AppendRequest(b []byte, req *http.Request) ([]byte, bool) {
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, host...)
 	b = append(b, "\r\n"...)
-	if ua, ok := req.Header["User-Agent"]; !ok {
-		b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
-	} else if len(ua) > 0 && ua[0] != "" {
+	if ua, ok := h["User-Agent"]; !ok {
+		if drop == nil {
+			b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
+		}
+	} else if len(ua) > 0 && ua[0] != "" && (drop == nil || !drop("User-Agent")) {
 		b = appendField(b, "User-Agent", ua[0])
 	}
-	if req.Close && !httpguts.HeaderValuesContainsToken(req.Header["Connection"], "close") {
+	if closeConn && !httpguts.HeaderValuesContainsToken(h["Connection"], "close") {
 		b = append(b, "Connection: close\r\n"...)
 	}
 	switch method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 		b = append(b, "Content-Length: 0\r\n"...)
 	}
-	for k, vs := range req.Header {
+	for k, vs := range h {
 		switch k {
 		case "Host", "User-Agent", "Content-Length", "Transfer-Encoding", "Trailer":
 			continue
+		case "X-Forwarded-For":
+			if xff != "" {
+				continue
+			}
 		}
-		if !httpguts.ValidHeaderFieldName(k) {
+		if !httpguts.ValidHeaderFieldName(k) || (drop != nil && drop(k)) {
 			continue
 		}
 		for _, v := range vs {
 			b = appendField(b, k, v)
 		}
+	}
+	if xff != "" {
+		b = appendField(b, "X-Forwarded-For", xff)
 	}
 	return append(b, "\r\n"...), true
 }

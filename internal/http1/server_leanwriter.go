@@ -56,6 +56,45 @@ func (w *leanWriter) WriteHeader(code int) {
 	_, w.known = w.header["Content-Length"]
 }
 
+// HeadWriter is implemented by the lean server's response writer: a
+// proxy relaying an answer whose head it checked as bytes starts its own
+// answer from those bytes, without a header map.
+type HeadWriter interface {
+	// WriteHeadFields starts the answer with status code and the field
+	// lines fields then more (each "Name: value\r\n", well formed, one of
+	// them Content-Length, none of them Connection), as WriteHeader would
+	// with those fields in Header() (which is not used), "Connection:
+	// close" added when the connection ends after the answer. The body
+	// is then written with Write. It returns false, having done nothing,
+	// when the answer has begun or has no body (HEAD, 1xx, 204, 304):
+	// the caller then answers through Header and WriteHeader.
+	WriteHeadFields(code int, fields, more []byte) bool
+}
+
+// WriteHeadFields implements HeadWriter: the head goes into out at once
+// (fields may not outlive the call), and counts as sent for the rest of
+// the answer (no head is made from the header map).
+func (w *leanWriter) WriteHeadFields(code int, fields, more []byte) bool {
+	if w.wrote || w.hijacked || w.req.Method == http.MethodHead || code < 200 || code > 999 ||
+		code == http.StatusNoContent || code == http.StatusNotModified {
+		return false
+	}
+	w.status, w.wrote, w.known, w.sent = code, true, true, true
+	if w.out == nil {
+		w.out, w.outBox = getBuf()
+	}
+	b := append(w.out, "HTTP/1.1 "...)
+	b = append(b, statusLine(code)...)
+	b = append(b, "\r\n"...)
+	b = append(b, fields...)
+	b = append(b, more...)
+	if w.close {
+		b = append(b, "Connection: close\r\n"...)
+	}
+	w.out = append(b, "\r\n"...)
+	return true
+}
+
 // head appends the status line and headers to out.
 func (w *leanWriter) head(firstBody []byte) {
 	h := w.header

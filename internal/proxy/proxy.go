@@ -48,6 +48,10 @@ type Options struct {
 	// MaxRequestBody bounds the request bodies read into memory (0:
 	// DefaultMaxRequestBody); a larger body gets 413.
 	MaxRequestBody int64
+	// ObjectPath forwards every request through the object path (request
+	// and answer parsed into header maps and written again), never the
+	// byte path (see bytepath.go): for comparing the two.
+	ObjectPath bool
 }
 
 // Proxy is an http.Handler forwarding to the configured upstreams.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/http1"
 	"github.com/loadlab/loadlab/internal/proxy/breaker"
 	"github.com/loadlab/loadlab/internal/proxy/cache"
 	"github.com/loadlab/loadlab/internal/proxy/pool"
@@ -119,13 +120,24 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	// per request; the client's context still breaks the exchange off.
 	start := time.Now()
 	deadline := start.Add(rc.RequestTimeout.D())
-	out := outRequest(r, rte)
+	var resp *http.Response
 	var sent *clientBody
-	if out.Body != nil {
-		sent = &clientBody{rc: out.Body}
-		out.Body = sent
+	hw, bytePath := w.(http1.HeadWriter)
+	if bytePath = bytePath && key == "" && !p.opts.ObjectPath && bytePathRequest(r); bytePath {
+		var ans *pool.Answer
+		if resp, ans, bytePath, err = forwardBytes(w, hw, r, rte, wk, deadline); ans != nil {
+			p.settle(rte, wk, start, deadline, ans.Status, err)
+			return true
+		}
 	}
-	resp, err := wk.RoundTripUntil(out, deadline)
+	if !bytePath {
+		out := outRequest(r, rte)
+		if out.Body != nil {
+			sent = &clientBody{rc: out.Body}
+			out.Body = sent
+		}
+		resp, err = wk.RoundTripUntil(out, deadline)
+	}
 	if err != nil {
 		rte.pool.p.Checkin(wk)
 		rte.stats.upstream.Observe(time.Since(start))
@@ -192,14 +204,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	copyErr := copyBody(dst, resp.Body, *bp)
 	bufPool.Put(bp)
 	resp.Body.Close()
-	elapsed := time.Since(start)
-	rte.pool.p.Checkin(wk)
-	rte.stats.upstream.Observe(elapsed)
-	if copyErr != nil && (!time.Now().Before(deadline) || isTimeout(copyErr)) {
-		failed = true // the body outlived the request timeout
-	}
-	rte.record(failed)
-	rte.stats.count(resp.StatusCode, OriginUpstream)
+	p.settle(rte, wk, start, deadline, resp.StatusCode, copyErr)
 	if store && copyErr == nil && !tee.over {
 		rt.cache.Put(key, &cache.Entry{
 			Status: resp.StatusCode, Header: storedHeader(resp.Header), Body: tee.buf.Bytes(),
@@ -207,6 +212,22 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		})
 	}
 	return true
+}
+
+// settle ends an exchange whose answer (status) was relayed, copyErr the
+// error relaying its body: the worker goes back, the upstream time is
+// observed, the breaker fed (an error status, or a body that outlived the
+// request timeout, is a failure) and the answer counted.
+func (p *Proxy) settle(rte *route, wk *pool.Worker, start, deadline time.Time, status int, copyErr error) {
+	elapsed := time.Since(start)
+	rte.pool.p.Checkin(wk)
+	rte.stats.upstream.Observe(elapsed)
+	failed := breaker.IsError(status)
+	if copyErr != nil && (!time.Now().Before(deadline) || isTimeout(copyErr)) {
+		failed = true // the body outlived the request timeout
+	}
+	rte.record(failed)
+	rte.stats.count(status, OriginUpstream)
 }
 
 // record feeds the route's breaker, if any.
@@ -288,11 +309,8 @@ func outRequest(r *http.Request, rte *route) *http.Request {
 		out.Body = nil
 	}
 	removeHopByHop(out.Header)
-	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		if prior := out.Header.Values("X-Forwarded-For"); len(prior) > 0 {
-			ip = strings.Join(prior, ", ") + ", " + ip
-		}
-		out.Header.Set("X-Forwarded-For", ip)
+	if xff, ok := forwardedFor(out.Header["X-Forwarded-For"], r.RemoteAddr); ok {
+		out.Header.Set("X-Forwarded-For", xff)
 	}
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = noUserAgent // do not add Go's
@@ -303,24 +321,6 @@ func outRequest(r *http.Request, rte *route) *http.Request {
 // noUserAgent is an empty User-Agent field: the request writer then sends
 // none. Shared by every request (full, so an append copies it).
 var noUserAgent = []string{""}
-
-var hopByHop = []string{
-	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
-}
-
-func removeHopByHop(h http.Header) {
-	for _, v := range h.Values("Connection") {
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				h.Del(f)
-			}
-		}
-	}
-	for _, k := range hopByHop {
-		delete(h, k) // canonical keys: skip Del's canonicalisation
-	}
-}
 
 // copyHeader copies the end-to-end headers of src into dst. A field dst
 // does not hold yet shares src's values (a response head's, read for this

@@ -42,16 +42,7 @@ func newRecordingOrigin(t *testing.T) *recordingOrigin {
 		t.Fatal(err)
 	}
 	o := &recordingOrigin{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go o.serve(c)
-		}
-	}()
+	serveEach(t, ln, o.serve)
 	return o
 }
 

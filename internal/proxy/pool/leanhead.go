@@ -152,7 +152,7 @@ func isToken(c byte) bool {
 }
 
 // visible reports whether s holds only visible ASCII, spaces and tabs.
-func visible(s string) bool {
+func visible[S ~string | ~[]byte](s S) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; (c < ' ' && c != '\t') || c >= 0x7f {
 			return false
@@ -161,7 +161,7 @@ func visible(s string) bool {
 	return true
 }
 
-func trimSpace(s string) string {
+func trimSpace[S ~string | ~[]byte](s S) S {
 	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
 		s = s[1:]
 	}

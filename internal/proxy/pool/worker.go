@@ -39,6 +39,11 @@ type Worker struct {
 	// connection, not per exchange).
 	breakOff func()
 	lastUsed time.Time
+	// ans, ansBody and ansWrap are the byte path's answer (RoundTripHead),
+	// reused from one exchange to the next: one at a time per worker.
+	ans     Answer
+	ansBody leanBody
+	ansWrap body
 }
 
 // maxIdle is how long an idle connection is trusted; older ones are
@@ -73,28 +78,46 @@ func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
 // request. A failure past the deadline is reported as
 // context.DeadlineExceeded, as RoundTrip reports its context's.
 func (w *Worker) RoundTripUntil(req *http.Request, deadline time.Time) (*http.Response, error) {
+	resp, _, err := w.roundTrip(req, req.URL.Scheme, req.URL.Host, nil, deadline, nil)
+	return resp, err
+}
+
+// RoundTripHead is RoundTripUntil for a request without a body (req, the
+// client's, gives the context and the method) whose head the caller made:
+// head, a whole HTTP/1.1 request head, is sent to scheme://host as it is.
+// An answer whose head is of the plain kind (see plainAnswer) and that
+// accept takes comes back as bytes in ans, its head not parsed into a
+// header map; any other comes back as RoundTripUntil's response, read
+// from the same reader (readLeanResponse, else http.ReadResponse). ans is
+// the worker's own: it is valid until the worker is checked in.
+func (w *Worker) RoundTripHead(req *http.Request, scheme, host string, head []byte, deadline time.Time, accept AcceptFunc) (resp *http.Response, ans *Answer, err error) {
+	return w.roundTrip(req, scheme, host, head, deadline, accept)
+}
+
+// roundTrip is RoundTripUntil (head nil) and RoundTripHead.
+func (w *Worker) roundTrip(req *http.Request, scheme, host string, head []byte, deadline time.Time, accept AcceptFunc) (*http.Response, *Answer, error) {
 	ctx := req.Context()
 	target := w.target
-	if w.conn == nil || req.URL.Scheme != w.urlScheme || req.URL.Host != w.urlHost {
-		target = req.URL.Scheme + "://" + canonicalAddr(req.URL.Scheme, req.URL.Host)
+	if w.conn == nil || scheme != w.urlScheme || host != w.urlHost {
+		target = scheme + "://" + canonicalAddr(scheme, host)
 	}
 	for attempt := 0; ; attempt++ {
 		reused := w.conn != nil && w.target == target && time.Since(w.lastUsed) < maxIdle
 		if !reused {
 			w.closeConn()
-			if err := w.connectUntil(ctx, deadline, req.URL.Scheme, target, req.URL.Host); err != nil {
-				return nil, timeoutErr(ctx, deadline, err)
+			if err := w.connectUntil(ctx, deadline, scheme, target, host); err != nil {
+				return nil, nil, timeoutErr(ctx, deadline, err)
 			}
 		}
-		resp, retryable, err := w.exchange(ctx, deadline, req)
+		resp, ans, retryable, err := w.exchange(ctx, deadline, req, head, accept)
 		if err == nil {
-			return resp, nil
+			return resp, ans, nil
 		}
 		w.closeConn()
-		if reused && retryable && attempt == 0 && ctx.Err() == nil && req.Body == nil {
+		if reused && retryable && attempt == 0 && ctx.Err() == nil && (head != nil || req.Body == nil) {
 			continue
 		}
-		return nil, timeoutErr(ctx, deadline, err)
+		return nil, nil, timeoutErr(ctx, deadline, err)
 	}
 }
 
@@ -115,9 +138,11 @@ type afterFuncer interface {
 	AfterFunc(func()) func() bool
 }
 
-// exchange writes req and reads the response head. retryable says the
-// failure came before any response byte.
-func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Request) (*http.Response, bool, error) {
+// exchange writes req (or head, when not nil) and reads the response
+// head: as bytes in ans when head is not nil and the answer is plain and
+// accepted, else as resp. retryable says the failure came before any
+// response byte.
+func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Request, head []byte, accept AcceptFunc) (resp *http.Response, ans *Answer, retryable bool, err error) {
 	conn := w.conn
 	// The deadline (if any) is the connection's; one left from an earlier
 	// exchange is replaced or cleared. The context's end (request timeout,
@@ -132,27 +157,39 @@ func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Req
 	} else {
 		stop = context.AfterFunc(ctx, w.breakOff)
 	}
-	lean := false
-	if w.raw != nil && req.Body == nil {
+	lean := head != nil
+	if !lean && w.raw != nil && req.Body == nil {
 		w.out, lean = http1.AppendRequest(w.out[:0], req)
+		head = w.out
 	}
-	if lean {
+	switch {
+	case lean && w.raw != nil:
 		// The request is written by the first read of the response,
 		// without a wait in between (rawconn.Conn.Send): one system call
 		// and one poller wake-up less than write then read.
-		w.raw.Send(w.out)
-	} else {
-		if err := req.Write(w.bw); err != nil {
-			stop()
-			return nil, true, err
-		}
-		if err := w.bw.Flush(); err != nil {
-			stop()
-			return nil, true, err
+		w.raw.Send(head)
+	case lean:
+		_, _ = w.bw.Write(head)
+		err = w.bw.Flush()
+	default:
+		if err = req.Write(w.bw); err == nil {
+			err = w.bw.Flush()
 		}
 	}
+	if err != nil {
+		stop()
+		return nil, nil, true, err
+	}
 	w.lim.arm(w.br.Size())
-	resp, lean, err := readLeanResponse(w.br, req)
+	if accept != nil {
+		if ans, err = w.plain(req.Method, accept, stop); ans != nil {
+			w.lim.disarm()
+			return nil, ans, false, nil
+		}
+	}
+	if err == nil {
+		resp, lean, err = readLeanResponse(w.br, req)
+	}
 	if err == nil && !lean {
 		resp, err = http.ReadResponse(w.br, req)
 	}
@@ -162,14 +199,14 @@ func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Req
 	w.lim.disarm()
 	if errors.Is(err, ErrHeadTooLarge) {
 		stop()
-		return nil, false, ErrHeadTooLarge
+		return nil, nil, false, ErrHeadTooLarge
 	}
 	if err != nil {
 		stop()
-		return nil, errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isReset(err), err
+		return nil, nil, errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isReset(err), err
 	}
 	resp.Body = &body{rc: resp.Body, w: w, stop: stop, mustClose: resp.Close}
-	return resp, false, nil
+	return resp, nil, false, nil
 }
 
 func (w *Worker) connect(ctx context.Context, scheme, target, host string) error {

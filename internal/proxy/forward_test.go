@@ -1,0 +1,66 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"net"
+	"net/http"
+	"net/url"
+	"reflect"
+	"testing"
+
+	"github.com/loadlab/loadlab/internal/http1"
+)
+
+// FuzzOutHead checks the byte path's upstream head against the object
+// path's: for a request (read by net/http from "GET or HEAD target" and
+// fields), appendOutHead writes, when it can, a head that reads (through
+// net/http) the same as what http1.AppendRequest writes for
+// outRequest(r, rte): method, target, Host and every field; and it can
+// exactly when AppendRequest can.
+func FuzzOutHead(f *testing.F) {
+	for _, fields := range bytePathRequests {
+		f.Add("/a/b?q=x%20y", fields, "10.0.0.1:5555", false, true)
+		f.Add("/a/b?q=x%20y", fields, "[::1]:5555", true, false)
+	}
+	f.Add("/%zz", "", "1.2.3.4:5", true, true)
+	f.Add("/x", "Connection: ,,  x-a ,\r\nX-A: 1\r\n", "127.0.0.1:1", false, true)
+	f.Fuzz(func(t *testing.T, target, fields, remote string, head, upPath bool) {
+		method := "GET"
+		if head {
+			method = "HEAD"
+		}
+		r, err := http.ReadRequest(bufio.NewReader(bytes.NewBufferString(method + " " + target + " HTTP/1.1\r\nHost: client.example\r\n" + fields + "\r\n")))
+		if err != nil || !bytePathRequest(r) {
+			return
+		}
+		if host, _, err := net.SplitHostPort(remote); err != nil || net.ParseIP(host) == nil {
+			return // a RemoteAddr is an address and a port
+		}
+		r.RemoteAddr = remote
+		up, _ := url.Parse("http://up.example:8080")
+		if upPath {
+			up, _ = url.Parse("http://up.example:8080/base")
+		}
+		rte := &route{upstream: up}
+		got, ok := appendOutHead(nil, r, rte)
+		want, wok := http1.AppendRequest(nil, outRequest(r, rte))
+		if ok != wok {
+			t.Fatalf("%s %q %q: byte path %v, AppendRequest %v", method, target, fields, ok, wok)
+		}
+		if !ok {
+			return
+		}
+		g, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(got)))
+		if err != nil {
+			t.Fatalf("byte path head %q does not read: %v", got, err)
+		}
+		w, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(want)))
+		if err != nil {
+			t.Fatalf("object path head %q does not read: %v", want, err)
+		}
+		if g.Method != w.Method || g.RequestURI != w.RequestURI || g.Host != w.Host || !reflect.DeepEqual(g.Header, w.Header) {
+			t.Fatalf("%s %q %q:\nbyte path   %q\nobject path %q", method, target, fields, got, want)
+		}
+	})
+}

@@ -1,0 +1,116 @@
+package pool
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+)
+
+// Answer is an upstream answer handed over by RoundTripHead as bytes: its
+// head checked in place (plainAnswer), not parsed into a header map.
+type Answer struct {
+	// Status is the status code (2xx, not 204).
+	Status int
+	// Fields are the head's field lines, each ending in CRLF, as the
+	// upstream sent them (the status line and the blank line left out).
+	// They are in the worker's read buffer: valid until Body's first Read.
+	Fields []byte
+	// Length is the body's length (the one Content-Length field).
+	Length int64
+	// Body reads the body and, once read and closed, hands the
+	// connection back for keep-alive, as a response body.
+	Body io.ReadCloser
+}
+
+// AcceptFunc says whether a plain answer (status, field lines, body
+// length) is handed over as bytes; false: it is read as a response.
+type AcceptFunc func(status int, fields []byte, length int64) bool
+
+// plain reads the first bytes of the answer and, when its head is there
+// whole and of the plain kind and accept takes it, consumes the head and
+// returns it as the worker's Answer. Otherwise it consumes nothing and
+// returns nil (with the error reading the first bytes, if one came,
+// worded as http.ReadResponse words it).
+func (w *Worker) plain(method string, accept AcceptFunc, stop func() bool) (*Answer, error) {
+	if _, err := w.br.Peek(1); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	if method == http.MethodHead {
+		return nil, nil
+	}
+	buf, _ := w.br.Peek(w.br.Buffered())
+	status, fields, length, n, ok := plainAnswer(buf)
+	if !ok || !accept(status, fields, length) {
+		return nil, nil
+	}
+	_, _ = w.br.Discard(n) // the bytes stay in the buffer until the next fill
+	w.ansBody = leanBody{br: w.br, left: length}
+	w.ansWrap = body{rc: &w.ansBody, w: w, stop: stop}
+	w.ans = Answer{Status: status, Fields: fields, Length: length, Body: &w.ansWrap}
+	return &w.ans, nil
+}
+
+// plainAnswer checks an answer's head at the start of b in place: ok when
+// the head is there whole (n bytes) and of the plain kind, a subset of
+// what readLeanResponse reads (so what it would make of it is known
+// without a header map): "HTTP/1.1", a 2xx status other than 204 with a
+// reason of visible characters, field names of token bytes and values of
+// visible ASCII, spaces and tabs, CRLF line ends (no folded line), exactly
+// one Content-Length of decimal digits, and no Transfer-Encoding, Trailer,
+// Pragma or Connection field. FuzzPlainAnswer checks every head it takes
+// reads the same through http.ReadResponse.
+func plainAnswer(b []byte) (status int, fields []byte, length int64, n int, ok bool) {
+	end := bytes.Index(b, crlf2)
+	if end < 0 {
+		return 0, nil, 0, 0, false
+	}
+	eol := bytes.Index(b, crlf)
+	line := b[:eol]
+	if len(line) < 13 || string(line[:10]) != "HTTP/1.1 2" || line[12] != ' ' ||
+		line[10] < '0' || line[10] > '9' || line[11] < '0' || line[11] > '9' || !visible(line[13:]) {
+		return 0, nil, 0, 0, false
+	}
+	status = 200 + int(line[10]-'0')*10 + int(line[11]-'0')
+	if status == http.StatusNoContent {
+		return 0, nil, 0, 0, false
+	}
+	fields = b[eol+2 : end+2]
+	length = -1
+	for rest := fields; len(rest) > 0; {
+		i := bytes.Index(rest, crlf)
+		field := rest[:i]
+		rest = rest[i+2:]
+		colon := 0
+		for colon < len(field) && isToken(field[colon]) {
+			colon++
+		}
+		if colon == 0 || colon == len(field) || field[colon] != ':' || !visible(field[colon+1:]) {
+			return 0, nil, 0, 0, false
+		}
+		name := field[:colon] // ASCII: EqualFold folds ASCII letters only
+		switch {
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")), bytes.EqualFold(name, []byte("Trailer")),
+			bytes.EqualFold(name, []byte("Pragma")), bytes.EqualFold(name, []byte("Connection")):
+			return 0, nil, 0, 0, false
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			v := trimSpace(field[colon+1:])
+			if length >= 0 || len(v) == 0 || len(v) > 18 {
+				return 0, nil, 0, 0, false
+			}
+			length = 0
+			for i := 0; i < len(v); i++ {
+				if v[i] < '0' || v[i] > '9' {
+					return 0, nil, 0, 0, false
+				}
+				length = length*10 + int64(v[i]-'0')
+			}
+		}
+	}
+	if length < 0 {
+		return 0, nil, 0, 0, false
+	}
+	return status, fields, length, end + 4, true
+}
