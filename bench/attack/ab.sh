@@ -21,6 +21,8 @@ rate=$1 tf=$2 dur=$3
 shift 3
 GEN_CPU=${GEN_CPU:-0}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../steal.sh
+. "$here/../steal.sh"
 out=$(mktemp -d /tmp/loadlab-ab.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 for round in $(seq "${ROUNDS:-3}"); do
@@ -33,9 +35,11 @@ for round in $(seq "${ROUNDS:-3}"); do
 			taskset -c "$GEN_CPU" python3 "$here/duty.py" "${dur%s}.5" &
 			comp=$!
 		fi
+		steal_mark
 		# shellcheck disable=SC2086
 		taskset -c "$GEN_CPU" perf stat -e task-clock,context-switches -x, -o "$out/perf.txt" \
 			"${prio[@]}" "$bin" attack $fl -targets "$tf" -rate "$rate" -duration "$dur" -output "$out/r.bin" >/dev/null
+		st=$(steal_since)
 		if [ -n "$comp" ]; then wait "$comp" || true; fi
 		tc=$(awk -F, '/task-clock/ {print $1}' "$out/perf.txt")
 		cs=$(awk -F, '/context-switches/ {print $1}' "$out/perf.txt")
@@ -45,8 +49,8 @@ import json, sys
 d = json.load(sys.stdin)
 n = d["status_codes"].get("200", 0)
 tc, cs = float(sys.argv[1]), float(sys.argv[2])
-print("round %s %s%s (load %s): 200s %d, p50 %.2f ms, p99 %.2f ms, CPU-s/100k %.2f, context switches/request %.2f; lag mean / p99 µs %s" % (
-    sys.argv[3], sys.argv[6], sys.argv[4], sys.argv[5], n, d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6,
-    tc / 1000 * 100000 / max(n, 1), cs / max(n, 1), sys.argv[7]))' "$tc" "$cs" "$round" "$(basename "$bin") $fl" "$load" "${prio:+fifo }" "$lag"
+print("round %s %s%s (load %s, %s): 200s %d, p50 %.2f ms, p99 %.2f ms, CPU-s/100k %.2f, context switches/request %.2f; lag mean / p99 µs %s" % (
+    sys.argv[3], sys.argv[6], sys.argv[4], sys.argv[5], sys.argv[8], n, d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6,
+    tc / 1000 * 100000 / max(n, 1), cs / max(n, 1), sys.argv[7]))' "$tc" "$cs" "$round" "$(basename "$bin") $fl" "$load" "${prio:+fifo }" "$lag" "$st"
 	done
 done

@@ -14,6 +14,8 @@ set -euo pipefail
 rate=$1 port=$2 path=$3 secs=${4:-5}
 GEN_CPU=${GEN_CPU:-0}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../steal.sh
+. "$here/../steal.sh"
 root=$(cd "$here/../.." && pwd)
 out=$(mktemp -d /tmp/loadlab-floor.XXXXXX)
 trap 'rm -rf "$out"' EXIT
@@ -28,17 +30,20 @@ n=$((rate * secs))
 round() {
 	local r=$1 v lag
 	cpu() { awk -F, -v n="$n" '/task-clock/ {printf "%.2f", $1 / 1000 * 100000 / n}' "$out/p.txt"; }
+	steal_mark
 	taskset -c "$GEN_CPU" perf stat -e task-clock -x, -o "$out/p.txt" "$VEGETA" attack -targets "$out/t.txt" -rate "$rate" -duration "${secs}s" -timeout 2s -max-body 0 -output "$out/v.bin" >/dev/null
 	v=$(cpu)
-	echo "| $r | vegeta | $v | 1 | $("$VEGETA" report -type json "$out/v.bin" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status_codes"].get("200", 0), "answered")') |"
+	echo "| $r | vegeta | $v | 1 | $("$VEGETA" report -type json "$out/v.bin" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status_codes"].get("200", 0), "answered")'); $(steal_since) |"
 	for fl in "" "-precise"; do
+		steal_mark
 		taskset -c "$GEN_CPU" perf stat -e task-clock -x, -o "$out/p.txt" "$LL" attack $fl -targets "$out/t.txt" -rate "$rate" -duration "${secs}s" -output "$out/r.bin" >/dev/null
 		lag=$("$LL" encode -to json "$out/r.bin" | python3 "$here/lag.py" | cut -f1)
-		echo "| $r | loadlab $fl | $(cpu) | $(awk -v a="$(cpu)" -v b="$v" 'BEGIN {printf "%.2f", a / b}') | lag mean / p99 $lag µs |"
+		echo "| $r | loadlab $fl | $(cpu) | $(awk -v a="$(cpu)" -v b="$v" 'BEGIN {printf "%.2f", a / b}') | lag mean / p99 $lag µs; $(steal_since) |"
 	done
 	for spin in 0 30; do
+		steal_mark
 		taskset -c "$GEN_CPU" perf stat -e task-clock -x, -o "$out/p.txt" "$out/floor" "$port" "$path" "$rate" "$secs" "$spin" >"$out/f.txt"
-		echo "| $r | floor.c, spin $spin µs | $(cpu) | $(awk -v a="$(cpu)" -v b="$v" 'BEGIN {printf "%.2f", a / b}') | $(cat "$out/f.txt") |"
+		echo "| $r | floor.c, spin $spin µs | $(cpu) | $(awk -v a="$(cpu)" -v b="$v" 'BEGIN {printf "%.2f", a / b}') | $(cat "$out/f.txt"); $(steal_since) |"
 	done
 }
 
@@ -47,7 +52,7 @@ echo "| round | generator | CPU-s/100k | vs vegeta | notes |"
 echo "|---|---|---:|---:|---|"
 for r in $(seq "${ROUNDS:-2}"); do
 	if [ -n "${ISOLATE:-}" ]; then
-		export -f round
+		export -f round steal_mark steal_since
 		export out n rate secs port path GEN_CPU VEGETA LL here
 		"$here/isolate.sh" bash -c "round $r"
 	else

@@ -384,6 +384,9 @@ for sc in $SCENARIOS; do
 	esac
 done
 
+# shellcheck source=../steal.sh
+. "$ROOT/bench/steal.sh"
+steal_mark
 echo "Machine: $(nproc) cores, $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); $D per run; generator on CPU $GEN_CPU, target on CPU $TGT_CPU; 100 ms target: $SLOW_TARGET"
 echo
@@ -405,3 +408,4 @@ if [ -n "$WRK_MAX" ] && [ -n "${LL_MAX:-}" ]; then
 	echo
 	echo "loadlab / wrk CPU per request (max): $(echo "scale=2; $LL_MAX / $WRK_MAX" | bc)x"
 fi
+echo "Steal over the whole run: $(steal_since) of the machine's CPU time (a VM's host taking CPU for other guests; see bench/steal.sh)."

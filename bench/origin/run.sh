@@ -69,6 +69,9 @@ start_origin() {
 stop_origin() { kill -INT "$ORIGIN_PID"; wait "$ORIGIN_PID" 2>/dev/null || true; }
 
 
+# shellcheck source=../steal.sh
+. bench/steal.sh
+steal_mark
 echo "# loadlab origin benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
@@ -221,3 +224,4 @@ stop_origin
 ORIGIN_PID=$LEAN_PID
 stop_origin
 fi
+echo "Steal over the whole run: $(steal_since) of the machine's CPU time (a VM's host taking CPU for other guests; see bench/steal.sh)."

@@ -119,6 +119,9 @@ attack() {
   "$L" report -type json "$WORK/$4.bin" >"$WORK/$4.json"
 }
 
+# shellcheck source=../steal.sh
+. bench/steal.sh
+steal_mark
 echo "# loadlab proxy benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(nginx -v 2>&1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
@@ -494,3 +497,4 @@ print(f"B: user {us(bu):.1f} + system {us(bs):.1f} = {us(bu+bs):.1f} µs per req
 print(f"B/A: {(bu+bs)/(au+asy):.3f}")
 P
 fi
+echo "Steal over the whole run: $(steal_since) of the machine's CPU time (a VM's host taking CPU for other guests; see bench/steal.sh)."
