@@ -20,6 +20,8 @@ set -euo pipefail
 rate=$1 tf=$2 dur=$3
 shift 3
 GEN_CPU=${GEN_CPU:-0}
+# this script's own processes off the generator's CPU (see run.sh)
+taskset -pc "$((1 - GEN_CPU))" $$ >/dev/null 2>&1 || true
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../steal.sh
 . "$here/../steal.sh"
