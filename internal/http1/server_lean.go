@@ -165,7 +165,7 @@ type serverConn struct {
 	// one request to the next, the handler never sees them.
 	head leanReq
 	tmpl http.Request
-	mu   sync.Mutex
+	mu              sync.Mutex
 	// sleepStop is the stop channel of the sleep in progress (see
 	// reqCtx.Sleep), nil when none.
 	sleepStop <-chan struct{}
