@@ -160,11 +160,6 @@ type serverConn struct {
 	// reqHdr and respHdr are the header maps of the request being served,
 	// reused (cleared) from one request to the next.
 	reqHdr, respHdr http.Header
-	// head is the parsed head of the request being served, and tmpl the
-	// request the handler's is copied from (WithContext): both reused from
-	// one request to the next, the handler never sees them.
-	head leanReq
-	tmpl http.Request
 	mu              sync.Mutex
 	// sleepStop is the stop channel of the sleep in progress (see
 	// reqCtx.Sleep), nil when none.
@@ -235,8 +230,7 @@ func (c *serverConn) serve() {
 		}
 		started := len(c.buf) > 0
 		skipped := 0 // CR and LF bytes skipped before this request
-		req := &c.head
-		var x *leanExchange // the request's parts, once its head is read
+		var req *leanReq
 		for {
 			if c.reqHdr == nil {
 				c.reqHdr = make(http.Header, 8)
@@ -245,23 +239,17 @@ func (c *serverConn) serve() {
 				c.buf, c.crlfLeft = c.buf[1:], c.crlfLeft-1
 				skipped++
 			}
-			if x == nil && len(c.buf) > 0 { // not for a connection idle in its wait
-				x = new(leanExchange)
-			}
-			var vals []string
-			if x != nil {
-				vals = x.vals[:0]
-			}
-			n, err := parseHeadInto(c.buf, req, c.reqHdr, vals)
-			if err == nil && !plainTarget(req.target) { // else the URL is made in serveOne
-				if req.url, err = url.ParseRequestURI(req.target); err != nil {
+			r, n, err := parseHeadInto(c.buf, c.reqHdr)
+			if err == nil {
+				if r.url, err = url.ParseRequestURI(r.target); err != nil {
 					err = &headError{http.StatusBadRequest, "bad request target"}
 				}
 			}
 			if err == nil {
+				req = r
 				c.buf = c.buf[n:]
 				c.crlfLeft = 0
-				if req.method == http.MethodPost {
+				if r.method == http.MethodPost {
 					c.crlfLeft = 4
 				}
 				break
@@ -298,7 +286,7 @@ func (c *serverConn) serve() {
 		c.setIdle(false, 0)
 		_ = c.nc.SetReadDeadline(time.Time{})
 		c.served++
-		keep := c.serveOne(req, x)
+		keep := c.serveOne(req)
 		if !keep {
 			return
 		}
@@ -337,9 +325,11 @@ func (c *serverConn) handoff() bool {
 	return c.hand(&handedConn{Conn: c.nc, pending: bytes.Clone(c.buf), served: c.served})
 }
 
-// serveOne runs the handler on req, whose parts are x; it reports whether
-// the connection can serve another request.
-func (c *serverConn) serveOne(lr *leanReq, x *leanExchange) (keep bool) {
+// serveOne runs the handler on req; it reports whether the connection can
+// serve another request.
+func (c *serverConn) serveOne(lr *leanReq) (keep bool) {
+	// The request's parts are one allocation (see leanExchange).
+	x := &leanExchange{}
 	body := &x.body
 	*body = leanBody{c: c, left: lr.contentLength}
 	// The request's time starts when it arrived, or, if it came pipelined
@@ -352,14 +342,9 @@ func (c *serverConn) serveOne(lr *leanReq, x *leanExchange) (keep bool) {
 	rctx := &x.ctx
 	rctx.Context, rctx.c, rctx.received, rctx.body = c.base, c, received, lr.contentLength > 0
 	body.ctx = rctx
-	u := lr.url
-	if u == nil {
-		u = &x.url
-		setPlainURL(u, lr.target)
-	}
-	c.tmpl = http.Request{
+	x.req = http.Request{
 		Method:        lr.method,
-		URL:           u,
+		URL:           lr.url,
 		Proto:         protos[lr.minor&1],
 		ProtoMajor:    1,
 		ProtoMinor:    lr.minor,
@@ -372,10 +357,9 @@ func (c *serverConn) serveOne(lr *leanReq, x *leanExchange) (keep bool) {
 		Close:         lr.close,
 	}
 	if lr.contentLength == 0 {
-		c.tmpl.Body = http.NoBody
+		x.req.Body = http.NoBody
 	}
-	req := c.tmpl.WithContext(rctx)
-	c.tmpl = http.Request{} // keep nothing of the request past it
+	req := x.req.WithContext(rctx)
 	if c.respHdr == nil {
 		c.respHdr = make(http.Header, 16)
 	}
@@ -406,14 +390,12 @@ func (c *serverConn) serveOne(lr *leanReq, x *leanExchange) (keep bool) {
 	return !w.close && !rctx.gone
 }
 
-// leanExchange holds a request's body reader, context, writer, URL
-// (unless url.ParseRequestURI made it) and the backing array of its field
-// values (up to len(vals) of them), so that they cost one allocation
-// instead of six. Nothing in it is reused from one request to the next: a
-// handler may keep any of them.
+// leanExchange holds a request's body reader, context, writer and the
+// request the handler's one is made from (WithContext copies it), so that
+// they cost one allocation instead of four. Nothing in it is reused from
+// one request to the next: a handler may keep any of them.
 type leanExchange struct {
-	vals [8]string
-	url  url.URL
+	req  http.Request
 	ctx  reqCtx
 	body leanBody
 	w    leanWriter

@@ -16,7 +16,7 @@ import (
 // leanReq is a request head parsed by parseHead.
 type leanReq struct {
 	method, target string
-	url            *url.URL // set by the caller; nil when plainTarget parses target (see leanTarget)
+	url            *url.URL // set by the caller
 	minor          int      // HTTP/1.minor
 	header         http.Header
 	host           string
@@ -42,28 +42,17 @@ const maxHead = 64 << 10
 // parseHead parses a request head at the start of b. It returns the bytes
 // the head took, errNeedMore when b does not hold a whole head yet, or a
 // *headError for a request the lean server does not take.
-func parseHead(b []byte) (*leanReq, int, error) {
-	r := new(leanReq)
-	n, err := parseHeadInto(b, r, nil, nil)
-	if err != nil {
-		return nil, n, err
-	}
-	return r, n, nil
-}
+func parseHead(b []byte) (*leanReq, int, error) { return parseHeadInto(b, nil) }
 
-// parseHeadInto is parseHead filling r (the connection's, reused: no
-// allocation for it) and putting the headers in hdr (cleared first; nil:
-// a new map), their values in vals' backing array when it holds them all
-// (the request's own, never reused: see leanExchange), else in a new one.
-// r holds nothing of an earlier head after it, whatever it returns.
-func parseHeadInto(b []byte, r *leanReq, hdr http.Header, vals []string) (int, error) {
-	*r = leanReq{}
+// parseHeadInto is parseHead putting the headers in hdr (cleared first;
+// nil: a new map).
+func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	end := bytes.Index(b, []byte("\r\n\r\n"))
 	if end < 0 {
 		if len(b) >= maxHead {
-			return 0, &headError{http.StatusRequestHeaderFieldsTooLarge, "request head too large"}
+			return nil, 0, &headError{http.StatusRequestHeaderFieldsTooLarge, "request head too large"}
 		}
-		return 0, errNeedMore
+		return nil, 0, errNeedMore
 	}
 	n := end + 4
 	// Every string of the request (method, target, field names and
@@ -77,10 +66,11 @@ func parseHeadInto(b []byte, r *leanReq, hdr http.Header, vals []string) (int, e
 	if i >= 0 {
 		line, rest = lines[:i], lines[i+2:]
 	}
+	r := &leanReq{contentLength: 0}
 	sp1 := bytes.IndexByte(line, ' ')
 	sp2 := bytes.LastIndexByte(line, ' ')
 	if sp1 <= 0 || sp2 <= sp1+1 {
-		return n, &headError{http.StatusBadRequest, "malformed request line"}
+		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
 	}
 	r.method, r.target = hs[:sp1], hs[sp1+1:sp2]
 	switch string(line[sp2+1:]) {
@@ -89,13 +79,13 @@ func parseHeadInto(b []byte, r *leanReq, hdr http.Header, vals []string) (int, e
 	case "HTTP/1.0":
 		r.minor = 0
 	default:
-		return n, &headError{http.StatusHTTPVersionNotSupported, "unsupported protocol " + strconv.Quote(string(line[sp2+1:]))}
+		return nil, n, &headError{http.StatusHTTPVersionNotSupported, "unsupported protocol " + strconv.Quote(string(line[sp2+1:]))}
 	}
 	if !httpsyntax.Token(line[:sp1]) || bytes.IndexByte(line[sp1+1:sp2], ' ') >= 0 {
-		return n, &headError{http.StatusBadRequest, "malformed request line"}
+		return nil, n, &headError{http.StatusBadRequest, "malformed request line"}
 	}
 	if r.target == "" || r.target[0] != '/' { // "*" and absolute-form: net/http's
-		return n, &headError{http.StatusBadRequest, "request target must be a path"}
+		return nil, n, &headError{http.StatusBadRequest, "request target must be a path"}
 	}
 	if hdr == nil {
 		hdr = make(http.Header, 8)
@@ -106,10 +96,7 @@ func parseHeadInto(b []byte, r *leanReq, hdr http.Header, vals []string) (int, e
 	var cl []byte
 	// The fields' values share one backing array, each value slice full
 	// (an append by a handler copies it).
-	if need := bytes.Count(rest, []byte("\r\n")) + 1; cap(vals) < need {
-		vals = make([]string, 0, need)
-	}
-	vals = vals[:0]
+	vals := make([]string, 0, bytes.Count(rest, []byte("\r\n"))+1)
 	for len(rest) > 0 {
 		var l []byte
 		if j := bytes.Index(rest, []byte("\r\n")); j >= 0 {
@@ -119,11 +106,11 @@ func parseHeadInto(b []byte, r *leanReq, hdr http.Header, vals []string) (int, e
 		}
 		c := bytes.IndexByte(l, ':')
 		if c <= 0 || !httpsyntax.Token(l[:c]) {
-			return n, &headError{http.StatusBadRequest, "malformed header line"}
+			return nil, n, &headError{http.StatusBadRequest, "malformed header line"}
 		}
 		v := httpsyntax.TrimOWS(l[c+1:])
 		if !httpsyntax.FieldValue(v) {
-			return n, &headError{http.StatusBadRequest, "malformed header value"}
+			return nil, n, &headError{http.StatusBadRequest, "malformed header value"}
 		}
 		key, ok := commonKeys[string(l[:c])]
 		if !ok {
@@ -136,24 +123,24 @@ func parseHeadInto(b []byte, r *leanReq, hdr http.Header, vals []string) (int, e
 			// same text, kept once.
 			if sawCL {
 				if !bytes.Equal(v, cl) {
-					return n, &headError{http.StatusBadRequest, "bad Content-Length"}
+					return nil, n, &headError{http.StatusBadRequest, "bad Content-Length"}
 				}
 				continue
 			}
 			length, ok := httpsyntax.ContentLength(v)
 			if !ok {
-				return n, &headError{http.StatusBadRequest, "bad Content-Length"}
+				return nil, n, &headError{http.StatusBadRequest, "bad Content-Length"}
 			}
 			sawCL, cl, r.contentLength = true, v, length
 		case "Transfer-Encoding":
-			return n, &headError{http.StatusNotImplemented, "Transfer-Encoding not supported by the lean server"}
+			return nil, n, &headError{http.StatusNotImplemented, "Transfer-Encoding not supported by the lean server"}
 		case "Expect":
-			return n, &headError{http.StatusNotImplemented, "Expect not supported by the lean server"}
+			return nil, n, &headError{http.StatusNotImplemented, "Expect not supported by the lean server"}
 		case "Upgrade":
-			return n, &headError{http.StatusNotImplemented, "Upgrade not supported by the lean server"}
+			return nil, n, &headError{http.StatusNotImplemented, "Upgrade not supported by the lean server"}
 		case "Host": // in r.host, not in the header (as net/http)
 			if sawHost || !httpguts.ValidHostHeader(val) {
-				return n, &headError{http.StatusBadRequest, "more than one Host, or a malformed one"}
+				return nil, n, &headError{http.StatusBadRequest, "more than one Host, or a malformed one"}
 			}
 			sawHost, r.host = true, val
 			continue
@@ -175,12 +162,12 @@ func parseHeadInto(b []byte, r *leanReq, hdr http.Header, vals []string) (int, e
 		}
 	}
 	if r.minor == 1 && !sawHost {
-		return n, &headError{http.StatusBadRequest, "missing Host"}
+		return nil, n, &headError{http.StatusBadRequest, "missing Host"}
 	}
 	// As net/http: HTTP/1.0 closes unless asked to keep alive; "close"
 	// wins in any order.
 	r.close = closing || (r.minor == 0 && !keepAlive)
-	return n, nil
+	return r, n, nil
 }
 
 // sub is the piece of hs (a copy of b's start) that x (a piece of b's

@@ -43,7 +43,7 @@ func acceptAnswer(_ int, fields []byte, length int64) bool {
 			return false
 		}
 		for _, h := range hopByHop {
-			if len(name) == len(h) && bytes.EqualFold(name, []byte(h)) {
+			if bytes.EqualFold(name, []byte(h)) {
 				return false
 			}
 		}
