@@ -27,7 +27,7 @@ import (
 // Measured 2026-11-27 (bench/README.md, "A short time slice"): 5,000
 // req/s with -precise beside a process that takes 2 ms of the generator's
 // CPU every 20 ms, requests over 100 µs late 1,992-2,090 of 25,000 with the
-// default slice, 263-602 with this one (lag mean 88-92 → 14-27 µs).
+// default slice, 263-1,109 with this one (lag mean 88-92 → 14-69 µs).
 //
 // Every thread of the process gets it (threads the runtime starts later
 // inherit it) for as long as a precise attack runs; then each thread gets
