@@ -126,6 +126,9 @@ type Bundle struct {
 	// merged (what Points returns for one scenario). When nil, a scenario
 	// that ran in one step takes that step's figures.
 	Scenarios map[string]Figures
+	// Users are the users of the run's steps when every scenario of it
+	// was a closed loop (nil otherwise): its slug names them (Slug).
+	Users []int
 }
 
 // StepKey names one step and scenario of a run.

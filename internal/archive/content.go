@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -75,13 +76,24 @@ func NewID(content string) string {
 
 // Slug is a run's readable permanent name, as vegeta's results sites name
 // a run (vegeta-60s-350rps-<id>): the name, the attack's length in whole
-// seconds, its rate in requests per second, and the ID.
-func Slug(name string, d time.Duration, rate float64, id string) string {
+// seconds, its load, and the ID. The load is the rate in requests per
+// second, or a closed loop's users (users, when not empty: the users of
+// each of its steps, every scenario of the run being a closed loop, whose
+// rate is what they achieved rather than what was asked): "32users",
+// "4-32users" for a sweep.
+func Slug(name string, d time.Duration, rate float64, users []int, id string) string {
 	parts := []string{slug.Make(name, "run")}
 	if s := int64(math.Round(d.Seconds())); s > 0 {
 		parts = append(parts, fmt.Sprintf("%ds", s))
 	}
-	if r := int64(math.Round(rate)); r > 0 {
+	if len(users) > 0 {
+		lo, hi := slices.Min(users), slices.Max(users)
+		if lo == hi {
+			parts = append(parts, fmt.Sprintf("%dusers", lo))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%dusers", lo, hi))
+		}
+	} else if r := int64(math.Round(rate)); r > 0 {
 		parts = append(parts, fmt.Sprintf("%drps", r))
 	}
 	parts = append(parts, id)

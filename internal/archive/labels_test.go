@@ -46,7 +46,18 @@ func TestSlugAndID(t *testing.T) {
 	if len(id) != IDLen || strings.Trim(id, "abcdefghijklmnopqrstuvwxyz234567") != "" || id != NewID("00e4510abe3715d2b76c7288bcaa60f44397578e09ce835913b55a2de1c04f1e") {
 		t.Errorf("id %q", id)
 	}
-	if s := Slug("Regression Hunt!", 60e9, 349.6, id); s != "regression-hunt-60s-350rps-"+id {
-		t.Errorf("slug %q", s)
+	for _, c := range []struct {
+		rate  float64
+		users []int
+		want  string
+	}{
+		{349.6, nil, "regression-hunt-60s-350rps-"},
+		{155.2, []int{32}, "regression-hunt-60s-32users-"},       // a closed loop: its users, not the rate they achieved
+		{120, []int{4, 32, 4}, "regression-hunt-60s-4-32users-"}, // a sweep of users
+		{0, nil, "regression-hunt-60s-"},
+	} {
+		if s := Slug("Regression Hunt!", 60e9, c.rate, c.users, id); s != c.want+id {
+			t.Errorf("slug %q, want %q", s, c.want+id)
+		}
 	}
 }

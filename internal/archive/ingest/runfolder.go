@@ -178,7 +178,22 @@ func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bund
 		return nil, warns, err
 	}
 	b.Run.Content = content
+	b.Users = closedUsers(jobs)
 	return b, warns, nil
+}
+
+// closedUsers are the users of each step's scenarios when every one ran
+// as a closed loop, nil when one was paced: the slug names a closed loop
+// by its users, whose rate is what they achieved, not what was asked.
+func closedUsers(jobs []*stepJob) []int {
+	var users []int
+	for _, j := range jobs {
+		if !j.sc.Closed() {
+			return nil
+		}
+		users = append(users, j.sc.Users)
+	}
+	return users
 }
 
 // reportAll reports every job's results file, on every core.

@@ -36,7 +36,7 @@ func (s *Store) Add(ctx context.Context, b *archive.Bundle) (string, bool, error
 		r.ID = archive.NewID(r.Content)
 	}
 	if r.Slug == "" {
-		r.Slug = archive.Slug(r.Name, r.Ended.Sub(r.Started), r.Rate, r.ID)
+		r.Slug = archive.Slug(r.Name, r.Ended.Sub(r.Started), r.Rate, b.Users, r.ID)
 	}
 	if r.Added.IsZero() {
 		r.Added = time.Now()

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
+)
+
+// closedLoopFolder runs a short closed-loop sweep for real: 4 and 16
+// users (rate: 0, workers: N), 1 s each, through the playground proxy's 8
+// workers in front of a 50 ms origin, this binary as the components. The
+// plan and the files it names are in dir/plan, the run folder is dir/out;
+// it returns the folder and its summary.
+func closedLoopFolder(t *testing.T, dir string) (string, *summary.Summary) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts processes and runs 2 s of load")
+	}
+	planDir, out := filepath.Join(dir, "plan"), filepath.Join(dir, "out")
+	if err := os.MkdirAll(planDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, planDir, map[string]string{"proxy.yaml": closedWaitProxy, "origin.json": closedOrigin, "plan.yaml": `name: users
+components:
+  origin: {kind: origin, recipe: origin.json}
+  proxy: {kind: proxy, config: proxy.yaml}
+matrix:
+  users: [4, 16]
+step_name: "${users} users"
+scenarios:
+  - {name: page, target: "GET ${proxy.url}/page", rate: 0, workers: "${users}", duration: 1s, timeout: 5s}
+`})
+	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"run", "-quiet", "-out", out, filepath.Join(planDir, "plan.yaml")}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr.String())
+	}
+	sum, err := summary.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Steps) != 2 || sum.Steps[0].Scenarios[0].Users != 4 || sum.Steps[1].Scenarios[0].Users != 16 || sum.Steps[1].Scenarios[0].Requests == 0 {
+		t.Fatalf("the closed-loop run did not run 4 then 16 users: %+v", sum.Steps)
+	}
+	return out, sum
+}
