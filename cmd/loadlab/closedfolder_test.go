@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
-// closedLoopFolder runs a short closed-loop sweep for real: 4 and 16
-// users (rate: 0, workers: N), 1 s each, through the playground proxy's 8
-// workers in front of a 50 ms origin, this binary as the components. The
-// plan and the files it names are in dir/plan, the run folder is dir/out;
-// it returns the folder and its summary.
-func closedLoopFolder(t *testing.T, dir string) (string, *summary.Summary) {
+// closedLoopFolder runs a short closed-loop sweep for real: each number
+// of users (rate: 0, workers: N; 4 and 16 when none is given), 1 s each,
+// through the playground proxy's 8 workers in front of a 50 ms origin,
+// this binary as the components. The plan and the files it names are in
+// dir/plan, the run folder is dir/out; it returns the folder and its
+// summary.
+func closedLoopFolder(t *testing.T, dir string, users ...int) (string, *summary.Summary) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts processes and runs 2 s of load")
@@ -23,12 +26,19 @@ func closedLoopFolder(t *testing.T, dir string) (string, *summary.Summary) {
 	if err := os.MkdirAll(planDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if len(users) == 0 {
+		users = []int{4, 16}
+	}
+	var list []string
+	for _, n := range users {
+		list = append(list, strconv.Itoa(n))
+	}
 	writeFiles(t, planDir, map[string]string{"proxy.yaml": closedWaitProxy, "origin.json": closedOrigin, "plan.yaml": `name: users
 components:
   origin: {kind: origin, recipe: origin.json}
   proxy: {kind: proxy, config: proxy.yaml}
 matrix:
-  users: [4, 16]
+  users: [` + strings.Join(list, ", ") + `]
 step_name: "${users} users"
 scenarios:
   - {name: page, target: "GET ${proxy.url}/page", rate: 0, workers: "${users}", duration: 1s, timeout: 5s}
@@ -42,8 +52,13 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Steps) != 2 || sum.Steps[0].Scenarios[0].Users != 4 || sum.Steps[1].Scenarios[0].Users != 16 || sum.Steps[1].Scenarios[0].Requests == 0 {
-		t.Fatalf("the closed-loop run did not run 4 then 16 users: %+v", sum.Steps)
+	if len(sum.Steps) != len(users) {
+		t.Fatalf("%d steps, want %d", len(sum.Steps), len(users))
+	}
+	for i, st := range sum.Steps {
+		if sc := st.Scenarios[0]; sc.Users != users[i] || sc.Requests == 0 || sc.Throughput == 0 {
+			t.Fatalf("step %q: %d users, %d requests, want %d users", st.Name, sc.Users, sc.Requests, users[i])
+		}
 	}
 	return out, sum
 }

@@ -30,6 +30,8 @@ const (
 	Faster = "faster"
 	Worse  = "worse"  // lower success ratio
 	Better = "better" // higher success ratio
+	Higher = "higher" // more successful answers a second
+	Lower  = "lower"  // fewer successful answers a second
 	NoDiff = "no significant difference"
 	NoData = "no data"
 	TooFew = "too few requests"
@@ -75,6 +77,17 @@ type Report struct {
 
 // Method states how the verdicts were reached, for the report.
 func (r Report) Method() string {
+	for _, row := range r.Rows {
+		if row.Stat == Throughput {
+			return r.latencyMethod() + " Throughput (successful answers a second, what a closed loop's users achieve): " +
+				"the same bootstrap of the success count over the run's length, as for a count of independent arrivals, " +
+				"wider than the interval of a closed loop's steadier count."
+		}
+	}
+	return r.latencyMethod()
+}
+
+func (r Report) latencyMethod() string {
 	return fmt.Sprintf("latencies: Poisson bootstrap over HDR histogram buckets, %d resamples per run, seed %d, "+
 		"%.0f%% percentile interval of (run - baseline); success: Newcombe's score interval. "+
 		"A difference is real when its interval excludes 0.",
@@ -94,7 +107,11 @@ func Compare(base *Run, runs []*Run, opt Options) Report {
 		rb := flatten(run)
 		rpoint := rb.point()
 		rres := rb.resample(opt.Seed, opt.Resamples)
-		for _, s := range Stats {
+		stats := Stats
+		if base.Users > 0 || run.Users > 0 {
+			stats = append([]Stat{Throughput}, Stats...)
+		}
+		for _, s := range stats {
 			rep.Rows = append(rep.Rows, row(s, base, run, bpoint, rpoint, bres, rres, opt))
 		}
 	}
@@ -185,8 +202,11 @@ func (r Report) Sizes() string {
 // every request for the success ratio, the ones with a latency (not
 // dropped) for the others.
 func sampleSize(s Stat, run *Run) int64 {
-	if s == Success {
+	switch s {
+	case Success:
 		return run.N()
+	case Throughput:
+		return run.OK()
 	}
 	return int64(run.Latencies().Count)
 }
@@ -197,6 +217,10 @@ func verdict(s Stat, lo, hi float64) string {
 		return Better
 	case hi < 0 && s == Success:
 		return Worse
+	case lo > 0 && s == Throughput:
+		return Higher
+	case hi < 0 && s == Throughput:
+		return Lower
 	case lo > 0:
 		return Slower
 	case hi < 0:

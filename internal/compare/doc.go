@@ -19,6 +19,9 @@
 //   - success ratio: Newcombe's hybrid score interval for a difference of
 //     proportions (1998, method 10), which stays honest when failures are
 //     rare or absent, where a bootstrap would not.
+//   - throughput, for closed loops only (a run folder's steps of N users,
+//     whose rate is what they achieved): the same Poisson bootstrap of
+//     the success count over the run's length.
 //
 // A difference whose interval excludes zero is reported as real
 // ("slower"/"faster", "worse"/"better"), otherwise as "no significant

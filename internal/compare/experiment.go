@@ -10,13 +10,12 @@ import (
 // like when its plan varies a component: the same scenario in the same
 // matrix cell (rate and other variables, e.g. "api, /v3/info at 8/s"),
 // across the component's variants, the first variant being the baseline.
-// rels are the runs' paths inside dir. Runs the summary does not name,
-// and folders without a summary or whose plan varies no component (a
+// rels are the runs' paths inside the folder. Runs the summary does not
+// name, and folders without a summary or whose plan varies no component (a
 // sweep of one configuration compares its steps with the first), keep
 // their group.
-func cellGroups(dir string, runs []*Run, rels []string) {
-	sum, err := summary.Load(dir)
-	if err != nil || !sum.Compares() {
+func cellGroups(sum *summary.Summary, runs []*Run, rels []string) {
+	if sum == nil || !sum.Compares() {
 		return
 	}
 	cell := map[string]string{}
@@ -33,6 +32,52 @@ func cellGroups(dir string, runs []*Run, rels []string) {
 	for i, r := range runs {
 		if g, ok := cell[filepath.ToSlash(rels[i])]; ok {
 			r.Group = g
+		}
+	}
+}
+
+// closedLoops gives the runs of a loadlab run folder that were closed
+// loops their users, from its summary (nil: not a run folder). byUsers,
+// when several folders are compared, makes a closed loop's group its
+// scenario and users ("page, 32 users"), so that two sweeps are compared
+// users against users rather than by the steps' places in their folders;
+// a folder where two runs would share a group (its plan varies more than
+// the users) keeps the groups by path.
+func closedLoops(sum *summary.Summary, runs []*Run, rels []string, byUsers bool) {
+	if sum == nil {
+		return
+	}
+	type closed struct {
+		users int
+		group string
+	}
+	byFile := map[string]closed{}
+	for _, st := range sum.Steps {
+		for _, sc := range st.Scenarios {
+			if sc.Closed() {
+				byFile[filepath.ToSlash(filepath.Clean(sc.Results))] = closed{sc.Users, sc.Name + ", " + summary.UsersText(sc.Users)}
+			}
+		}
+	}
+	groups := map[string]*Run{}
+	unique := true
+	for i, r := range runs {
+		c, ok := byFile[filepath.ToSlash(rels[i])]
+		if !ok {
+			continue
+		}
+		r.Users = c.users
+		if groups[c.group] != nil {
+			unique = false
+		}
+		groups[c.group] = r
+	}
+	if !byUsers || !unique {
+		return
+	}
+	for i, r := range runs {
+		if c, ok := byFile[filepath.ToSlash(rels[i])]; ok {
+			r.Group = c.group
 		}
 	}
 }

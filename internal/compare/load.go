@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/shardset"
@@ -52,7 +53,9 @@ type LoadOptions struct {
 // search with news); in a loadlab run folder whose plan varies a
 // component it is the scenario and the step's matrix cell, so each cell's
 // variants are compared with each other, not with the first step. With several folders it is the file's path inside its
-// folder, so that before/ and after/ are compared step by step.
+// folder, so that before/ and after/ are compared step by step; a closed
+// loop's (a run folder's step of N users) is its scenario and users, so
+// that two sweeps are compared users against users (see closedLoops).
 //
 // A stream that ends in a torn or corrupt block keeps the results before
 // it and o.Warn is told. Unreadable or unrecognised files are
@@ -172,8 +175,13 @@ func loadFolder(dir string, folders int, o LoadOptions) ([]*Run, error) {
 		runs = append(runs, r)
 		paths = append(paths, rel)
 	}
+	sum, err := summary.Load(dir)
+	if err != nil {
+		sum = nil // not a loadlab run folder, or one it cannot read: grouped by path
+	}
+	closedLoops(sum, runs, paths, folders > 1)
 	if folders == 1 {
-		cellGroups(dir, runs, paths)
+		cellGroups(sum, runs, paths)
 	}
 	return runs, nil
 }

@@ -13,9 +13,13 @@ import (
 // requests (package metrics, the same figures `loadlab report` prints: a
 // run's p99 here is its report's p99).
 type Run struct {
-	Name    string
-	Group   string   // runs are compared within their group (see Load)
-	Files   []string // the results files it was read from (several: the shard files of one attack)
+	Name  string
+	Group string   // runs are compared within their group (see Load)
+	Files []string // the results files it was read from (several: the shard files of one attack)
+	// Users are a closed loop's users (0: paced, or not known), from the
+	// summary.json of the run folder it was read from; a closed loop is
+	// compared on its throughput first.
+	Users   int
 	Metrics *metrics.Metrics
 }
 

@@ -23,6 +23,10 @@ const (
 	// P95 is not in the comparison table (Stats); the trend verdicts of
 	// the run archive judge it (CompareStat).
 	P95
+	// Throughput is the successful answers a second (as `loadlab report`
+	// prints it): a closed loop's outcome, compared first for runs of one
+	// (Run.Users), not in the table of paced runs.
+	Throughput
 	numStats
 )
 
@@ -31,7 +35,7 @@ var Stats = []Stat{Mean, P50, P90, P99, Success}
 
 // String names the statistic as the table shows it.
 func (s Stat) String() string {
-	return [...]string{"mean", "p50", "p90", "p99", "success", "p95"}[s]
+	return [...]string{"mean", "p50", "p90", "p99", "success", "p95", "throughput"}[s]
 }
 
 // quantile of each percentile Stat.
@@ -48,6 +52,7 @@ type buckets struct {
 	top    []float64 // bucket's highest equivalent value, ms (for percentiles, as HdrHistogram reports them)
 	count  []int64
 	ok, ko int64
+	secs   float64           // the seconds the throughput is counted over (0: not known)
 	exact  [numStats]float64 // the run's statistics as report prints them
 	seed   uint64            // from the run's content, for its resamples
 }
@@ -68,6 +73,10 @@ func flatten(r *Run) buckets {
 		}
 	}
 	b.ok, b.ko = r.OK(), r.N()-r.OK()
+	r.Metrics.Close()
+	if r.Metrics.Duration > 0 {
+		b.secs = (r.Metrics.Duration + r.Metrics.Wait).Seconds()
+	}
 	b.exact = b.values(b.count, b.ok, b.ko)
 	if l.Count > 0 {
 		b.exact[Mean] = ms(l.Mean)
@@ -130,6 +139,13 @@ func (b *buckets) values(counts []int64, ok, ko int64) [numStats]float64 {
 	out[Success] = math.NaN()
 	if ok+ko > 0 {
 		out[Success] = 100 * float64(ok) / float64(ok+ko)
+	}
+	// The successes over the run's length, as metrics counts them: the
+	// bootstrap's Poisson draw of the successes makes the interval of a
+	// count, wider than a closed loop's steadier one.
+	out[Throughput] = math.NaN()
+	if b.secs > 0 {
+		out[Throughput] = float64(ok) / b.secs
 	}
 	return out
 }

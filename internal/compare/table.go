@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 // Header is the table's column titles.
@@ -17,8 +19,11 @@ var Header = []string{"Run", "Stat", "Baseline", "Value", "Difference", "95% CI"
 // in percentage points.
 func (r Row) Cells(confidence float64) []string {
 	f, d := fmtMs, fmtDiffMs
-	if r.Stat == Success {
+	switch r.Stat {
+	case Success:
 		f, d = fmtPct, fmtPP
+	case Throughput:
+		f, d = fmtRate, fmtDiffRate
 	}
 	diff := d(r.Diff)
 	switch {
@@ -99,6 +104,24 @@ func fmtDiffMs(ms float64) string {
 		return "-" + fmtMs(-ms)
 	}
 	return "+" + fmtMs(ms)
+}
+
+// fmtRate is a throughput: "155.2 req/s".
+func fmtRate(r float64) string {
+	if math.IsNaN(r) {
+		return "-"
+	}
+	return summary.FmtRate(r) + " req/s"
+}
+
+func fmtDiffRate(r float64) string {
+	if math.IsNaN(r) {
+		return "-"
+	}
+	if r < 0 {
+		return "-" + fmtRate(-r)
+	}
+	return "+" + fmtRate(r)
 }
 
 func fmtPct(p float64) string {
