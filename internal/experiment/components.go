@@ -30,6 +30,9 @@ type fleet struct {
 	out     string
 	plan    *plan.Plan
 	running []*running // in plan order
+	// kept are the recipes copied into the run folder, by the file the
+	// plan names: each is copied once, when first used.
+	kept map[string]string
 }
 
 func (f *fleet) urls() map[string]string {
@@ -113,7 +116,12 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 	switch c.Kind {
 	case plan.KindOrigin:
 		recipe, _, _ := c.Files(st)
-		run.File = recipe
+		kept, err := f.keep(recipe, c.Name, vname)
+		if err != nil {
+			run.StartError = err.Error()
+			return nil, run, fmt.Errorf("component %s: %v", c.Name, err)
+		}
+		run.File = kept
 		spec.Argv = []string{f.exe, "origin", "-recipe", recipe, "-listen", "127.0.0.1:0"}
 		if _, given := c.OriginSeed(st); !given {
 			// Repeatable draws, the same as the model's.
@@ -186,4 +194,32 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 	}
 	run.URL, run.PID = p.URL, p.PID
 	return &running{c: c, variant: vname, proc: p, log: lf, argv: spec.Argv, config: run.File}, run, nil
+}
+
+// keep copies a recipe into the run folder's components/ (once per file
+// the plan names: <component>[-<variant>]-recipe<ext>) and returns the
+// copy's path, so that the folder holds what its report shows: a rewrite
+// needs nothing outside it, and a recipe edited after the run does not
+// change the run's report.
+func (f *fleet) keep(file, name, variant string) (string, error) {
+	if p, ok := f.kept[file]; ok {
+		return p, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	base := name
+	if variant != "" {
+		base += "-" + variant
+	}
+	p := filepath.Join(f.out, "components", base+"-recipe"+filepath.Ext(file))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return "", err
+	}
+	if f.kept == nil {
+		f.kept = map[string]string{}
+	}
+	f.kept[file] = p
+	return p, nil
 }

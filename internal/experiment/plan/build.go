@@ -27,6 +27,7 @@ type builder struct {
 	plan      *Plan
 	vars      map[string]string // plan-level vars
 	set       []Override        // -set overrides, in the order given
+	record    bool              // a run folder's copy: the files it names are not opened (ParseRecord)
 }
 
 var (
@@ -98,6 +99,9 @@ func (b *builder) path(s Str, field string) (string, error) {
 	path := s.Value
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(b.dir, path)
+	}
+	if b.record {
+		return path, nil
 	}
 	st, err := os.Stat(path)
 	if err != nil {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,4 +100,31 @@ func FuzzClosedLoop(f *testing.F) {
 			t.Fatalf("rate %q workers %q: %d workers at %+v", rate, workers, sc.MaxWorkers, sc.Rate)
 		}
 	})
+}
+
+// TestParseRecord: a run folder's copy of its plan is read for its shape
+// (here a closed loop's users) although the recipe, config and targets
+// file it names are gone, where Parse refuses it; a plan that is not
+// valid is refused as by Parse.
+func TestParseRecord(t *testing.T) {
+	plan := "components:\n  origin: {kind: origin, recipe: gone.json}\n  proxy: {kind: proxy, config: gone.yaml}\n" +
+		"scenarios:\n  - {name: page, targets_file: gone.txt, rate: 0, workers: \"${n}\", duration: 1s}\nmatrix:\n  n: [4, 16]\n"
+	dir := t.TempDir()
+	if _, err := Parse("plan.yaml", dir, []byte(plan)); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("Parse of a plan whose files are gone: %v, want a file not found", err)
+	}
+	p, err := ParseRecord("plan.yaml", dir, []byte(plan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 2 || p.Steps[0].Scenarios[0].Users() != 4 || p.Steps[1].Scenarios[0].Users() != 16 {
+		t.Fatalf("the record's steps: %+v", p.Steps)
+	}
+	if sc := p.Steps[0].Scenarios[0]; sc.TargetsFile != filepath.Join(dir, "gone.txt") {
+		t.Errorf("targets file %q, want it named as Parse names it", sc.TargetsFile)
+	}
+	bad := strings.Replace(plan, "workers: \"${n}\"", "workers: \"-1\"", 1)
+	if _, err := ParseRecord("plan.yaml", dir, []byte(bad)); err == nil || !strings.Contains(err.Error(), "workers") {
+		t.Errorf("ParseRecord of a plan with -1 users: %v, want the workers refused", err)
+	}
 }

@@ -30,6 +30,22 @@ func Load(file string, set ...Override) (*Plan, error) {
 // references must exist. set overrides the plan's variables; one naming
 // no variable of the plan is an error.
 func Parse(file, dir string, data []byte, set ...Override) (*Plan, error) {
+	return parse(&builder{file: file, dir: dir, set: set}, data)
+}
+
+// ParseRecord reads a plan kept as a record, the copy a run folder holds,
+// for its shape alone (steps, scenarios, their rates and users, the
+// matrix): the files it names (recipes, configs, targets files) are
+// neither opened nor need to exist, since the run that followed it is
+// over and a folder is written up from what it holds. Relative paths in
+// it are joined to dir as Parse joins them, as names only.
+func ParseRecord(file, dir string, data []byte) (*Plan, error) {
+	return parse(&builder{file: file, dir: dir, record: true}, data)
+}
+
+// parse validates a plan held in memory with b.
+func parse(b *builder, data []byte) (*Plan, error) {
+	file, dir := b.file, b.dir
 	doc, err := yamlfile.Parse(file, data, reflect.TypeFor[rawPlan](), yamlfile.Options{})
 	if err != nil {
 		return nil, err
@@ -41,7 +57,7 @@ func Parse(file, dir string, data []byte, set ...Override) (*Plan, error) {
 	if err := doc.Decode(&raw); err != nil {
 		return nil, err
 	}
-	b := &builder{file: file, dir: dir, raw: &raw, set: set}
+	b.raw = &raw
 	p := &Plan{File: file, Dir: dir, Source: data}
 	if err := b.build(p); err != nil {
 		return nil, doc.Error(err)

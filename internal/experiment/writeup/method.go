@@ -88,7 +88,7 @@ func config(sum *summary.Summary, f *folder) section {
 			bs := []block{code(c.CommandLine)}
 			if c.File != "" && !shownFile[c.File] {
 				shownFile[c.File] = true
-				ex := fileExcerpt(c.File)
+				ex := fileExcerpt(componentFile(f.dir, c.File), c.File)
 				kind := "Config"
 				if c.Kind == "origin" {
 					kind = "Origin simulator recipe"

@@ -173,9 +173,10 @@ func cpuRows(sum *summary.Summary) ([]string, [][]string) {
 	return header, rows
 }
 
-// fileExcerpt returns a file's text for the setup section, cut at 60 lines.
-func fileExcerpt(file string) string {
-	data, err := os.ReadFile(file)
+// fileExcerpt returns the text of the file at path for the setup section,
+// cut at 60 lines (the rest said to be in file, its name as recorded).
+func fileExcerpt(path, file string) string {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}

@@ -58,6 +58,7 @@ func Write(dir string, sum *summary.Summary) error {
 
 // folder is what the report takes from the run folder besides the summary.
 type folder struct {
+	dir   string
 	plan  string // the plan's text
 	steps []*stepData
 }
@@ -71,7 +72,7 @@ type stepData struct {
 }
 
 func readFolder(dir string, sum *summary.Summary) (*folder, error) {
-	f := &folder{}
+	f := &folder{dir: dir}
 	plan, err := os.ReadFile(filepath.Join(dir, "plan"+filepath.Ext(sum.Plan)))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -103,6 +104,21 @@ func readFolder(dir string, sum *summary.Summary) (*folder, error) {
 		f.steps = append(f.steps, d)
 	}
 	return f, nil
+}
+
+// componentFile is where the folder in dir holds a component's file as
+// summary.json records it: the copy in its components/ (a proxy's
+// rendered config, an origin's recipe), found there even when the folder
+// was moved or is rewritten from another directory; else the file as
+// recorded (an older run kept no copy of its recipes).
+func componentFile(dir, file string) string {
+	if filepath.Base(filepath.Dir(file)) == "components" {
+		inside := filepath.Join(dir, "components", filepath.Base(file))
+		if _, err := os.Stat(inside); err == nil {
+			return inside
+		}
+	}
+	return file
 }
 
 // readResults adds a scenario's results stream to its metrics and to the
