@@ -17,12 +17,16 @@
 # generator's CPU beside every run: another process wanting that CPU now and
 # then, as on a machine that is not quite quiet.
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../args.sh
+. "$here/../args.sh"
+[ $# -ge 4 ] || bench_bad bench/attack/ab.sh arguments "want RATE TARGETS DURATION BIN:FLAGS... (at least one variant), got $# arguments"
+[ -r "$2" ] || bench_bad bench/attack/ab.sh TARGETS "'$2' is not a readable file"
 rate=$1 tf=$2 dur=$3
 shift 3
 GEN_CPU=${GEN_CPU:-0}
 # this script's own processes off the generator's CPU (see run.sh)
 taskset -pc "$((1 - GEN_CPU))" $$ >/dev/null 2>&1 || true
-here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../steal.sh
 . "$here/../steal.sh"
 out=$(mktemp -d /tmp/loadlab-ab.XXXXXX)

@@ -50,6 +50,9 @@ TGT_CPU=${TGT_CPU:-1}
 # generator's CPU holds only the generator; bench/README.md).
 taskset -pc "$TGT_CPU" $$ >/dev/null 2>&1 || true
 SCENARIOS=${SCENARIOS:-"max paced slow rss"}
+# shellcheck source=../args.sh
+. "$(dirname "$0")/../args.sh"
+bench_each bench/attack SCENARIOS "$SCENARIOS" max paced precision slow rss
 PACED_RATES=${PACED_RATES:-"5000 20000"}
 HEY_VERSION=${HEY_VERSION:-v0.1.4}
 VEGETA_VERSION=${VEGETA_VERSION:-v12.12.0}

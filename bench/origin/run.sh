@@ -9,8 +9,13 @@
 # run B right after A, LAT_PAIRS times (default 1), same generator binary.
 # Needs: go, wrk, nginx, curl (Debian: apt-get install -y wrk nginx curl).
 # Usage: bench/origin/run.sh [latency-seconds] [throughput-seconds]
+# ONLY=lat or ONLY=tput runs one part; another value is refused before
+# anything starts (one line, exit 2).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=../args.sh
+. bench/args.sh
+[ -z "${ONLY:-}" ] || bench_oneof bench/origin ONLY "$ONLY" lat tput
 
 LAT_DUR=${1:-20}
 TPUT_DUR=${2:-10}

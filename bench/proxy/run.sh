@@ -47,8 +47,39 @@
 #   ONLY=overhead or ONLY=knee runs one part; ROUNDS, RATE, FACTORS
 #   ("20 50 90 110", percent of the knee) override the defaults; PATHS
 #   picks the overhead part's paths (direct first).
+# A setting nothing matches (ONLY, PATHS, PERF, PERF_DIR) is refused
+# before anything starts: one line naming it, exit 2.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+# shellcheck source=../args.sh
+. bench/args.sh
+[ -z "${ONLY:-}" ] || bench_oneof bench/proxy ONLY "$ONLY" overhead knee ab
+KNOWN_PATHS="direct loadlab-serial nginx-1w nginx loadlab-concurrent loadlab-serial-allcores loadlab-churn nginx-noka"
+if [ -n "${PATHS:-}" ]; then
+  read -ra WANT <<<"$PATHS"
+  [ "${WANT[0]}" = direct ] || bench_bad bench/proxy PATHS "must start with direct, the path every overhead is measured against (got '$PATHS')"
+  for n in "${WANT[@]}"; do
+    case " $KNOWN_PATHS " in *" $n "*) continue ;; esac
+    case $n in
+      floor-*) ;;
+      *) bench_bad bench/proxy PATHS "unknown path '$n' (want $KNOWN_PATHS, or floor-MODE[+OPTION...])" ;;
+    esac
+    spec=${n#floor-}
+    case ${spec%%+*} in relay|relay-raw|epoll) ;; *) bench_bad bench/proxy PATHS "$n: unknown floor mode '${spec%%+*}' (want relay, relay-raw or epoll)" ;; esac
+    IFS=+ read -ra opts <<<"$spec"
+    for o in "${opts[@]:1}"; do
+      case $o in manager|deadlines|rewrite|stamps|nodefer) ;; *) bench_bad bench/proxy PATHS "$n: unknown floor option '$o' (want manager, deadlines, rewrite, stamps or nodefer)" ;; esac
+    done
+  done
+fi
+if [ -n "${PERF:-}" ]; then
+  bench_each bench/proxy PERF "$PERF" stat record
+  command -v perf >/dev/null || bench_bad bench/proxy PERF "perf not found (apt-get install -y linux-perf)"
+fi
+if [ -n "${PERF_DIR:-}" ] && { [ ! -d "$PERF_DIR" ] || [ ! -w "$PERF_DIR" ]; }; then
+  bench_bad bench/proxy PERF_DIR "'$PERF_DIR' is not a directory this user can write (perf's files would be lost)"
+fi
 
 OVH_DUR=${1:-2}
 KNEE_DUR=${2:-5}
@@ -165,10 +196,9 @@ for n in ${PATHS:-}; do
   spec=${n#floor-}; args=(-mode "${spec%%+*}")
   IFS=+ read -ra opts <<<"$spec"
   for o in "${opts[@]:1}"; do
-    case $o in
+    case $o in # checked at the start
       manager|deadlines|rewrite|stamps) args+=("-$o") ;;
       nodefer) args+=(-defer-answer=false) ;;
-      *) echo "bench/proxy: PATHS: $n: unknown floor option $o (want manager, deadlines, rewrite, stamps or nodefer)" >&2; exit 2 ;;
     esac
   done
   "$WORK/floor" "${args[@]}" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/$n.out" 2>"$WORK/$n.err" &
@@ -265,7 +295,7 @@ pids() {
 }
 # PATHS narrows the paths (direct first; nginx-1w is the reference when nginx
 # is not run), e.g. PATHS="direct loadlab-serial nginx-1w nginx".
-PATHS=${PATHS:-"direct loadlab-serial nginx-1w nginx loadlab-concurrent loadlab-serial-allcores loadlab-churn nginx-noka"}
+PATHS=${PATHS:-$KNOWN_PATHS}
 echo "## Overhead at $RATE req/s, keep-alive from the client, ${OVH_DUR}s per run, $ROUNDS rounds alternated (0 ms origin: loadlab origin, 600 B body)"
 for n in $PATHS; do TICKS[$n]=0; done
 for r in $(seq "$ROUNDS"); do
@@ -313,9 +343,7 @@ for name in paths[1:]:
 P2
 # PERF: one more run per path under perf, at the same rate and length.
 PERF_DIR=${PERF_DIR:-$WORK}
-for what in ${PERF:-}; do
-  case $what in stat|record) ;; *) echo "bench/proxy: PERF: want stat and/or record, got $what" >&2; exit 2 ;; esac
-  command -v perf >/dev/null || { echo "bench/proxy: perf not found (apt-get install -y linux-perf)" >&2; exit 2; }
+for what in ${PERF:-}; do # checked at the start
   [ "$what" = stat ] && { echo; echo "## perf stat: per request, over $((RATE * OVH_DUR)) requests (one more run per path)"; echo "| path | system calls | of which | context switches | CPU migrations |"; echo "|---|---:|---|---:|---:|"; }
   for n in $PATHS; do
     [ "$n" = direct ] && continue
