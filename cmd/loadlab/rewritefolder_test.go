@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,19 +28,7 @@ func TestRewriteNeedsOnlyTheFolder(t *testing.T) {
 	}
 
 	// summary.json as a loadlab that kept no users wrote it.
-	var raw map[string]any
-	if err := json.Unmarshal([]byte(readText(t, filepath.Join(out, summary.File))), &raw); err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range raw["steps"].([]any) {
-		for _, sc := range st.(map[string]any)["scenarios"].([]any) {
-			delete(sc.(map[string]any), "users")
-		}
-	}
-	old, _ := json.MarshalIndent(raw, "", "  ")
-	if err := os.WriteFile(filepath.Join(out, summary.File), old, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropUsers(t, out)
 	// The plan's files gone, the folder moved.
 	if err := os.RemoveAll(filepath.Join(dir, "plan")); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,23 +131,7 @@ scenarios:
 	}
 
 	// A rewrite of the folder as a loadlab that kept no users wrote it.
-	data, err := os.ReadFile(filepath.Join(out, summary.File))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range raw["steps"].([]any) {
-		for _, sc := range st.(map[string]any)["scenarios"].([]any) {
-			delete(sc.(map[string]any), "users")
-		}
-	}
-	old, _ := json.MarshalIndent(raw, "", "  ")
-	if err := os.WriteFile(filepath.Join(out, summary.File), old, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropUsers(t, out)
 	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", out); code != 0 {
 		t.Fatalf("rewrite: exit %d: %s", code, errOut)
 	}

@@ -96,14 +96,17 @@ func fmtMs(ms float64) string {
 	return roundDur(time.Duration(ms * float64(time.Millisecond))).String()
 }
 
-func fmtDiffMs(ms float64) string {
-	if math.IsNaN(ms) {
+func fmtDiffMs(ms float64) string { return signed(ms, fmtMs) }
+
+// signed writes a difference with its sign: "+" or "-" and f of its size.
+func signed(v float64, f func(float64) string) string {
+	if math.IsNaN(v) {
 		return "-"
 	}
-	if ms < 0 {
-		return "-" + fmtMs(-ms)
+	if v < 0 {
+		return "-" + f(-v)
 	}
-	return "+" + fmtMs(ms)
+	return "+" + f(v)
 }
 
 // fmtRate is a throughput: "155.2 req/s".
@@ -114,15 +117,7 @@ func fmtRate(r float64) string {
 	return summary.FmtRate(r) + " req/s"
 }
 
-func fmtDiffRate(r float64) string {
-	if math.IsNaN(r) {
-		return "-"
-	}
-	if r < 0 {
-		return "-" + fmtRate(-r)
-	}
-	return "+" + fmtRate(r)
-}
+func fmtDiffRate(r float64) string { return signed(r, fmtRate) }
 
 func fmtPct(p float64) string {
 	if math.IsNaN(p) {
