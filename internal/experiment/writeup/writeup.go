@@ -1,8 +1,11 @@
 // Package writeup writes a run's report from its run folder: report.md
 // (with SVG charts in charts/) and a self-contained report.html, from the
 // Summary and the raw data beside it (results streams, text reports,
-// samples and the plan's copy). It reads nothing else, so the report of a
-// run can be rebuilt at any time (loadlab run -rewrite). The report is one
+// samples, the plan's copy, the components' rendered configs and recipes).
+// It reads nothing else (but the recipe of a run made before runs kept a
+// copy, while it is still where the run found it), so the report of a run
+// can be rebuilt at any time, wherever the folder is (loadlab run
+// -rewrite). The report is one
 // document (doc.go), built once (build.go and the files it calls: the
 // answer first, one table, what differs from the model, then the detail,
 // collapsed) and rendered twice: by a Markdown text/template (markdown.go)
