@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"github.com/loadlab/loadlab/internal/proxy/pool"
 )
 
@@ -36,16 +37,18 @@ func acceptAnswer(_ int, fields []byte, length int64) bool {
 		i := bytes.IndexByte(rest, '\n')
 		name, _, _ := bytes.Cut(rest[:i], []byte(":"))
 		rest = rest[i+1:]
+		// Names are ASCII (checked): a name of another length is not the
+		// one compared, whatever its case.
 		switch {
-		case bytes.EqualFold(name, []byte("Date")):
+		case httpsyntax.NameIs(name, "Date"):
 			date = true
-		case bytes.EqualFold(name, []byte("Content-Type")):
+		case httpsyntax.NameIs(name, "Content-Type"):
 			ctype = true
-		case bytes.EqualFold(name, []byte(HeaderOrigin)):
+		case httpsyntax.NameIs(name, HeaderOrigin):
 			return false
 		}
 		for _, h := range hopByHop {
-			if bytes.EqualFold(name, []byte(h)) {
+			if httpsyntax.NameIs(name, h) {
 				return false
 			}
 		}
