@@ -231,6 +231,11 @@ func (c *serverConn) serve() {
 			return
 		}
 		started := len(c.buf) > 0
+		// timed: the head deadline is set, once the head is found to need
+		// another read (most heads come whole in one: no deadline change
+		// for them), or not wanted (bytes left from the previous request:
+		// the idle deadline stays).
+		timed := started
 		skipped := 0 // CR and LF bytes skipped before this request
 		var req *leanReq
 		for {
@@ -262,6 +267,11 @@ func (c *serverConn) serve() {
 				handed = c.handoff()
 				return
 			}
+			if started && !timed {
+				timed = true
+				c.setIdle(false, 0)
+				_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
+			}
 			if cap(c.buf)-len(c.buf) < 1024 { // move to the front, or grow
 				if len(c.buf)+1024 > cap(c.hbuf) {
 					c.hbuf = make([]byte, 0, max(2*cap(c.hbuf), len(c.buf)+1024))
@@ -270,11 +280,7 @@ func (c *serverConn) serve() {
 			}
 			m, rerr := c.readHead(c.buf[len(c.buf):cap(c.buf)])
 			if m > 0 {
-				if !started {
-					started = true
-					c.setIdle(false, 0)
-					_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
-				}
+				started = true
 				c.buf = c.buf[:len(c.buf)+m]
 			}
 			if rerr != nil {
