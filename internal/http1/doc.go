@@ -13,7 +13,9 @@
 // The server side is ServeLean, the lean connection loop: it serves
 // HTTP/1.1 keep-alive itself and hands the connections it does not take
 // to a net/http server (package serve chooses the server, lean or
-// net/http's, once).
+// net/http's, once). A handler that is a RawHandler (the proxy) gets each
+// request's head as read and makes an http.Request of it only when it
+// needs one.
 //
 // docs/http1.md lists what the lean client and server do and do not do,
 // and how each reads a message where it differs from net/http.

@@ -42,15 +42,7 @@ func appendHead(b []byte, method, uri, host string, closeConn bool, h http.Heade
 	if !plainHost(host) || hasCTL(uri) {
 		return b, false
 	}
-	if method == "" {
-		method = http.MethodGet
-	}
-	b = append(b, method...)
-	b = append(b, ' ')
-	b = append(b, uri...)
-	b = append(b, " HTTP/1.1\r\nHost: "...)
-	b = append(b, host...)
-	b = append(b, "\r\n"...)
+	b = appendRequestLine(b, method, uri, host)
 	if ua, ok := h["User-Agent"]; !ok {
 		if drop == nil {
 			b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
@@ -85,6 +77,56 @@ func appendHead(b []byte, method, uri, host string, closeConn bool, h http.Heade
 		b = appendField(b, "X-Forwarded-For", xff)
 	}
 	return append(b, "\r\n"...), true
+}
+
+// AppendForwardedRaw is AppendForwarded for a request the lean server
+// handed as it read it (see RawHandler): r's fields are written in the
+// order received, by the same rules (its first User-Agent, none when it
+// has none).
+func AppendForwardedRaw(b []byte, r *RawRequest, uri, host string, drop func(name string) bool, xff string) ([]byte, bool) {
+	if !plainHost(host) || hasCTL(uri) {
+		return b, false
+	}
+	b = appendRequestLine(b, r.lr.method, uri, host)
+	ua := false
+	for _, f := range r.lr.fields {
+		switch f.key {
+		case "User-Agent":
+			if ua {
+				continue
+			}
+			ua = true
+			if f.value == "" {
+				continue
+			}
+		case "Content-Length", "Transfer-Encoding", "Trailer":
+			continue
+		case "X-Forwarded-For":
+			if xff != "" {
+				continue
+			}
+		}
+		if !drop(f.key) {
+			b = appendField(b, f.key, f.value)
+		}
+	}
+	if xff != "" {
+		b = appendField(b, "X-Forwarded-For", xff)
+	}
+	return append(b, "\r\n"...), true
+}
+
+// appendRequestLine appends the request line and the Host field.
+func appendRequestLine(b []byte, method, uri, host string) []byte {
+	if method == "" {
+		method = http.MethodGet
+	}
+	b = append(b, method...)
+	b = append(b, ' ')
+	b = append(b, uri...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, host...)
+	return append(b, "\r\n"...)
 }
 
 // appendField appends "k: v\r\n", v with line breaks as spaces and

@@ -158,8 +158,10 @@ type serverConn struct {
 	// lastDone is when the previous answer on the connection was sent.
 	lastDone time.Time
 	// reqHdr and respHdr are the header maps of the request being served,
-	// reused (cleared) from one request to the next.
+	// reused (cleared) from one request to the next, and fields the
+	// request's fields (see leanReq).
 	reqHdr, respHdr http.Header
+	fields          []headField
 	mu              sync.Mutex
 	// sleepStop is the stop channel of the sleep in progress (see
 	// reqCtx.Sleep), nil when none.
@@ -229,18 +231,25 @@ func (c *serverConn) serve() {
 			return
 		}
 		started := len(c.buf) > 0
+		// timed: the head deadline is set, once the head is found to need
+		// another read (most heads come whole in one: no deadline change
+		// for them), or not wanted (bytes left from the previous request:
+		// the idle deadline stays).
+		timed := started
 		skipped := 0 // CR and LF bytes skipped before this request
 		var req *leanReq
 		for {
-			if c.reqHdr == nil {
-				c.reqHdr = make(http.Header, 8)
-			}
 			for c.crlfLeft > 0 && len(c.buf) > 0 && (c.buf[0] == '\r' || c.buf[0] == '\n') {
 				c.buf, c.crlfLeft = c.buf[1:], c.crlfLeft-1
 				skipped++
 			}
-			r, n, err := parseHeadInto(c.buf, c.reqHdr)
+			r, n, err := parseHeadInto(c.buf, c.fields)
 			if err == nil {
+				c.fields = r.fields
+			}
+			// A plain target's URL is made without a parse, when needed
+			// (leanReq.template); any other is checked here.
+			if err == nil && !plainTarget(r.target) {
 				if r.url, err = url.ParseRequestURI(r.target); err != nil {
 					err = &headError{http.StatusBadRequest, "bad request target"}
 				}
@@ -258,6 +267,11 @@ func (c *serverConn) serve() {
 				handed = c.handoff()
 				return
 			}
+			if started && !timed {
+				timed = true
+				c.setIdle(false, 0)
+				_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
+			}
 			if cap(c.buf)-len(c.buf) < 1024 { // move to the front, or grow
 				if len(c.buf)+1024 > cap(c.hbuf) {
 					c.hbuf = make([]byte, 0, max(2*cap(c.hbuf), len(c.buf)+1024))
@@ -266,11 +280,7 @@ func (c *serverConn) serve() {
 			}
 			m, rerr := c.readHead(c.buf[len(c.buf):cap(c.buf)])
 			if m > 0 {
-				if !started {
-					started = true
-					c.setIdle(false, 0)
-					_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
-				}
+				started = true
 				c.buf = c.buf[:len(c.buf)+m]
 			}
 			if rerr != nil {
@@ -342,33 +352,15 @@ func (c *serverConn) serveOne(lr *leanReq) (keep bool) {
 	rctx := &x.ctx
 	rctx.Context, rctx.c, rctx.received, rctx.body = c.base, c, received, lr.contentLength > 0
 	body.ctx = rctx
-	x.req = http.Request{
-		Method:        lr.method,
-		URL:           lr.url,
-		Proto:         protos[lr.minor&1],
-		ProtoMajor:    1,
-		ProtoMinor:    lr.minor,
-		Header:        lr.header,
-		Body:          body,
-		ContentLength: lr.contentLength,
-		Host:          lr.host,
-		RemoteAddr:    c.remoteAddr(),
-		RequestURI:    lr.target,
-		Close:         lr.close,
-	}
-	if lr.contentLength == 0 {
-		x.req.Body = http.NoBody
-	}
-	req := x.req.WithContext(rctx)
 	if c.respHdr == nil {
 		c.respHdr = make(http.Header, 16)
 	}
 	clear(c.respHdr)
 	w := &x.w
-	*w = leanWriter{c: c, req: req, header: c.respHdr}
+	*w = leanWriter{c: c, isHead: lr.method == http.MethodHead, header: c.respHdr}
 	w.close = lr.close || c.cfg.NoKeepAlive ||
 		(c.cfg.MaxConnRequests > 0 && c.served >= c.cfg.MaxConnRequests)
-	aborted := c.run(w, req)
+	aborted := c.run(w, x, lr)
 	rctx.stop()
 	if aborted || w.hijacked {
 		return false
@@ -390,26 +382,71 @@ func (c *serverConn) serveOne(lr *leanReq) (keep bool) {
 	return !w.close && !rctx.gone
 }
 
-// leanExchange holds a request's body reader, context, writer and the
-// request the handler's one is made from (WithContext copies it), so that
-// they cost one allocation instead of four. Nothing in it is reused from
-// one request to the next: a handler may keep any of them.
+// leanExchange holds a request's body reader, context, writer, URL, raw
+// head and the request the handler's one is made from (WithContext copies
+// it), so that they cost one allocation instead of six. Nothing in it is
+// reused from one request to the next: a handler may keep any of them.
 type leanExchange struct {
 	req  http.Request
+	url  url.URL
+	raw  RawRequest
 	ctx  reqCtx
 	body leanBody
 	w    leanWriter
 }
 
-// run calls the handler; a panic (http.ErrAbortHandler or another) aborts
-// the answer and the connection.
-func (c *serverConn) run(w *leanWriter, req *http.Request) (aborted bool) {
+// request makes lr's http.Request in x: its header (the connection's map,
+// reused), URL, body and context.
+func (x *leanExchange) request(c *serverConn, lr *leanReq) *http.Request {
+	if c.reqHdr == nil {
+		c.reqHdr = make(http.Header, 8)
+	}
+	lr.fillHeader(c.reqHdr)
+	x.req = lr.template(&x.url)
+	x.req.Body, x.req.RemoteAddr = &x.body, c.remoteAddr()
+	if lr.contentLength == 0 {
+		x.req.Body = http.NoBody
+	}
+	return x.req.WithContext(&x.ctx)
+}
+
+// template is lr as an http.Request without body, client address and
+// context; its URL is lr.url, or, for a plain target (not parsed yet), u
+// set from it.
+func (lr *leanReq) template(u *url.URL) http.Request {
+	if lr.url == nil {
+		setPlainURL(u, lr.target)
+		lr.url = u
+	}
+	return http.Request{
+		Method:        lr.method,
+		URL:           lr.url,
+		Proto:         protos[lr.minor&1],
+		ProtoMajor:    1,
+		ProtoMinor:    lr.minor,
+		Header:        lr.header,
+		ContentLength: lr.contentLength,
+		Host:          lr.host,
+		RequestURI:    lr.target,
+		Close:         lr.close,
+	}
+}
+
+// run calls the handler: a RawHandler with the raw head, any other with
+// the http.Request. A panic (http.ErrAbortHandler or another) aborts the
+// answer and the connection.
+func (c *serverConn) run(w *leanWriter, x *leanExchange, lr *leanReq) (aborted bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			aborted = true
 		}
 	}()
-	c.h.ServeHTTP(w, req)
+	if rh, ok := c.h.(RawHandler); ok {
+		x.raw = RawRequest{lr: lr, ctx: &x.ctx, remote: c.remoteAddr(), x: x, c: c}
+		rh.ServeRaw(w, &x.raw)
+		return false
+	}
+	c.h.ServeHTTP(w, x.request(c, lr))
 	return false
 }
 

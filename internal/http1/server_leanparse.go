@@ -18,10 +18,14 @@ type leanReq struct {
 	method, target string
 	url            *url.URL // set by the caller
 	minor          int      // HTTP/1.minor
-	header         http.Header
-	host           string
-	contentLength  int64
-	close          bool // the client asked to close (or HTTP/1.0 without keep-alive)
+	// fields are the head's fields as they go into the header (Host
+	// aside, a repeated Content-Length once), in the order received;
+	// header is made of them by fillHeader, when a handler needs it.
+	fields        []headField
+	header        http.Header
+	host          string
+	contentLength int64
+	close         bool // the client asked to close (or HTTP/1.0 without keep-alive)
 }
 
 // headError is a request the lean server does not take: it hands the
@@ -39,14 +43,26 @@ var errNeedMore = errors.New("incomplete request head")
 // maxHead is the largest request head (request line and headers) accepted.
 const maxHead = 64 << 10
 
-// parseHead parses a request head at the start of b. It returns the bytes
-// the head took, errNeedMore when b does not hold a whole head yet, or a
-// *headError for a request the lean server does not take.
-func parseHead(b []byte) (*leanReq, int, error) { return parseHeadInto(b, nil) }
+// headField is a field of a request head: its canonical name (the
+// header's key) and its value, pieces of the head's one copy.
+type headField struct{ key, value string }
 
-// parseHeadInto is parseHead putting the headers in hdr (cleared first;
-// nil: a new map).
-func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
+// parseHead parses a request head at the start of b, with its header. It
+// returns the bytes the head took, errNeedMore when b does not hold a
+// whole head yet, or a *headError for a request the lean server does not
+// take.
+func parseHead(b []byte) (*leanReq, int, error) {
+	r, n, err := parseHeadInto(b, nil)
+	if err == nil {
+		r.fillHeader(nil)
+	}
+	return r, n, err
+}
+
+// parseHeadInto is parseHead without the header: the fields are appended
+// to fields[:0] (reused from one request to the next), and the header is
+// made by fillHeader only when a handler needs it.
+func parseHeadInto(b []byte, fields []headField) (*leanReq, int, error) {
 	end := bytes.Index(b, []byte("\r\n\r\n"))
 	if end < 0 {
 		if len(b) >= maxHead {
@@ -87,16 +103,9 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	if r.target == "" || r.target[0] != '/' { // "*" and absolute-form: net/http's
 		return nil, n, &headError{http.StatusBadRequest, "request target must be a path"}
 	}
-	if hdr == nil {
-		hdr = make(http.Header, 8)
-	}
-	clear(hdr)
-	r.header = hdr
+	r.fields = fields[:0]
 	sawCL, sawHost, keepAlive, closing := false, false, false, false
 	var cl []byte
-	// The fields' values share one backing array, each value slice full
-	// (an append by a handler copies it).
-	vals := make([]string, 0, bytes.Count(rest, []byte("\r\n"))+1)
 	for len(rest) > 0 {
 		var l []byte
 		if j := bytes.Index(rest, []byte("\r\n")); j >= 0 {
@@ -154,12 +163,7 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 				}
 			}
 		}
-		if prior, ok := r.header[key]; ok {
-			r.header[key] = append(prior, val)
-		} else {
-			vals = append(vals, val)
-			r.header[key] = vals[len(vals)-1 : len(vals) : len(vals)]
-		}
+		r.fields = append(r.fields, headField{key, val})
 	}
 	if r.minor == 1 && !sawHost {
 		return nil, n, &headError{http.StatusBadRequest, "missing Host"}
@@ -168,6 +172,26 @@ func parseHeadInto(b []byte, hdr http.Header) (*leanReq, int, error) {
 	// wins in any order.
 	r.close = closing || (r.minor == 0 && !keepAlive)
 	return r, n, nil
+}
+
+// fillHeader makes r's header of its fields, in hdr (cleared first; nil:
+// a new map). The values share one backing array, each value slice full
+// (an append by a handler copies it).
+func (r *leanReq) fillHeader(hdr http.Header) {
+	if hdr == nil {
+		hdr = make(http.Header, len(r.fields))
+	}
+	clear(hdr)
+	r.header = hdr
+	vals := make([]string, 0, len(r.fields))
+	for _, f := range r.fields {
+		if prior, ok := hdr[f.key]; ok {
+			hdr[f.key] = append(prior, f.value)
+		} else {
+			vals = append(vals, f.value)
+			hdr[f.key] = vals[len(vals)-1 : len(vals) : len(vals)]
+		}
+	}
 }
 
 // sub is the piece of hs (a copy of b's start) that x (a piece of b's

@@ -20,7 +20,7 @@ import (
 // the end of the body.
 type leanWriter struct {
 	c        *serverConn
-	req      *http.Request
+	isHead   bool // the request is a HEAD
 	header   http.Header
 	status   int
 	wrote    bool // head is in out (or sent)
@@ -52,7 +52,7 @@ func (w *leanWriter) WriteHeader(code int) {
 	}
 	w.status = code
 	w.wrote = true
-	w.noBody = w.req.Method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified || code < 200
+	w.noBody = w.isHead || code == http.StatusNoContent || code == http.StatusNotModified || code < 200
 	_, w.known = w.header["Content-Length"]
 }
 
@@ -75,7 +75,7 @@ type HeadWriter interface {
 // (fields may not outlive the call), and counts as sent for the rest of
 // the answer (no head is made from the header map).
 func (w *leanWriter) WriteHeadFields(code int, fields, more []byte) bool {
-	if w.wrote || w.hijacked || w.req.Method == http.MethodHead || code < 200 || code > 999 ||
+	if w.wrote || w.hijacked || w.isHead || code < 200 || code > 999 ||
 		code == http.StatusNoContent || code == http.StatusNotModified {
 		return false
 	}
@@ -311,7 +311,7 @@ func (w *leanWriter) finish() error {
 		w.known = true
 		w.prependHead()
 		w.sent = true
-	} else if !w.sent && !w.known && w.req.Method == http.MethodHead && w.headCount > 0 {
+	} else if !w.sent && !w.known && w.isHead && w.headCount > 0 {
 		w.header["Content-Length"] = []string{strconv.Itoa(w.headCount)} // as net/http does
 	}
 	return w.send()

@@ -107,3 +107,29 @@ func ChunkSize(line []byte) (int64, bool) {
 	}
 	return n, true
 }
+
+// NameIs reports whether name, a field name of ASCII token bytes, is lit
+// in any case (ASCII letters fold, as bytes.EqualFold folds them). The
+// lengths are compared first: most names of a head are not the one
+// looked for and cost no comparison of bytes.
+func NameIs(name []byte, lit string) bool {
+	if len(name) != len(lit) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		a, b := name[i], lit[i]
+		if a == b {
+			continue
+		}
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http/httputil"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/http/httpguts"
@@ -66,4 +67,23 @@ func TestTrimOWS(t *testing.T) {
 			t.Errorf("TrimOWS(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzNameIs checks NameIs against bytes.EqualFold on ASCII names.
+func FuzzNameIs(f *testing.F) {
+	for _, c := range [][2]string{{"Content-Length", "content-length"}, {"DATE", "Date"}, {"Te", "TE"}, {"X-A", "X-B"}, {"a[", "A{"}, {"@", "`"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, name, lit string) {
+		for _, s := range []string{name, lit} {
+			for i := 0; i < len(s); i++ {
+				if s[i] >= 0x80 {
+					return
+				}
+			}
+		}
+		if got, want := NameIs([]byte(name), lit), strings.EqualFold(name, lit); got != want {
+			t.Fatalf("NameIs(%q, %q) = %v, strings.EqualFold %v", name, lit, got, want)
+		}
+	})
 }

@@ -6,16 +6,19 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"github.com/loadlab/loadlab/internal/proxy/pool"
 )
 
 // The byte path forwards the common request (a GET or HEAD without a
-// body, on a route that neither caches nor falls back, served by the lean
-// server) without the per-request HTTP object model: the upstream head is
-// written from the client's parsed fields (appendOutHead, the rules of
-// forward.go), and an answer of the plain kind is relayed from its head's
-// bytes (pool.Worker.RoundTripHead, acceptAnswer) rather than parsed into
-// a header map and written again. Any other answer is read as a response
+// body, its target a plain path, served by the lean server: a raw head,
+// see http1.RawHandler) without the per-request HTTP object model: no
+// http.Request and no header map is made of it, the upstream head is
+// written from the client's fields as read (appendOutHead, the rules of
+// forward.go), and, on a route that neither caches nor falls back, an
+// answer of the plain kind is relayed from its head's bytes
+// (pool.Worker.RoundTripHead, acceptAnswer) rather than parsed into a
+// header map and written again. Any other answer is read as a response
 // and answered as the object path answers it. The pool's checkout, the
 // request timeout, the client's leaving and the accounting wrap both
 // paths alike (serve).
@@ -34,16 +37,18 @@ func acceptAnswer(_ int, fields []byte, length int64) bool {
 		i := bytes.IndexByte(rest, '\n')
 		name, _, _ := bytes.Cut(rest[:i], []byte(":"))
 		rest = rest[i+1:]
+		// Names are ASCII (checked): a name of another length is not the
+		// one compared, whatever its case.
 		switch {
-		case bytes.EqualFold(name, []byte("Date")):
+		case httpsyntax.NameIs(name, "Date"):
 			date = true
-		case bytes.EqualFold(name, []byte("Content-Type")):
+		case httpsyntax.NameIs(name, "Content-Type"):
 			ctype = true
-		case bytes.EqualFold(name, []byte(HeaderOrigin)):
+		case httpsyntax.NameIs(name, HeaderOrigin):
 			return false
 		}
 		for _, h := range hopByHop {
-			if bytes.EqualFold(name, []byte(h)) {
+			if httpsyntax.NameIs(name, h) {
 				return false
 			}
 		}
@@ -51,20 +56,24 @@ func acceptAnswer(_ int, fields []byte, length int64) bool {
 	return date && ctype
 }
 
-// forwardBytes forwards r along rte through wk by the byte path. ok is
-// false, nothing sent, when r's head cannot be written from its fields:
-// the object path then forwards r. Otherwise: ans is the answer relayed
-// to w (err the error relaying its body, ans.Body closed), or resp an
-// answer read as a response (for the object path's answer code), or err
-// the exchange's failure.
-func forwardBytes(w http.ResponseWriter, hw http1.HeadWriter, r *http.Request, rte *route, wk *pool.Worker, deadline time.Time) (resp *http.Response, ans *pool.Answer, ok bool, err error) {
+// forwardBytes forwards in (a raw head) along rte through wk by the byte
+// path. ok is false, nothing sent, when its upstream head cannot be
+// written from its fields: the object path then forwards it. Otherwise:
+// ans is the answer relayed to w (only when relay: err the error relaying
+// its body, ans.Body closed), or resp an answer read as a response (for
+// the object path's answer code), or err the exchange's failure.
+func forwardBytes(w http.ResponseWriter, hw http1.HeadWriter, in inbound, rte *route, wk *pool.Worker, deadline time.Time, relay bool) (resp *http.Response, ans *pool.Answer, ok bool, err error) {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	head, ok := appendOutHead((*bp)[:0], r, rte)
+	head, ok := appendOutHead((*bp)[:0], in, rte)
 	if !ok {
 		return nil, nil, false, nil
 	}
-	resp, ans, err = wk.RoundTripHead(r, rte.upstream.Scheme, rte.upstream.Host, head, deadline, acceptAnswer)
+	var accept pool.AcceptFunc
+	if relay {
+		accept = acceptAnswer
+	}
+	resp, ans, err = wk.RoundTripHead(in.context(), in.method(), rte.upstream.Scheme, rte.upstream.Host, head, deadline, accept)
 	if ans == nil {
 		return resp, nil, true, err
 	}

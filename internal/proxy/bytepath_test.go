@@ -167,54 +167,67 @@ func exchangeRaw(t *testing.T, addr, method, target, fields string) ([]byte, *ht
 // chunked, close, 204, 500, HTTP/1.0, interim, Pragma, ... answers: the
 // upstream receives the same request (through net/http's reading) and the
 // client the same answer, and the byte path relays exactly the plain
-// answers as bytes (the field names as the upstream spelled them).
+// answers as bytes (the field names as the upstream spelled them). Both
+// on a plain route and on one that caches and falls back (whose answers
+// the byte path reads as responses), and with a target whose path has an
+// escape (which the byte path leaves to the object path).
 func TestBytePathSameAsObjectPath(t *testing.T) {
 	up := startRawUpstream(t, bytePathAnswers)
 	const yaml = `
 pools:
   default: {size: 2}
 routes:
+  - {path: /cached/*, upstream: ORIGIN/base, name: cached, cache: true, fallback: true}
   - {path: /*, upstream: ORIGIN/base, name: all}
 `
 	_, fb := startProxy(t, yaml, "http://"+up.addr)
 	_, fo := startProxyOpts(t, yaml, "http://"+up.addr, Options{ObjectPath: true})
 	id := 0
-	for _, method := range []string{"GET", "HEAD"} {
-		for ai := range bytePathAnswers {
-			for ri, fields := range bytePathRequests {
-				var heads [2]*http.Request
-				var answers [2]*http.Response
-				var bodies [2][]byte
-				for k, f := range []*front{fb, fo} {
-					id++
-					target := fmt.Sprintf("/a/%d?id=%d&q=x%%20y", ai, id)
-					raw, resp, body := exchangeRaw(t, strings.TrimPrefix(f.URL, "http://"), method, target, fields)
-					relayed := bytes.Contains(raw, []byte("\r\nx-lower:"))
-					if want := k == 0 && method == "GET" && byteAnswers[ai]; relayed != want {
-						t.Errorf("%s answer %d request %d, byte path %v: relayed as bytes %v, want %v:\n%s", method, ai, ri, k == 0, relayed, want, raw)
+	for _, form := range []struct {
+		target string // with the answer's index and the request's id
+		relays bool   // the byte path relays plain answers as bytes
+	}{
+		{"/a/%d?id=%d&q=x%%20y", true},
+		{"/cached/a/%d?id=%d", false},
+		{"/a%%2Cb/%d?id=%d", false},
+	} {
+		for _, method := range []string{"GET", "HEAD"} {
+			for ai := range bytePathAnswers {
+				for ri, fields := range bytePathRequests {
+					var heads [2]*http.Request
+					var answers [2]*http.Response
+					var bodies [2][]byte
+					for k, f := range []*front{fb, fo} {
+						id++
+						target := fmt.Sprintf(form.target, ai, id)
+						raw, resp, body := exchangeRaw(t, strings.TrimPrefix(f.URL, "http://"), method, target, fields)
+						relayed := bytes.Contains(raw, []byte("\r\nx-lower:"))
+						if want := k == 0 && form.relays && method == "GET" && byteAnswers[ai]; relayed != want {
+							t.Errorf("%s %s answer %d request %d, byte path %v: relayed as bytes %v, want %v:\n%s", method, form.target, ai, ri, k == 0, relayed, want, raw)
+						}
+						h := up.head(strconv.Itoa(id))
+						req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(h)))
+						if err != nil {
+							t.Fatalf("upstream head %q: %v", h, err)
+						}
+						req.URL.RawQuery = strings.Replace(req.URL.RawQuery, "id="+strconv.Itoa(id), "", 1)
+						req.RequestURI = ""
+						heads[k], answers[k], bodies[k] = req, resp, body
 					}
-					h := up.head(strconv.Itoa(id))
-					req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(h)))
-					if err != nil {
-						t.Fatalf("upstream head %q: %v", h, err)
+					name := fmt.Sprintf("%s %s answer %d request %d", method, form.target, ai, ri)
+					b, o := heads[0], heads[1]
+					if b.Method != o.Method || b.URL.String() != o.URL.String() || b.Host != o.Host || !reflect.DeepEqual(b.Header, o.Header) {
+						t.Errorf("%s: upstream got\n%s %s %s %v (byte path)\n%s %s %s %v (object path)", name, b.Method, b.URL, b.Host, b.Header, o.Method, o.URL, o.Host, o.Header)
 					}
-					req.URL.RawQuery = strings.Replace(req.URL.RawQuery, "id="+strconv.Itoa(id), "", 1)
-					req.RequestURI = ""
-					heads[k], answers[k], bodies[k] = req, resp, body
-				}
-				name := fmt.Sprintf("%s answer %d request %d", method, ai, ri)
-				b, o := heads[0], heads[1]
-				if b.Method != o.Method || b.URL.String() != o.URL.String() || b.Host != o.Host || !reflect.DeepEqual(b.Header, o.Header) {
-					t.Errorf("%s: upstream got\n%s %s %s %v (byte path)\n%s %s %s %v (object path)", name, b.Method, b.URL, b.Host, b.Header, o.Method, o.URL, o.Host, o.Header)
-				}
-				ba, oa := answers[0], answers[1]
-				if !strings.Contains(bytePathAnswers[ai], "Date:") { // the proxy's own, maybe a second apart
-					ba.Header.Del("Date")
-					oa.Header.Del("Date")
-				}
-				if ba.Status != oa.Status || ba.Proto != oa.Proto || ba.ContentLength != oa.ContentLength || ba.Close != oa.Close ||
-					!reflect.DeepEqual(ba.Header, oa.Header) || !bytes.Equal(bodies[0], bodies[1]) {
-					t.Errorf("%s: client got\n%s %v %q (byte path)\n%s %v %q (object path)", name, ba.Status, ba.Header, bodies[0], oa.Status, oa.Header, bodies[1])
+					ba, oa := answers[0], answers[1]
+					if !strings.Contains(bytePathAnswers[ai], "Date:") { // the proxy's own, maybe a second apart
+						ba.Header.Del("Date")
+						oa.Header.Del("Date")
+					}
+					if ba.Status != oa.Status || ba.Proto != oa.Proto || ba.ContentLength != oa.ContentLength || ba.Close != oa.Close ||
+						!reflect.DeepEqual(ba.Header, oa.Header) || !bytes.Equal(bodies[0], bodies[1]) {
+						t.Errorf("%s: client got\n%s %v %q (byte path)\n%s %v %q (object path)", name, ba.Status, ba.Header, bodies[0], oa.Status, oa.Header, bodies[1])
+					}
 				}
 			}
 		}

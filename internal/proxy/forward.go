@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/http1"
@@ -68,37 +69,38 @@ func forwardedFor(prior []string, remote string) (string, bool) {
 	return ip, true
 }
 
-// bytePathRequest reports whether r may be forwarded by the byte path: a
-// GET or HEAD without a body, no Expect or Upgrade, a path-form target.
-func bytePathRequest(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return false
+// appendOutHead appends to b the upstream head of in (a raw head)
+// forwarded along rte: what http1.AppendRequest sends for
+// outRequest(in.request(), rte), written from the client's fields as read
+// (no request and no header map made). ok is false when it cannot
+// (AppendRequest would refuse, or in has no client address): the object
+// path then forwards in.
+func appendOutHead(b []byte, in inbound, rte *route) ([]byte, bool) {
+	// The Connection and X-Forwarded-For values: a request has one or
+	// two at most, held on the stack.
+	var connBuf, priorBuf [2]string
+	conn, prior := connBuf[:0], priorBuf[:0]
+	for k, v := range in.raw.Fields() {
+		switch k {
+		case "Connection":
+			conn = append(conn, v)
+		case "X-Forwarded-For":
+			prior = append(prior, v)
+		}
 	}
-	_, expect := r.Header["Expect"]
-	_, upgrade := r.Header["Upgrade"]
-	return r.ContentLength == 0 && len(r.TransferEncoding) == 0 && !expect && !upgrade && r.URL.Opaque == ""
-}
-
-// appendOutHead appends to b the upstream head of r forwarded along rte:
-// what http1.AppendRequest sends for outRequest(r, rte), written from r's
-// own fields (no request and no header map made). ok is false when it
-// cannot (AppendRequest would refuse, or r has no client address): the
-// object path then forwards r.
-func appendOutHead(b []byte, r *http.Request, rte *route) ([]byte, bool) {
-	conn := r.Header["Connection"]
-	var prior []string
-	if !hopField(conn, "X-Forwarded-For") {
-		prior = r.Header["X-Forwarded-For"]
+	if hopField(conn, "X-Forwarded-For") {
+		prior = nil
 	}
-	xff, ok := forwardedFor(prior, r.RemoteAddr)
+	xff, ok := forwardedFor(prior, in.raw.RemoteAddr())
 	if !ok || xff == "" {
 		return b, false
 	}
-	u := *r.URL
+	uri := in.raw.Target() // a plain target: its URL's RequestURI
 	if rte.upstream.Path != "" {
-		u.Path = rte.upstream.Path + r.URL.Path
-		u.RawPath = ""
+		_, query, hasQuery := strings.Cut(uri, "?")
+		u := url.URL{Path: rte.upstream.Path + in.path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+		uri = u.RequestURI()
 	}
 	drop := func(k string) bool { return hopField(conn, k) }
-	return http1.AppendForwarded(b, r.Method, u.RequestURI(), rte.upstream.Host, r.Header, drop, xff)
+	return http1.AppendForwardedRaw(b, in.raw, uri, rte.upstream.Host, drop, xff)
 }

@@ -62,18 +62,38 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !p.readBody(w, r) {
 		return
 	}
+	p.forward(w, inbound{r: r, path: r.URL.Path})
+}
+
+// ServeRaw serves a request the lean server hands as it read it
+// (http1.RawHandler): a GET or HEAD without a body, its path plain and not
+// reserved, is forwarded from its head as read (no http.Request made
+// unless the exchange needs one); any other is served by ServeHTTP.
+func (p *Proxy) ServeRaw(w http.ResponseWriter, raw *http1.RawRequest) {
+	path, plain := raw.Path()
+	if m := raw.Method(); !plain || p.opts.ObjectPath || raw.ContentLength() != 0 ||
+		(m != http.MethodGet && m != http.MethodHead) || path == "/metrics" || path == "/status" {
+		p.ServeHTTP(w, raw.Request())
+		return
+	}
+	p.received.Add(1)
+	p.forward(w, inbound{raw: raw, path: path})
+}
+
+// forward forwards in along the first route matching its path.
+func (p *Proxy) forward(w http.ResponseWriter, in inbound) {
 	for attempt := 0; ; attempt++ {
 		rt := p.rt.Load()
-		rte := rt.match(r.URL.Path)
+		rte := rt.match(in.path)
 		if rte == nil {
 			p.noRoute.Add(1)
 			w.Header().Set(HeaderOrigin, OriginNoRoute)
-			http.Error(w, "loadlab proxy: no route for "+r.URL.Path, http.StatusNotFound)
+			http.Error(w, "loadlab proxy: no route for "+in.path, http.StatusNotFound)
 			return
 		}
 		// A pool closed by a reload between Load and Checkout: retry on
 		// the new generation.
-		if !p.serve(w, r, rt, rte) && attempt < 3 {
+		if !p.serve(w, in, rt, rte) && attempt < 3 {
 			continue
 		}
 		return
@@ -82,13 +102,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// serve forwards r along rte. It returns false, having written nothing, if
-// rte's pool was closed by a reload.
-func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rte *route) bool {
+// serve forwards in along rte: a raw head by the byte path (bytepath.go),
+// an http.Request by the object path. It returns false, having written
+// nothing, if rte's pool was closed by a reload.
+func (p *Proxy) serve(w http.ResponseWriter, in inbound, rt *generation, rte *route) bool {
 	rc := rte.cfg
 	key := ""
-	if r.Method == http.MethodGet && (rc.Cache || rc.Fallback) {
-		key = rc.Name + " " + r.URL.RequestURI()
+	if in.method() == http.MethodGet && (rc.Cache || rc.Fallback) {
+		key = rc.Name + " " + in.requestURI()
 	}
 	if key != "" && rc.Cache {
 		if e, ok := rt.cache.Get(key); ok && e.Fresh(rt.cache.Now()) {
@@ -101,7 +122,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 		p.fail(w, rt, rte, key, rc.Breaker.Status, OriginBreaker, errBreakerOpen)
 		return true
 	}
-	wk, _, err := rte.pool.p.Checkout(r.Context())
+	wk, _, err := rte.pool.p.Checkout(in.context())
 	switch {
 	case errors.Is(err, pool.ErrClosed):
 		rte.forget()
@@ -123,15 +144,17 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	var resp *http.Response
 	var sent *clientBody
 	hw, bytePath := w.(http1.HeadWriter)
-	if bytePath = bytePath && key == "" && !p.opts.ObjectPath && bytePathRequest(r); bytePath {
+	if bytePath = bytePath && in.raw != nil; bytePath {
 		var ans *pool.Answer
-		if resp, ans, bytePath, err = forwardBytes(w, hw, r, rte, wk, deadline); ans != nil {
+		// A route that caches or falls back reads every answer as a
+		// response (its header decides what is stored).
+		if resp, ans, bytePath, err = forwardBytes(w, hw, in, rte, wk, deadline, key == ""); ans != nil {
 			p.settle(rte, wk, start, deadline, ans.Status, err)
 			return true
 		}
 	}
 	if !bytePath {
-		out := outRequest(r, rte)
+		out := outRequest(in.request(), rte)
 		if out.Body != nil {
 			sent = &clientBody{rc: out.Body}
 			out.Body = sent
@@ -141,7 +164,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	if err != nil {
 		rte.pool.p.Checkin(wk)
 		rte.stats.upstream.Observe(time.Since(start))
-		if r.Context().Err() != nil {
+		if in.context().Err() != nil {
 			rte.forget()
 			rte.stats.count(499, OriginClientGone)
 			return true
@@ -186,7 +209,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, rt *generation, rt
 	var maxAge time.Duration
 	store := false
 	if key != "" { // only routes that cache or fall back parse Cache-Control
-		maxAge, store = cache.MaxAge(r.Method, resp.StatusCode, resp.Header)
+		maxAge, store = cache.MaxAge(in.method(), resp.StatusCode, resp.Header)
 		store = store && resp.ContentLength <= int64(rt.cfg.Cache.MaxBodyBytes)
 	}
 	w.WriteHeader(resp.StatusCode)

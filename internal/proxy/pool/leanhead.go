@@ -28,7 +28,7 @@ func readLeanResponse(br *bufio.Reader, req *http.Request) (*http.Response, bool
 		}
 		return nil, false, err
 	}
-	if req.Method == http.MethodHead {
+	if req != nil && req.Method == http.MethodHead {
 		return nil, false, nil
 	}
 	buf, _ := br.Peek(br.Buffered())

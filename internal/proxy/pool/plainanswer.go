@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 )
 
 // Answer is an upstream answer handed over by RoundTripHead as bytes: its
@@ -92,10 +94,10 @@ func plainAnswer(b []byte) (status int, fields []byte, length int64, n int, ok b
 		}
 		name := field[:colon] // ASCII: EqualFold folds ASCII letters only
 		switch {
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")), bytes.EqualFold(name, []byte("Trailer")),
-			bytes.EqualFold(name, []byte("Pragma")), bytes.EqualFold(name, []byte("Connection")):
+		case httpsyntax.NameIs(name, "Transfer-Encoding"), httpsyntax.NameIs(name, "Trailer"),
+			httpsyntax.NameIs(name, "Pragma"), httpsyntax.NameIs(name, "Connection"):
 			return 0, nil, 0, 0, false
-		case bytes.EqualFold(name, []byte("Content-Length")):
+		case httpsyntax.NameIs(name, "Content-Length"):
 			v := trimSpace(field[colon+1:])
 			if length >= 0 || len(v) == 0 || len(v) > 18 {
 				return 0, nil, 0, 0, false

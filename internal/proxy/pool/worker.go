@@ -78,25 +78,33 @@ func (w *Worker) RoundTrip(req *http.Request) (*http.Response, error) {
 // request. A failure past the deadline is reported as
 // context.DeadlineExceeded, as RoundTrip reports its context's.
 func (w *Worker) RoundTripUntil(req *http.Request, deadline time.Time) (*http.Response, error) {
-	resp, _, err := w.roundTrip(req, req.URL.Scheme, req.URL.Host, nil, deadline, nil)
+	resp, _, err := w.roundTrip(req.Context(), req, req.URL.Scheme, req.URL.Host, nil, deadline, nil)
 	return resp, err
 }
 
-// RoundTripHead is RoundTripUntil for a request without a body (req, the
-// client's, gives the context and the method) whose head the caller made:
-// head, a whole HTTP/1.1 request head, is sent to scheme://host as it is.
+// RoundTripHead is RoundTripUntil for a request without a body whose head
+// the caller made: head, a whole HTTP/1.1 request head of method (GET or
+// HEAD), is sent to scheme://host as it is, ctx the client's context.
 // An answer whose head is of the plain kind (see plainAnswer) and that
 // accept takes comes back as bytes in ans, its head not parsed into a
 // header map; any other comes back as RoundTripUntil's response, read
 // from the same reader (readLeanResponse, else http.ReadResponse). ans is
 // the worker's own: it is valid until the worker is checked in.
-func (w *Worker) RoundTripHead(req *http.Request, scheme, host string, head []byte, deadline time.Time, accept AcceptFunc) (resp *http.Response, ans *Answer, err error) {
-	return w.roundTrip(req, scheme, host, head, deadline, accept)
+func (w *Worker) RoundTripHead(ctx context.Context, method, scheme, host string, head []byte, deadline time.Time, accept AcceptFunc) (resp *http.Response, ans *Answer, err error) {
+	var req *http.Request // a GET, for reading the answer
+	if method == http.MethodHead {
+		req = headRequest
+	}
+	return w.roundTrip(ctx, req, scheme, host, head, deadline, accept)
 }
 
-// roundTrip is RoundTripUntil (head nil) and RoundTripHead.
-func (w *Worker) roundTrip(req *http.Request, scheme, host string, head []byte, deadline time.Time, accept AcceptFunc) (*http.Response, *Answer, error) {
-	ctx := req.Context()
+// headRequest is the request a HEAD's answer is read for (the answer has
+// no body); never changed.
+var headRequest = &http.Request{Method: http.MethodHead}
+
+// roundTrip is RoundTripUntil (req, head nil) and RoundTripHead (head, req
+// nil for a GET).
+func (w *Worker) roundTrip(ctx context.Context, req *http.Request, scheme, host string, head []byte, deadline time.Time, accept AcceptFunc) (*http.Response, *Answer, error) {
 	target := w.target
 	if w.conn == nil || scheme != w.urlScheme || host != w.urlHost {
 		target = scheme + "://" + canonicalAddr(scheme, host)
@@ -182,7 +190,11 @@ func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Req
 	}
 	w.lim.arm(w.br.Size())
 	if accept != nil {
-		if ans, err = w.plain(req.Method, accept, stop); ans != nil {
+		method := http.MethodGet
+		if req != nil {
+			method = req.Method
+		}
+		if ans, err = w.plain(method, accept, stop); ans != nil {
 			w.lim.disarm()
 			return nil, ans, false, nil
 		}
