@@ -1,4 +1,4 @@
-//go:build !linux && !freebsd && !openbsd && !dragonfly
+//go:build (!linux && !freebsd && !openbsd && !dragonfly) || loadlab_portable
 
 package origin
 

@@ -8,4 +8,10 @@
 // epoll harvest, the EEVDF slice, sock_diag) sit in _linux.go files beside
 // an _other.go file with the portable fallback of the same name; this test
 // is what notices a new one without its fallback.
+//
+// The build tag loadlab_portable selects the _other.go files on Linux too,
+// so that the fallbacks run here for real: `make test` runs the lean
+// client and server, the attack and the proxy's pool through them
+// (PORTABLE_PKGS in the Makefile), and this test vets the whole module so
+// built.
 package portability

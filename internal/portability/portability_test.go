@@ -33,13 +33,23 @@ func TestBuildsOnEveryPlatform(t *testing.T) {
 	for _, target := range targets {
 		t.Run(strings.ReplaceAll(target, "/", "-"), func(t *testing.T) {
 			start := time.Now()
-			if err := crossCheck(root, target, "./..."); err != nil {
+			if err := crossCheck(root, target, ""); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s: built and vetted in %.1f s", target, time.Since(start).Seconds())
 		})
 	}
+	// The fallbacks selected on Linux, as `make test` runs some of them.
+	t.Run("linux-amd64-"+portableTag, func(t *testing.T) {
+		if err := crossCheck(root, "linux/amd64", portableTag); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
+
+// portableTag builds the portable fallbacks (the _other.go files) on Linux
+// too, instead of the Linux fast paths.
+const portableTag = "loadlab_portable"
 
 // TestCrossCheckNamesTargetAndError runs the check on a small module that
 // only builds on Linux, as origin/cork.go did before it had a file per
@@ -64,10 +74,10 @@ func Cork(fd int) error { return syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, 
 			t.Fatal(err)
 		}
 	}
-	if err := crossCheck(dir, "linux/arm64", "./..."); err != nil {
+	if err := crossCheck(dir, "linux/arm64", ""); err != nil {
 		t.Fatalf("linux/arm64 has TCP_CORK: %v", err)
 	}
-	err := crossCheck(dir, "darwin/arm64", "./...")
+	err := crossCheck(dir, "darwin/arm64", "")
 	if err == nil {
 		t.Fatal("darwin/arm64: built a use of syscall.TCP_CORK")
 	}
@@ -78,19 +88,28 @@ func Cork(fd int) error { return syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, 
 	}
 }
 
-// crossCheck vets pkgs in the module at dir for target ("GOOS/GOARCH"),
-// then builds loadlab's binary there when the module is loadlab. The
-// error names the target, the command and the compiler's first error.
-func crossCheck(dir, target, pkgs string) error {
+// crossCheck vets every package of the module at dir, tests included, for
+// target ("GOOS/GOARCH") with the build tags given, then builds loadlab's
+// binary there when the module is loadlab. The error names the target,
+// the command and the compiler's first error.
+func crossCheck(dir, target, tags string) error {
 	goos, goarch, _ := strings.Cut(target, "/")
-	steps := [][]string{{"vet", pkgs}}
+	steps := [][]string{{"vet", "./..."}}
 	if _, err := os.Stat(filepath.Join(dir, "cmd", "loadlab")); err == nil {
 		steps = append(steps, []string{"build", "-o", os.DevNull, "./cmd/loadlab"})
+	}
+	name := target
+	if tags != "" {
+		name += " -tags " + tags
 	}
 	for _, args := range steps {
 		// -p: as many packages at once as there are processors, the
 		// targets one after the other (they would only compete).
-		cmd := exec.Command(goTool(), append([]string{args[0], "-p", fmt.Sprint(runtime.NumCPU())}, args[1:]...)...)
+		flags := []string{args[0], "-p", fmt.Sprint(runtime.NumCPU())}
+		if tags != "" {
+			flags = append(flags, "-tags", tags)
+		}
+		cmd := exec.Command(goTool(), append(flags, args[1:]...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "GOWORK=off")
 		if target != runtime.GOOS+"/"+runtime.GOARCH {
@@ -102,10 +121,10 @@ func crossCheck(dir, target, pkgs string) error {
 		}
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			return fmt.Errorf("%s: go %s: %v", target, strings.Join(args, " "), err)
+			return fmt.Errorf("%s: go %s: %v", name, strings.Join(args, " "), err)
 		}
 		first, more := firstError(out)
-		return fmt.Errorf("%s: go %s: %s (%d more lines of output)", target, strings.Join(args, " "), first, more)
+		return fmt.Errorf("%s: go %s: %s (%d more lines of output)", name, strings.Join(args, " "), first, more)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-//go:build linux && (arm64 || riscv64 || loong64)
+//go:build linux && (arm64 || riscv64 || loong64) && !loadlab_portable
 
 package main
 
