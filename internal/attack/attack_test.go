@@ -18,6 +18,7 @@ import (
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 var clients = []string{"lean", "std"}
@@ -785,6 +786,18 @@ func TestHarvestedLatenciesEndOnArrival(t *testing.T) {
 			if len(rs) != 5 {
 				t.Fatalf("%d results, want 5", len(rs))
 			}
+			// The handler notes an answer just after sending it, and the
+			// attack may have read it first (at once without harvesting).
+			testwait.Until(10*time.Second, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, r := range rs {
+					if _, ok := sending[r.Seq]; !ok {
+						return false
+					}
+				}
+				return true
+			})
 			late := 0
 			mu.Lock()
 			defer mu.Unlock()
