@@ -159,14 +159,9 @@ func firstError(out []byte) (first string, more int) {
 	return lines[0], len(lines) - 1
 }
 
-// goTool is the go command of the toolchain running the test.
-func goTool() string {
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	return "go"
-}
+// goTool is the go command: go test puts its own toolchain's first in the
+// PATH of the tests it runs.
+func goTool() string { return "go" }
 
 // moduleRoot is the folder of loadlab's go.mod.
 func moduleRoot(t *testing.T) string {
