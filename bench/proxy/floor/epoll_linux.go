@@ -108,6 +108,12 @@ func runEpoll(listen, upstream string, size int, rewrite bool) error {
 	}
 }
 
+// epollWait is epoll_wait as a raw system call (see the mode's comment).
+func epollWait(ep int, events []unix.EpollEvent, ms int) (int, syscall.Errno) {
+	n, _, e := syscall.RawSyscall6(sysEpollWait, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
+	return int(n), e
+}
+
 func rawRead(fd int, p []byte) (int, syscall.Errno) {
 	for {
 		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))

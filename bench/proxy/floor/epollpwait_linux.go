@@ -2,17 +2,9 @@
 
 package main
 
-import (
-	"syscall"
-	"unsafe"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// epollWait is epoll_wait as a raw system call (see the mode's comment):
-// epoll_pwait without a signal mask, the same call, since these systems
-// have no epoll_wait.
-func epollWait(ep int, events []unix.EpollEvent, ms int) (int, syscall.Errno) {
-	n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
-	return int(n), e
-}
+// sysEpollWait is epoll_pwait, called without a signal mask (its two
+// extra arguments 0): the same call, since these systems have no
+// epoll_wait.
+const sysEpollWait = unix.SYS_EPOLL_PWAIT

@@ -2,15 +2,7 @@
 
 package main
 
-import (
-	"syscall"
-	"unsafe"
+import "syscall"
 
-	"golang.org/x/sys/unix"
-)
-
-// epollWait is epoll_wait as a raw system call (see the mode's comment).
-func epollWait(ep int, events []unix.EpollEvent, ms int) (int, syscall.Errno) {
-	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
-	return int(n), e
-}
+// sysEpollWait is epoll_wait.
+const sysEpollWait = syscall.SYS_EPOLL_WAIT
