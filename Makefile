@@ -29,9 +29,15 @@ vegeta:
 		echo $(VEGETA_VERSION) > $(VEGETA_DIR)/version; \
 	fi
 
+# The second go test runs the lean client and server, the attack and the
+# proxy's pool through the portable fallbacks that macOS, Windows and
+# FreeBSD get (-tags loadlab_portable selects the _other.go files on
+# Linux too); internal/portability cross-compiles for every platform.
+PORTABLE_PKGS := ./internal/rawconn/... ./internal/harvest/... ./internal/fdtable/... ./internal/http1/... ./internal/attack/... ./internal/proxy/pool/...
 test-go: vegeta
 	$(GO) vet ./...
 	$(GO) test -race -timeout 15m ./...
+	$(GO) test -race -timeout 5m -tags loadlab_portable $(PORTABLE_PKGS)
 
 test-browser: build
 	@if [ -f test/browser/package.json ]; then \

@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/loadlab/loadlab/bench/labproc"
@@ -123,15 +122,6 @@ func openIdle(url string, n int) []net.Conn {
 		fail(fmt.Errorf("opening idle connections to %s: %v", url, firstErr))
 	}
 	return conns
-}
-
-// raiseFileLimit lifts the soft open-files limit to the hard one.
-func raiseFileLimit() {
-	var l syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil {
-		l.Cur = l.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	}
 }
 
 func fail(err error) {

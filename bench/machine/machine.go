@@ -7,8 +7,8 @@ package machine
 
 import (
 	"fmt"
+	"os"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -34,12 +34,5 @@ func LoadAvg() string {
 	return fmt.Sprintf("%.2f %.2f %.2f", l.Load1, l.Load5, l.Load15)
 }
 
-// CPUTime is the process's user and system CPU time so far (0 where
-// getrusage fails).
-func CPUTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// ChildCPU is the user and system CPU time of a process that has exited.
+func ChildCPU(ps *os.ProcessState) time.Duration { return ps.UserTime() + ps.SystemTime() }

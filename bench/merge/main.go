@@ -18,9 +18,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/internal/attack/segment"
 	"github.com/loadlab/loadlab/internal/results"
 )
@@ -65,7 +65,7 @@ func main() {
 			os.Exit(1)
 		}
 		el := time.Since(start)
-		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+		rss := machine.MaxRSS(cmd.ProcessState)
 		count := k * *n
 		fmt.Printf("%-8d %12d %10.2f %14.0f %14.1f\n", k, count, el.Seconds(), float64(count)/el.Seconds(), float64(rss)/1024)
 		if k == *shards {

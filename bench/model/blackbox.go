@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loadlab/loadlab/bench/labproc"
@@ -221,7 +220,7 @@ http {
 // forks its worker) and reaps it.
 func startServer(dir string, port int, name string, args ...string) (string, func(), error) {
 	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.log", filepath.Base(name), port)))
 	if err != nil {
 		return "", nil, err
@@ -232,13 +231,13 @@ func startServer(dir string, port int, name string, args ...string) (string, fun
 		return "", nil, err
 	}
 	stop := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		signalGroup(cmd, false)
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			signalGroup(cmd, true)
 			<-done
 		}
 		logf.Close()

@@ -14,9 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/bench/typical"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
@@ -73,7 +73,7 @@ func main() {
 		cmd.Stderr = os.Stderr
 		check(cmd.Run())
 		el := time.Since(t0)
-		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // kB on Linux
+		rss := machine.MaxRSS(cmd.ProcessState) // kB
 		fmt.Printf("%-12d %12d %10.2f %14.0f %14.1f\n", count, st.Size(), el.Seconds(), float64(el.Nanoseconds())/float64(count), float64(rss)/1024)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -58,8 +59,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			check(cmd.Run())
-			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			cpu[i] = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			cpu[i] = machine.ChildCPU(cmd.ProcessState)
 		}()
 	}
 	wg.Wait()

@@ -1,3 +1,5 @@
+//go:build !loadlab_portable
+
 package fdtable
 
 import (

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux || loadlab_portable
 
 package harvest
 

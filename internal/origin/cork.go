@@ -11,14 +11,18 @@ type connKey struct{}
 
 // ConnContext records the connection in the request context. Install it as
 // http.Server.ConnContext: the simulator then corks the TCP connection
-// (TCP_CORK, like nginx's tcp_nopush) while it writes a large answer, so
-// headers and body leave in full segments instead of a small one first.
-// Without it the answers are the same, only a little more costly.
+// (TCP_CORK, like nginx's tcp_nopush; TCP_NOPUSH on FreeBSD, OpenBSD and
+// DragonFly) while it writes a large answer, so headers and body leave in
+// full segments instead of a small one first. Without it the answers are
+// the same, only a little more costly. macOS and Windows are never corked:
+// Windows has no such option, and macOS's TCP_NOPUSH does not send what it
+// held back when it is cleared (XNU only clears the flag), so the end of an
+// answer could wait for the next acknowledgement or the persist timer.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
 
-// corker sets TCP_CORK on the request's connection; uncork undoes it.
+// corker corks the request's connection (setCork); uncork undoes it.
 type corker struct{ raw syscall.RawConn }
 
 func corkFor(r *http.Request) *corker {
@@ -46,7 +50,7 @@ func (c *corker) uncork() {
 func (c *corker) set(v int) bool {
 	var serr error
 	err := c.raw.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_CORK, v)
+		serr = setCork(fd, v)
 	})
 	return err == nil && serr == nil
 }

@@ -79,7 +79,7 @@ func TestServeReloadsAndShutsDown(t *testing.T) {
 	}
 	hup := func() {
 		t.Helper()
-		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		if err := sendHUP(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,7 +167,7 @@ func TestServeUpstreamOverride(t *testing.T) {
 	if got := get(); got != "b /base/x" {
 		t.Fatalf("with -upstream: %q, want b's answer with the route's base path", got)
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+	if err := sendHUP(); err != nil {
 		t.Fatal(err)
 	}
 	if line := <-logs; !strings.Contains(line, "to "+b.URL) {
@@ -180,4 +180,15 @@ func TestServeUpstreamOverride(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Serve: %v", err)
 	}
+}
+
+// sendHUP sends SIGHUP to this process, as `kill -HUP` would (through
+// os.Process, so that the package's tests build on every system; only Unix
+// systems deliver it).
+func sendHUP() error {
+	p, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		return err
+	}
+	return p.Signal(syscall.SIGHUP)
 }

@@ -9,5 +9,8 @@
 // Stamped reads bring the kernel's receive time of the bytes
 // (SO_TIMESTAMPNS): the origin anchors a latency on the request's arrival,
 // the attack's harvested connections end a latency on the answer's.
-// Linux only: elsewhere New returns nil and callers keep net.Conn.
+// Linux only: elsewhere New returns nil and callers keep net.Conn (as on
+// Linux with -tags loadlab_portable, see package portability). On 32-bit
+// x86 the raw calls need Linux 4.3 or later (recvmsg and sendto as calls
+// of their own).
 package rawconn

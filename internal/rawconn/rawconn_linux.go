@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !loadlab_portable
 
 package rawconn
 
@@ -284,9 +284,9 @@ func (r *Conn) sendFile(head []byte, f *os.File, off, n int64) (sent int64, ok b
 				var m uintptr
 				var e syscall.Errno
 				if off < 0 {
-					m, _, e = syscall.RawSyscall6(syscall.SYS_SENDFILE, fd, uintptr(src), 0, uintptr(min(n-sent, 1<<30)), 0, 0)
+					m, _, e = syscall.RawSyscall6(sysSendfile, fd, uintptr(src), 0, uintptr(min(n-sent, 1<<30)), 0, 0)
 				} else {
-					m, _, e = syscall.RawSyscall6(syscall.SYS_SENDFILE, fd, uintptr(src), uintptr(unsafe.Pointer(&r.off)), uintptr(min(n-sent, 1<<30)), 0, 0)
+					m, _, e = syscall.RawSyscall6(sysSendfile, fd, uintptr(src), uintptr(unsafe.Pointer(&r.off)), uintptr(min(n-sent, 1<<30)), 0, 0)
 				}
 				switch e {
 				case 0:

@@ -1,9 +1,12 @@
+//go:build !loadlab_portable
+
 package rawconn
 
 import (
 	"syscall"
-	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // EnableStamps asks the kernel for the receive time of the bytes each read
@@ -33,13 +36,20 @@ func (s *Stamped) Recv(fd uintptr, p []byte) (n int, rx int64, errno syscall.Err
 	s.msg.Iovlen = 1
 	s.msg.Control = &s.oob[0]
 	s.msg.SetControllen(len(s.oob))
-	r, _, e := syscall.RawSyscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.msg)), 0)
+	// unix's number, not syscall's: 32-bit x86 has had recvmsg as a call
+	// of its own since Linux 4.3, which syscall does not list (it goes
+	// through socketcall there); the same number elsewhere.
+	r, _, e := syscall.RawSyscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.msg)), 0)
 	s.iov.Base = nil // do not keep p alive
 	if e != 0 {
 		return 0, 0, e
 	}
 	return int(r), stampOf(s.oob[:s.msg.Controllen]), 0
 }
+
+// cmsgAlign is the alignment of control messages: the size of a C long
+// (CMSG_ALIGN), 8 on 64-bit systems, 4 on 32-bit ones.
+const cmsgAlign = int(unsafe.Sizeof(uintptr(0)))
 
 // stampOf finds the SCM_TIMESTAMPNS in control messages (Unix ns, or 0).
 func stampOf(oob []byte) int64 {
@@ -53,22 +63,7 @@ func stampOf(oob []byte) int64 {
 			ts := (*syscall.Timespec)(unsafe.Pointer(&oob[syscall.SizeofCmsghdr]))
 			return ts.Nano()
 		}
-		oob = oob[(l+7)&^7:]
+		oob = oob[(l+cmsgAlign-1)&^(cmsgAlign-1):]
 	}
 	return 0
-}
-
-// Arrival turns a receive timestamp (Unix ns, from Recv) into a time on
-// now's monotonic clock, so it can be subtracted from other time.Now
-// values: now less the stamp's age, the age clamped to [0, maxAge]. Zero
-// when rx is 0 or older than maxAge (a stale or foreign stamp).
-func Arrival(rx int64, now time.Time, maxAge time.Duration) time.Time {
-	if rx == 0 {
-		return time.Time{}
-	}
-	age := time.Duration(now.UnixNano() - rx)
-	if age > maxAge {
-		return time.Time{}
-	}
-	return now.Add(-max(age, 0))
 }

@@ -1,8 +1,12 @@
+//go:build !loadlab_portable
+
 package rawconn
 
 import (
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // WriteSome writes as much of p to the non-blocking socket fd as it takes
@@ -12,7 +16,7 @@ import (
 func WriteSome(fd uintptr, p []byte) (int, syscall.Errno) { return sendSome(fd, p, 0) }
 
 // sendSome is WriteSome with send flags (MSG_MORE): a write when there are
-// none, else sendto.
+// none, else sendto (unix's number: see Stamped.Recv).
 func sendSome(fd uintptr, p []byte, flags int) (int, syscall.Errno) {
 	done := 0
 	for done < len(p) {
@@ -21,7 +25,7 @@ func sendSome(fd uintptr, p []byte, flags int) (int, syscall.Errno) {
 		if flags == 0 {
 			n, _, e = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
 		} else {
-			n, _, e = syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done), uintptr(flags), 0, 0)
+			n, _, e = syscall.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done), uintptr(flags), 0, 0)
 		}
 		switch e {
 		case 0:

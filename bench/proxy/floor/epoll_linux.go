@@ -1,3 +1,5 @@
+//go:build !loadlab_portable
+
 package main
 
 import (
@@ -108,7 +110,7 @@ func runEpoll(listen, upstream string, size int, rewrite bool) error {
 
 // epollWait is epoll_wait as a raw system call (see the mode's comment).
 func epollWait(ep int, events []unix.EpollEvent, ms int) (int, syscall.Errno) {
-	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
+	n, _, e := syscall.RawSyscall6(sysEpollWait, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
 	return int(n), e
 }
 
