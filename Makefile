@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/loadlab
 
-.PHONY: vegeta build demo test test-go test-browser test-kube test-soak lint fuzz uplot bench bench-attack bench-origin bench-proxy bench-report bench-plot soak clean
+.PHONY: vegeta build demo test test-go test-browser test-kube portability test-soak lint fuzz uplot bench bench-attack bench-origin bench-proxy bench-report bench-plot soak clean
 
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
 
@@ -38,6 +38,11 @@ test-go: vegeta
 	$(GO) vet ./...
 	$(GO) test -race -timeout 15m ./...
 	$(GO) test -race -timeout 5m -tags loadlab_portable $(PORTABLE_PKGS)
+
+# Every supported platform, the whole module and the binary (make test
+# checks a cheaper part of it; see internal/portability).
+portability:
+	LOADLAB_PORTABILITY=all $(GO) test -count=1 -timeout 30m -run '^TestBuildsOnEveryPlatform$$' -v ./internal/portability/
 
 test-browser: build
 	@if [ -f test/browser/package.json ]; then \
