@@ -32,7 +32,7 @@ vegeta:
 # The second go test runs the lean client and server, the attack and the
 # proxy's pool through the portable fallbacks that macOS, Windows and
 # FreeBSD get (-tags loadlab_portable selects the _other.go files on
-# Linux too); internal/portability cross-compiles for every platform.
+# Linux too); internal/portability cross-compiles (see make portability).
 PORTABLE_PKGS := ./internal/rawconn/... ./internal/harvest/... ./internal/fdtable/... ./internal/http1/... ./internal/attack/... ./internal/proxy/pool/...
 test-go: vegeta
 	$(GO) vet ./...
