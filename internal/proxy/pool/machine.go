@@ -95,10 +95,25 @@ func NewMachine[W, P any](size, maxOverflow int, dismissAny bool, fx Effects[W, 
 // a new overflow worker if overflow is left, else t joins the FIFO queue.
 // It returns ErrClosed on a closed machine.
 func (m *Machine[W, P]) Checkout(t *Ticket[W, P]) error {
+	_, err := m.checkout(t, false)
+	return err
+}
+
+// TakeIdle is Checkout when it costs nothing: with an idle worker there,
+// it hands t that worker and reports true; when Checkout would start a
+// worker or queue t, or on a closed machine, it does nothing and reports
+// false.
+func (m *Machine[W, P]) TakeIdle(t *Ticket[W, P]) bool {
+	done, _ := m.checkout(t, true)
+	return done
+}
+
+// checkout is Checkout, or TakeIdle when quick.
+func (m *Machine[W, P]) checkout(t *Ticket[W, P], quick bool) (bool, error) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return ErrClosed
+		return false, ErrClosed
 	}
 	if n := len(m.idle); n > 0 {
 		w := m.idle[n-1]
@@ -108,18 +123,22 @@ func (m *Machine[W, P]) Checkout(t *Ticket[W, P]) error {
 		m.busy++
 		m.mu.Unlock()
 		m.deliver(t, w)
-		return nil
+		return true, nil
+	}
+	if quick {
+		m.mu.Unlock()
+		return false, nil
 	}
 	if m.overflow < m.maxOverflow {
 		m.overflow++
 		m.busy++
 		m.mu.Unlock()
 		m.deliver(t, m.fx.Start())
-		return nil
+		return true, nil
 	}
 	t.elem = m.waiters.PushBack(t)
 	m.mu.Unlock()
-	return nil
+	return true, nil
 }
 
 // deliver hands w to t, or keeps it for t's Cancel if its caller already
@@ -138,7 +157,16 @@ func (m *Machine[W, P]) deliver(t *Ticket[W, P], w W) {
 // Checkin takes a worker back: the longest waiting caller still there gets
 // it; else an overflow worker is dismissed; else it goes back to the idle
 // list (or is closed, on a closed machine).
-func (m *Machine[W, P]) Checkin(w W) {
+func (m *Machine[W, P]) Checkin(w W) { m.checkin(w, false) }
+
+// ReturnIdle is Checkin when it costs nothing: w goes to the longest
+// waiting caller or back to the idle list, and it reports true; when
+// Checkin would dismiss or close w, it does nothing (but drop the callers
+// that gave up from the queue, as Checkin would) and reports false.
+func (m *Machine[W, P]) ReturnIdle(w W) bool { return m.checkin(w, true) }
+
+// checkin is Checkin, or ReturnIdle when quick.
+func (m *Machine[W, P]) checkin(w W, quick bool) bool {
 	m.mu.Lock()
 	for e := m.waiters.Front(); e != nil; e = m.waiters.Front() {
 		t := m.waiters.Remove(e).(*Ticket[W, P])
@@ -146,23 +174,29 @@ func (m *Machine[W, P]) Checkin(w W) {
 		if m.fx.Claim(t) {
 			m.mu.Unlock()
 			m.fx.Deliver(t, w)
-			return
+			return true
 		}
 	}
+	dismiss := m.overflow > 0 && (m.dismissAny || m.fx.Overflow(w))
+	if quick && (dismiss || m.closed) {
+		m.mu.Unlock()
+		return false
+	}
 	m.busy--
-	if m.overflow > 0 && (m.dismissAny || m.fx.Overflow(w)) {
+	if dismiss {
 		m.overflow--
 		m.mu.Unlock()
 		m.fx.Dismiss(w)
-		return
+		return true
 	}
 	if m.closed {
 		m.mu.Unlock()
 		m.fx.Close(w)
-		return
+		return true
 	}
 	m.idle = append(m.idle, w)
 	m.mu.Unlock()
+	return true
 }
 
 // Cancel is poolboy's cancel_waiting for an abandoned ticket: a worker

@@ -29,7 +29,11 @@ type mailbox struct {
 	peak    int
 	closing bool // Close was called: no new checkouts
 	exited  bool // the manager has stopped: nothing is read any more
-	signal  chan struct{}
+	// managing: the manager is applying a message (from taking it until
+	// it comes back for the next); inline: a caller applies its own
+	// (tryInline). One at a time applies messages to the pool.
+	managing, inline bool
+	signal           chan struct{}
 }
 
 func newMailbox() *mailbox { return &mailbox{signal: make(chan struct{}, 1)} }
@@ -57,11 +61,49 @@ func (mb *mailbox) push(m message) bool {
 	return true
 }
 
-// pop takes the oldest message, waiting for one.
+// tryInline applies a caller's own message in the caller's goroutine
+// (apply), as the manager would apply it, when the manager has nothing to
+// do: no message queued, none being applied, the pool not closing. It
+// reports what apply reports; false, with nothing done, when the manager
+// is busy. apply must be quick (no worker started or dismissed) and
+// report false, changing nothing, when it cannot be (the caller then
+// sends its message). A message pushed meanwhile waits for the manager,
+// which is woken after. So a checkout or checkin that finds the pool
+// idle costs no trip through the manager's goroutine, and the order in
+// which messages apply is still the order they came in.
+func (mb *mailbox) tryInline(apply func() bool) bool {
+	mb.mu.Lock()
+	if mb.managing || mb.inline || mb.head < len(mb.q) || mb.exited || mb.closing {
+		mb.mu.Unlock()
+		return false
+	}
+	mb.inline = true
+	// As in poolboy's mailbox, the message was queued, alone, and taken
+	// at once: the peak counts it.
+	mb.peak = max(mb.peak, 1)
+	mb.mu.Unlock()
+	done := apply()
+	mb.mu.Lock()
+	mb.inline = false
+	pending := mb.head < len(mb.q)
+	mb.mu.Unlock()
+	if pending {
+		select {
+		case mb.signal <- struct{}{}:
+		default:
+		}
+	}
+	return done
+}
+
+// pop takes the oldest message, waiting for one (and for a caller
+// applying its own to finish).
 func (mb *mailbox) pop() message {
 	for {
 		mb.mu.Lock()
-		if mb.head < len(mb.q) {
+		mb.managing = false
+		if !mb.inline && mb.head < len(mb.q) {
+			mb.managing = true
 			m := mb.q[mb.head]
 			mb.q[mb.head] = message{}
 			mb.head++

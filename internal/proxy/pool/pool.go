@@ -201,6 +201,9 @@ func (p *Pool) done(wait time.Duration) {
 // closed.
 func (p *Pool) Checkin(w *Worker) {
 	if p.mb != nil {
+		if p.mb.tryInline(func() bool { return p.m.ReturnIdle(w) }) {
+			return // applied here, the manager idle (see mailbox.tryInline)
+		}
 		if !p.mb.push(message{kind: msgCheckin, w: w}) {
 			w.close() // the manager is gone: nobody will use it again
 		}

@@ -25,6 +25,13 @@ func parseUpstream(raw string) *upstream {
 func (p *Pool) checkoutSerial(ctx context.Context) (*Worker, time.Duration, error) {
 	start := time.Now()
 	t := newTicket()
+	// The manager idle and a worker idle: the checkout applies here, as
+	// the manager would apply it at once.
+	if p.mb.tryInline(func() bool { return p.m.TakeIdle(t) }) {
+		w := <-t.Payload
+		reuseTicket(t)
+		return p.finish(start, w, nil)
+	}
 	if !p.mb.push(message{kind: msgCheckout, t: t}) {
 		reuseTicket(t) // never queued
 		return nil, 0, ErrClosed
