@@ -183,3 +183,50 @@ func TestSerialManagerBasics(t *testing.T) {
 		t.Fatalf("%d connections open after close", cc.Open())
 	}
 }
+
+// TestSerialManagerInlineKeepsOrder: a checkout or checkin that finds the
+// manager idle is applied by its caller (no message left in the mailbox,
+// the peak counting it), but one that finds the manager busy (here
+// dismissing a worker, for StopCost) waits its turn in the mailbox, even
+// when it needs no work: a worker checked in during the dismissal is not
+// handed to a later checkout before the dismissal ends, as poolboy's
+// mailbox orders them.
+func TestSerialManagerInlineKeepsOrder(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	const stopCost = 400 * time.Millisecond
+	p := New(Config{Size: 1, Overflow: 1, CheckoutTimeout: 10 * time.Second, Manager: ManagerSerial,
+		StopCost: stopCost, Upstream: srv.URL}, Options{})
+	defer p.Close()
+	a, _, err := p.Checkout(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Snapshot(); s.Mailbox != 0 || s.MailboxPeak != 1 || s.InUse != 1 {
+		t.Fatalf("an idle worker taken with the manager idle: %+v, want mailbox 0, peak 1, one in use", s)
+	}
+	p.Checkin(a)
+	if s := p.Snapshot(); s.Idle != 1 || s.InUse != 0 {
+		t.Fatalf("checked in with the manager idle: %+v, want the worker idle at once", s)
+	}
+	a, _, _ = p.Checkout(context.Background())
+	b, _, err := p.Checkout(context.Background()) // an overflow worker, started at no cost
+	if err != nil || b == a {
+		t.Fatalf("overflow checkout: %v", err)
+	}
+	began := time.Now()
+	p.Checkin(b) // overflow out, nobody waiting: the manager dismisses b, stopCost long
+	testwait.Eventually(t, 5*time.Second, "the manager to dismiss b", func() bool { return p.Snapshot().OverflowClosed == 1 || p.Snapshot().OverflowInUse == 0 })
+	p.Checkin(a) // needs no work, but the manager is busy: into the mailbox
+	if s := p.Snapshot(); time.Since(began) < stopCost/2 && (s.Idle != 0 || s.Mailbox != 1) {
+		t.Fatalf("a checkin during the dismissal: %+v, want it queued (mailbox 1, nothing idle yet)", s)
+	}
+	c, wait, err := p.Checkout(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if since := time.Since(began); since < stopCost || c != a {
+		t.Fatalf("a checkout after the checkin got %p (a %p) %v into a %v dismissal (wait %v): want a, after the dismissal", c, a, since, stopCost, wait)
+	}
+	p.Checkin(c)
+}
