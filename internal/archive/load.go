@@ -37,7 +37,8 @@ var slugUsers = regexp.MustCompile(`-([0-9]+)(?:-([0-9]+))?users-$`)
 // SlugUsers are the users a run's slug names (Slug) when it was a closed
 // loop: [32] of "users-60s-32users-<id>", [4 32] of "...-4-32users-<id>";
 // nil for a paced run's slug. It gives the users of a run archived before
-// the archive kept them.
+// the archive kept them. (A run shorter than half a second has no length
+// in its slug: if its name ends in a number, that number reads as users.)
 func SlugUsers(slug, id string) []int {
 	m := slugUsers.FindStringSubmatch(strings.TrimSuffix(slug, id))
 	if m == nil || !strings.HasSuffix(slug, "-"+id) {

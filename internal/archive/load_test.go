@@ -45,3 +45,28 @@ func TestLoadAndSlugUsers(t *testing.T) {
 		t.Errorf("a slug of another ID: %v", got)
 	}
 }
+
+// The users a closed loop's slug names are read back whatever its name,
+// and any text is read without panicking.
+func FuzzSlugUsers(f *testing.F) {
+	f.Add("users", uint16(60), uint16(4), uint16(32))
+	f.Add("run-7", uint16(1), uint16(16), uint16(16))
+	f.Add("4-32users", uint16(9), uint16(0), uint16(0))
+	f.Fuzz(func(t *testing.T, name string, secs, lo, hi uint16) {
+		id := "adsfccv6g4k5"
+		SlugUsers(name, id)
+		SlugUsers(name, "")
+		var users, want []int
+		if lo > 0 {
+			users = []int{int(lo), int(max(lo, hi))}
+			want = []int{int(lo)}
+			if hi > lo {
+				want = append(want, int(hi))
+			}
+		}
+		slug := Slug(name, time.Duration(int64(secs)+1)*time.Second, 100, users, id)
+		if got := SlugUsers(slug, id); !slices.Equal(got, want) {
+			t.Errorf("SlugUsers(%q) = %v, want %v", slug, got, want)
+		}
+	})
+}
