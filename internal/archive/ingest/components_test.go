@@ -18,14 +18,7 @@ import (
 // never another cell's. The content hash leaves them out, so a folder an
 // older loadlab archived (which stored none) is found already stored.
 func TestCellStoresItsComponentsConfigs(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if err := os.CopyFS(dir, os.DirFS(runDir)); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := summary.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, sum := copyRun(t)
 	// An origin started in the first step and kept running, a proxy with
 	// its config rendered at each step (recorded with the folder's path at
 	// the time, which need not be where it is now).
