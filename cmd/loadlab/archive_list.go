@@ -23,7 +23,8 @@ const archiveListExamples = `  # Every run, newest first
   loadlab archive list -db runs.db
 
   # The runs of one build, as JSON (id, name, labels, started, requests,
-  # success, latencies with vegeta's keys in ns, ...)
+  # rate, success, latencies with vegeta's keys in ns, a closed loop's
+  # users, ...)
   loadlab archive list -db runs.db -label build=2020-02-04 -type json
 
   # The 20 slowest runs named like "checkout"
@@ -72,13 +73,15 @@ func runArchiveList(ctx context.Context, args []string, _ io.Reader, stdout, std
 	return writeRunTable(stdout, runs, total)
 }
 
-// writeRunTable prints runs as a table, one line each.
+// writeRunTable prints runs as a table, one line each. LOAD is the load
+// as planned: the rate sent ("350/s"), or a closed loop's users ("32
+// users"), whose rate is what they achieved.
 func writeRunTable(w io.Writer, runs []archive.Run, total int) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tNAME\tLABELS\tREQUESTS\tRATE\tSUCCESS\tP50\tP99\tMAX")
+	fmt.Fprintln(tw, "ID\tSTARTED\tNAME\tLABELS\tREQUESTS\tLOAD\tSUCCESS\tP50\tP99\tMAX")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.1f\t%.2f%%\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format(time.DateTime), r.Name,
-			labelList(r.Labels), r.Requests, r.Rate, 100*r.Success,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%.2f%%\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format(time.DateTime), r.Name,
+			labelList(r.Labels), r.Requests, r.Load(), 100*r.Success,
 			report.Round(r.Latencies.P50), report.Round(r.Latencies.P99), report.Round(r.Latencies.Max))
 	}
 	if err := tw.Flush(); err != nil {

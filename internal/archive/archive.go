@@ -46,6 +46,12 @@ type Run struct {
 	Ended   time.Time         `json:"ended"`
 	Added   time.Time         `json:"added"`
 	Content string            `json:"content"` // hash of the raw content: the same content added twice is one run
+	// Users are the users of each of the run's steps and scenarios, in
+	// order, when every scenario of it was a closed loop (`rate: 0` with
+	// `workers: N`), whose rate is what they achieved rather than what was
+	// asked; empty for a paced run. Of a closed-loop run archived before
+	// the archive kept them, the fewest and the most, as its slug names them.
+	Users []int `json:"users,omitempty"`
 	Figures
 	Steps []Step `json:"steps,omitempty"`
 }
@@ -126,9 +132,6 @@ type Bundle struct {
 	// merged (what Points returns for one scenario). When nil, a scenario
 	// that ran in one step takes that step's figures.
 	Scenarios map[string]Figures
-	// Users are the users of the run's steps when every scenario of it
-	// was a closed loop (nil otherwise): its slug names them (Slug).
-	Users []int
 }
 
 // StepKey names one step and scenario of a run.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -86,13 +85,8 @@ func Slug(name string, d time.Duration, rate float64, users []int, id string) st
 	if s := int64(math.Round(d.Seconds())); s > 0 {
 		parts = append(parts, fmt.Sprintf("%ds", s))
 	}
-	if len(users) > 0 {
-		lo, hi := slices.Min(users), slices.Max(users)
-		if lo == hi {
-			parts = append(parts, fmt.Sprintf("%dusers", lo))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%dusers", lo, hi))
-		}
+	if u := usersRange(users); u != "" {
+		parts = append(parts, u+"users")
 	} else if r := int64(math.Round(rate)); r > 0 {
 		parts = append(parts, fmt.Sprintf("%drps", r))
 	}

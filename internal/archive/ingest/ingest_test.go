@@ -173,14 +173,7 @@ func TestNotResultsIsBadInput(t *testing.T) {
 // A run folder whose matrix varies no component is one run; its figures
 // are `loadlab report` of all its results files at once.
 func TestPlainRunFolderIsOneRunWithReportsFigures(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	if err := os.CopyFS(dir, os.DirFS(runDir)); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := summary.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, sum := copyRun(t)
 	sum.Design.Axes[0].Component = false // as a sweep of a variable would be
 	if err := summary.Write(dir, sum); err != nil {
 		t.Fatal(err)
@@ -205,4 +198,19 @@ func TestPlainRunFolderIsOneRunWithReportsFigures(t *testing.T) {
 	if bs[0].Scenarios["page"].Latencies != r.Latencies {
 		t.Errorf("the only scenario's figures differ from the run's")
 	}
+}
+
+// copyRun copies the regression hunt's run folder to a temporary folder
+// and reads its summary there.
+func copyRun(t *testing.T) (string, *summary.Summary) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(dir, os.DirFS(runDir)); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := summary.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, sum
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -49,7 +48,10 @@ func runFolder(ctx context.Context, dir string, o Options) ([]*archive.Bundle, [
 		return nil, nil, badinput.At(dir, 0, "the run has no steps: nothing to archive")
 	}
 	cells := cellsOf(sum)
-	plan, _ := os.ReadFile(filepath.Join(dir, "plan.yaml"))
+	var plan []byte
+	if name := planCopy(dir, sum); name != "" {
+		plan, _ = os.ReadFile(filepath.Join(dir, name))
+	}
 	machine, _ := json.Marshal(sum.Machine)
 	var out []*archive.Bundle
 	var warns []string
@@ -168,17 +170,14 @@ func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bund
 	b.Run.Command = strings.TrimSpace("loadlab run " + strings.Join(sum.RunArgs, " "))
 	b.Run.Started, b.Run.Ended = first.Started, last.Ended
 	b.Run.Figures = figures(merged(all))
-	files, err := cellFiles(dir, sum, c)
-	if err != nil {
-		return nil, warns, err
-	}
+	files, hashed := cellFiles(dir, sum, c)
 	b.Files = files
-	content, err := archive.ContentHash(files, c.key)
+	content, err := archive.ContentHash(hashed, c.key)
 	if err != nil {
 		return nil, warns, err
 	}
 	b.Run.Content = content
-	b.Users = closedUsers(jobs)
+	b.Run.Users = closedUsers(jobs)
 	return b, warns, nil
 }
 
@@ -218,11 +217,17 @@ func reportAll(dir string, jobs []*stepJob) {
 
 // cellFiles are the raw files of a cell's run: the run folder's own files,
 // every file of its steps' folders, its components' logs, the sampled
-// metrics of its steps, and the step log.
-func cellFiles(dir string, sum *summary.Summary, c cell) ([]archive.BundleFile, error) {
-	var files []archive.BundleFile
+// metrics of its steps, the step log, and what else the write-up reads
+// (componentFiles: the components' rendered configs and recipe copies; a
+// plan copy named plan.yml or plan.json), so that the run's folder, fetched
+// back from the archive, rewrites to the same report.
+//
+// hashed are the files the run's content hash is taken over: those a
+// loadlab that stored no configs, recipes nor plan.yml/json stored, so that
+// adding a folder an older loadlab archived finds it already stored.
+func cellFiles(dir string, sum *summary.Summary, c cell) (files, hashed []archive.BundleFile) {
 	seen := map[string]bool{}
-	add := func(rel string) {
+	add := func(rel string, inHash bool) {
 		rel = filepath.ToSlash(filepath.Clean(rel))
 		if seen[rel] || strings.HasPrefix(rel, "../") {
 			return
@@ -231,38 +236,38 @@ func cellFiles(dir string, sum *summary.Summary, c cell) ([]archive.BundleFile, 
 			return
 		}
 		seen[rel] = true
-		files = append(files, diskFile(rel, filepath.Join(dir, rel)))
+		f := diskFile(rel, filepath.Join(dir, rel))
+		files = append(files, f)
+		if inHash {
+			hashed = append(hashed, f)
+		}
 	}
 	for _, f := range topFiles {
-		add(f)
+		add(f, true)
 	}
 	steps := map[int]bool{}
 	for _, st := range c.steps {
 		steps[st.Index+1] = true
 		if st.Dir != "" {
-			var names []string
-			filepath.WalkDir(filepath.Join(dir, st.Dir), func(p string, d fs.DirEntry, err error) error {
-				if err == nil && d.Type().IsRegular() {
-					if rel, err := filepath.Rel(dir, p); err == nil {
-						names = append(names, rel)
-					}
-				}
-				return nil
-			})
-			sort.Strings(names)
-			for _, n := range names {
-				add(n)
+			for _, n := range walkFiles(dir, st.Dir) {
+				add(n, true)
 			}
 		}
 		for _, sc := range st.Scenarios {
-			add(sc.Results)
-			add(sc.Report)
+			add(sc.Results, true)
+			add(sc.Report, true)
 		}
 		for _, cr := range append(append([]summary.ComponentRun{}, st.Components...), st.Deaths...) {
 			if cr.Log != "" {
-				add(cr.Log)
+				add(cr.Log, true)
 			}
 		}
+	}
+	if name := planCopy(dir, sum); name != "" {
+		add(name, false)
+	}
+	for _, n := range componentFiles(dir, sum, c) {
+		add(n, false)
 	}
 	whole := len(c.steps) == len(sum.Steps)
 	for _, name := range []string{"samples.json", "samples.csv"} {
@@ -273,6 +278,7 @@ func cellFiles(dir string, sum *summary.Summary, c cell) ([]archive.BundleFile, 
 		seen[name] = true
 		if whole {
 			files = append(files, diskFile(name, p))
+			hashed = append(hashed, files[len(files)-1])
 			continue
 		}
 		filter := samplesJSON
@@ -290,12 +296,14 @@ func cellFiles(dir string, sum *summary.Summary, c cell) ([]archive.BundleFile, 
 			}
 			return io.NopCloser(bytes.NewReader(out)), nil
 		}})
+		hashed = append(hashed, files[len(files)-1])
 	}
 	log := stepLog(sum, c)
 	files = append(files, archive.BundleFile{Name: StepLog, Open: func() (io.ReadCloser, error) {
 		return io.NopCloser(strings.NewReader(log)), nil
 	}})
-	return files, nil
+	hashed = append(hashed, files[len(files)-1])
+	return files, hashed
 }
 
 // stepLog lists when each of the cell's steps started and ended, one line

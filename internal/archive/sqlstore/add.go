@@ -36,7 +36,7 @@ func (s *Store) Add(ctx context.Context, b *archive.Bundle) (string, bool, error
 		r.ID = archive.NewID(r.Content)
 	}
 	if r.Slug == "" {
-		r.Slug = archive.Slug(r.Name, r.Ended.Sub(r.Started), r.Rate, b.Users, r.ID)
+		r.Slug = archive.Slug(r.Name, r.Ended.Sub(r.Started), r.Rate, r.Users, r.ID)
 	}
 	if r.Added.IsZero() {
 		r.Added = time.Now()
@@ -159,10 +159,15 @@ func fromUnixNano(n int64) time.Time {
 
 func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *archive.Run) (int64, error) {
 	labels, _ := json.Marshal(r.Labels)
+	users := ""
+	if len(r.Users) > 0 {
+		js, _ := json.Marshal(r.Users)
+		users = string(js)
+	}
 	args := []any{r.ID, r.Slug, r.Name, strings.ToLower(r.Name), r.Source, r.Command, r.Plan, r.Machine,
-		unixNano(r.Started), unixNano(r.Ended), unixNano(r.Added), r.Content, string(labels)}
+		unixNano(r.Started), unixNano(r.Ended), unixNano(r.Added), r.Content, string(labels), users}
 	args = append(args, figureArgs(&r.Figures)...)
-	q := "INSERT INTO runs (id, slug, name, name_lower, source, command, plan, machine, started, ended, added, content, labels, " +
+	q := "INSERT INTO runs (id, slug, name, name_lower, source, command, plan, machine, started, ended, added, content, labels, users, " +
 		figureNames + ") VALUES (" + placeholders(len(args)) + ") RETURNING seq"
 	var seq int64
 	if err := tx.QueryRowContext(ctx, s.d.rebind(q), args...).Scan(&seq); err != nil {

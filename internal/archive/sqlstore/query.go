@@ -138,18 +138,18 @@ func (fs *figureScan) figures() archive.Figures {
 	return f
 }
 
-const runCols = "r.id, r.slug, r.name, r.source, r.command, r.plan, r.machine, r.started, r.ended, r.added, r.content, r.labels"
+const runCols = "r.id, r.slug, r.name, r.source, r.command, r.plan, r.machine, r.started, r.ended, r.added, r.content, r.labels, r.users"
 
 // listCols are runCols without the plan (Get returns it): List stays light.
-const listCols = "r.id, r.slug, r.name, r.source, r.command, '', r.machine, r.started, r.ended, r.added, r.content, r.labels"
+const listCols = "r.id, r.slug, r.name, r.source, r.command, '', r.machine, r.started, r.ended, r.added, r.content, r.labels, r.users"
 
 // scanRun reads runCols and the figures into a Run.
 func scanRun(sc interface{ Scan(...any) error }) (archive.Run, error) {
 	var r archive.Run
 	var started, ended, added int64
-	var labels string
+	var labels, users string
 	var fs figureScan
-	dest := append([]any{&r.ID, &r.Slug, &r.Name, &r.Source, &r.Command, &r.Plan, &r.Machine, &started, &ended, &added, &r.Content, &labels},
+	dest := append([]any{&r.ID, &r.Slug, &r.Name, &r.Source, &r.Command, &r.Plan, &r.Machine, &started, &ended, &added, &r.Content, &labels, &users},
 		fs.dest()...)
 	if err := sc.Scan(dest...); err != nil {
 		return r, err
@@ -157,6 +157,11 @@ func scanRun(sc interface{ Scan(...any) error }) (archive.Run, error) {
 	r.Started, r.Ended, r.Added = fromUnixNano(started), fromUnixNano(ended), fromUnixNano(added)
 	r.Labels = map[string]string{}
 	json.Unmarshal([]byte(labels), &r.Labels)
+	if users != "" {
+		json.Unmarshal([]byte(users), &r.Users)
+	} else {
+		r.Users = archive.SlugUsers(r.Slug, r.ID) // a run stored before the archive kept its users
+	}
 	r.Figures = fs.figures()
 	return r, nil
 }

@@ -44,6 +44,9 @@ var migrations = [][]string{
 		`CREATE TABLE chunks (run_seq BIGINT NOT NULL REFERENCES runs (seq) ON DELETE CASCADE, name TEXT NOT NULL, n INTEGER NOT NULL,
 			codec TEXT NOT NULL, data {{blob}} NOT NULL, PRIMARY KEY (run_seq, name, n))`,
 	},
+	{ // 2: a closed loop's users (archive.Run.Users, a JSON array; '' for a paced run and the runs stored before)
+		`ALTER TABLE runs ADD COLUMN users TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // SchemaVersion is the schema version this loadlab writes.
