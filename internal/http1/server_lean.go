@@ -249,7 +249,10 @@ func (c *serverConn) serve() {
 			}
 			// A plain target's URL is made without a parse, when needed
 			// (leanReq.template); any other is checked here.
-			if err == nil && !plainTarget(r.target) {
+			if err == nil {
+				r.plain = plainTarget(r.target)
+			}
+			if err == nil && !r.plain {
 				if r.url, err = url.ParseRequestURI(r.target); err != nil {
 					err = &headError{http.StatusBadRequest, "bad request target"}
 				}

@@ -17,6 +17,7 @@ import (
 type leanReq struct {
 	method, target string
 	url            *url.URL // set by the caller
+	plain          bool     // the target is plain (see plainTarget), set by the caller
 	minor          int      // HTTP/1.minor
 	// fields are the head's fields as they go into the header (Host
 	// aside, a repeated Content-Length once), in the order received;

@@ -47,7 +47,7 @@ func (r *RawRequest) Target() string { return r.lr.target }
 // false for a target with an escape ('%') or a byte net/url would escape,
 // whose path is then Request().URL.Path.
 func (r *RawRequest) Path() (path string, ok bool) {
-	if !plainTarget(r.lr.target) {
+	if !r.lr.plain {
 		return "", false
 	}
 	path, _, _ = strings.Cut(r.lr.target, "?")
@@ -105,7 +105,10 @@ func (r *RawRequest) Request() *http.Request {
 // the lean server would not take the head.
 func ReadRawRequest(head []byte, remoteAddr string) (*RawRequest, error) {
 	lr, _, err := parseHeadInto(head, nil)
-	if err == nil && !plainTarget(lr.target) {
+	if err == nil {
+		lr.plain = plainTarget(lr.target)
+	}
+	if err == nil && !lr.plain {
 		if lr.url, err = url.ParseRequestURI(lr.target); err != nil {
 			err = &headError{http.StatusBadRequest, "bad request target"}
 		}
