@@ -243,8 +243,8 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 	}
 	p := newPage("Runs")
 	p.Intro = "Every archived run, newest first. Click a column to sort by it, a label to filter by it; tick runs to compare them. " +
-		"Load is what a run was asked to send: a rate (100/s), or a closed loop's users (4-16 users), each sending its next request when its answer came, " +
-		"whose rate is what they achieved (their throughput is the figure to read); by load, the paced runs come by rate, the closed loops by users."
+		"Load is what a run was asked to send: a rate (100/s), or a closed loop's users (4-16 users), each sending its next request when its answer came: " +
+		"their throughput is the figure to read. By load, the paced runs come by rate, then the closed loops by users."
 	p.Sections = []web.Section{{HTML: body}}
 	writePage(w, http.StatusOK, p)
 }
