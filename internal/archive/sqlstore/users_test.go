@@ -56,14 +56,8 @@ func TestUsersKeptAndOlderSchemaMigrates(t *testing.T) {
 
 		// The database as the loadlab before the users column left it
 		// (without the columns of the later versions either).
-		for _, q := range []string{"ALTER TABLE runs DROP COLUMN users_min", "ALTER TABLE runs DROP COLUMN users_max",
-			"ALTER TABLE runs DROP COLUMN users", "UPDATE schema_version SET version = 1"} {
-			if _, err := s.db.Exec(q); err != nil {
-				t.Fatal(err)
-			}
-		}
-		s.Close()
-		s = open(t, dsn)
+		s = reopenAfter(t, s, dsn, "ALTER TABLE runs DROP COLUMN users_min", "ALTER TABLE runs DROP COLUMN users_max",
+			"ALTER TABLE runs DROP COLUMN users", "UPDATE schema_version SET version = 1")
 		var v int
 		if err := s.db.QueryRow("SELECT version FROM schema_version").Scan(&v); err != nil || v != SchemaVersion || SchemaVersion < 2 {
 			t.Fatalf("schema version %d (%v) after reopening, want %d", v, err, SchemaVersion)
@@ -144,14 +138,21 @@ func TestLoadOrder(t *testing.T) {
 
 		// The database as schema version 2 left it; closed-32 stored
 		// before the archive kept users (its users are in its slug only).
-		for _, q := range []string{"ALTER TABLE runs DROP COLUMN users_min", "ALTER TABLE runs DROP COLUMN users_max",
-			"UPDATE runs SET users = '' WHERE name = 'closed-32'", "UPDATE schema_version SET version = 2"} {
-			if _, err := s.db.Exec(q); err != nil {
-				t.Fatal(err)
-			}
-		}
-		s.Close()
-		s = open(t, dsn)
+		s = reopenAfter(t, s, dsn, "ALTER TABLE runs DROP COLUMN users_min", "ALTER TABLE runs DROP COLUMN users_max",
+			"UPDATE runs SET users = '' WHERE name = 'closed-32'", "UPDATE schema_version SET version = 2")
 		check(s, "after the migration")
 	})
+}
+
+// reopenAfter runs statements on s's database (making it as an older
+// loadlab left it), closes s and opens the database again, migrating it.
+func reopenAfter(t *testing.T, s *Store, dsn string, statements ...string) *Store {
+	t.Helper()
+	for _, q := range statements {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	return open(t, dsn)
 }
