@@ -204,3 +204,35 @@ func TestCompareClosedLoops(t *testing.T) {
 		t.Errorf("a paced run against 16 users: %v, want the throughput row first, with figures", st)
 	}
 }
+
+// A closed loop's steps get their users from the run's (one number: every
+// step's), and are matched by scenario and users unless two share them;
+// a paced run, or a sweep known only by its fewest and most users, has
+// none per step.
+func TestStepUsers(t *testing.T) {
+	steps := func(scenarios ...string) []archive.Step {
+		var out []archive.Step
+		for i, sc := range scenarios {
+			out = append(out, archive.Step{Index: i, Scenario: sc})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		users   []int
+		steps   []archive.Step
+		want    []int
+		byUsers bool
+	}{
+		{nil, steps("page"), nil, false},
+		{[]int{16}, steps("page", "page"), []int{16, 16}, false},  // the same users twice: matched by place
+		{[]int{16}, steps("page", "search"), []int{16, 16}, true}, // two scenarios of 16 users
+		{[]int{4, 16}, steps("page", "page"), []int{4, 16}, true}, // a sweep
+		{[]int{4, 32}, steps("page", "page", "page"), nil, false}, // only its fewest and most are known
+		{[]int{8, 8, 4, 4}, steps("a", "b", "a", "b"), []int{8, 8, 4, 4}, true},
+	} {
+		users, byUsers := stepUsers(&archive.Run{Users: tc.users, Steps: tc.steps})
+		if !slices.Equal(users, tc.want) || byUsers != tc.byUsers {
+			t.Errorf("users %v over %d steps: %v (by users %v), want %v (%v)", tc.users, len(tc.steps), users, byUsers, tc.want, tc.byUsers)
+		}
+	}
+}

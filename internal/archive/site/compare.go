@@ -121,16 +121,16 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 	// The load first (a rate, or a closed loop's users); with a closed
 	// loop among the runs, the throughput its users achieved next, as
 	// compare's table leads with it.
-	order := []int{}
-	for i, h := range figureHeader {
-		if !(closed && h == "throughput") {
+	var order []int // figureHeader's columns, in the order shown
+	if closed {
+		order = append(order, slices.Index(figureHeader, "throughput"))
+	}
+	for i, name := range figureHeader {
+		if !(closed && name == "throughput") {
 			order = append(order, i)
 		}
 	}
 	figs := []fig{{Name: "load"}}
-	if closed {
-		order = append([]int{slices.Index(figureHeader, "throughput")}, order...)
-	}
 	for _, i := range order {
 		figs = append(figs, fig{Name: figureHeader[i]})
 	}
@@ -237,7 +237,9 @@ func span(f archive.Figures) time.Duration {
 
 // stepUsers are the users of each of a closed loop's steps, in order;
 // nil for a paced run, or when the archive knows only the fewest and the
-// most of them (a sweep archived before it kept each step's). byUsers
+// most of them (a sweep of three steps or more archived before it kept
+// each step's: of two, the fewest are taken as the first step's, the
+// order a sweep's matrix lists them in). byUsers
 // says whether its steps are told apart by scenario and users, as
 // loadlab compare matches them; not when two had the same (a plan that
 // varied more than the users: its steps are matched by their places).
