@@ -129,3 +129,35 @@ func TestRewriteReadsComponentCopiesOnlyFromItsFolder(t *testing.T) {
 		t.Errorf("the copy, its files back, rewrites to another report than the run's:\n%s", again)
 	}
 }
+
+// TestRewriteAppliesTheRunsOverrides: a closed loop run with `-set
+// users=8` over a plan whose matrix lists 4 and 16 users, its folder made
+// to look as an older loadlab wrote it (summary.json without the users),
+// rewrites with the 8 users it ran (the overrides recorded in summary.json
+// applied to the plan's copy as the run applied them), not the plan
+// file's, and gives the run's report byte for byte.
+func TestRewriteAppliesTheRunsOverrides(t *testing.T) {
+	dir := t.TempDir()
+	out, sum := closedLoopRun(t, dir, []int{4, 16}, []string{"users=8"}, []int{8})
+	if !slices.Contains(sum.RunArgs, "users=8") {
+		t.Fatalf("summary.json records the run's arguments as %q", sum.RunArgs)
+	}
+	md := readText(t, filepath.Join(out, "report.md"))
+	dropUsers(t, out)
+	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", out); code != 0 {
+		t.Fatalf("rewrite: exit %d: %s", code, errOut)
+	}
+	again := readText(t, filepath.Join(out, "report.md"))
+	sc := sum.Steps[0].Scenarios[0]
+	if row := fmt.Sprintf("| 8 users | 8 users, %s req/s |", summary.FmtRate(sc.Throughput)); !strings.Contains(again, row) {
+		t.Errorf("the rewritten report has no row %q", row)
+	}
+	if again != md {
+		t.Errorf("the rewrite differs from the run's report:\n%s", again)
+	}
+	if re, err := summary.Load(out); err != nil {
+		t.Error(err)
+	} else if u := re.Steps[0].Scenarios[0].Users; u != 8 {
+		t.Errorf("the rewritten summary.json says %d users, want 8", u)
+	}
+}
