@@ -1,7 +1,9 @@
 package http1
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -190,6 +192,93 @@ func getOK(t *testing.T, cl *http.Client, url string, n int) {
 		resp.Body.Close()
 		if string(b) != "ok" {
 			t.Fatalf("request %d: %q", i, b)
+		}
+	}
+}
+
+// Many requests are watched at once: on 8 connections, slow requests
+// (sent a third of a watch delay apart, so that their delays end at
+// different times) wait on their context while fast ones come and go on
+// 4 others; each slow request's client leaves at its own time (staggered
+// by a few watch delays), and each slow handler sees its own
+// cancellation, none of the fast ones theirs.
+func TestLeanWatchManyRequests(t *testing.T) {
+	const slow, fast = 8, 4
+	cancelled := make(chan string, slow+fast*50)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fast" {
+			select {
+			case <-r.Context().Done():
+				cancelled <- "fast"
+			default:
+			}
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			cancelled <- r.URL.Path
+		case <-time.After(10 * time.Second):
+		}
+	})
+	u := startLean(t, ServerConfig{}, h)
+	addr := strings.TrimPrefix(u, "http://")
+	var conns []net.Conn
+	for i := 0; i < slow; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET /slow%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
+		conns = append(conns, c)
+		time.Sleep(watchDelay / 3)
+	}
+	done := make(chan error, fast)
+	for i := 0; i < fast; i++ {
+		go func() {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				done <- err
+				return
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+			br := bufio.NewReader(c)
+			for j := 0; j < 50; j++ {
+				_, _ = io.WriteString(c, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					done <- err
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				time.Sleep(watchDelay / 4)
+			}
+			done <- nil
+		}()
+	}
+	for i, c := range conns {
+		time.Sleep(watchDelay * time.Duration(1+i%3))
+		c.Close()
+	}
+	for i := 0; i < fast; i++ {
+		if err := <-done; err != nil {
+			t.Fatalf("fast requests: %v", err)
+		}
+	}
+	seen := map[string]bool{}
+	timeout := time.After(10 * time.Second)
+	for len(seen) < slow {
+		select {
+		case p := <-cancelled:
+			if p == "fast" {
+				t.Fatal("a fast request's context was cancelled; its client stayed")
+			}
+			seen[p] = true
+		case <-timeout:
+			t.Fatalf("after every slow request's client left, %d of %d handlers saw their context cancelled: %v", len(seen), slow, seen)
 		}
 	}
 }
