@@ -48,7 +48,10 @@
 #      reference, upstream keep-alive 64, pinned to CPU 1 likewise): the
 #      goal's ratio measured in one attack, request by request alternated,
 #      instead of from sequential rounds; AB_BIN=floor-MODE[+OPTION...]
-#      makes B that floor (as in PATHS below).
+#      makes B that floor (as in PATHS below). AB_LATENCY (default 0s)
+#      is the origin's latency: e.g. 20ms, a slow upstream, where every
+#      request outlives the lean server's 10 ms watch delay and its
+#      client is watched.
 #   ONLY=overhead or ONLY=knee runs one part; ROUNDS, RATE, FACTORS
 #   ("20 50 90 110", percent of the knee) override the defaults; PATHS
 #   picks the overhead part's paths (direct first).
@@ -496,7 +499,7 @@ fi
 # --- 3. interleaved A/B of two builds (ONLY=ab) -----------------------
 if [ "${ONLY:-}" = ab ]; then
 cat >"$WORK/recipe.json" <<J
-{"body": "$(head -c 600 /dev/zero | tr '\0' x)", "headers": {"cache-control": "private, max-age=0"}, "stages": [{"at": 0, "status": 200, "latency": "0s"}]}
+{"body": "$(head -c 600 /dev/zero | tr '\0' x)", "headers": {"cache-control": "private, max-age=0"}, "stages": [{"at": 0, "status": 200, "latency": "${AB_LATENCY:-0s}"}]}
 J
 taskset -c 0 "$L" origin -quiet -seed 1 -recipe "$WORK/recipe.json" -listen 127.0.0.1:0 >"$WORK/origin.out" 2>"$WORK/origin.err" &
 PIDS+=($!)
@@ -542,7 +545,7 @@ for side in A B; do
 done
 # utime_stime PID: user and system clock ticks of a process.
 utime_stime() { awk '{print $14, $15}' "/proc/$1/stat"; }
-echo "## Interleaved A/B: A = this checkout, B = $AB_BIN; $ROUNDS rounds of ${OVH_DUR}s at $RATE req/s in all (half to each)"
+echo "## Interleaved A/B: A = this checkout, B = $AB_BIN; $ROUNDS rounds of ${OVH_DUR}s at $RATE req/s in all (half to each), origin latency ${AB_LATENCY:-0s}"
 TOT=(0 0 0 0)
 for r in $(seq "$ROUNDS"); do
   read -r au0 as0 < <(utime_stime "${ABPID[A]}")
