@@ -153,26 +153,39 @@ func (c *serverConn) watchDue() {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.ended {
+		r.mu.Unlock()
 		return
 	}
 	if left := watchDelay - time.Since(r.armedAt); left > 0 {
 		c.watchTimer.Load().Reset(left) // set: it was armed before r
+		r.mu.Unlock()
 		return
 	}
 	r.due = true
-	r.startLocked()
+	watched := r.dueLocked()
+	r.mu.Unlock()
+	if watched != nil {
+		r.watch(watched) // in the timer's own goroutine: none to start
+	}
 }
 
 // startLocked starts the watcher if it is due and nothing else reads the
 // connection.
 func (r *reqCtx) startLocked() {
+	if watched := r.dueLocked(); watched != nil {
+		go r.watch(watched)
+	}
+}
+
+// dueLocked reports, with the channel its end will close, that the
+// watcher is to run now: it is due and nothing else reads the connection.
+func (r *reqCtx) dueLocked() chan struct{} {
 	if !r.due || r.body || r.asleep || r.ended || r.watched != nil || r.err != nil {
-		return
+		return nil
 	}
 	r.watched = make(chan struct{})
-	go r.watch(r.watched)
+	return r.watched
 }
 
 // bodyRead says the request body has been read to its end.
