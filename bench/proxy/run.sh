@@ -44,6 +44,14 @@
 #      part 1 move by 5-15% on a shared machine. ROUNDS (default 4) rounds
 #      of overhead-seconds (default 5 here) at RATE (default 4000 here)
 #      in all; run it both ways round. Needs taskset (util-linux).
+#      AB_BIN=nginx makes B nginx with one worker (the CPU goal's
+#      reference, upstream keep-alive 64, pinned to CPU 1 likewise): the
+#      goal's ratio measured in one attack, request by request alternated,
+#      instead of from sequential rounds; AB_BIN=floor-MODE[+OPTION...]
+#      makes B that floor (as in PATHS below). AB_LATENCY (default 0s)
+#      is the origin's latency: e.g. 20ms, a slow upstream, where every
+#      request outlives the lean server's 10 ms watch delay and its
+#      client is watched.
 #   ONLY=overhead or ONLY=knee runs one part; ROUNDS, RATE, FACTORS
 #   ("20 50 90 110", percent of the knee) override the defaults; PATHS
 #   picks the overhead part's paths (direct first).
@@ -55,6 +63,15 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=../args.sh
 . bench/args.sh
 [ -z "${ONLY:-}" ] || bench_oneof bench/proxy ONLY "$ONLY" overhead knee ab
+# check_floor SETTING floor-MODE[+OPTION...]: refuses an unknown mode or option.
+check_floor() {
+  local spec=${2#floor-} o opts
+  case ${spec%%+*} in relay|relay-raw|epoll) ;; *) bench_bad bench/proxy "$1" "$2: unknown floor mode '${spec%%+*}' (want relay, relay-raw or epoll)" ;; esac
+  IFS=+ read -ra opts <<<"$spec"
+  for o in "${opts[@]:1}"; do
+    case $o in manager|deadlines|rewrite|stamps|nodefer) ;; *) bench_bad bench/proxy "$1" "$2: unknown floor option '$o' (want manager, deadlines, rewrite, stamps or nodefer)" ;; esac
+  done
+}
 KNOWN_PATHS="direct loadlab-serial nginx-1w nginx loadlab-concurrent loadlab-serial-allcores loadlab-churn nginx-noka"
 if [ -n "${PATHS:-}" ]; then
   read -ra WANT <<<"$PATHS"
@@ -65,12 +82,7 @@ if [ -n "${PATHS:-}" ]; then
       floor-*) ;;
       *) bench_bad bench/proxy PATHS "unknown path '$n' (want $KNOWN_PATHS, or floor-MODE[+OPTION...])" ;;
     esac
-    spec=${n#floor-}
-    case ${spec%%+*} in relay|relay-raw|epoll) ;; *) bench_bad bench/proxy PATHS "$n: unknown floor mode '${spec%%+*}' (want relay, relay-raw or epoll)" ;; esac
-    IFS=+ read -ra opts <<<"$spec"
-    for o in "${opts[@]:1}"; do
-      case $o in manager|deadlines|rewrite|stamps|nodefer) ;; *) bench_bad bench/proxy PATHS "$n: unknown floor option '$o' (want manager, deadlines, rewrite, stamps or nodefer)" ;; esac
-    done
+    check_floor PATHS "$n"
   done
 fi
 if [ -n "${PERF:-}" ]; then
@@ -84,7 +96,8 @@ fi
 OVH_DUR=${1:-2}
 KNEE_DUR=${2:-5}
 if [ "${ONLY:-}" = ab ]; then
-  [ -x "${AB_BIN:-}" ] || { echo "bench/proxy: ONLY=ab needs AB_BIN, an executable loadlab build (got '${AB_BIN:-}')" >&2; exit 2; }
+  [[ ${AB_BIN:-} != floor-* ]] || check_floor AB_BIN "$AB_BIN"
+  [ "${AB_BIN:-}" = nginx ] || [[ ${AB_BIN:-} == floor-* ]] || [ -x "${AB_BIN:-}" ] || { echo "bench/proxy: ONLY=ab needs AB_BIN, an executable loadlab build, nginx or floor-MODE[+OPTION...] (got '${AB_BIN:-}')" >&2; exit 2; }
   command -v taskset >/dev/null || { echo "bench/proxy: taskset not found (apt-get install -y util-linux)" >&2; exit 2; }
   OVH_DUR=${1:-5}
   ROUNDS=${ROUNDS:-4}
@@ -156,56 +169,6 @@ steal_mark
 echo "# loadlab proxy benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(. /etc/os-release; echo "$PRETTY_NAME"), $(nginx -v 2>&1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-# --- 1. overhead at 2,000 req/s, and overflow churn -------------------
-if [ -z "${ONLY:-}" ] || [ "$ONLY" = overhead ]; then
-start_origin 0s
-# pool_yaml NAME POOL: a proxy config with one pool and one route.
-pool_yaml() {
-  cat >"$WORK/proxy-$1.yaml" <<Y
-pools:
-  default: $2
-routes:
-  - {name: all, path: "/*", upstream: "$ORIGIN_URL", request_timeout: 5s}
-Y
-}
-# The same fixed pool of 64 under each manager; serial is the default, named
-# here so the figures say what they measured. -procs 1 is the default; the
-# serial proxy is also run on every core (-procs 0) to show what it saves.
-pool_yaml serial "{size: 64, overflow: 0, checkout_timeout: 6s, manager: serial}"
-pool_yaml concurrent "{size: 64, overflow: 0, checkout_timeout: 6s, manager: concurrent}"
-# Overflow churn: no resident worker, so every request gets an overflow
-# worker, which dials the origin and closes at checkin (no start cost).
-pool_yaml churn "{size: 0, overflow: 64, checkout_timeout: 6s, manager: serial, worker_start_cost: 0s, worker_stop_cost: 0s}"
-declare -A PID URL TICKS
-for name in serial concurrent churn; do
-  start_proxy "$WORK/proxy-$name.yaml"
-  PID[loadlab-$name]=$PROXY_PID; URL[loadlab-$name]=$PROXY_URL
-done
-"$L" proxy -procs 0 -config "$WORK/proxy-serial.yaml" -listen 127.0.0.1:0 >"$WORK/proxy-all.out" 2>"$WORK/proxy-all.err" &
-PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
-URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
-# The floor references, the same pool of 64 (bench/proxy/floor), started
-# for the floor paths in PATHS: floor-MODE[+OPTION...], MODE relay,
-# relay-raw or epoll, OPTION manager, deadlines, rewrite, stamps or nodefer
-# (the floor's -manager, -deadlines, -rewrite, -stamps,
-# -defer-answer=false), e.g.
-# floor-relay-raw+manager.
-FLOORS=()
-for n in ${PATHS:-}; do
-  case $n in floor-*) ;; *) continue ;; esac
-  spec=${n#floor-}; args=(-mode "${spec%%+*}")
-  IFS=+ read -ra opts <<<"$spec"
-  for o in "${opts[@]:1}"; do
-    case $o in # checked at the start
-      manager|deadlines|rewrite|stamps) args+=("-$o") ;;
-      nodefer) args+=(-defer-answer=false) ;;
-    esac
-  done
-  "$WORK/floor" "${args[@]}" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/$n.out" 2>"$WORK/$n.err" &
-  PID[$n]=$!; PIDS+=("$!"); FLOORS+=("$n")
-  URL[$n]=$(wait_url "$WORK/$n.out")
-  [ -n "${URL[$n]}" ] || { cat "$WORK/$n.err" >&2; exit 2; }
-done
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 NGINX_PORT=$(free_port)
 NGINX_NOKA_PORT=$(free_port)
@@ -250,6 +213,63 @@ http {
 }
 N
 }
+
+# floor_args floor-MODE[+OPTION...]: sets args, the floor's flags.
+floor_args() {
+  local spec=${1#floor-} o opts
+  args=(-mode "${spec%%+*}")
+  IFS=+ read -ra opts <<<"$spec"
+  for o in "${opts[@]:1}"; do
+    case $o in # checked at the start
+      manager|deadlines|rewrite|stamps) args+=("-$o") ;;
+      nodefer) args+=(-defer-answer=false) ;;
+    esac
+  done
+}
+
+# --- 1. overhead at 2,000 req/s, and overflow churn -------------------
+if [ -z "${ONLY:-}" ] || [ "$ONLY" = overhead ]; then
+start_origin 0s
+# pool_yaml NAME POOL: a proxy config with one pool and one route.
+pool_yaml() {
+  cat >"$WORK/proxy-$1.yaml" <<Y
+pools:
+  default: $2
+routes:
+  - {name: all, path: "/*", upstream: "$ORIGIN_URL", request_timeout: 5s}
+Y
+}
+# The same fixed pool of 64 under each manager; serial is the default, named
+# here so the figures say what they measured. -procs 1 is the default; the
+# serial proxy is also run on every core (-procs 0) to show what it saves.
+pool_yaml serial "{size: 64, overflow: 0, checkout_timeout: 6s, manager: serial}"
+pool_yaml concurrent "{size: 64, overflow: 0, checkout_timeout: 6s, manager: concurrent}"
+# Overflow churn: no resident worker, so every request gets an overflow
+# worker, which dials the origin and closes at checkin (no start cost).
+pool_yaml churn "{size: 0, overflow: 64, checkout_timeout: 6s, manager: serial, worker_start_cost: 0s, worker_stop_cost: 0s}"
+declare -A PID URL TICKS
+for name in serial concurrent churn; do
+  start_proxy "$WORK/proxy-$name.yaml"
+  PID[loadlab-$name]=$PROXY_PID; URL[loadlab-$name]=$PROXY_URL
+done
+"$L" proxy -procs 0 -config "$WORK/proxy-serial.yaml" -listen 127.0.0.1:0 >"$WORK/proxy-all.out" 2>"$WORK/proxy-all.err" &
+PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
+URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
+# The floor references, the same pool of 64 (bench/proxy/floor), started
+# for the floor paths in PATHS: floor-MODE[+OPTION...], MODE relay,
+# relay-raw or epoll, OPTION manager, deadlines, rewrite, stamps or nodefer
+# (the floor's -manager, -deadlines, -rewrite, -stamps,
+# -defer-answer=false), e.g.
+# floor-relay-raw+manager.
+FLOORS=()
+for n in ${PATHS:-}; do
+  case $n in floor-*) ;; *) continue ;; esac
+  floor_args "$n"
+  "$WORK/floor" "${args[@]}" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/$n.out" 2>"$WORK/$n.err" &
+  PID[$n]=$!; PIDS+=("$!"); FLOORS+=("$n")
+  URL[$n]=$(wait_url "$WORK/$n.out")
+  [ -n "${URL[$n]}" ] || { cat "$WORK/$n.err" >&2; exit 2; }
+done
 # Two workers (as before) and one worker (a single-threaded proxy against
 # a single-threaded proxy: loadlab runs on one P by default).
 nginx_conf "$WORK/nginx" 2 "$NGINX_PORT" "$NGINX_NOKA_PORT"
@@ -479,7 +499,7 @@ fi
 # --- 3. interleaved A/B of two builds (ONLY=ab) -----------------------
 if [ "${ONLY:-}" = ab ]; then
 cat >"$WORK/recipe.json" <<J
-{"body": "$(head -c 600 /dev/zero | tr '\0' x)", "headers": {"cache-control": "private, max-age=0"}, "stages": [{"at": 0, "status": 200, "latency": "0s"}]}
+{"body": "$(head -c 600 /dev/zero | tr '\0' x)", "headers": {"cache-control": "private, max-age=0"}, "stages": [{"at": 0, "status": 200, "latency": "${AB_LATENCY:-0s}"}]}
 J
 taskset -c 0 "$L" origin -quiet -seed 1 -recipe "$WORK/recipe.json" -listen 127.0.0.1:0 >"$WORK/origin.out" 2>"$WORK/origin.err" &
 PIDS+=($!)
@@ -493,6 +513,28 @@ routes:
 Y
 declare -A ABPID ABURL
 for side in A B; do
+  if [ "$side" = B ] && [[ $AB_BIN == floor-* ]]; then
+    floor_args "$AB_BIN"
+    taskset -c 1 "$WORK/floor" "${args[@]}" -pool 64 -upstream "${ORIGIN_URL#http://}" -listen 127.0.0.1:0 -max-life 2h >"$WORK/ab-B.out" 2>"$WORK/ab-B.err" &
+    ABPID[B]=$!
+    PIDS+=($!)
+    ABURL[B]=$(wait_url "$WORK/ab-B.out")
+    curl -fs -o /dev/null "${ABURL[B]}/" || { cat "$WORK/ab-B.err" >&2; exit 1; }
+    continue
+  fi
+  if [ "$side" = B ] && [ "$AB_BIN" = nginx ]; then
+    # nginx, one worker, as the overhead part's nginx-1w (its master only
+    # waits: the worker's ticks are counted).
+    nginx_conf "$WORK/nginx-ab" 1 "$NGINX_PORT" "$NGINX_NOKA_PORT"
+    taskset -c 1 nginx -c "$WORK/nginx-ab/nginx.conf" -p "$WORK/nginx-ab" >"$WORK/ab-B.out" 2>"$WORK/ab-B.err" &
+    PIDS+=($!)
+    ABURL[B]="http://127.0.0.1:$NGINX_PORT"
+    for _ in $(seq 50); do curl -fs -o /dev/null "${ABURL[B]}/" && break; sleep 0.1; done
+    curl -fs -o /dev/null "${ABURL[B]}/" || { cat "$WORK/ab-B.err" "$WORK/nginx-ab/error.log" >&2; exit 1; }
+    ABPID[B]=$(pgrep -P "$!" | head -1)
+    [ -n "${ABPID[B]}" ] || { echo "bench/proxy: nginx's worker not found" >&2; exit 1; }
+    continue
+  fi
   bin=$L
   [ "$side" = B ] && bin=$AB_BIN
   taskset -c 1 "$bin" proxy -config "$WORK/proxy-ab.yaml" -listen 127.0.0.1:0 >"$WORK/ab-$side.out" 2>"$WORK/ab-$side.err" &
@@ -503,7 +545,7 @@ for side in A B; do
 done
 # utime_stime PID: user and system clock ticks of a process.
 utime_stime() { awk '{print $14, $15}' "/proc/$1/stat"; }
-echo "## Interleaved A/B: A = this checkout, B = $AB_BIN; $ROUNDS rounds of ${OVH_DUR}s at $RATE req/s in all (half to each)"
+echo "## Interleaved A/B: A = this checkout, B = $AB_BIN; $ROUNDS rounds of ${OVH_DUR}s at $RATE req/s in all (half to each), origin latency ${AB_LATENCY:-0s}"
 TOT=(0 0 0 0)
 for r in $(seq "$ROUNDS"); do
   read -r au0 as0 < <(utime_stime "${ABPID[A]}")

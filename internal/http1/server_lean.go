@@ -175,6 +175,14 @@ type serverConn struct {
 	// reqCtx.armLocked); made once per connection, when first needed.
 	watchTimer atomic.Pointer[time.Timer]
 	watchReq   atomic.Pointer[reqCtx]
+	// watcher is the previous request's watcher, handed over with its
+	// read in progress (reqCtx.stop): readHead takes that read's result
+	// as its own. watchRaw is the watchers' own raw access to the socket
+	// (separate from rw, which the answer is written through meanwhile),
+	// watchBuf their buffer; made once, when first needed.
+	watcher  *reqCtx
+	watchRaw *rawconn.Conn
+	watchBuf []byte
 }
 
 func newServerConn(nc net.Conn, cfg ServerConfig, h http.Handler, hand func(net.Conn) bool) *serverConn {
@@ -275,9 +283,9 @@ func (c *serverConn) serve() {
 				c.setIdle(false, 0)
 				_ = c.nc.SetReadDeadline(time.Now().Add(headTimeout))
 			}
-			if cap(c.buf)-len(c.buf) < 1024 { // move to the front, or grow
-				if len(c.buf)+1024 > cap(c.hbuf) {
-					c.hbuf = make([]byte, 0, max(2*cap(c.hbuf), len(c.buf)+1024))
+			if cap(c.buf)-len(c.buf) < minHeadRead { // move to the front, or grow
+				if len(c.buf)+minHeadRead > cap(c.hbuf) {
+					c.hbuf = make([]byte, 0, max(2*cap(c.hbuf), len(c.buf)+minHeadRead))
 				}
 				c.buf = c.hbuf[:copy(c.hbuf[:cap(c.hbuf)], c.buf)]
 			}
@@ -313,6 +321,20 @@ func (c *serverConn) serve() {
 // the server: the kernel's receive time when there is one (not later than
 // now, not earlier than a second ago), else now.
 func (c *serverConn) readHead(p []byte) (int, error) {
+	if r := c.watcher; r != nil { // its read is this one (see reqCtx.stop)
+		c.watcher = nil
+		<-r.watched
+		c.watchStop = false
+		n := copy(p, r.extra) // p has room for watchRead bytes
+		if n > 0 {
+			c.recvAt = r.extraAt
+			return n, nil
+		}
+		if r.extraErr == nil {
+			return 0, io.EOF
+		}
+		return 0, r.extraErr
+	}
 	if !c.stamp {
 		n, err := c.rw.Read(p)
 		if n > 0 {
@@ -364,7 +386,10 @@ func (c *serverConn) serveOne(lr *leanReq) (keep bool) {
 	w.close = lr.close || c.cfg.NoKeepAlive ||
 		(c.cfg.MaxConnRequests > 0 && c.served >= c.cfg.MaxConnRequests)
 	aborted := c.run(w, x, lr)
-	rctx.stop()
+	// A watcher's read is handed to the connection only when it is the
+	// next one: with bytes of a next request already here, they are
+	// served first, and the watcher is broken off.
+	rctx.stop(!aborted && !w.hijacked && len(c.buf) == 0)
 	if aborted || w.hijacked {
 		return false
 	}

@@ -47,7 +47,11 @@ type reqCtx struct {
 	asleep   bool          // the handler is in Sleep
 	ended    bool          // stop began: no watcher from now on
 	watched  chan struct{} // closed when the watcher returned; nil if none
+	// extra is what the watcher read (a pipelined or the next request),
+	// extraAt when it came and extraErr the read's error.
 	extra    []byte
+	extraAt  time.Time
+	extraErr error
 	gone     bool // the client went away (set by stop or Sleep)
 	// received is when the request's head reached the server.
 	received time.Time
@@ -149,26 +153,39 @@ func (c *serverConn) watchDue() {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.ended {
+		r.mu.Unlock()
 		return
 	}
 	if left := watchDelay - time.Since(r.armedAt); left > 0 {
 		c.watchTimer.Load().Reset(left) // set: it was armed before r
+		r.mu.Unlock()
 		return
 	}
 	r.due = true
-	r.startLocked()
+	watched := r.dueLocked()
+	r.mu.Unlock()
+	if watched != nil {
+		r.watch(watched) // in the timer's own goroutine: none to start
+	}
 }
 
 // startLocked starts the watcher if it is due and nothing else reads the
 // connection.
 func (r *reqCtx) startLocked() {
+	if watched := r.dueLocked(); watched != nil {
+		go r.watch(watched)
+	}
+}
+
+// dueLocked reports, with the channel its end will close, that the
+// watcher is to run now: it is due and nothing else reads the connection.
+func (r *reqCtx) dueLocked() chan struct{} {
 	if !r.due || r.body || r.asleep || r.ended || r.watched != nil || r.err != nil {
-		return
+		return nil
 	}
 	r.watched = make(chan struct{})
-	go r.watch(r.watched)
+	return r.watched
 }
 
 // bodyRead says the request body has been read to its end.
@@ -198,19 +215,26 @@ func (r *reqCtx) cancelLocked() {
 
 func (r *reqCtx) watch(watched chan struct{}) {
 	defer close(watched)
-	p := make([]byte, 1024)
-	n, err := r.c.nc.Read(p)
+	c := r.c
+	if c.watchBuf == nil {
+		c.watchBuf = make([]byte, watchRead)
+	}
+	n, at, err := c.watchReadInto(c.watchBuf)
 	r.mu.Lock()
-	r.extra = p[:n]
-	if err != nil && !r.c.watchStop {
+	r.extra, r.extraErr, r.extraAt = c.watchBuf[:n], err, at
+	if err != nil && !c.watchStop {
 		r.cancelLocked()
 	}
 	r.mu.Unlock()
 }
 
-// stop ends the watch delay and the watcher, if any, and gives back what
-// the watcher read.
-func (r *reqCtx) stop() {
+// stop ends the watch delay and the watcher, if any. With handOver (the
+// connection goes on to its next request), a watcher's read in progress
+// is left to be the next request's first read (readHead takes what it
+// brings): no deadline to break it off, no wake-up, no read of the
+// connection's own that finds nothing yet. Else the watcher is broken
+// off, and what it read is given back.
+func (r *reqCtx) stop(handOver bool) {
 	r.mu.Lock()
 	r.ended = true
 	if r.armed && r.c.watchReq.Load() == r {
@@ -224,6 +248,12 @@ func (r *reqCtx) stop() {
 		return
 	}
 	r.c.watchStop = true
+	if handOver {
+		r.gone = r.gone || r.err != nil
+		r.c.watcher = r
+		r.mu.Unlock()
+		return
+	}
 	r.mu.Unlock()
 	_ = r.c.nc.SetReadDeadline(time.Unix(1, 0))
 	<-watched

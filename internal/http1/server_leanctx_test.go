@@ -1,7 +1,9 @@
 package http1
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -191,5 +193,190 @@ func getOK(t *testing.T, cl *http.Client, url string, n int) {
 		if string(b) != "ok" {
 			t.Fatalf("request %d: %q", i, b)
 		}
+	}
+}
+
+// Many requests are watched at once: on 8 connections, slow requests
+// (sent a third of a watch delay apart, so that their delays end at
+// different times) wait on their context while fast ones come and go on
+// 4 others; each slow request's client leaves at its own time (staggered
+// by a few watch delays), and each slow handler sees its own
+// cancellation, none of the fast ones theirs.
+func TestLeanWatchManyRequests(t *testing.T) {
+	const slow, fast = 8, 4
+	cancelled := make(chan string, slow+fast*50)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fast" {
+			select {
+			case <-r.Context().Done():
+				cancelled <- "fast"
+			default:
+			}
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			cancelled <- r.URL.Path
+		case <-time.After(10 * time.Second):
+		}
+	})
+	u := startLean(t, ServerConfig{}, h)
+	addr := strings.TrimPrefix(u, "http://")
+	var conns []net.Conn
+	for i := 0; i < slow; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET /slow%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
+		conns = append(conns, c)
+		time.Sleep(watchDelay / 3)
+	}
+	done := make(chan error, fast)
+	for i := 0; i < fast; i++ {
+		go func() {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				done <- err
+				return
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+			br := bufio.NewReader(c)
+			for j := 0; j < 50; j++ {
+				_, _ = io.WriteString(c, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					done <- err
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				time.Sleep(watchDelay / 4)
+			}
+			done <- nil
+		}()
+	}
+	for i, c := range conns {
+		time.Sleep(watchDelay * time.Duration(1+i%3))
+		c.Close()
+	}
+	for i := 0; i < fast; i++ {
+		if err := <-done; err != nil {
+			t.Fatalf("fast requests: %v", err)
+		}
+	}
+	seen := map[string]bool{}
+	timeout := time.After(10 * time.Second)
+	for len(seen) < slow {
+		select {
+		case p := <-cancelled:
+			if p == "fast" {
+				t.Fatal("a fast request's context was cancelled; its client stayed")
+			}
+			seen[p] = true
+		case <-timeout:
+			t.Fatalf("after every slow request's client left, %d of %d handlers saw their context cancelled: %v", len(seen), slow, seen)
+		}
+	}
+}
+
+// A watched request's watcher, its read still waiting, is handed to the
+// connection as its next read (reqCtx.stop): on one keep-alive
+// connection, requests that outlive the watch delay are answered one
+// after the other, sent one at a time, pipelined (the next request then
+// reaches the watcher during the one before) and three in one write
+// (the next ones already read: no watcher handed over), their contexts
+// never cancelled; after the last, the connection still closes at the idle
+// timeout (the idle deadline bounds the handed-over read), and the
+// handler of a request whose client left is still told.
+func TestLeanWatcherHandedToNextRequest(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	cancelled := make(chan string, 16)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+			cancelled <- r.URL.Path
+			return
+		case <-time.After(3 * watchDelay):
+		}
+		_, _ = io.WriteString(w, "ok "+r.URL.Path)
+	})
+	u := startLean(t, ServerConfig{IdleTimeout: idle}, h)
+	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(c)
+	read := func(path string) {
+		t.Helper()
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "ok "+path {
+			t.Fatalf("%s: got %q", path, b)
+		}
+	}
+	for i := 0; i < 4; i++ { // one at a time
+		p := fmt.Sprintf("/one%d", i)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", p)
+		read(p)
+	}
+	for i := 0; i < 4; i++ { // pipelined: each next request comes during the one before
+		fmt.Fprintf(c, "GET /pipe%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
+		time.Sleep(watchDelay)
+	}
+	for i := 0; i < 4; i++ {
+		read(fmt.Sprintf("/pipe%d", i))
+	}
+	// Three in one write: the next ones are already read when a watcher
+	// would be handed over.
+	_, _ = io.WriteString(c, "GET /burst0 HTTP/1.1\r\nHost: x\r\n\r\nGET /burst1 HTTP/1.1\r\nHost: x\r\n\r\nGET /burst2 HTTP/1.1\r\nHost: x\r\n\r\n")
+	for i := 0; i < 3; i++ {
+		read(fmt.Sprintf("/burst%d", i))
+	}
+	select {
+	case p := <-cancelled:
+		t.Fatalf("%s was cancelled; its client stayed", p)
+	default:
+	}
+	last := time.Now()
+	if b, err := br.ReadByte(); err == nil {
+		t.Fatalf("read %q after the last answer, want the connection closed at the idle timeout", b)
+	}
+	if d := time.Since(last); d < idle-50*time.Millisecond || d > idle+5*time.Second {
+		t.Fatalf("closed %v after the last answer, want the idle timeout (%v)", d, idle)
+	}
+
+	// A client leaving during a watched request after others on its
+	// connection: its handler is told.
+	c2, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c2.SetDeadline(time.Now().Add(20 * time.Second))
+	br = bufio.NewReader(c2)
+	for i := 0; i < 2; i++ {
+		p := fmt.Sprintf("/again%d", i)
+		fmt.Fprintf(c2, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", p)
+		read(p)
+	}
+	fmt.Fprintf(c2, "GET /left HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(2 * watchDelay)
+	c2.Close()
+	select {
+	case p := <-cancelled:
+		if p != "/left" {
+			t.Fatalf("%s cancelled, want /left", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler of /left was not told its client left")
 	}
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -183,4 +184,71 @@ func TestLeanDeadlinesAfterHead(t *testing.T) {
 			t.Fatalf("closed after %v, want about the head timeout (200ms), well before the idle timeout (10s)", d)
 		}
 	})
+}
+
+// The idle timeout counts from the previous answer on every request of a
+// keep-alive connection, though the lean server keeps a deadline from an
+// earlier wait while it ends no sooner than half the timeout away (one
+// deadline change per half timeout, not two per request): when that kept
+// deadline fires during a later wait, the wait goes on to its own end.
+// Request 2 comes while the deadline set for the wait before request 1
+// (2 s after the connection opened) is kept; request 3 comes 1.5 s after
+// answer 2, past that deadline and within answer 2's idle timeout; the
+// connection then closes 2 s after answer 3, not sooner.
+func TestLeanIdleTimeoutFromEachAnswer(t *testing.T) {
+	const idle = 2 * time.Second
+	u := start(t, Config{IdleTimeout: idle}, echo)
+	get := func(c net.Conn, br *bufio.Reader, path string) (string, error) {
+		if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			return "", err
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			return "", err
+		}
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+	// The scene needs answers 1 and 2 within 150 ms and 950 ms of the
+	// dial; on a machine too slow for that, it is played again.
+	for attempt := 1; ; attempt++ {
+		t0 := time.Now()
+		c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(c)
+		if got, err := get(c, br, "/1"); err != nil || got != "GET /1 " {
+			t.Fatalf("answer 1: %q, %v", got, err)
+		}
+		a1 := time.Since(t0)
+		time.Sleep(700*time.Millisecond - a1)
+		if got, err := get(c, br, "/2"); err != nil || got != "GET /2 " {
+			t.Fatalf("answer 2: %q, %v", got, err)
+		}
+		a2 := time.Since(t0)
+		if a1 > 150*time.Millisecond || a2 > 950*time.Millisecond {
+			c.Close()
+			if attempt == 3 {
+				t.Fatalf("could not judge: answers 1 and 2 came %v and %v after the dial, three times (want within 150 ms and 950 ms)", a1, a2)
+			}
+			continue
+		}
+		time.Sleep(1500 * time.Millisecond)
+		if got, err := get(c, br, "/3"); err != nil || got != "GET /3 " {
+			t.Fatalf("request 3, 1.5 s after answer 2 (idle timeout 2 s): %q, %v: the connection was closed before its idle timeout", got, err)
+		}
+		a3 := time.Now()
+		n, err := br.ReadByte()
+		waited := time.Since(a3)
+		c.Close()
+		if err == nil {
+			t.Fatalf("read %q after answer 3, want the connection closed", n)
+		}
+		if waited < idle-100*time.Millisecond || waited > idle+3*time.Second {
+			t.Fatalf("closed %v after answer 3 (%v), want the idle timeout, %v", waited, err, idle)
+		}
+		return
+	}
 }
