@@ -90,6 +90,7 @@ PidFile %s
 // shard with the targets sent on stdin and streams the results back, and
 // the fleet prints the merged report of exactly the single-machine attack.
 func TestFleetSSH(t *testing.T) {
+	t.Parallel() // its own sshd and servers, the only test in the parallel group that runs loadlab in-process; judges no timing closely
 	if testing.Short() {
 		t.Skip("starts sshd and runs 2 s of load")
 	}
