@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
@@ -84,5 +85,47 @@ func dropUsers(t *testing.T, out string) {
 	old, _ := json.MarshalIndent(raw, "", "  ")
 	if err := os.WriteFile(filepath.Join(out, summary.File), old, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sharedClosed is closedLoopFolder's default run (4 and 16 users), made
+// once per test binary for the tests that only read the folder; tests that
+// change the folder or remove the plan's files make their own.
+var sharedClosed struct {
+	once   sync.Once
+	dir    string // removed by removeSharedFixtures
+	out    string
+	sum    *summary.Summary
+	failed bool
+}
+
+// sharedClosedLoopFolder returns the shared closed-loop run folder and its
+// summary, making them on first use. The caller must not change either.
+func sharedClosedLoopFolder(t *testing.T) (string, *summary.Summary) {
+	t.Helper()
+	s := &sharedClosed
+	s.once.Do(func() {
+		s.failed = true // until the run is made and checked
+		dir, err := os.MkdirTemp("", "loadlab-closed-loop-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.dir = dir
+		s.out, s.sum = closedLoopFolder(t, dir)
+		s.failed = false
+	})
+	if s.failed {
+		if testing.Short() {
+			t.Skip("starts processes and runs 2 s of load")
+		}
+		t.Fatal("the shared closed-loop run could not be made: see the first test that asked for it")
+	}
+	return s.out, s.sum
+}
+
+// removeSharedFixtures removes what the tests shared, once they are done.
+func removeSharedFixtures() {
+	if sharedClosed.dir != "" {
+		os.RemoveAll(sharedClosed.dir)
 	}
 }

@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 	childRaceOptions()
 	code := m.Run()
 	pgtest.StopShared() // the archive tests' Postgres, when they started one
+	removeSharedFixtures()
 	os.Exit(code)
 }
 
