@@ -37,7 +37,7 @@ func runArchiveList(ctx context.Context, args []string, _ io.Reader, stdout, std
 	fs.Var(labels, "label", "only runs with this `key=value` label (repeatable: every one must match)")
 	name := fs.String("name", "", "only runs whose name contains this `text` (any case)")
 	typ := fs.String("type", "text", "output `type`: text (a table) or json (an array of runs)")
-	sortBy := fs.String("sort", "started", "order by `column`: started, added, name, requests, rate, throughput, success, p50, p90, p95, p99, max, mean, lag, dropped")
+	sortBy := fs.String("sort", "started", "order by `column`: started, added, name, requests, load (LOAD: paced runs by rate, then closed loops by users), rate, throughput, success, p50, p90, p95, p99, max, mean, lag, dropped")
 	asc := fs.Bool("asc", false, "smallest (oldest) first")
 	limit := fs.Int("limit", 0, "at most `n` runs (0: all)")
 	offset := fs.Int("offset", 0, "skip the first `n` runs")

@@ -21,6 +21,17 @@ import (
 // summary.
 func closedLoopFolder(t *testing.T, dir string, users ...int) (string, *summary.Summary) {
 	t.Helper()
+	if len(users) == 0 {
+		users = []int{4, 16}
+	}
+	return closedLoopRun(t, dir, users, nil, users)
+}
+
+// closedLoopRun is closedLoopFolder's run of a plan whose matrix lists
+// planUsers, made with the -set overrides set (NAME=VALUE), whose steps
+// ran the users ran.
+func closedLoopRun(t *testing.T, dir string, planUsers []int, set []string, users []int) (string, *summary.Summary) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts processes and runs 2 s of load")
 	}
@@ -28,11 +39,8 @@ func closedLoopFolder(t *testing.T, dir string, users ...int) (string, *summary.
 	if err := os.MkdirAll(planDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if len(users) == 0 {
-		users = []int{4, 16}
-	}
 	var list []string
-	for _, n := range users {
+	for _, n := range planUsers {
 		list = append(list, strconv.Itoa(n))
 	}
 	writeFiles(t, planDir, map[string]string{"proxy.yaml": closedWaitProxy, "origin.json": closedOrigin, "plan.yaml": `name: users
@@ -47,7 +55,11 @@ scenarios:
 `})
 	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
 	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"run", "-quiet", "-out", out, filepath.Join(planDir, "plan.yaml")}, nil, &stdout, &stderr); code != 0 {
+	args := []string{"run", "-quiet", "-out", out}
+	for _, o := range set {
+		args = append(args, "-set", o)
+	}
+	if code := runMain(append(args, filepath.Join(planDir, "plan.yaml")), nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr.String())
 	}
 	sum, err := summary.Load(out)

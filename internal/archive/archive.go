@@ -79,7 +79,7 @@ type File struct {
 type Filter struct {
 	Name   string            // substring of the name (case-insensitive); empty: all
 	Labels map[string]string // every label must match
-	Sort   string            // "started" (default), "name", "requests", "success", "p99", ...
+	Sort   string            // "started" (default), "name", "requests", "success", "p99", ...; "load": as Run.Load, paced runs by rate, then closed loops by users
 	Asc    bool              // newest (largest) first unless Asc
 	Limit  int               // 0: no limit
 	Offset int

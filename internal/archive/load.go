@@ -18,13 +18,23 @@ func (r *Run) Load() string {
 	return strings.TrimSuffix(strconv.FormatFloat(r.Rate, 'f', 1, 64), ".0") + "/s"
 }
 
+// UsersBounds are the fewest and the most of a closed loop's users (a
+// Run's Users); 0, 0 for a paced run. Runs are ordered by load with them
+// (Filter.Sort "load").
+func UsersBounds(users []int) (lo, hi int) {
+	if len(users) == 0 {
+		return 0, 0
+	}
+	return slices.Min(users), slices.Max(users)
+}
+
 // usersRange is the fewest and the most of users, "32" or "4-32"; "" for
 // none.
 func usersRange(users []int) string {
 	if len(users) == 0 {
 		return ""
 	}
-	lo, hi := slices.Min(users), slices.Max(users)
+	lo, hi := UsersBounds(users)
 	if lo == hi {
 		return strconv.Itoa(lo)
 	}

@@ -210,6 +210,13 @@ func (rn *running) open() error {
 	if n, ok := spec.Options.Schedule.Total(); ok && spec.Options.Segment == nil && meta.Shard == nil && meta.Planned == 0 {
 		meta.Planned = n
 	}
+	// A closed loop is named by its users, not by the rate it achieved.
+	if o := spec.Options; o.Schedule.Unpaced() && meta.Users == 0 {
+		meta.Users = o.MaxWorkers
+		if o.Segment != nil {
+			meta.Users = o.Segment.Share(o.MaxWorkers)
+		}
+	}
 	sent.Describe(&meta, rn.a.Seed(), rn.a.Targets())
 	w, err := spec.Output()
 	if err != nil {

@@ -55,7 +55,7 @@ func closedLoops(sum *summary.Summary, runs []*Run, rels []string, byUsers bool)
 	for _, st := range sum.Steps {
 		for _, sc := range st.Scenarios {
 			if sc.Closed() {
-				byFile[filepath.ToSlash(filepath.Clean(sc.Results))] = closed{sc.Users, sc.Name + ", " + summary.UsersText(sc.Users)}
+				byFile[filepath.ToSlash(filepath.Clean(sc.Results))] = closed{sc.Users, ClosedGroup(sc.Name, sc.Users)}
 			}
 		}
 	}
@@ -80,4 +80,10 @@ func closedLoops(sum *summary.Summary, runs []*Run, rels []string, byUsers bool)
 			r.Group = c.group
 		}
 	}
+}
+
+// ClosedGroup is the group of a closed loop of users running scenario
+// when runs are compared users against users: "page, 32 users".
+func ClosedGroup(scenario string, users int) string {
+	return scenario + ", " + summary.UsersText(users)
 }

@@ -3,8 +3,11 @@ package compare
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/results"
 )
 
 // A run rebuilt from its stored histogram (what the run archive keeps)
@@ -61,5 +64,54 @@ func TestBootstrapP(t *testing.T) {
 		if got := bootstrapP(tc.xs); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%v: p %v, want %v", tc.xs, got, tc.want)
 		}
+	}
+}
+
+// A closed loop rebuilt from its stored histogram with its Span (what the
+// results site does for an archived run) has the throughput row the run
+// read from its results has: the same figures, interval and verdict, the
+// throughput first; without a span it has none to compare.
+func TestRunFromHistogramThroughput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	mk := func(name string, users, n int, every time.Duration) *Run {
+		r := NewRun(name, 0)
+		r.Users = users
+		for i := range n {
+			code := uint16(200)
+			if i%97 == 0 {
+				code = 503
+			}
+			r.Add(&results.Result{Sent: t0.Add(time.Duration(i) * every), Latency: time.Duration(20e6 * math.Exp(0.2*rng.NormFloat64())), Code: code})
+		}
+		return r
+	}
+	base, more := mk("4 users", 4, 1500, 5*time.Millisecond), mk("8 users", 8, 2400, 4*time.Millisecond)
+	rebuild := func(r *Run, span bool) *Run {
+		r.Metrics.Close()
+		re := NewRunFromHistogram(r.Name, r.Latencies().Histogram(), uint64(r.N()), uint64(r.OK()))
+		re.Users = r.Users
+		if span {
+			// the archive keeps the throughput; its span is the successes over it
+			re.Span = time.Duration(float64(r.OK()) / r.Metrics.Throughput * float64(time.Second))
+		}
+		return re
+	}
+	opt := Options{Seed: 1}
+	want := Compare(base, []*Run{more}, opt)
+	got := Compare(rebuild(base, true), []*Run{rebuild(more, true)}, opt)
+	if want.Rows[0].Stat != Throughput || got.Rows[0].Stat != Throughput {
+		t.Fatalf("the first rows are %s and %s, want throughput", want.Rows[0].Stat, got.Rows[0].Stat)
+	}
+	w, g := want.Rows[0], got.Rows[0]
+	if w.Verdict != Higher || g.Verdict != w.Verdict || math.Abs(g.Value-w.Value) > 1e-9*w.Value || math.Abs(g.Base-w.Base) > 1e-9*w.Base ||
+		math.Abs(g.Lo-w.Lo) > 1e-9*w.Value || math.Abs(g.Hi-w.Hi) > 1e-9*w.Value {
+		t.Errorf("throughput rebuilt %+v, from the results %+v", g, w)
+	}
+	if gc, wc := g.Cells(0.95), w.Cells(0.95); strings.Join(gc, "|") != strings.Join(wc, "|") {
+		t.Errorf("throughput cells rebuilt %q, from the results %q", gc, wc)
+	}
+	if r := Compare(rebuild(base, false), []*Run{rebuild(more, false)}, opt).Rows[0]; r.Stat != Throughput || r.Verdict != NoData {
+		t.Errorf("without a span: %+v, want no data", r)
 	}
 }

@@ -19,7 +19,13 @@ type Run struct {
 	// Users are a closed loop's users (0: paced, or not known), from the
 	// summary.json of the run folder it was read from; a closed loop is
 	// compared on its throughput first.
-	Users   int
+	Users int
+	// Span is what the throughput of a run rebuilt from a histogram
+	// (NewRunFromHistogram) is counted over: the time from its first
+	// request sent to its last answer, as metrics measured it; 0 when not
+	// known (then it has no throughput). A run read from results files
+	// has it from its Metrics.
+	Span    time.Duration
 	Metrics *metrics.Metrics
 }
 

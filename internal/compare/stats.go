@@ -74,8 +74,11 @@ func flatten(r *Run) buckets {
 	}
 	b.ok, b.ko = r.OK(), r.N()-r.OK()
 	r.Metrics.Close()
-	if r.Metrics.Duration > 0 {
+	switch {
+	case r.Metrics.Duration > 0:
 		b.secs = (r.Metrics.Duration + r.Metrics.Wait).Seconds()
+	case r.Span > 0:
+		b.secs = r.Span.Seconds()
 	}
 	b.exact = b.values(b.count, b.ok, b.ko)
 	if l.Count > 0 {

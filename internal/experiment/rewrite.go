@@ -31,8 +31,9 @@ func writeUp(dir string, sum *summary.Summary, pred findings.Predictor) error {
 // summary.json, from the run folder alone: nothing is run. A folder written before the summary
 // recorded the plan's shape gets it from the plan's copy in the folder,
 // read as a record (the files that plan names need not exist anymore,
-// nor be where it says); so does one written before it recorded a closed
-// loop's users.
+// nor be where it says) with the run's -set overrides applied again as the
+// run applied them; so does one written before it recorded a closed loop's
+// users.
 func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 	sum, err := summary.Load(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -44,7 +45,7 @@ func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 	if sum.Design == nil || unpacedWithoutUsers(sum) {
 		copyOf := filepath.Join(dir, "plan"+filepath.Ext(sum.Plan))
 		if data, err := os.ReadFile(copyOf); err == nil {
-			if p, err := plan.ParseRecord(sum.Plan, filepath.Dir(sum.Plan), data); err == nil {
+			if p, err := plan.ParseRecord(sum.Plan, filepath.Dir(sum.Plan), data, plan.RecordedOverrides(sum.RunArgs)...); err == nil {
 				if sum.Design == nil {
 					sum.Design = Design(p)
 				}

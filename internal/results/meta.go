@@ -34,6 +34,13 @@ type Meta struct {
 	// interrupted, or out of targets).
 	Planned uint64 `json:"planned,omitempty"`
 
+	// Users is a closed loop's concurrency: an attack at rate 0 keeps this
+	// many requests in flight (-max-workers N; a plan's workers: N), each
+	// user sending its next request when its answer came; a shard's share
+	// of them. 0 for a paced attack, and in streams written before the
+	// header kept it.
+	Users int `json:"users,omitempty"`
+
 	// Seed and Templates let the requests really sent be rendered again
 	// (package sent): the seed every templated part was rendered with,
 	// and the attack's templated targets as written. Results record a

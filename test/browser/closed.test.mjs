@@ -5,7 +5,11 @@
 // loopback. Its report.html and its page on `loadlab archive serve` show
 // each step's users and the throughput they got where a paced run shows
 // its rate (the figures of the run's summary.json), and draw the knee
-// charts against the users, with no console errors and no network.
+// charts against the users, with no console errors and no network. The
+// plan run again makes a second run: the site's index shows both runs'
+// load as `loadlab archive list` does ("4-32 users"), and its compare
+// page leads with their throughput, step against step by users, with the
+// figures `loadlab compare` prints for the two run folders.
 //
 // Run: cd test/browser && npm ci && node --test
 // It skips, saying why, only when Chromium is missing and CI is not set.
@@ -61,15 +65,38 @@ async function checkPage(page, sum, where) {
   assert.ok(ink.length >= 2 && ink.every((n) => n > 0), `${where}: every chart drawn: ${ink}`);
 }
 
-test("a closed loop's report.html and archive page speak in users", { skip, timeout: 240_000 }, async () => {
+// throughputRows are compare's throughput rows (figures, interval,
+// verdict) by group, from loadlab compare's text.
+function throughputRows(text) {
+  const rows = {};
+  let group = "";
+  for (const line of text.split("\n")) {
+    const g = line.match(/^== (.*) ==$/);
+    if (g) group = g[1];
+    const c = line.trim().split(/\s{2,}/);
+    if (c.length === 7 && c[1] === "throughput") rows[group] = c.slice(2);
+  }
+  return rows;
+}
+
+test("a closed loop's report.html and archive pages speak in users", { skip, timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "loadlab-closed-"));
-  const folder = join(dir, "run");
-  execFileSync(loadlab(), ["run", "-quiet", "-out", folder, join(here, "testdata", "closed-plan.yaml")], { stdio: ["ignore", "ignore", "inherit"], timeout: 120_000 });
+  const folder = join(dir, "run"), again = join(dir, "again");
+  for (const f of [folder, again]) {
+    execFileSync(loadlab(), ["run", "-quiet", "-out", f, join(here, "testdata", "closed-plan.yaml")], { stdio: ["ignore", "ignore", "inherit"], timeout: 120_000 });
+  }
   const sum = JSON.parse(readFileSync(join(folder, "summary.json"), "utf8"));
   assert.deepEqual(sum.steps.map((st) => st.scenarios[0].users), [4, 32], "summary.json keeps each step's users");
 
   const db = join(dir, "runs.db");
-  const id = execFileSync(loadlab(), ["archive", "add", "-db", db, folder], { stdio: ["ignore", "pipe", "inherit"] }).toString().trim().split("\n").pop().trim();
+  const add = (f) => execFileSync(loadlab(), ["archive", "add", "-db", db, f], { stdio: ["ignore", "pipe", "inherit"] }).toString().trim().split("\n").pop().trim();
+  const id = add(folder), againID = add(again);
+  const listed = execFileSync(loadlab(), ["archive", "list", "-db", db]).toString().trim().split("\n").map((l) => l.split(/\s{2,}/));
+  assert.equal(listed[0][5], "LOAD", "archive list's LOAD column");
+  const loads = Object.fromEntries(listed.slice(1).map((c) => [c[0], c[5]]));
+  assert.deepEqual(loads, { [id]: "4-32 users", [againID]: "4-32 users" }, "archive list's loads");
+  const cli = throughputRows(execFileSync(loadlab(), ["compare", folder, again], { stdio: ["ignore", "pipe", "ignore"] }).toString());
+  assert.deepEqual(Object.keys(cli).sort(), ["page, 32 users", "page, 4 users"], "loadlab compare matches the runs' steps by users");
   let serve, browser;
   try {
     serve = await start(loadlab(), ["archive", "serve", "-db", db, "-listen", "127.0.0.1:0"], /archive site: (http:\/\/\S+)/);
@@ -95,6 +122,32 @@ test("a closed loop's report.html and archive page speak in users", { skip, time
     const resp = await page.goto(`${base}/runs/${id}`, { waitUntil: "load" });
     assert.equal(resp.status(), 200);
     await checkPage(page, sum, "the archive's run page");
+
+    // The index: the load column, what archive list shows, explained.
+    await page.goto(`${base}/`, { waitUntil: "load" });
+    const head = await page.$$eval("table.runs thead th", (ths) => ths.map((th) => [th.textContent, th.title]));
+    const at = head.findIndex(([t]) => /^load/.test(t));
+    assert.ok(at > 0 && /closed loop's users/.test(head[at][1]), `the load column and what it means: ${JSON.stringify(head)}`);
+    const cells = await page.$$eval("table.runs tbody tr", (trs, at) => trs.map((tr) => [tr.querySelector("code").textContent, tr.children[at].textContent]), at);
+    assert.deepEqual(Object.fromEntries(cells), loads, "the index's load cells are archive list's");
+    assert.match(await page.evaluate(() => document.body.innerText), /Load is what a run was asked to send/, "the page says what load means");
+
+    // Compare: load and throughput first, then per number of users
+    // compare's table, led by the throughput row loadlab compare prints.
+    await page.goto(`${base}/compare?ids=${id},${againID}`, { waitUntil: "load" });
+    const side = await page.$$eval("table", (ts) => Array.from(ts[0].querySelectorAll("tbody tr")).map((tr) => tr.children[0].textContent));
+    assert.deepEqual(side.slice(3, 5), ["load", "throughput"], `the side by side leads with load and throughput: ${side}`);
+    const stats = await page.$$eval("section", (secs) => secs.map((s) => ({
+      title: s.querySelector("h2")?.textContent ?? "",
+      first: Array.from(s.querySelector("tbody tr")?.children ?? []).map((td) => td.textContent),
+    })).filter((s) => s.title.startsWith("Statistics: ")));
+    assert.deepEqual(stats.map((s) => s.title).sort(), ["Statistics: page, 32 users", "Statistics: page, 4 users"], "steps compared by users");
+    for (const s of stats) {
+      assert.equal(s.first[1], "throughput", `${s.title}: throughput first`);
+      assert.deepEqual(s.first.slice(2), cli[s.title.replace("Statistics: ", "")], `${s.title}: loadlab compare's figures`);
+    }
+    const cink = await inked(page, ".uplot canvas");
+    assert.ok(cink.length >= 2 && cink.every((n) => n > 0), `the overlays are drawn: ${cink}`);
     assert.deepEqual(fetched, [], "the pages fetched nothing from the network");
     assert.deepEqual(problems, [], "no console errors");
   } finally {

@@ -33,30 +33,18 @@ func componentFiles(dir string, sum *summary.Summary, c cell) []string {
 			continue
 		}
 		for _, cr := range running {
-			if f := keptFile(cr.File); f != "" {
+			if f := cr.KeptFile(); f != "" {
 				names = append(names, f)
 			}
 		}
 		for _, cr := range st.Deaths {
-			if f := keptFile(cr.File); f != "" {
+			if f := cr.KeptFile(); f != "" {
 				names = append(names, f)
 			}
 		}
 	}
 	sort.Strings(names)
 	return names
-}
-
-// keptFile is where a component's config or recipe, as summary.json
-// records it, is in the run folder: components/<name> when the run wrote
-// it there (where the write-up looks for it, wherever the folder is now);
-// "" for a file the run left where the plan named it (an older run's
-// recipe).
-func keptFile(file string) string {
-	if file == "" || filepath.Base(filepath.Dir(file)) != "components" {
-		return ""
-	}
-	return "components/" + filepath.Base(file)
 }
 
 // walkFiles are the regular files under dir/sub, relative to dir, sorted.

@@ -128,7 +128,13 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 	labels := map[string]string{}
 	source := "results"
 	var command []string
+	users, closed := 0, len(rep.metas) > 0
 	for _, m := range rep.metas {
+		if m == nil || m.Users == 0 {
+			closed = false
+		} else {
+			users += m.Users
+		}
 		if m == nil {
 			continue
 		}
@@ -157,6 +163,11 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 			Steps: []archive.Step{{Index: 0, Name: name, Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Text: rep.text}}},
 		Histograms: map[archive.StepKey][]byte{{Step: 0}: rep.hist},
 		Scenarios:  map[string]archive.Figures{"": f},
+	}
+	if closed {
+		// A closed loop (attack -rate=0 -max-workers N, each shard with
+		// its share): its load is its users, its rate what they achieved.
+		b.Run.Users = []int{users}
 	}
 	b.Files, b.Run.Content = files, h.sum
 	return b, rep.warnings, nil

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -92,6 +94,9 @@ func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Intro = "The first run is the baseline. A difference is real when its 95% confidence interval excludes zero (latencies: a Poisson bootstrap over each run's stored latency histogram; success: Newcombe's score interval), as loadlab compare reports it."
+	if slices.ContainsFunc(runs, func(r *archive.Run) bool { return len(r.Users) > 0 }) {
+		p.Intro += " A closed loop (users, each sending its next request when its answer came, rather than a rate) is judged on its throughput first: the successful answers a second its users got, the figure that tells whether the system kept up."
+	}
 	p.Sections = append(secs, web.Section{Title: "Compare other runs", HTML: form})
 	writePage(w, http.StatusOK, p)
 }
@@ -109,14 +114,32 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 		Cells []string
 	}
 	var cols []col
-	figs := make([]fig, len(figureHeader))
-	for i, h := range figureHeader {
-		figs[i].Name = h
+	closed := false
+	for _, run := range runs {
+		closed = closed || len(run.Users) > 0
+	}
+	// The load first (a rate, or a closed loop's users); with a closed
+	// loop among the runs, the throughput its users achieved next, as
+	// compare's table leads with it.
+	var order []int // figureHeader's columns, in the order shown
+	if closed {
+		order = append(order, slices.Index(figureHeader, "throughput"))
+	}
+	for i, name := range figureHeader {
+		if !(closed && name == "throughput") {
+			order = append(order, i)
+		}
+	}
+	figs := []fig{{Name: "load"}}
+	for _, i := range order {
+		figs = append(figs, fig{Name: figureHeader[i]})
 	}
 	for i, run := range runs {
 		cols = append(cols, col{Name: names[i], ID: run.ID, URL: runURL(run.ID), Started: fmtTime(run.Started), Labels: sortedLabels(run.Labels)})
-		for j, c := range figureCells(run.Figures) {
-			figs[j].Cells = append(figs[j].Cells, c)
+		figs[0].Cells = append(figs[0].Cells, run.Load())
+		cells := figureCells(run.Figures)
+		for j, k := range order {
+			figs[j+1].Cells = append(figs[j+1].Cells, cells[k])
 		}
 	}
 	head, err := fragment(compareHeadTmpl, map[string]any{"Runs": cols, "Figures": figs})
@@ -127,14 +150,17 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 
 	// One compare.Run per run and step/scenario. Runs of one step are
 	// compared whatever their scenario's name; runs with several are
-	// compared step by step and scenario by scenario.
+	// compared step by step and scenario by scenario, a closed loop's
+	// steps by scenario and users (as loadlab compare matches two sweeps'
+	// steps). A closed loop's statistics lead with its throughput.
 	single := true
 	for _, run := range runs {
 		single = single && len(run.Steps) == 1
 	}
 	var all []*compare.Run
 	for i, run := range runs {
-		for _, st := range run.Steps {
+		users, byUsers := stepUsers(run)
+		for j, st := range run.Steps {
 			hist, err := h.histogram(ctx, run.ID, st)
 			if err != nil {
 				return nil, err
@@ -142,12 +168,18 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 			if hist == nil {
 				continue
 			}
-			group := ""
-			if !single {
-				group = stepTitle(run, st)
-			}
 			cr := compare.NewRunFromHistogram(names[i], hist, st.Requests, successes(st.Figures))
-			cr.Group = group
+			cr.Span = span(st.Figures)
+			if users != nil {
+				cr.Users = users[j]
+			}
+			switch {
+			case single:
+			case byUsers:
+				cr.Group = compare.ClosedGroup(st.Scenario, users[j])
+			default:
+				cr.Group = stepTitle(run, st)
+			}
 			all = append(all, cr)
 		}
 	}
@@ -190,6 +222,44 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 // successes is the number of successful requests behind a step's ratio.
 func successes(f archive.Figures) uint64 {
 	return uint64(f.Success*float64(f.Requests) + 0.5)
+}
+
+// span is what a step's throughput was counted over (from its first
+// request sent to its last answer): its successes over its throughput,
+// both as metrics measured them; 0 when it had none.
+func span(f archive.Figures) time.Duration {
+	ok := successes(f)
+	if ok == 0 || f.Throughput <= 0 {
+		return 0
+	}
+	return time.Duration(float64(ok) / f.Throughput * float64(time.Second))
+}
+
+// stepUsers are the users of each of a closed loop's steps, in order;
+// nil for a paced run, or when the archive knows only the fewest and the
+// most of them (a sweep of three steps or more archived before it kept
+// each step's: of two, the fewest are taken as the first step's, the
+// order a sweep's matrix lists them in). byUsers
+// says whether its steps are told apart by scenario and users, as
+// loadlab compare matches them; not when two had the same (a plan that
+// varied more than the users: its steps are matched by their places).
+func stepUsers(run *archive.Run) (users []int, byUsers bool) {
+	users = run.Users
+	if len(users) == 1 {
+		users = slices.Repeat(users, len(run.Steps))
+	}
+	if len(users) != len(run.Steps) || len(users) == 0 {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	for i, st := range run.Steps {
+		g := compare.ClosedGroup(st.Scenario, users[i])
+		if seen[g] {
+			return users, false
+		}
+		seen[g] = true
+	}
+	return users, true
 }
 
 // displayNames names each run for tables and legends: its name, with

@@ -13,21 +13,30 @@ import (
 	"github.com/loadlab/loadlab/internal/plot/web"
 )
 
-// The index's sortable columns: query value, column title, and whether
-// its first click sorts ascending (names) or descending (figures, time).
+// The index's sortable columns: query value, column title, what the
+// column means (its tooltip), and whether its first click sorts
+// ascending (names) or descending (figures, time).
 var sortColumns = []struct {
-	Key, Title string
-	Asc        bool
+	Key, Title, Means string
+	Asc               bool
 }{
-	{"started", "started", false},
-	{"name", "name", true},
-	{"requests", "requests", false},
-	{"rate", "rate", false},
-	{"success", "success", false},
-	{"p50", "p50", false},
-	{"p99", "p99", false},
-	{"throughput", "throughput", false},
+	{"started", "started", "", false},
+	{"name", "name", "", true},
+	{"requests", "requests", "", false},
+	{"load", "load", loadMeans, false},
+	{"success", "success", "", false},
+	{"p50", "p50", "", false},
+	{"p99", "p99", "", false},
+	{"throughput", "throughput", "successful answers a second", false},
 }
+
+// loadMeans says what the load column holds and how it sorts.
+const loadMeans = "what the run was asked to send: a rate (100/s), or a closed loop's users (4-16 users), whose rate is what they achieved; " +
+	"sorted, the paced runs come by rate, the closed loops by users"
+
+// sortAliases are sort values the index once had, read as the column that
+// replaced them: the rate column became the load column.
+var sortAliases = map[string]string{"rate": "load"}
 
 // Paging: runs per page by default and at most.
 const (
@@ -68,6 +77,9 @@ func parseListQuery(q url.Values) (listQuery, error) {
 		return lq, err
 	}
 	if s := q.Get("sort"); s != "" {
+		if a, ok := sortAliases[s]; ok {
+			s = a
+		}
 		ok := false
 		for _, c := range sortColumns {
 			ok = ok || c.Key == s
@@ -142,9 +154,9 @@ var indexTmpl = template.Must(template.New("index").Parse(`<form class="filter" 
 {{with .Newer}}<a href="{{.}}" rel="prev">‹ previous</a>{{end}}{{with .Older}}<a href="{{.}}" rel="next">next ›</a>{{end}}</p>
 {{if .Runs}}<form method="get" action="/compare">
 <div class="tw"><table class="runs">
-<thead><tr><th></th><th>run</th>{{range .Cols}}<th><a href="{{.URL}}"{{if .On}} class="on"{{end}}>{{.Title}}{{.Arrow}}</a></th>{{end}}<th>labels</th></tr></thead>
+<thead><tr><th></th><th>run</th>{{range .Cols}}<th{{with .Means}} title="{{.}}"{{end}}><a href="{{.URL}}"{{if .On}} class="on"{{end}}>{{.Title}}{{.Arrow}}</a></th>{{end}}<th>labels</th></tr></thead>
 <tbody>{{range .Runs}}<tr><td><input type="checkbox" name="id" value="{{.ID}}" aria-label="compare {{.ID}}"></td><td><a href="{{.URL}}"><code>{{.ID}}</code></a></td>
-<td>{{.Started}}</td><td><a href="{{.URL}}">{{.Name}}</a></td><td>{{.Requests}}</td><td>{{.Rate}}</td><td>{{.Success}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Throughput}}</td>
+<td>{{.Started}}</td><td><a href="{{.URL}}">{{.Name}}</a></td><td>{{.Requests}}</td><td>{{.Load}}</td><td>{{.Success}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Throughput}}</td>
 <td>{{range .Labels}}<a class="label" href="{{.URL}}">{{.Key}}={{.Value}}</a>{{end}}</td></tr>
 {{end}}</tbody></table></div>
 <p><button type="submit">Compare the runs ticked</button> <span class="hint">tick two or more</span></p>
@@ -152,7 +164,7 @@ var indexTmpl = template.Must(template.New("index").Parse(`<form class="filter" 
 
 type indexRow struct {
 	ID, URL, Name, Started                        string
-	Requests, Rate, Success, P50, P99, Throughput string
+	Requests, Load, Success, P50, P99, Throughput string
 	Labels                                        []struct{ Key, Value, URL string }
 }
 
@@ -185,8 +197,8 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 		data["Older"] = lq.url(func(c *listQuery) { c.Page++ })
 	}
 	type col struct {
-		Title, URL, Arrow string
-		On                bool
+		Title, Means, URL, Arrow string
+		On                       bool
 	}
 	var cols []col
 	for _, c := range sortColumns {
@@ -195,7 +207,7 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 		if on {
 			asc = !lq.Asc // a second click reverses
 		}
-		cl := col{Title: c.Title, On: on, URL: lq.url(func(q *listQuery) { q.Sort, q.Asc, q.Page = c.Key, asc, 1 })}
+		cl := col{Title: c.Title, Means: c.Means, On: on, URL: lq.url(func(q *listQuery) { q.Sort, q.Asc, q.Page = c.Key, asc, 1 })}
 		if on {
 			cl.Arrow = " ↓"
 			if lq.Asc {
@@ -209,7 +221,7 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 	for i, run := range runs {
 		l := run.Latencies
 		rows[i] = indexRow{ID: run.ID, URL: runURL(run.ID), Name: run.Name, Started: fmtTime(run.Started),
-			Requests: fmt.Sprint(run.Requests), Rate: fmtRate(run.Rate), Success: fmtPct(run.Success),
+			Requests: fmt.Sprint(run.Requests), Load: run.Load(), Success: fmtPct(run.Success),
 			P50: fmtDur(l.P50), P99: fmtDur(l.P99), Throughput: fmtRate(run.Throughput)}
 		for _, lb := range sortedLabels(run.Labels) {
 			u := lq.url(func(q *listQuery) {
@@ -230,7 +242,9 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := newPage("Runs")
-	p.Intro = "Every archived run, newest first. Click a column to sort by it, a label to filter by it; tick runs to compare them."
+	p.Intro = "Every archived run, newest first. Click a column to sort by it, a label to filter by it; tick runs to compare them. " +
+		"Load is what a run was asked to send: a rate (100/s), or a closed loop's users (4-16 users), each sending its next request when its answer came: " +
+		"their throughput is the figure to read. By load, the paced runs come by rate, then the closed loops by users."
 	p.Sections = []web.Section{{HTML: body}}
 	writePage(w, http.StatusOK, p)
 }

@@ -166,8 +166,10 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *archive.Run) (int6
 	}
 	args := []any{r.ID, r.Slug, r.Name, strings.ToLower(r.Name), r.Source, r.Command, r.Plan, r.Machine,
 		unixNano(r.Started), unixNano(r.Ended), unixNano(r.Added), r.Content, string(labels), users}
+	lo, hi := usersRange(r.Users)
+	args = append(args, lo, hi)
 	args = append(args, figureArgs(&r.Figures)...)
-	q := "INSERT INTO runs (id, slug, name, name_lower, source, command, plan, machine, started, ended, added, content, labels, users, " +
+	q := "INSERT INTO runs (id, slug, name, name_lower, source, command, plan, machine, started, ended, added, content, labels, users, users_min, users_max, " +
 		figureNames + ") VALUES (" + placeholders(len(args)) + ") RETURNING seq"
 	var seq int64
 	if err := tx.QueryRowContext(ctx, s.d.rebind(q), args...).Scan(&seq); err != nil {

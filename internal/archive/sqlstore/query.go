@@ -31,7 +31,7 @@ var sortColumns = map[string]string{
 	"started": "r.started", "added": "r.added", "name": "r.name_lower", "id": "r.id",
 	"requests": "F.requests", "rate": "F.rate", "throughput": "F.throughput", "success": "F.success",
 	"p50": "F.p50", "p90": "F.p90", "p95": "F.p95", "p99": "F.p99", "max": "F.pmax", "mean": "F.pmean",
-	"lag": "F.lag_p99", "dropped": "F.dropped",
+	"lag": "F.lag_p99", "dropped": "F.dropped", "load": loadOrder,
 }
 
 // SortKeys lists the Filter.Sort values the store orders by.
@@ -76,12 +76,16 @@ func (s *Store) where(f archive.Filter, fig string) (string, []any, error) {
 	if !ok {
 		return "", nil, badinput.Field("sort", "unknown column %q (one of %s)", key, strings.Join(SortKeys(), ", "))
 	}
-	col = strings.Replace(col, "F.", fig+".", 1)
+	col = strings.ReplaceAll(col, "F.", fig+".")
 	dir := " DESC"
 	if f.Asc {
 		dir = " ASC"
 	}
-	fmt.Fprintf(&b, " ORDER BY %s%s, r.seq%s", col, dir, dir)
+	b.WriteString(" ORDER BY ")
+	for _, c := range strings.Split(col, ", ") {
+		b.WriteString(c + dir + ", ")
+	}
+	b.WriteString("r.seq" + dir)
 	if f.Limit > 0 || f.Offset > 0 {
 		limit := int64(f.Limit)
 		if limit <= 0 {

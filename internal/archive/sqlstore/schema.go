@@ -47,6 +47,16 @@ var migrations = [][]string{
 	{ // 2: a closed loop's users (archive.Run.Users, a JSON array; '' for a paced run and the runs stored before)
 		`ALTER TABLE runs ADD COLUMN users TEXT NOT NULL DEFAULT ''`,
 	},
+	{ // 3: the fewest and the most of a closed loop's users (0 for a paced run), which the "load" sort orders by; filled by backfills[2]
+		`ALTER TABLE runs ADD COLUMN users_min BIGINT NOT NULL DEFAULT 0`,
+		`ALTER TABLE runs ADD COLUMN users_max BIGINT NOT NULL DEFAULT 0`,
+	},
+}
+
+// backfills[i], when set, fills what migrations[i] added to the rows
+// already stored, in the same transaction, where SQL alone cannot.
+var backfills = map[int]func(ctx context.Context, s *Store, tx *sql.Tx) error{
+	2: backfillUsersRange,
 }
 
 // SchemaVersion is the schema version this loadlab writes.
@@ -101,6 +111,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	for ; v < SchemaVersion; v++ {
 		for _, q := range migrations[v] {
 			if _, err := tx.ExecContext(ctx, s.d.ddl(q)); err != nil {
+				return fmt.Errorf("%s: migrating the schema to version %d: %v", s.name, v+1, oneLine(err))
+			}
+		}
+		if fill := backfills[v]; fill != nil {
+			if err := fill(ctx, s, tx); err != nil {
 				return fmt.Errorf("%s: migrating the schema to version %d: %v", s.name, v+1, oneLine(err))
 			}
 		}

@@ -25,6 +25,23 @@ func (p *Plan) RunArgs() []string {
 	return append(args, p.File)
 }
 
+// RecordedOverrides are the overrides among the arguments of a run as
+// RunArgs recorded them (-set NAME=VALUE ... FILE), in order: what the run
+// applied to its plan, to apply again to the plan's copy.
+func RecordedOverrides(args []string) []Override {
+	var set []Override
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] != "-set" {
+			continue
+		}
+		i++
+		if o, err := ParseOverride(args[i]); err == nil {
+			set = append(set, o)
+		}
+	}
+	return set
+}
+
 // ParseOverride reads NAME=VALUE; the error says what is wrong, the
 // caller where (a flag).
 func ParseOverride(s string) (Override, error) {

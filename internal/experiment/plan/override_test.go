@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,29 @@ func TestOverrideErrors(t *testing.T) {
 		if _, err := ParseOverride(bad); err == nil || !strings.Contains(err.Error(), "want NAME=VALUE") {
 			t.Errorf("ParseOverride(%q) = %v", bad, err)
 		}
+	}
+}
+
+// The overrides a run recorded (RunArgs) are read back as they were given,
+// and applied to the plan's copy as the run applied them: a run made with
+// -set n=8 over a matrix of users 4 and 16 ran one step of 8 users, and
+// its record says so.
+func TestRecordedOverridesApplyToTheRecord(t *testing.T) {
+	set := []Override{{Name: "n", Value: "8"}, {Name: "d", Value: "2s"}}
+	args := (&Plan{File: "plan.yaml", Overrides: set}).RunArgs()
+	if got := RecordedOverrides(args); !reflect.DeepEqual(got, set) {
+		t.Fatalf("RecordedOverrides(%q) = %+v, want %+v", args, got, set)
+	}
+	if got := RecordedOverrides([]string{"plan.yaml"}); got != nil {
+		t.Errorf("no -set: %+v", got)
+	}
+	plan := "components:\n  origin: {kind: origin, recipe: gone.json}\n" +
+		"vars: {d: 1s}\nscenarios:\n  - {name: page, target: \"GET ${origin.url}/\", rate: 0, workers: \"${n}\", duration: \"${d}\"}\nmatrix:\n  n: [4, 16]\n"
+	p, err := ParseRecord("plan.yaml", t.TempDir(), []byte(plan), RecordedOverrides(args)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 1 || p.Steps[0].Scenarios[0].Users() != 8 || p.Steps[0].Scenarios[0].Duration != 2*time.Second {
+		t.Fatalf("the record with -set n=8 -set d=2s: %d steps, first %+v", len(p.Steps), p.Steps[0].Scenarios[0])
 	}
 }

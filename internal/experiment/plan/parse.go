@@ -38,9 +38,11 @@ func Parse(file, dir string, data []byte, set ...Override) (*Plan, error) {
 // matrix): the files it names (recipes, configs, targets files) are
 // neither opened nor need to exist, since the run that followed it is
 // over and a folder is written up from what it holds. Relative paths in
-// it are joined to dir as Parse joins them, as names only.
-func ParseRecord(file, dir string, data []byte) (*Plan, error) {
-	return parse(&builder{file: file, dir: dir, record: true}, data)
+// it are joined to dir as Parse joins them, as names only. set are the
+// overrides the run applied (RecordedOverrides of its arguments), applied
+// again as Parse applies them.
+func ParseRecord(file, dir string, data []byte, set ...Override) (*Plan, error) {
+	return parse(&builder{file: file, dir: dir, record: true, set: set}, data)
 }
 
 // parse validates a plan held in memory with b.

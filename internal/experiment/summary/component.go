@@ -1,5 +1,7 @@
 package summary
 
+import "path/filepath"
+
 // ComponentRun describes one start of a component, for the report.
 type ComponentRun struct {
 	Name        string   `json:"name"`
@@ -15,6 +17,18 @@ type ComponentRun struct {
 	Exit        string   `json:"exit,omitempty"`
 	LastOutput  []string `json:"last_output,omitempty"`
 	StartError  string   `json:"start_error,omitempty"`
+}
+
+// KeptFile is where the run folder holds the component's File, relative
+// to the folder and slash-separated: components/<name> when the run kept
+// a copy in its components/ (a proxy's rendered config, an origin's
+// recipe), read there wherever the folder is now and never elsewhere; ""
+// for a file the run left where the plan named it (an older run's recipe).
+func (c ComponentRun) KeptFile() string {
+	if c.File == "" || filepath.Base(filepath.Dir(c.File)) != "components" {
+		return ""
+	}
+	return "components/" + filepath.Base(c.File)
 }
 
 // Machine describes where the run happened, for the report's setup.

@@ -1,7 +1,10 @@
 package writeup
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -88,12 +91,15 @@ func config(sum *summary.Summary, f *folder) section {
 			bs := []block{code(c.CommandLine)}
 			if c.File != "" && !shownFile[c.File] {
 				shownFile[c.File] = true
-				ex := fileExcerpt(componentFile(f.dir, c.File), c.File)
+				path, kept := componentFile(f.dir, c)
+				ex := fileExcerpt(path, c.File)
 				kind := "Config"
 				if c.Kind == "origin" {
 					kind = "Origin simulator recipe"
 				}
-				if first, ok := firstFile[c.Name]; ok && ex != "" {
+				if kept && missing(path) {
+					bs = append(bs, text(kind+": missing from the run folder (the run kept it as "+c.KeptFile()+")."))
+				} else if first, ok := firstFile[c.Name]; ok && ex != "" {
 					if diff := linesNotIn(ex, first.text); diff != "" {
 						bs = append(bs, text(kind+": as "+first.title+"'s but for these lines:"), code(diff))
 					} else {
@@ -112,6 +118,12 @@ func config(sum *summary.Summary, f *folder) section {
 		s.Blocks = append(s.Blocks, text("The plan, as it ran: ["+planFile(sum)+"]("+planFile(sum)+")."))
 	}
 	return s
+}
+
+// missing reports whether no file is at path.
+func missing(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 func planFile(sum *summary.Summary) string {

@@ -110,18 +110,18 @@ func readFolder(dir string, sum *summary.Summary) (*folder, error) {
 }
 
 // componentFile is where the folder in dir holds a component's file as
-// summary.json records it: the copy in its components/ (a proxy's
-// rendered config, an origin's recipe), found there even when the folder
-// was moved or is rewritten from another directory; else the file as
-// recorded (an older run kept no copy of its recipes).
-func componentFile(dir, file string) string {
-	if filepath.Base(filepath.Dir(file)) == "components" {
-		inside := filepath.Join(dir, "components", filepath.Base(file))
-		if _, err := os.Stat(inside); err == nil {
-			return inside
-		}
+// summary.json records it, and whether it is there. A copy the run kept
+// in its components/ (a proxy's rendered config, an origin's recipe) is
+// read from this folder's components/ only, wherever the folder is now:
+// the path recorded may be another run's folder (the original of a
+// copied folder, or a new run written where this one was). A file the run
+// left where the plan named it (an older run's recipe) is read as
+// recorded.
+func componentFile(dir string, c summary.ComponentRun) (path string, kept bool) {
+	if k := c.KeptFile(); k != "" {
+		return filepath.Join(dir, filepath.FromSlash(k)), true
 	}
-	return file
+	return c.File, false
 }
 
 // readResults adds a scenario's results stream to its metrics and to the
