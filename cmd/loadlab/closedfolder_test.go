@@ -100,39 +100,73 @@ func dropUsers(t *testing.T, out string) {
 	}
 }
 
-// sharedClosed is closedLoopFolder's default run (4 and 16 users), made
-// once per test binary for the tests that only read the folder; tests that
-// change the folder or remove the plan's files make their own.
+// sharedClosed holds closedLoopFolder's runs made once per test binary,
+// by their users ("4,16"), for the tests that only read the folder; tests
+// that change the folder or remove the plan's files make their own.
 var sharedClosed struct {
+	mu   sync.Mutex
+	dir  string // removed by removeSharedFixtures
+	runs map[string]*sharedRun
+}
+
+// sharedRun is one shared closed-loop run, made by the first test that
+// asks for it.
+type sharedRun struct {
 	once   sync.Once
-	dir    string // removed by removeSharedFixtures
 	out    string
 	sum    *summary.Summary
 	failed bool
 }
 
-// sharedClosedLoopFolder returns the shared closed-loop run folder and its
-// summary, making them on first use. The caller must not change either.
-func sharedClosedLoopFolder(t *testing.T) (string, *summary.Summary) {
+// sharedClosedLoopFolder is closedLoopFolder (4 and 16 users when none is
+// given) made once per test binary: it returns the shared run folder and
+// its summary, making them on first use. The caller must not change either,
+// and must not be a parallel test (the run sets LOADLAB_TEST_AS_BINARY with
+// t.Setenv).
+func sharedClosedLoopFolder(t *testing.T, users ...int) (string, *summary.Summary) {
 	t.Helper()
+	if len(users) == 0 {
+		users = []int{4, 16}
+	}
+	var list []string
+	for _, n := range users {
+		list = append(list, strconv.Itoa(n))
+	}
+	key := strings.Join(list, ",")
 	s := &sharedClosed
-	s.once.Do(func() {
-		s.failed = true // until the run is made and checked
-		dir, err := os.MkdirTemp("", "loadlab-closed-loop-")
-		if err != nil {
-			t.Fatal(err)
+	s.mu.Lock()
+	if s.runs == nil {
+		s.runs = map[string]*sharedRun{}
+	}
+	r := s.runs[key]
+	if r == nil {
+		r = &sharedRun{}
+		s.runs[key] = r
+	}
+	s.mu.Unlock()
+	r.once.Do(func() {
+		r.failed = true // until the run is made and checked
+		s.mu.Lock()
+		if s.dir == "" {
+			dir, err := os.MkdirTemp("", "loadlab-closed-loops-")
+			if err != nil {
+				s.mu.Unlock()
+				t.Fatal(err)
+			}
+			s.dir = dir
 		}
-		s.dir = dir
-		s.out, s.sum = closedLoopFolder(t, dir)
-		s.failed = false
+		dir := filepath.Join(s.dir, key+"-users")
+		s.mu.Unlock()
+		r.out, r.sum = closedLoopFolder(t, dir, users...)
+		r.failed = false
 	})
-	if s.failed {
+	if r.failed {
 		if testing.Short() {
 			t.Skip("starts processes and runs 2 s of load")
 		}
-		t.Fatal("the shared closed-loop run could not be made: see the first test that asked for it")
+		t.Fatalf("the shared closed-loop run of %s users could not be made: see the first test that asked for it", key)
 	}
-	return s.out, s.sum
+	return r.out, r.sum
 }
 
 // removeSharedFixtures removes what the tests shared, once they are done.

@@ -17,7 +17,7 @@ import (
 // only: its first step is compared with the first run's second).
 func TestCompareClosedLoops(t *testing.T) {
 	before, sumBefore := sharedClosedLoopFolder(t)
-	after, sumAfter := closedLoopFolder(t, t.TempDir(), 16)
+	after, sumAfter := sharedClosedLoopFolder(t, 16)
 	x4, x16 := sumBefore.Steps[0].Scenarios[0].Throughput, sumBefore.Steps[1].Scenarios[0].Throughput
 	t.Logf("throughput: 4 users %.1f/s, 16 users %.1f/s; the second run's 16 users %.1f/s", x4, x16, sumAfter.Steps[0].Scenarios[0].Throughput)
 
