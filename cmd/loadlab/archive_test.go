@@ -93,6 +93,7 @@ func lines(s string) []string {
 }
 
 func TestArchiveAddListShow(t *testing.T) {
+	t.Parallel() // its own servers and child processes; judges no timing closely
 	dbs := map[string]func() string{
 		"sqlite":   func() string { return filepath.Join(t.TempDir(), "runs.db") },
 		"postgres": func() string { return pgtest.Shared(t).NewDB(t) },
@@ -150,6 +151,7 @@ func TestArchiveAddListShow(t *testing.T) {
 
 // An attack with -archive adds its results file; vegeta's files add too.
 func TestAttackArchiveAndVegetaFiles(t *testing.T) {
+	t.Parallel() // its own servers and child processes; judges no timing closely
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer srv.Close()
 	dir := t.TempDir()
@@ -369,6 +371,7 @@ func TestArchiveAddKilledMidway(t *testing.T) {
 // The shard files of one split attack add as one run, merged as `loadlab
 // report` merges them.
 func TestArchiveAddShards(t *testing.T) {
+	t.Parallel() // its own servers and child processes; judges no timing closely
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer srv.Close()
 	dir := t.TempDir()

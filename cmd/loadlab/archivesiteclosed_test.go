@@ -50,8 +50,8 @@ var indexRow = regexp.MustCompile(`<tr><td><input[^>]*></td><td><a href="/runs/(
 // figures, interval and verdict.
 func TestArchiveSiteClosedLoops(t *testing.T) {
 	dir := t.TempDir()
-	before, _ := closedLoopFolder(t, filepath.Join(dir, "before"))
-	after, _ := closedLoopFolder(t, filepath.Join(dir, "after"), 16)
+	before, _ := sharedClosedLoopFolder(t)
+	after, _ := sharedClosedLoopFolder(t, 16)
 	db := filepath.Join(dir, "runs.db")
 	var added []string
 	for _, src := range []string{vegetaVector("basic.bin"), before, vegetaVector("withbody.bin"), after} {

@@ -16,7 +16,7 @@ import (
 // slug is the run's page on the results site, redirecting to its ID.
 func TestArchiveClosedLoopSlug(t *testing.T) {
 	dir := t.TempDir()
-	out, _ := closedLoopFolder(t, dir)
+	out, _ := sharedClosedLoopFolder(t)
 	db := filepath.Join(dir, "runs.db")
 	if _, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, out); code != 0 {
 		t.Fatalf("archive add: exit %d: %s", code, errOut)

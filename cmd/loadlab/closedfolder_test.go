@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
@@ -96,5 +97,81 @@ func dropUsers(t *testing.T, out string) {
 	old, _ := json.MarshalIndent(raw, "", "  ")
 	if err := os.WriteFile(filepath.Join(out, summary.File), old, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sharedClosed holds closedLoopFolder's runs made once per test binary,
+// by their users ("4,16"), for the tests that only read the folder; tests
+// that change the folder or remove the plan's files make their own.
+var sharedClosed struct {
+	mu   sync.Mutex
+	dir  string // removed by removeSharedFixtures
+	runs map[string]*sharedRun
+}
+
+// sharedRun is one shared closed-loop run, made by the first test that
+// asks for it.
+type sharedRun struct {
+	once   sync.Once
+	out    string
+	sum    *summary.Summary
+	failed bool
+}
+
+// sharedClosedLoopFolder is closedLoopFolder (4 and 16 users when none is
+// given) made once per test binary: it returns the shared run folder and
+// its summary, making them on first use. The caller must not change either,
+// and must not be a parallel test (the run sets LOADLAB_TEST_AS_BINARY with
+// t.Setenv).
+func sharedClosedLoopFolder(t *testing.T, users ...int) (string, *summary.Summary) {
+	t.Helper()
+	if len(users) == 0 {
+		users = []int{4, 16}
+	}
+	var list []string
+	for _, n := range users {
+		list = append(list, strconv.Itoa(n))
+	}
+	key := strings.Join(list, ",")
+	s := &sharedClosed
+	s.mu.Lock()
+	if s.runs == nil {
+		s.runs = map[string]*sharedRun{}
+	}
+	r := s.runs[key]
+	if r == nil {
+		r = &sharedRun{}
+		s.runs[key] = r
+	}
+	s.mu.Unlock()
+	r.once.Do(func() {
+		r.failed = true // until the run is made and checked
+		s.mu.Lock()
+		if s.dir == "" {
+			dir, err := os.MkdirTemp("", "loadlab-closed-loops-")
+			if err != nil {
+				s.mu.Unlock()
+				t.Fatal(err)
+			}
+			s.dir = dir
+		}
+		dir := filepath.Join(s.dir, key+"-users")
+		s.mu.Unlock()
+		r.out, r.sum = closedLoopFolder(t, dir, users...)
+		r.failed = false
+	})
+	if r.failed {
+		if testing.Short() {
+			t.Skip("starts processes and runs 2 s of load")
+		}
+		t.Fatalf("the shared closed-loop run of %s users could not be made: see the first test that asked for it", key)
+	}
+	return r.out, r.sum
+}
+
+// removeSharedFixtures removes what the tests shared, once they are done.
+func removeSharedFixtures() {
+	if sharedClosed.dir != "" {
+		os.RemoveAll(sharedClosed.dir)
 	}
 }

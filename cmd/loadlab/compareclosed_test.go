@@ -16,8 +16,8 @@ import (
 // by their users, not by the steps' places (the second run tried 16 users
 // only: its first step is compared with the first run's second).
 func TestCompareClosedLoops(t *testing.T) {
-	before, sumBefore := closedLoopFolder(t, t.TempDir())
-	after, sumAfter := closedLoopFolder(t, t.TempDir(), 16)
+	before, sumBefore := sharedClosedLoopFolder(t)
+	after, sumAfter := sharedClosedLoopFolder(t, 16)
 	x4, x16 := sumBefore.Steps[0].Scenarios[0].Throughput, sumBefore.Steps[1].Scenarios[0].Throughput
 	t.Logf("throughput: 4 users %.1f/s, 16 users %.1f/s; the second run's 16 users %.1f/s", x4, x16, sumAfter.Steps[0].Scenarios[0].Throughput)
 

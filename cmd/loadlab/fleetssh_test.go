@@ -90,6 +90,7 @@ PidFile %s
 // shard with the targets sent on stdin and streams the results back, and
 // the fleet prints the merged report of exactly the single-machine attack.
 func TestFleetSSH(t *testing.T) {
+	t.Parallel() // its own sshd and servers, the only test in the parallel group that runs loadlab in-process; judges no timing closely
 	if testing.Short() {
 		t.Skip("starts sshd and runs 2 s of load")
 	}
@@ -99,8 +100,10 @@ func TestFleetSSH(t *testing.T) {
 	dir := t.TempDir()
 	targets := filepath.Join(dir, "targets.txt")
 	os.WriteFile(targets, []byte("GET "+srv.URL+"/x\n"), 0o644)
-	// The remote loadlab is this test binary acting as loadlab.
-	remote := "env LOADLAB_TEST_AS_BINARY=1 " + os.Args[0]
+	// The remote loadlab is this test binary acting as loadlab; sshd
+	// passes no environment on, so it gets the race options the local
+	// children inherit (see childRaceOptions) in the command line.
+	remote := "env LOADLAB_TEST_AS_BINARY=1 GORACE='" + os.Getenv("GORACE") + "' " + os.Args[0]
 	code, out, stderr := runCLI(t, nil, "fleet", "ssh", "-hosts", "127.0.0.1,127.0.0.2", "-ssh", strings.Join(opts, " "), "-remote", remote,
 		"-targets", targets, "-out", filepath.Join(dir, "run"), "-start-at", "+5s", "--", "-rate", "50/s", "-duration", "2s", "-catch-up", "1m")
 	if code != 0 {

@@ -22,8 +22,10 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("LOADLAB_TEST_KUBECTL"); spec != "" {
 		os.Exit(kubectlStandin(spec, os.Args[1:]))
 	}
+	childRaceOptions()
 	code := m.Run()
 	pgtest.StopShared() // the archive tests' Postgres, when they started one
+	removeSharedFixtures()
 	os.Exit(code)
 }
 

@@ -23,6 +23,7 @@ import (
 // from the send time). Every field that differs must be a known
 // difference (vegetadiffs_test.go), documented in docs/attack.md.
 func TestVegetaAnswers(t *testing.T) {
+	t.Parallel() // its own servers and child processes; its one timing check (a timeout ends 300-800 ms after the send) has a wide margin
 	tools := compareTools(t)
 	dir := t.TempDir()
 	plain := bytes.Repeat([]byte("vegeta and loadlab agree. "), 400)

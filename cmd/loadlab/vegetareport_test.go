@@ -58,6 +58,7 @@ func vegetaFiles(t *testing.T, vegeta tool) []string {
 // loadlab's HDR histogram against vegeta's t-digest estimate; fields and
 // sections loadlab adds after vegeta's).
 func TestVegetaReportEncodePlot(t *testing.T) {
+	t.Parallel() // its own servers and child processes; judges no timing closely
 	tools := compareTools(t)
 	vegeta, loadlab := tools[0], tools[1]
 	dir := t.TempDir()

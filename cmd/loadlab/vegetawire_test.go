@@ -209,6 +209,7 @@ type wireCase struct {
 // certificate and session resumption, the CONNECT a proxy saw. Every field that differs must be a
 // known difference (vegetadiffs_test.go), documented in docs/attack.md.
 func TestVegetaWire(t *testing.T) {
+	t.Parallel() // its own servers and child processes; judges no timing closely
 	tools := compareTools(t)
 	dir := t.TempDir()
 	p := newTestPKI(t, dir)
