@@ -88,7 +88,7 @@ func TestWakeAfter(t *testing.T) {
 		{w, 2000 * us, 200 * us, 30 * us}, // between points
 		{w, 9000 * us, 300 * us, 50 * us}, // past the last: stays
 	} {
-		if d, cl := c.w.after(c.slept); d != c.dial || cl != c.close {
+		if d, cl := c.w.After(c.slept); d != c.dial || cl != c.close {
 			t.Errorf("after %v: dial +%v close +%v, want +%v +%v", c.slept, d, cl, c.dial, c.close)
 		}
 	}

@@ -89,7 +89,7 @@ type simEffects struct{ p *simPool }
 func (fx simEffects) Start() *worker {
 	p := fx.p
 	if p.serial {
-		dial, _ := p.s.in.Costs.Wake.after(p.s.now + p.acc - p.workEnd)
+		dial, _ := p.s.in.Costs.Wake.After(p.s.now + p.acc - p.workEnd)
 		p.pay(p.s.in.Costs.Dial+dial, p.cfg.WorkerStartCost.D())
 	}
 	p.opened++
@@ -99,7 +99,7 @@ func (fx simEffects) Start() *worker {
 func (fx simEffects) Dismiss(*worker) {
 	p := fx.p
 	if p.serial {
-		_, cl := p.s.in.Costs.Wake.after(p.s.now + p.acc - p.workEnd)
+		_, cl := p.s.in.Costs.Wake.After(p.s.now + p.acc - p.workEnd)
 		p.pay(p.s.in.Costs.Close+cl, p.cfg.WorkerStopCost.D())
 	}
 	p.dismissed++

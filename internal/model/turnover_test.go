@@ -37,8 +37,8 @@ routes:
 			t.Fatal(err)
 		}
 		k := DefaultCosts
-		dial, _ := k.Wake.after(c.stop)
-		_, cl := k.Wake.after(c.start)
+		dial, _ := k.Wake.After(c.stop)
+		_, cl := k.Wake.After(c.start)
 		work := c.start + k.Dial + dial + c.stop + k.Close + cl
 		demand := 1000 * work.Seconds() // the manager's share of each second the rate asks for
 		s, pool := p.Scenarios[0], p.Pools[0]

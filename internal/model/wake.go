@@ -25,9 +25,9 @@ type WakePoint struct {
 	Close time.Duration // extra time of a close over Costs.Close
 }
 
-// after returns the extra time of a dial and of a close after sleeping
-// slept.
-func (w *Wake) after(slept time.Duration) (dial, close time.Duration) {
+// After returns the extra time of a dial and of a close after sleeping
+// slept (none on a nil Wake).
+func (w *Wake) After(slept time.Duration) (dial, close time.Duration) {
 	if w == nil || len(w.Points) == 0 || slept <= 0 {
 		return 0, 0
 	}
