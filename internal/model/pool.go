@@ -53,6 +53,10 @@ type simPool struct {
 	// added to owed (see pay).
 	owed, workEnd, owing time.Duration
 
+	// startCost and stopCost are what a start and a dismissal take the
+	// manager when it turns workers over back to back: the configured cost
+	// plus the dial (after sleeping the stop cost) or the close (after the
+	// start cost), for the prediction's report.
 	startCost, stopCost time.Duration
 
 	busy                                   time.Duration // the manager's time spent on messages
@@ -72,8 +76,11 @@ func newSimPool(s *sim, name string, cfg *config.PoolConfig) *simPool {
 	p := &simPool{s: s, name: name, cfg: cfg, serial: cfg.Manager != config.ManagerConcurrent, owed: math.MinInt64 / 2,
 		tieName: fmt.Sprintf("checkout timeout %s of pool %s", cfg.CheckoutTimeout.D(), name)}
 	if p.serial {
-		p.startCost = s.in.Costs.Dial + cfg.WorkerStartCost.D()
-		p.stopCost = s.in.Costs.Close + cfg.WorkerStopCost.D()
+		k, start, stop := s.in.Costs, cfg.WorkerStartCost.D(), cfg.WorkerStopCost.D()
+		dial, _ := k.Wake.After(stop)
+		_, cl := k.Wake.After(start)
+		p.startCost = start + k.Dial + dial
+		p.stopCost = stop + k.Close + cl
 	}
 	p.m = pool.NewMachine[*worker, *request](cfg.Size, cfg.Overflow, p.serial, simEffects{p}, func() *worker { return &worker{} })
 	p.series = prediction.Pool{Pool: name, Manager: cfg.Manager, Size: cfg.Size, Overflow: cfg.Overflow,
