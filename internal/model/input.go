@@ -111,18 +111,19 @@ var DefaultCosts = Costs{Dial: 36 * time.Microsecond, Close: 7 * time.Microsecon
 // serving a constant-rate attack on loopback, on the shared 2-core VM
 // (load average under 1), less Costs.Dial and Costs.Close: start and stop
 // costs both of 250 µs, 1, 2, 5, 10 and 20 ms at about 85% of the
-// manager's capacity, and the accuracy grid's knee (start 20 ms, stop
-// 5 ms, 40 req/s; five runs), the means of the runs. A dial after 5 ms of
-// sleep took 160–200 µs, after 20 ms 225 µs, after 1 ms 105 µs; a close
-// 17 µs after 250 µs, 40–61 µs after 20 ms (bench/README.md, "model: the
-// dial after the manager's sleep").
+// manager's capacity, the full-scale incident's 680 µs / 170 µs at
+// 1,000 req/s, and the accuracy grid's knee (start 20 ms, stop 5 ms,
+// 40 req/s; six runs over an hour), the means of the runs. A dial after
+// 5 ms of sleep took 160–240 µs, after 20 ms 225 µs, after 1 ms 105 µs; a
+// close 17 µs after 250 µs, 40–84 µs after 20 ms (bench/README.md, "The
+// grid's knee").
 var DefaultWake = Wake{Points: []WakePoint{
 	{250 * time.Microsecond, 88 * time.Microsecond, 10 * time.Microsecond},
 	{1 * time.Millisecond, 69 * time.Microsecond, 15 * time.Microsecond},
 	{2 * time.Millisecond, 74 * time.Microsecond, 17 * time.Microsecond},
-	{5 * time.Millisecond, 148 * time.Microsecond, 27 * time.Microsecond},
+	{5 * time.Millisecond, 161 * time.Microsecond, 27 * time.Microsecond},
 	{10 * time.Millisecond, 143 * time.Microsecond, 41 * time.Microsecond},
-	{20 * time.Millisecond, 189 * time.Microsecond, 41 * time.Microsecond},
+	{20 * time.Millisecond, 189 * time.Microsecond, 49 * time.Microsecond},
 }}
 
 // originSeed is the seed of the origin's draws.
