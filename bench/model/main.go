@@ -9,6 +9,7 @@
 //	go run ./bench/model -grid           # and the accuracy grid (minutes)
 //	go run ./bench/model -blackbox -only=X # HAProxy, nginx and the proxy as black boxes: calibrated, then predicted and measured (minutes)
 //	go run ./bench/model -tie            # and the ties at the request timeout, real processes (about a minute)
+//	go run ./bench/model -wake           # and the serial manager's dial and close after its sleep, through the real pool (10 s)
 package main
 
 import (
@@ -38,6 +39,7 @@ func main() {
 	bin := flag.String("bin", "", "tie: the loadlab binary (default: built from ./cmd/loadlab)")
 	box := flag.Bool("blackbox", false, "also calibrate HAProxy, nginx and `loadlab proxy` (real processes on loopback) and hold the fitted queue against real attacks at 0.5x to 2x its knee")
 	calStep := flag.Duration("cal-step", 2*time.Second, "blackbox: length of each calibration probe")
+	wake := flag.Bool("wake", false, "also measure the real serial manager's dial and close after sleeping its costs, against the model's Costs")
 	flag.Parse()
 	runtime.GOMAXPROCS(1) // the goal is stated for one core
 	if err := timing(); err != nil {
@@ -47,6 +49,13 @@ func main() {
 	if *tie {
 		runtime.GOMAXPROCS(runtime.NumCPU())
 		if err := ties(*bin); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	if *wake {
+		runtime.GOMAXPROCS(runtime.NumCPU())
+		if err := wakes(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -81,25 +81,50 @@ func (sc *Scenario) closed() bool {
 
 // Costs are what the serial manager spends per worker and message beyond
 // the configured costs. The defaults are figures measured on a 2-core VM
-// (see bench/README.md, "model"): a loopback dial and close, and the
-// manager goroutine's own work per message under load (mailbox, handover
-// to the waiting caller, its wake-up), fitted to two independent
-// measurements: the accuracy grid's serial manager at its capacity and the
-// search-flood incident at its own numbers.
+// (see bench/README.md, "model"): a loopback dial and close made back to
+// back, how much longer they take in the manager, which makes each after
+// sleeping its previous cost (Wake), and the manager goroutine's own work
+// per message under load (mailbox, handover to the waiting caller, its
+// wake-up). Like the proxy, the model owes the configured costs back to
+// back: while the manager is busy starting and dismissing workers, its
+// work per message is made up by the next cost and does not slow it.
 type Costs struct {
-	Dial    time.Duration // dialling a new overflow worker's connection
-	Close   time.Duration // closing a dismissed worker's connection
+	Dial    time.Duration // dialling a new overflow worker's connection, back to back
+	Close   time.Duration // closing a dismissed worker's connection, back to back
 	Message time.Duration // the manager's own work per message
 	// Exchange is how much longer than the origin's latency a worker is
 	// held per request: writing the request, the loopback round trip,
 	// reading the answer, checking the worker in. It matters at the
 	// pool's capacity, where it decides whether a queue builds.
 	Exchange time.Duration
+	// Wake is how much longer a dial or close takes after the manager
+	// slept (nil: no longer).
+	Wake *Wake
 }
 
 // DefaultCosts are the loopback costs the model assumes unless told.
 var DefaultCosts = Costs{Dial: 36 * time.Microsecond, Close: 7 * time.Microsecond, Message: 50 * time.Microsecond,
-	Exchange: 450 * time.Microsecond}
+	Exchange: 450 * time.Microsecond, Wake: &DefaultWake}
+
+// DefaultWake is measured inside the real serial manager's turn (its
+// dial: the connect and the new worker's buffers; its close) in a proxy
+// serving a constant-rate attack on loopback, on the shared 2-core VM
+// (load average under 1), less Costs.Dial and Costs.Close: start and stop
+// costs both of 250 µs, 1, 2, 5, 10 and 20 ms at about 85% of the
+// manager's capacity, the full-scale incident's 680 µs / 170 µs at
+// 1,000 req/s, and the accuracy grid's knee (start 20 ms, stop 5 ms,
+// 40 req/s; six runs over an hour), the means of the runs. A dial after
+// 5 ms of sleep took 160–240 µs, after 20 ms 225 µs, after 1 ms 105 µs; a
+// close 17 µs after 250 µs, 40–84 µs after 20 ms (bench/README.md, "The
+// grid's knee").
+var DefaultWake = Wake{Points: []WakePoint{
+	{250 * time.Microsecond, 88 * time.Microsecond, 10 * time.Microsecond},
+	{1 * time.Millisecond, 69 * time.Microsecond, 15 * time.Microsecond},
+	{2 * time.Millisecond, 74 * time.Microsecond, 17 * time.Microsecond},
+	{5 * time.Millisecond, 161 * time.Microsecond, 27 * time.Microsecond},
+	{10 * time.Millisecond, 143 * time.Microsecond, 41 * time.Microsecond},
+	{20 * time.Millisecond, 189 * time.Microsecond, 49 * time.Microsecond},
+}}
 
 // originSeed is the seed of the origin's draws.
 func (in *Input) originSeed() uint64 {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/prediction"
@@ -31,9 +32,10 @@ type message struct {
 
 // simPool drives a pool.Machine in virtual time. A serial pool's messages
 // go through a mailbox taken one at a time by a manager that is busy for
-// the message's cost (starting a worker: dial plus worker_start_cost;
-// dismissing one: close plus worker_stop_cost); a concurrent pool applies
-// them at once.
+// its own work on the message (Costs.Message) and the message's cost
+// (starting a worker: dial plus worker_start_cost; dismissing one: close
+// plus worker_stop_cost), owed back to back as the proxy's pool.pay owes
+// them; a concurrent pool applies them at once.
 type simPool struct {
 	s      *sim
 	name   string
@@ -46,7 +48,15 @@ type simPool struct {
 	scheduled bool          // an evManager is on the agenda
 	freeAt    time.Duration // the manager is busy until then
 	acc       time.Duration // cost spent so far on the message in hand
+	// owed is when the costs the manager paid so far end, workEnd when
+	// its last dial or close ended, and owing what the message in hand
+	// added to owed (see pay).
+	owed, workEnd, owing time.Duration
 
+	// startCost and stopCost are what a start and a dismissal take the
+	// manager when it turns workers over back to back: the configured cost
+	// plus the dial (after sleeping the stop cost) or the close (after the
+	// start cost), for the prediction's report.
 	startCost, stopCost time.Duration
 
 	busy                                   time.Duration // the manager's time spent on messages
@@ -63,11 +73,14 @@ type simPool struct {
 }
 
 func newSimPool(s *sim, name string, cfg *config.PoolConfig) *simPool {
-	p := &simPool{s: s, name: name, cfg: cfg, serial: cfg.Manager != config.ManagerConcurrent,
+	p := &simPool{s: s, name: name, cfg: cfg, serial: cfg.Manager != config.ManagerConcurrent, owed: math.MinInt64 / 2,
 		tieName: fmt.Sprintf("checkout timeout %s of pool %s", cfg.CheckoutTimeout.D(), name)}
 	if p.serial {
-		p.startCost = s.in.Costs.Dial + cfg.WorkerStartCost.D()
-		p.stopCost = s.in.Costs.Close + cfg.WorkerStopCost.D()
+		k, start, stop := s.in.Costs, cfg.WorkerStartCost.D(), cfg.WorkerStopCost.D()
+		dial, _ := k.Wake.After(stop)
+		_, cl := k.Wake.After(start)
+		p.startCost = start + k.Dial + dial
+		p.stopCost = stop + k.Close + cl
 	}
 	p.m = pool.NewMachine[*worker, *request](cfg.Size, cfg.Overflow, p.serial, simEffects{p}, func() *worker { return &worker{} })
 	p.series = prediction.Pool{Pool: name, Manager: cfg.Manager, Size: cfg.Size, Overflow: cfg.Overflow,
@@ -81,14 +94,45 @@ func newSimPool(s *sim, name string, cfg *config.PoolConfig) *simPool {
 type simEffects struct{ p *simPool }
 
 func (fx simEffects) Start() *worker {
-	fx.p.acc += fx.p.startCost
-	fx.p.opened++
+	p := fx.p
+	if p.serial {
+		dial, _ := p.s.in.Costs.Wake.After(p.s.now + p.acc - p.workEnd)
+		p.pay(p.s.in.Costs.Dial+dial, p.cfg.WorkerStartCost.D())
+	}
+	p.opened++
 	return &worker{overflow: true}
 }
 
 func (fx simEffects) Dismiss(*worker) {
-	fx.p.acc += fx.p.stopCost
-	fx.p.dismissed++
+	p := fx.p
+	if p.serial {
+		_, cl := p.s.in.Costs.Wake.After(p.s.now + p.acc - p.workEnd)
+		p.pay(p.s.in.Costs.Close+cl, p.cfg.WorkerStopCost.D())
+	}
+	p.dismissed++
+}
+
+// pay is the proxy's pool.pay in virtual time: the manager does work (a
+// dial, a close) from the end of what it has done so far on the message
+// in hand, then owes cost after it. Costs are owed back to back: while the
+// previous cost ended at most pool.PayCredit before the work began, the
+// time in between (the manager's handling of messages, a late wake-up) is
+// made up, so a manager busy with starts and dismissals turns over one
+// per work plus cost, whatever its own work per message. A cost of 0 is
+// not paid (nor owed), as in the proxy.
+func (p *simPool) pay(work, cost time.Duration) {
+	began := p.s.now + p.acc
+	p.workEnd = began + work
+	end := p.workEnd
+	if cost > 0 {
+		if began-p.owed > pool.PayCredit {
+			p.owed = began
+		}
+		p.owed += work + cost
+		p.owing += work + cost
+		end = max(end, p.owed)
+	}
+	p.acc = end - p.s.now
 }
 
 func (simEffects) Close(*worker)           {}
@@ -142,9 +186,11 @@ func (p *simPool) manage() {
 	if p.head == len(p.mailbox) {
 		p.mailbox, p.head = p.mailbox[:0], 0
 	}
-	p.acc = p.s.in.Costs.Message
+	p.acc, p.owing = p.s.in.Costs.Message, 0
 	p.apply(m)
-	p.busy += p.acc
+	// Busy for what the message cost, even when the costs owed were made
+	// up by an idle moment before it: the manager's capacity went to them.
+	p.busy += max(p.acc, p.owing)
 	p.freeAt = p.s.now + p.acc
 	p.acc = 0
 	if p.head < len(p.mailbox) {

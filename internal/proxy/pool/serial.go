@@ -116,9 +116,9 @@ func (p *Pool) dismissWorker(w *Worker) {
 // cost while the manager stays busy, so a manager paying 13 ms per start
 // starts 1/13 ms workers a second, as the model assumes, instead of
 // whatever the machine's wake-up delays leave. A manager idle for longer
-// than payCredit starts afresh.
+// than PayCredit starts afresh.
 func (p *Pool) pay(began time.Time, cost time.Duration) {
-	if began.Sub(p.owed) > payCredit {
+	if began.Sub(p.owed) > PayCredit {
 		p.owed = began
 	}
 	p.owed = p.owed.Add(time.Since(began) + cost)
@@ -127,9 +127,9 @@ func (p *Pool) pay(began time.Time, cost time.Duration) {
 	}
 }
 
-// payCredit is how late a manager's previous cost may have ended for the
-// next to make up for it.
-const payCredit = 2 * time.Millisecond
+// PayCredit is how late a manager's previous cost may have ended for the
+// next to make up for it (the model owes its simulated costs the same way).
+const PayCredit = 2 * time.Millisecond
 
 // startDialTimeout bounds the manager's dial of a new worker.
 const startDialTimeout = 5 * time.Second
