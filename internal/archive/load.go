@@ -6,12 +6,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
 // Load is the run's load as the one who planned it thinks of it: a closed
-// loop's users ("32 users", "4-32 users" for a sweep), else the rate it
+// loop's users ("32 users", "1 user", "4-32 users" for a sweep), else the rate it
 // sent ("350/s", "99.5/s").
 func (r *Run) Load() string {
+	if lo, hi := UsersBounds(r.Users); lo == hi && lo > 0 {
+		return summary.UsersText(lo) // "1 user"
+	}
 	if u := usersRange(r.Users); u != "" {
 		return u + " users"
 	}
