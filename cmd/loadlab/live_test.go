@@ -165,3 +165,64 @@ func TestRunLive(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestAttackLiveClosedLoop: `loadlab attack -rate=0 -max-workers 3 -ui`
+// names its step on the live view by its users ("3 users"), not by a
+// rate of 0.
+func TestAttackLiveClosedLoop(t *testing.T) {
+	connected := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-connected
+		time.Sleep(5 * time.Millisecond)
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	defer once.Do(func() { close(connected) })
+	urls := make(chan string, 1)
+	stderr := &lockedBuffer{url: urls}
+	done := make(chan int, 1)
+	go func() {
+		done <- runMain([]string{"attack", "-rate=0", "-max-workers", "3", "-duration", "1500ms", "-quiet", "-output", filepath.Join(t.TempDir(), "r.bin"), "-ui", "127.0.0.1:0"},
+			strings.NewReader("GET "+srv.URL+"/\n"), discard{}, stderr)
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no live view URL on stderr")
+	}
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(url + "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	once.Do(func() { close(connected) })
+	loads := map[string]bool{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	named := false
+	for sc.Scan() {
+		line := sc.Text()
+		switch data, isData := strings.CutPrefix(line, "data: "); {
+		case strings.HasPrefix(line, "event: "):
+			named = true
+		case line == "":
+			named = false
+		case isData && !named:
+			var p live.Point
+			if err := json.Unmarshal([]byte(data), &p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Step != nil {
+				loads[p.Step.Rate] = true
+			}
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("attack exited %d: %s", code, stderr.b.String())
+	}
+	if len(loads) != 1 || !loads["3 users"] {
+		t.Errorf("the live view's step load: %v, want only \"3 users\"", loads)
+	}
+}

@@ -211,11 +211,8 @@ func (rn *running) open() error {
 		meta.Planned = n
 	}
 	// A closed loop is named by its users, not by the rate it achieved.
-	if o := spec.Options; o.Schedule.Unpaced() && meta.Users == 0 {
-		meta.Users = o.MaxWorkers
-		if o.Segment != nil {
-			meta.Users = o.Segment.Share(o.MaxWorkers)
-		}
+	if meta.Users == 0 {
+		meta.Users = ClosedUsers(spec.Options)
 	}
 	sent.Describe(&meta, rn.a.Seed(), rn.a.Targets())
 	w, err := spec.Output()
@@ -259,4 +256,17 @@ func (rn *running) started(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// ClosedUsers is how many users an attack with options o keeps busy when
+// it is a closed loop (no rate: -rate=0 with -max-workers N): N, or this
+// shard's share of N; 0 for a paced attack.
+func ClosedUsers(o attack.Options) int {
+	if !o.Schedule.Unpaced() {
+		return 0
+	}
+	if o.Segment != nil {
+		return o.Segment.Share(o.MaxWorkers)
+	}
+	return o.MaxWorkers
 }
