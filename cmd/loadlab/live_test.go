@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -113,25 +114,7 @@ func TestRunLive(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	once.Do(func() { close(connected) })
-	var points []live.Point
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	named := false // an event with a type (units) is not a point
-	for sc.Scan() {
-		line := sc.Text()
-		switch data, isData := strings.CutPrefix(line, "data: "); {
-		case strings.HasPrefix(line, "event: "):
-			named = true
-		case line == "":
-			named = false
-		case isData && !named:
-			var p live.Point
-			if err := json.Unmarshal([]byte(data), &p); err != nil {
-				t.Fatal(err)
-			}
-			points = append(points, p)
-		}
-	}
+	points := livePoints(t, resp.Body)
 	if code := <-done; code != 0 {
 		t.Fatalf("run exited %d: %s", code, stderr.b.String())
 	}
@@ -160,6 +143,32 @@ func TestRunLive(t *testing.T) {
 	if !cpu {
 		t.Errorf("no sampled generator CPU in the points")
 	}
+}
+
+// livePoints reads a live view's event stream to its end: its points
+// (events with a type, such as units, are not points).
+func livePoints(t *testing.T, r io.Reader) []live.Point {
+	t.Helper()
+	var points []live.Point
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	named := false
+	for sc.Scan() {
+		line := sc.Text()
+		switch data, isData := strings.CutPrefix(line, "data: "); {
+		case strings.HasPrefix(line, "event: "):
+			named = true
+		case line == "":
+			named = false
+		case isData && !named:
+			var p live.Point
+			if err := json.Unmarshal([]byte(data), &p); err != nil {
+				t.Fatal(err)
+			}
+			points = append(points, p)
+		}
+	}
+	return points
 }
 
 type discard struct{}
@@ -199,24 +208,9 @@ func TestAttackLiveClosedLoop(t *testing.T) {
 	defer resp.Body.Close()
 	once.Do(func() { close(connected) })
 	loads := map[string]bool{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	named := false
-	for sc.Scan() {
-		line := sc.Text()
-		switch data, isData := strings.CutPrefix(line, "data: "); {
-		case strings.HasPrefix(line, "event: "):
-			named = true
-		case line == "":
-			named = false
-		case isData && !named:
-			var p live.Point
-			if err := json.Unmarshal([]byte(data), &p); err != nil {
-				t.Fatal(err)
-			}
-			if p.Step != nil {
-				loads[p.Step.Rate] = true
-			}
+	for _, p := range livePoints(t, resp.Body) {
+		if p.Step != nil {
+			loads[p.Step.Rate] = true
 		}
 	}
 	if code := <-done; code != 0 {
