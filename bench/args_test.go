@@ -66,6 +66,9 @@ func TestScriptSettings(t *testing.T) {
 		{"proxy/run.sh", []string{"PATHS=direct floor-uring"}, nil, "bench/proxy: PATHS: floor-uring: unknown floor mode 'uring'"},
 		{"proxy/run.sh", []string{"PERF=stat recrod"}, nil, "bench/proxy: PERF: unknown value 'recrod'"},
 		{"proxy/run.sh", []string{"PERF_DIR=/nonexistent/perf"}, nil, "bench/proxy: PERF_DIR: '/nonexistent/perf' is not a directory"},
+		{"proxy/run.sh", []string{"ONLY=ab", "AB_BIN=/nonexistent/loadlab"}, nil, "bench/proxy: ONLY=ab needs AB_BIN, an executable loadlab build, nginx or floor-MODE[+OPTION...] (got '/nonexistent/loadlab')"},
+		{"proxy/run.sh", []string{"ONLY=ab", "AB_BIN=floor-relay-raw+bogus"}, nil, "bench/proxy: AB_BIN: floor-relay-raw+bogus: unknown floor option 'bogus'"},
+		{"proxy/run.sh", []string{"ONLY=ab", "AB_BIN=nginx", "AB_LATENCY=20"}, nil, "bench/proxy: AB_LATENCY: want a duration such as 20ms or 0s (got '20')"},
 		{"origin/run.sh", []string{"ONLY=latency"}, nil, "bench/origin: ONLY: unknown value 'latency' (want one of: lat tput)"},
 		{"attack/run.sh", []string{"SCENARIOS=max precison"}, nil, "bench/attack: SCENARIOS: unknown value 'precison'"},
 		{"attack/run.sh", []string{"SCENARIOS= "}, nil, "bench/attack: SCENARIOS: empty"},
@@ -74,6 +77,7 @@ func TestScriptSettings(t *testing.T) {
 		// Right settings reach the first tool check (none is on PATH).
 		{"proxy/run.sh", []string{"ONLY=overhead", "PATHS=direct nginx-1w floor-relay-raw+manager+nodefer", "PERF=stat record", "PERF_DIR=" + t.TempDir()}, nil, "bench/proxy: PERF: perf not found"},
 		{"proxy/run.sh", []string{"ONLY=knee", "PATHS=direct loadlab-serial"}, nil, "bench/proxy: nginx not found"},
+		{"proxy/run.sh", []string{"ONLY=ab", "AB_BIN=floor-relay-raw+nodefer", "AB_LATENCY=20ms"}, nil, "bench/proxy: taskset not found"},
 		{"origin/run.sh", []string{"ONLY=tput"}, nil, "bench/origin: wrk not found"},
 	} {
 		code, stderr := script(t, c.env, c.script, c.args...)

@@ -97,6 +97,7 @@ OVH_DUR=${1:-2}
 KNEE_DUR=${2:-5}
 if [ "${ONLY:-}" = ab ]; then
   [[ ${AB_BIN:-} != floor-* ]] || check_floor AB_BIN "$AB_BIN"
+  [[ ${AB_LATENCY:-0s} =~ ^[0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m)$ ]] || bench_bad bench/proxy AB_LATENCY "want a duration such as 20ms or 0s (got '${AB_LATENCY}')"
   [ "${AB_BIN:-}" = nginx ] || [[ ${AB_BIN:-} == floor-* ]] || [ -x "${AB_BIN:-}" ] || { echo "bench/proxy: ONLY=ab needs AB_BIN, an executable loadlab build, nginx or floor-MODE[+OPTION...] (got '${AB_BIN:-}')" >&2; exit 2; }
   command -v taskset >/dev/null || { echo "bench/proxy: taskset not found (apt-get install -y util-linux)" >&2; exit 2; }
   OVH_DUR=${1:-5}

@@ -14,11 +14,12 @@ import (
 // loop's users ("32 users", "1 user", "4-32 users" for a sweep), else the rate it
 // sent ("350/s", "99.5/s").
 func (r *Run) Load() string {
-	if lo, hi := UsersBounds(r.Users); lo == hi && lo > 0 {
+	switch lo, hi := UsersBounds(r.Users); {
+	case hi == 0:
+	case lo == hi:
 		return summary.UsersText(lo) // "1 user"
-	}
-	if u := usersRange(r.Users); u != "" {
-		return u + " users"
+	default:
+		return usersRange(r.Users) + " users"
 	}
 	return strings.TrimSuffix(strconv.FormatFloat(r.Rate, 'f', 1, 64), ".0") + "/s"
 }
