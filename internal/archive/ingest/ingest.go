@@ -130,7 +130,7 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 	var command []string
 	users, closed := 0, len(rep.metas) > 0
 	for _, m := range rep.metas {
-		if m == nil || m.Users == 0 {
+		if m == nil || m.Users <= 0 { // a negative count is a broken header's
 			closed = false
 		} else {
 			users += m.Users

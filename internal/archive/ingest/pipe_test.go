@@ -15,9 +15,14 @@ import (
 
 // writeStream writes n results in blocks of 1000, and returns the file.
 func writeStream(t *testing.T, n int) string {
+	return writeStreamMeta(t, n, results.Meta{Attack: "a"})
+}
+
+// writeStreamMeta is writeStream with the header meta.
+func writeStreamMeta(t *testing.T, n int, meta results.Meta) string {
 	path := filepath.Join(t.TempDir(), "r.lll")
 	var buf bytes.Buffer
-	w, err := results.NewWriter(&buf, results.Meta{Attack: "a"})
+	w, err := results.NewWriter(&buf, meta)
 	if err != nil {
 		t.Fatal(err)
 	}
