@@ -84,7 +84,7 @@ func main() {
 	defer after.stop()
 
 	metrics := []string{"p50", "p95", "p99", "mean"}
-	named := map[string]int{}  // metric → repetitions naming exactly the change
+	named := map[string]int{}   // metric → repetitions naming exactly the change
 	falseAt := map[string]int{} // metric → repetitions naming an unchanged build
 	var gateRight, gateRuns, gateWrongFail, gateMissed, gateCannot, acceptRight int
 	var lagDisturbed, lagQuiet []float64
