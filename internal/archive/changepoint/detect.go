@@ -6,7 +6,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultAlpha     = 0.001 // Otava's default max_pvalue
+	DefaultAlpha     = 0.0001 // a tenth of Otava's default: see the package doc
 	DefaultMinChange = 0.05
 	DefaultWindow    = 50 // Otava's default window_len
 )
@@ -26,12 +26,13 @@ type Options struct {
 	// Log compares the points' logarithms (when every point is positive):
 	// latencies and throughputs, whose changes are ratios.
 	Log bool
-	// Judge, when set, gives the verdict on a candidate of the merge step
-	// whose size may reach MinChange. It gets the candidate with the
-	// series test's figures and outcome (Outcome, SeriesP = P) and returns
-	// its own outcome; it may replace Before, After, Rel, Lo, Hi and P
-	// with figures of its own (pooled from the runs of each side). A
-	// Changed verdict below MinChange is taken as NoChange.
+	// Judge, when set, gives the verdict on the candidates whose size may
+	// reach MinChange: in the split step, those the t-test did not keep;
+	// in the merge step, every change between its neighbours. It gets the
+	// candidate with the t-test's figures and outcome (Outcome, SeriesP =
+	// P) and returns its own outcome; it may replace Before, After, Rel,
+	// Lo, Hi and P with figures of its own (pooled from the runs of each
+	// side). A Changed verdict below MinChange is taken as NoChange.
 	Judge func(c *Change) Outcome
 
 	// otava makes the search Otava's to the letter, for the tests that

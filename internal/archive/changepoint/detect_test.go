@@ -3,6 +3,7 @@ package changepoint
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -186,5 +187,50 @@ func TestTwoPointsCannotTell(t *testing.T) {
 	}
 	if res := Analyze([]float64{10, 10.1}, Options{Log: true}); len(res.Changes)+len(res.Undecided) != 0 {
 		t.Fatalf("below the minimum size: %+v", res)
+	}
+}
+
+// Two changes in a row (a throughput of 100, then 150, then 75): each is
+// found, judged between its neighbours, with its own size.
+func TestNeighbourChangesKeepTheirSizes(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		var xs []float64
+		xs = append(xs, noisy(rng, 10, 100, 0.03)...)
+		xs = append(xs, noisy(rng, 10, 150, 0.03)...)
+		xs = append(xs, noisy(rng, 10, 75, 0.03)...)
+		cps := Detect(xs, Options{Log: true})
+		if len(cps) != 2 || cps[0].Index != 10 || cps[1].Index != 20 {
+			t.Fatalf("seed %d: want changes at 10 and 20, got %+v", seed, cps)
+		}
+		if c := cps[0]; c.Start != 0 || c.End != 20 || math.Abs(c.Rel-0.5) > 0.05 {
+			t.Errorf("seed %d: first change %+v, want +50%% over [0, 20)", seed, c)
+		}
+		if c := cps[1]; c.Start != 10 || c.End != 30 || math.Abs(c.Rel+0.5) > 0.05 {
+			t.Errorf("seed %d: second change %+v, want −50%% over [10, 30)", seed, c)
+		}
+	}
+}
+
+// Of a real change and a spurious neighbour that both fail when judged
+// between each other, the merge step drops the spurious one and keeps
+// the real one. Otava's merge, ranking them as they are, drops the real
+// one (12, a twentyfold rise, judged against the single point before it)
+// first.
+func TestMergeKeepsTheRealOfTwoFailing(t *testing.T) {
+	// Otava's series2 and three more points: 1.97, then 33.33 and 46.46,
+	// at Otava's level.
+	xs := []float64{2.02, 2.03, 2.01, 2.04, 1.82, 1.85, 1.79, 1.81, 1.80, 1.76, 1.78, 1.97, 33.33, 46.46}
+	d := &detector{xs: xs, z: xs, o: Options{Alpha: 0.001, MinChange: -1}.withDefaults()}
+	weak := d.split()
+	if !slices.Equal(weak, []int{4, 11, 12}) {
+		t.Fatalf("weak changes %v, want 4, 11 and 12", weak)
+	}
+	if got := indexes(d.merge(weak).Changes); !slices.Equal(got, []int{4, 12}) {
+		t.Errorf("merged: %v, want 4 and 12", got)
+	}
+	d = &detector{xs: xs, z: xs, o: Options{Alpha: 0.001, MinChange: -1, otava: true}.withDefaults()}
+	if got := indexes(d.merge(weak).Changes); !slices.Equal(got, []int{4}) {
+		t.Errorf("Otava's merge: %v, want 4 alone", got)
 	}
 }

@@ -65,6 +65,11 @@ func (d *detector) window(start, end int, level float64) []int {
 			// not.
 			ok = d.weakTest(st.Start, best.At, best.Kappa, level)
 		}
+		if !ok && d.o.Judge != nil {
+			// The Judge may see what the points alone cannot: it is
+			// asked about a candidate the t-test did not keep.
+			ok = d.verdict(st.Start, best.At, st.End).Outcome == Changed
+		}
 		if !ok {
 			if d.o.otava {
 				break
