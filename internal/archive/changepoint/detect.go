@@ -27,8 +27,10 @@ type Options struct {
 	// latencies and throughputs, whose changes are ratios.
 	Log bool
 	// Judge, when set, gives the verdict on the candidates whose size may
-	// reach MinChange: in the split step, those the t-test did not keep;
-	// in the merge step, every change between its neighbours. It gets the
+	// reach MinChange: in the split step, those the t-test did not keep
+	// (with two points each side at least); in the merge step, every
+	// change between its neighbours, Window/2 points each side at most
+	// (Start and End say which). It gets the
 	// candidate with the t-test's figures and outcome (Outcome, SeriesP =
 	// P) and returns its own outcome; it may replace Before, After, Rel,
 	// Lo, Hi and P with figures of its own (pooled from the runs of each
@@ -99,7 +101,7 @@ func (v Outcome) String() string {
 // Index on.
 type Change struct {
 	Index      int     // the first point after the change
-	Start, End int     // the stretch judged: [Start, Index) before, [Index, End) after
+	Start, End int     // the stretch judged: [Start, Index) before, [Index, End) after (the Judge's: Window/2 points each side at most)
 	Before     float64 // the figure before: mean of the points (geometric with Log), or the Judge's
 	After      float64 // the figure after
 	Rel        float64 // After/Before − 1; ±Inf when Before is 0

@@ -145,7 +145,12 @@ func (d *detector) verdict(a, b, c int) Change {
 		return v
 	}
 	ch := d.seriesVerdict(a, b, c)
-	if d.o.Judge != nil && d.worthJudging(a, b, c) {
+	// The Judge sees the points nearest the change, half a window each
+	// side at most: its figures (pooled from the runs) cost in proportion.
+	half := d.o.Window / 2
+	ja, jc := max(a, b-half), min(c, b+half)
+	if d.o.Judge != nil && d.worthJudging(ja, b, jc) {
+		ch.Start, ch.End = ja, jc
 		ch.Outcome, ch.byJudge = d.o.Judge(&ch), true
 		if ch.Outcome == Changed && d.o.MinChange > 0 && !(math.Abs(ch.Rel) >= d.o.MinChange) {
 			ch.Outcome = NoChange

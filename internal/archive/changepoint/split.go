@@ -62,12 +62,18 @@ func (d *detector) window(start, end int, level float64) []int {
 			// those before, and the points after Kappa are back. Tested
 			// against the whole rest of the stretch, the excursion is
 			// diluted; tested on the sides that E-divisive chose, it is
-			// not.
-			ok = d.weakTest(st.Start, best.At, best.Kappa, level)
+			// not. Those sides are the best of the stretch's (m−1)(m−2)/2
+			// inner pairs (τ, κ), and noise makes some pair look like an
+			// excursion: the level is divided by their number (Bonferroni).
+			m := float64(st.End - st.Start)
+			ok = d.weakTest(st.Start, best.At, best.Kappa, level/((m-1)*(m-2)/2))
 		}
-		if !ok && d.o.Judge != nil {
+		if !ok && d.o.Judge != nil && best.At-st.Start >= 2 && st.End-best.At >= 2 {
 			// The Judge may see what the points alone cannot: it is
-			// asked about a candidate the t-test did not keep.
+			// asked about a candidate the t-test did not keep, unless a
+			// side is one point (at a window's first point, it is not
+			// a side in the series: the merge step asks about it when
+			// the t-test kept it).
 			ok = d.verdict(st.Start, best.At, st.End).Outcome == Changed
 		}
 		if !ok {
