@@ -45,7 +45,10 @@
 //     E-divisive chose a short Y side that ends before the stretch does (an
 //     excursion: a few runs off, then back), the candidate is tested
 //     against those points too, where the rest of the stretch would dilute
-//     it: three runs 20% slower in thirty are found.
+//     it: three runs 20% slower in thirty are found. That pair (τ, κ) is
+//     the best of the stretch's (m−1)(m−2)/2 inner pairs, and in a long
+//     series noise makes some pair of runs look like an excursion: its
+//     level is the weak level divided by their number (Bonferroni).
 //   - Merge step. Each change kept is judged between its neighbours (the
 //     points since the previous change against those up to the next) at
 //     level Alpha, with its size |After/Before − 1| against MinChange (5%)
@@ -61,20 +64,26 @@
 //     reported are those of this last judgement.
 //   - Level. Alpha is 0.0001, a tenth of Otava's default: the candidate is
 //     the best of many splits, so its p-value understates how often noise
-//     alone produces one as good. At Otava's 0.001, flat series of 30 runs
-//     with 6% noise raised a false alarm in 3.2% of them (with the 5%
-//     minimum size); at 0.0001, in 0.3%, while a +50% change at the second
-//     or the last of 100 runs is still found in 99% of series and three
-//     runs 20% off in 99% (3% noise; package simulate, bench/verdict).
+//     alone produces one as good. Over 1000 flat series each (5% minimum
+//     size, log-normal noise), Otava's 0.001 raised a false alarm in 1.3%
+//     of series of 10 runs at 3% noise and 2.1% of 30 runs at 6%; 0.0001
+//     in 0.0% and 0.1%, while a +50% change at the second or the last of
+//     100 runs is still found in 99–100% of series and three runs 20% off
+//     in 95–99% (3% noise). The price is in short series: +20% over six
+//     runs (three and three, 3% noise) is a change in 15% of them and
+//     "cannot tell" in 50% (65% and 34% at 0.001). Package simulate and
+//     bench/verdict measure these.
 //   - Outcome. Each candidate's verdict is one of three: Changed
 //     (significant, and at least MinChange), NoChange (smaller than
 //     MinChange), CannotTell (as large, not significant; or not testable).
 //     Analyze returns the changes and the candidates the merge step dropped
 //     as CannotTell; Detect the changes alone.
 //   - Judge. Where the runs carry more than their figure (trend's raw
-//     latency distributions), Options.Judge gives the verdict on every
-//     candidate whose size may reach the minimum (a candidate whose sides
+//     latency distributions), Options.Judge gives the verdict on the
+//     candidates whose size may reach the minimum (a candidate whose sides
 //     differ by less than 80% of it on average is not worth asking about,
-//     which keeps a stable series of 10,000 runs fast): the ones the t-test
-//     did not keep in the split step, and every change in the merge step.
+//     which keeps a stable series of 10,000 runs fast): in the split step,
+//     those the t-test did not keep, with two points each side at least;
+//     in the merge step, every change, on the runs nearest it (half a
+//     window each side at most, so that pooling their data costs little).
 package changepoint
