@@ -165,8 +165,9 @@ type detector struct {
 	sc     scratch
 	// judged memoises the merge step's verdicts by stretch and split: it
 	// asks again about changes whose neighbours did not move.
-	judged map[[3]int]Change
-	q      map[int]float64 // Q̂ of the split that proposed each weak change
+	judged     map[[3]int]Change
+	judgements map[[3]int]judgement // the Judge's answers, by the runs it saw
+	q          map[int]float64      // Q̂ of the split that proposed each weak change
 }
 
 func mean(xs []float64) float64 {

@@ -234,3 +234,28 @@ func TestMergeKeepsTheRealOfTwoFailing(t *testing.T) {
 		t.Errorf("Otava's merge: %v, want 4 alone", got)
 	}
 }
+
+// The Judge is asked once about the same runs: the merge step judges a
+// change again each time a neighbour goes, and a Judge whose figures are
+// its own is not asked again while it would see the same runs. In a long
+// series its stretch is half a window each side.
+func TestJudgeAskedOncePerStretch(t *testing.T) {
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 14))
+		xs := append(noisy(rng, 300, 100, 0.04), noisy(rng, 300, 130, 0.04)...)
+		asked := map[[3]int]int{}
+		cps := Detect(xs, Options{Log: true, Judge: func(c *Change) Outcome {
+			asked[[3]int{c.Start, c.Index, c.End}]++
+			c.Before, c.After, c.Rel, c.P = 100, 130, 0.3, 1e-6
+			return Changed
+		}})
+		if len(cps) != 1 || cps[0].Index != 300 || cps[0].Start != 275 || cps[0].End != 325 || cps[0].Rel != 0.3 {
+			t.Fatalf("seed %d: %+v", seed, cps)
+		}
+		for k, n := range asked {
+			if n > 1 {
+				t.Errorf("seed %d: the Judge was asked %d times about %v", seed, n, k)
+			}
+		}
+	}
+}

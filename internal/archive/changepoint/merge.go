@@ -149,9 +149,12 @@ func (d *detector) verdict(a, b, c int) Change {
 	// side at most: its figures (pooled from the runs) cost in proportion.
 	half := d.o.Window / 2
 	ja, jc := max(a, b-half), min(c, b+half)
-	if d.o.Judge != nil && d.worthJudging(ja, b, jc) {
+	// It is asked when the t-test found a change, or could not have found
+	// one of the minimum size: a "no" from a t-test that could see such a
+	// change stands.
+	if d.o.Judge != nil && d.worthJudging(ja, b, jc) && (ch.Outcome == Changed || d.tooFewToTell(a, b, c, d.o.Alpha)) {
 		ch.Start, ch.End = ja, jc
-		ch.Outcome, ch.byJudge = d.o.Judge(&ch), true
+		ch = d.judge(ch)
 		if ch.Outcome == Changed && d.o.MinChange > 0 && !(math.Abs(ch.Rel) >= d.o.MinChange) {
 			ch.Outcome = NoChange
 		}
@@ -214,4 +217,49 @@ func (d *detector) worthJudging(a, b, c int) bool {
 		return false
 	}
 	return math.Abs(rel(mean(before), mean(after))) >= 0.8*d.o.MinChange
+}
+
+// judgement is a question to the Judge and its answer.
+type judgement struct{ in, out Change }
+
+// judge asks the Judge about ch, or reuses its answer about the same runs:
+// the merge step judges a change again each time a neighbour goes, and
+// the Judge sees the same runs while its neighbours are more than half a
+// window away. The answer is reused as it is when the question is the
+// same, and with the new question's figures replaced when the Judge had
+// replaced them all (its verdict rests on its own figures, not on the
+// points'); otherwise the Judge is asked again.
+func (d *detector) judge(ch Change) Change {
+	key := [3]int{ch.Start, ch.Index, ch.End}
+	if j, ok := d.judgements[key]; ok {
+		if same(j.in, ch) {
+			return j.out
+		}
+		if replaced(j.in, j.out) {
+			ch.Before, ch.After, ch.Rel, ch.Lo, ch.Hi, ch.P = j.out.Before, j.out.After, j.out.Rel, j.out.Lo, j.out.Hi, j.out.P
+			ch.Outcome, ch.byJudge = j.out.Outcome, true
+			return ch
+		}
+	}
+	in := ch
+	ch.Outcome, ch.byJudge = d.o.Judge(&ch), true
+	if d.judgements == nil {
+		d.judgements = map[[3]int]judgement{}
+	}
+	d.judgements[key] = judgement{in, ch}
+	return ch
+}
+
+// same reports whether two questions to the Judge are the same.
+func same(a, b Change) bool {
+	eq := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	return a.Outcome == b.Outcome && eq(a.Before, b.Before) && eq(a.After, b.After) && eq(a.Rel, b.Rel) &&
+		eq(a.Lo, b.Lo) && eq(a.Hi, b.Hi) && eq(a.P, b.P) && eq(a.SeriesP, b.SeriesP)
+}
+
+// replaced reports whether the Judge replaced every figure of the
+// question with its own.
+func replaced(in, out Change) bool {
+	ne := func(x, y float64) bool { return math.Float64bits(x) != math.Float64bits(y) }
+	return ne(in.Before, out.Before) && ne(in.After, out.After) && ne(in.Rel, out.Rel) && ne(in.P, out.P)
 }

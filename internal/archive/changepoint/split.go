@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"math"
 	"slices"
 	"sort"
 )
@@ -68,12 +69,10 @@ func (d *detector) window(start, end int, level float64) []int {
 			m := float64(st.End - st.Start)
 			ok = d.weakTest(st.Start, best.At, best.Kappa, level/((m-1)*(m-2)/2))
 		}
-		if !ok && d.o.Judge != nil && best.At-st.Start >= 2 && st.End-best.At >= 2 {
+		if !ok && d.o.Judge != nil && d.tooFewToTell(st.Start, best.At, st.End, level) {
 			// The Judge may see what the points alone cannot: it is
-			// asked about a candidate the t-test did not keep, unless a
-			// side is one point (at a window's first point, it is not
-			// a side in the series: the merge step asks about it when
-			// the t-test kept it).
+			// asked about a candidate the t-test did not keep when the
+			// t-test could not have kept a change of the minimum size.
 			ok = d.verdict(st.Start, best.At, st.End).Outcome == Changed
 		}
 		if !ok {
@@ -103,4 +102,29 @@ type stretch struct{ Start, End int }
 func (d *detector) weakTest(a, b, c int, level float64) bool {
 	p, _, df := tTest(summarize(d.z, a, b, c))
 	return df == 0 && c-a == len(d.z) || p <= level
+}
+
+// tooFewToTell reports whether the series is too short for the t-test to
+// tell: it fits in one window, and the t-test between z[a:b) and z[b:c),
+// with the spread of those points, could not reach level for a change of
+// MinChange. Then the Judge, with the runs' own data, may tell. In a
+// longer series the stretches the merge step judges a real change on are
+// long; short ones lie between candidates of the noise, and asking the
+// Judge about each would cost its pooling of the runs for nothing.
+func (d *detector) tooFewToTell(a, b, c int, level float64) bool {
+	if len(d.z) > d.o.Window {
+		return false
+	}
+	if d.o.MinChange <= 0 {
+		return true
+	}
+	_, se, df := tTest(summarize(d.z, a, b, c))
+	if df == 0 {
+		return true
+	}
+	least := math.Log1p(d.o.MinChange) // the minimum change on the log scale
+	if !d.logged {
+		least = d.o.MinChange * math.Abs(mean(d.z[a:b]))
+	}
+	return tQuantile(1-level/2, float64(df))*se > least
 }
