@@ -13,7 +13,7 @@ const (
 
 // Options tune Detect. Zero fields take the defaults.
 type Options struct {
-	// Alpha is the level of the t-test that confirms a change (0.001); the
+	// Alpha is the level of the t-test that confirms a change (0.0001); the
 	// split step keeps weaker candidates (see WeakAlpha) for the merge
 	// step to confirm or drop.
 	Alpha float64
@@ -27,14 +27,15 @@ type Options struct {
 	// latencies and throughputs, whose changes are ratios.
 	Log bool
 	// Judge, when set, gives the verdict on the candidates whose size may
-	// reach MinChange: in the split step, those the t-test did not keep
-	// (with two points each side at least); in the merge step, every
-	// change between its neighbours, Window/2 points each side at most
-	// (Start and End say which). It gets the
-	// candidate with the t-test's figures and outcome (Outcome, SeriesP =
-	// P) and returns its own outcome; it may replace Before, After, Rel,
-	// Lo, Hi and P with figures of its own (pooled from the runs of each
-	// side). A Changed verdict below MinChange is taken as NoChange.
+	// reach MinChange and that the t-test found a change, or, in a series
+	// of one window at most, could not have found one of MinChange (see
+	// the package doc). It sees Window/2 points each side at most (Start
+	// and End say which) and is asked once about the same points. It gets
+	// the candidate with the t-test's figures and outcome (Outcome,
+	// SeriesP = P) and returns its own outcome; it may replace Before,
+	// After, Rel, Lo, Hi and P with figures of its own (pooled from the
+	// runs of each side). A Changed verdict below MinChange is taken as
+	// NoChange.
 	Judge func(c *Change) Outcome
 
 	// otava makes the search Otava's to the letter, for the tests that

@@ -81,9 +81,13 @@
 //   - Judge. Where the runs carry more than their figure (trend's raw
 //     latency distributions), Options.Judge gives the verdict on the
 //     candidates whose size may reach the minimum (a candidate whose sides
-//     differ by less than 80% of it on average is not worth asking about,
-//     which keeps a stable series of 10,000 runs fast): in the split step,
-//     those the t-test did not keep, with two points each side at least;
-//     in the merge step, every change, on the runs nearest it (half a
-//     window each side at most, so that pooling their data costs little).
+//     differ by less than 80% of it on average is not worth asking about):
+//     those the t-test found a change, to confirm or overrule it on the
+//     runs' data, and, in a series that fits in one window, those the
+//     t-test could not have found a change of the minimum size in (its
+//     interval at the level is wider than the minimum: six runs at 3%
+//     noise). Elsewhere a "no" from the t-test stands: it could see such a
+//     change. The Judge sees the runs nearest the change, half a window
+//     each side at most, and is asked once about the same runs. This keeps
+//     a stable series of 10,000 runs from asking it at all.
 package changepoint
