@@ -2,6 +2,7 @@ package changepoint
 
 import (
 	"math"
+	"sort"
 )
 
 // Defaults of Options.
@@ -118,8 +119,10 @@ type Change struct {
 // Result is what Analyze finds.
 type Result struct {
 	Changes []Change // the changes, in order
-	// Undecided are the candidates the merge step dropped as CannotTell,
-	// in order: their figures differ by MinChange, the evidence is short.
+	// Undecided are the candidates judged CannotTell, in order: their
+	// figures differ by MinChange, the evidence is short. They are those
+	// the merge step dropped as such, and, in a series of one window at
+	// most, those the split step's t-test could not have kept.
 	Undecided []Change
 }
 
@@ -144,7 +147,24 @@ func Analyze(xs []float64, o Options) Result {
 		d.z = logs(xs)
 		d.logged = &d.z[0] != &xs[0]
 	}
-	return d.merge(d.split())
+	res := d.merge(d.split())
+	// The split step's undecided candidates, but where a change or
+	// another undecided candidate was found at the same point.
+	seen := map[int]bool{}
+	for _, c := range res.Changes {
+		seen[c.Index] = true
+	}
+	for _, c := range res.Undecided {
+		seen[c.Index] = true
+	}
+	for _, c := range d.undecided {
+		if !seen[c.Index] {
+			seen[c.Index] = true
+			res.Undecided = append(res.Undecided, c)
+		}
+	}
+	sort.Slice(res.Undecided, func(i, j int) bool { return res.Undecided[i].Index < res.Undecided[j].Index })
+	return res
 }
 
 // logs returns the logarithms of xs, or xs when a point is not positive.
@@ -168,6 +188,7 @@ type detector struct {
 	// asks again about changes whose neighbours did not move.
 	judged     map[[3]int]Change
 	judgements map[[3]int]judgement // the Judge's answers, by the runs it saw
+	undecided  []Change             // candidates of the split step too short to tell
 	q          map[int]float64      // Q̂ of the split that proposed each weak change
 }
 

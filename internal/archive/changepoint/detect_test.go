@@ -259,3 +259,21 @@ func TestJudgeAskedOncePerStretch(t *testing.T) {
 		}
 	}
 }
+
+// Six runs, +20% after the third, with 4% noise: the t-test cannot reach
+// its level with so few points (p about 0.004); the candidate is
+// undecided, not "no change", and a Judge is asked about it.
+func TestShortSeriesCannotTell(t *testing.T) {
+	xs := []float64{10, 10.6, 9.6, 12.4, 11.5, 12.6}
+	res := Analyze(xs, Options{Log: true})
+	if len(res.Changes) != 0 || len(res.Undecided) != 1 || res.Undecided[0].Index != 3 || res.Undecided[0].Outcome != CannotTell {
+		t.Fatalf("%+v", res)
+	}
+	if p := res.Undecided[0].SeriesP; !(p > 0.001 && p < 0.01) {
+		t.Errorf("t-test p %v, want between 0.001 and 0.01", p)
+	}
+	cps := Detect(xs, Options{Log: true, Judge: func(c *Change) Outcome { c.P = 1e-6; return Changed }})
+	if len(cps) != 1 || cps[0].Index != 3 {
+		t.Fatalf("judge saying yes: %+v", cps)
+	}
+}

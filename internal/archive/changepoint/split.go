@@ -69,11 +69,15 @@ func (d *detector) window(start, end int, level float64) []int {
 			m := float64(st.End - st.Start)
 			ok = d.weakTest(st.Start, best.At, best.Kappa, level/((m-1)*(m-2)/2))
 		}
-		if !ok && d.o.Judge != nil && d.tooFewToTell(st.Start, best.At, st.End, level) {
-			// The Judge may see what the points alone cannot: it is
-			// asked about a candidate the t-test did not keep when the
-			// t-test could not have kept a change of the minimum size.
-			ok = d.verdict(st.Start, best.At, st.End).Outcome == Changed
+		if !ok && !d.o.otava && d.tooFewToTell(st.Start, best.At, st.End, level) {
+			// The t-test could not have kept a change of the minimum
+			// size: the Judge, if any, may see what the points alone
+			// cannot; if it cannot either, the candidate is undecided.
+			v := d.verdict(st.Start, best.At, st.End)
+			ok = v.Outcome == Changed
+			if v.Outcome == CannotTell {
+				d.undecided = append(d.undecided, v)
+			}
 		}
 		if !ok {
 			if d.o.otava {
