@@ -75,9 +75,11 @@
 //     bench/verdict measure these.
 //   - Outcome. Each candidate's verdict is one of three: Changed
 //     (significant, and at least MinChange), NoChange (smaller than
-//     MinChange), CannotTell (as large, not significant; or not testable).
-//     Analyze returns the changes and the candidates the merge step dropped
-//     as CannotTell; Detect the changes alone.
+//     MinChange), CannotTell (as large, but not significant: in a series of
+//     one window at most, where the t-test could not have found a change of
+//     the minimum size, or when the merge step drops it; or two points in
+//     all, which no t-test can judge). Analyze returns the changes and the
+//     undecided candidates; Detect the changes alone.
 //   - Judge. Where the runs carry more than their figure (trend's raw
 //     latency distributions), Options.Judge gives the verdict on the
 //     candidates whose size may reach the minimum (a candidate whose sides
