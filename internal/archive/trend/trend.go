@@ -62,8 +62,8 @@ type Change struct {
 	Rel Number    `json:"change"`
 	CI  [2]Number `json:"ci"`
 	P   Number    `json:"p_value"`
-	// SeriesP is the permutation test's p-value over the runs' figures;
-	// nil when the series is too short for it to decide.
+	// SeriesP is the t-test's p-value over the runs' figures (package
+	// changepoint); nil when the sides have two runs in all.
 	SeriesP Number `json:"series_p_value"`
 	// Pooled says Before, After and CI come from the runs' pooled
 	// distributions (compare's bootstrap), not from the figures' means.
