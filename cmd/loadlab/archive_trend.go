@@ -49,7 +49,7 @@ func runArchiveTrend(ctx context.Context, args []string, _ io.Reader, stdout, st
 	typ := fs.String("type", "text", "output `format`: text (a table with the change points marked) or json")
 	failOn := fs.Bool("fail-on-regression", false, "exit 1 when a change made the figure worse (higher latency, lower success or throughput)")
 	minChange := fs.String("min-change", "5%", "smallest relative `size` of change reported (as 5% or 0.05; 0 reports every significant change)")
-	seed := fs.Uint64("seed", 1, "random `seed` of the permutation test and the bootstrap; the same seed gives the same verdicts")
+	seed := fs.Uint64("seed", 1, "random `seed` of the bootstrap; the same seed gives the same verdicts")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

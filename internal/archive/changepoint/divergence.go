@@ -59,7 +59,9 @@ func (sc *scratch) bestAt(z []float64, off, tau int) (s split, ok bool) {
 			if kappa-tau > 1 {
 				e -= syy / (n2 * (n2 - 1) / 2)
 			}
-			if q := n1 * n2 / (n1 + n2) * e; q > s.Q {
+			// Ties go to the smaller τ, then the smaller κ, as numpy's
+			// argmax over Otava's matrix of Q̂ by (τ, κ) picks them.
+			if q := n1 * n2 / (n1 + n2) * e; q > s.Q || q == s.Q && off+tau < s.At {
 				s = split{At: off + tau, Kappa: off + kappa, Q: q}
 			}
 		}

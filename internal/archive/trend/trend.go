@@ -62,8 +62,8 @@ type Change struct {
 	Rel Number    `json:"change"`
 	CI  [2]Number `json:"ci"`
 	P   Number    `json:"p_value"`
-	// SeriesP is the permutation test's p-value over the runs' figures;
-	// nil when the series is too short for it to decide.
+	// SeriesP is the t-test's p-value over the runs' figures (package
+	// changepoint); nil when the sides have two runs in all.
 	SeriesP Number `json:"series_p_value"`
 	// Pooled says Before, After and CI come from the runs' pooled
 	// distributions (compare's bootstrap), not from the figures' means.
@@ -128,7 +128,7 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 		xs[i] = float64(p.Value)
 	}
 	j := &judge{ctx: ctx, src: src, o: o, points: t.Points, pooled: map[string]*pooled{}, fallback: map[int]bool{}}
-	copt := changepoint.Options{Seed: o.Seed, MinChange: o.MinChange, Log: o.Metric != Success}
+	copt := changepoint.Options{MinChange: o.MinChange, Log: o.Metric != Success}
 	if _, ok := o.Metric.stat(); ok {
 		copt.Judge = j.judge
 	}
@@ -150,12 +150,12 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 }
 
 func method(m Metric, o changepoint.Options) string {
-	s := "E-divisive means over the runs' figures (log scale) with a permutation test at 5%"
+	s := fmt.Sprintf("E-divisive means over the runs' figures (log scale), each candidate judged by Student's t-test between its sides at %.3g%% (as Apache Otava)", 100*changepoint.DefaultAlpha)
 	if m == Success {
-		s = "E-divisive means over the runs' figures with a permutation test at 5%"
+		s = fmt.Sprintf("E-divisive means over the runs' figures, each candidate judged by Student's t-test between its sides at %.3g%% (as Apache Otava)", 100*changepoint.DefaultAlpha)
 	}
 	if o.Judge != nil {
-		s += " where the series is long enough for it to decide; each candidate checked against the runs' pooled distributions with compare's bootstrap (99% interval)"
+		s += "; each candidate checked against the runs' pooled distributions with compare's bootstrap (99% interval)"
 	}
 	least := o.MinChange
 	if least == 0 {
@@ -233,10 +233,10 @@ func (j *judge) side(name string, from, to int) (*compare.Run, error) {
 }
 
 // judge is the changepoint.Judge: compare's bootstrap on the pooled runs
-// before and after, and the permutation test where it can decide.
-func (j *judge) judge(c *changepoint.Change) bool {
+// before and after.
+func (j *judge) judge(c *changepoint.Change) changepoint.Outcome {
 	if j.err != nil {
-		return false
+		return changepoint.NoChange
 	}
 	stat, _ := j.o.Metric.stat()
 	before, err := j.side("before", c.Start, c.Index)
@@ -249,21 +249,26 @@ func (j *judge) judge(c *changepoint.Change) bool {
 			b, a := compare.Point(before, stat), compare.Point(after, stat)
 			if r := a/b - 1; j.minChange() > 0 && !(math.Abs(r) >= j.minChange()) {
 				c.Before, c.After, c.Rel, c.Lo, c.Hi = b, a, r, math.NaN(), math.NaN()
-				return false
+				return changepoint.NoChange
 			}
 			row := compare.CompareStat(before, after, stat, compare.Options{Seed: j.o.Seed, Confidence: Confidence})
 			c.Before, c.After, c.Rel, c.P = row.Base, row.Value, row.Rel, row.P
 			c.Lo, c.Hi = row.Lo/row.Base, row.Hi/row.Base
-			real := row.Verdict != compare.NoDiff && row.Verdict != compare.NoData && row.Verdict != compare.TooFew
-			return real // the permutation test agreed or abstained: Detect asks only then
+			switch row.Verdict {
+			case compare.NoDiff:
+				return changepoint.NoChange
+			case compare.NoData, compare.TooFew:
+				return changepoint.CannotTell
+			}
+			return changepoint.Changed
 		}
 	}
 	if errors.Is(err, archive.ErrNotFound) {
 		j.fallback[c.Index] = true
-		return !math.IsNaN(c.SeriesP) // the series alone: the permutation test decided
+		return c.Outcome // the series alone: the t-test's verdict
 	}
 	j.err = err
-	return false
+	return changepoint.NoChange
 }
 
 // minChange is the minimum relative size, as changepoint applies it.
