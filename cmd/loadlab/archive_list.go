@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/report"
+	"github.com/loadlab/loadlab/internal/termsafe"
 )
 
 func init() {
@@ -31,6 +32,7 @@ const archiveListExamples = `  # Every run, newest first
   loadlab archive list -db runs.db -name checkout -sort p99 -limit 20`
 
 func runArchiveList(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	stdout = termsafe.Writer(stdout) // names, labels and reports come from files: no terminal commands
 	fs := newFlagSet("archive list", "-db DB [-label key=value]... [-name S] [-type json]", archiveListExamples, stderr)
 	db := dbFlag(fs)
 	labels := labelFlag{}

@@ -25,7 +25,8 @@ type Options struct {
 	// and localhost always are).
 	Hosts []string
 	// MaxInFlight bounds the requests served at once (default
-	// sqlstore.MaxConns, the store's connections); Wait is how long a
+	// DefaultMaxInFlight; loadlab archive serve gives sqlstore.MaxConns,
+	// the store's connections); Wait is how long a
 	// request waits for its turn (default 5 s) before it is answered 503
 	// with Retry-After.
 	MaxInFlight int
