@@ -7,8 +7,33 @@ import (
 
 // DSN is a database address as messages may show it: a URL's password, a
 // keyword DSN's password= and sslpassword= (and every other secret Text
-// recognises) replaced by Mark.
-func DSN(dsn string) string { return Text(dsn) }
+// recognises) replaced by Mark. The whole of dsn is one address: a URL's
+// password runs from the user's colon to the last @, whatever it holds
+// (spaces, quotes, slashes).
+func DSN(dsn string) string {
+	if scheme, user, pw, host, ok := userinfo(dsn); ok {
+		switch {
+		case pw != "" || strings.Contains(user, ":"):
+			dsn = scheme + user + ":" + Mark + "@" + host
+		case !isPostgresScheme(strings.TrimSuffix(scheme, "://")):
+			dsn = scheme + Mark + "@" + host
+		}
+	}
+	return Text(dsn)
+}
+
+// userinfo splits a URL at its userinfo, taken to its last @: the scheme
+// with ://, the user, the password (empty without a colon) and the rest.
+func userinfo(dsn string) (scheme, user, pw, rest string, ok bool) {
+	i := strings.Index(dsn, "://")
+	at := strings.LastIndex(dsn, "@")
+	if i <= 0 || at < i+3 || !userRE.MatchString(dsn[:i]+"://x@") {
+		return "", "", "", "", false
+	}
+	scheme, info, rest := dsn[:i+3], dsn[i+3:at], dsn[at+1:]
+	user, pw, _ = strings.Cut(info, ":")
+	return scheme, user, pw, rest, true
+}
 
 // Secrets are the secret values in dsn as written, and as a driver may
 // print them (URL-decoded, unquoted): what Scrub removes from a message.
@@ -23,6 +48,12 @@ func Secrets(dsn string) []string {
 			if d, err := dec(v); err == nil && d != v && d != "" {
 				out = append(out, d)
 			}
+		}
+	}
+	if scheme, user, pw, _, ok := userinfo(dsn); ok {
+		add(pw)
+		if pw == "" && !isPostgresScheme(strings.TrimSuffix(scheme, "://")) {
+			add(user)
 		}
 	}
 	for _, g := range userPassRE.FindAllStringSubmatch(dsn, -1) {
