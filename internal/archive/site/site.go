@@ -133,6 +133,9 @@ type failureWriter struct {
 	log *log.Logger
 }
 
+// Unwrap gives http.ResponseController the writer underneath.
+func (fw *failureWriter) Unwrap() http.ResponseWriter { return fw.ResponseWriter }
+
 // Flush lets a streamed answer (a tar) flush through the wrapper.
 func (fw *failureWriter) Flush() {
 	if f, ok := fw.ResponseWriter.(http.Flusher); ok {
