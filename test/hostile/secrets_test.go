@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,9 +25,9 @@ import (
 
 // serveArchive starts loadlab archive serve on db and returns its URL; the
 // server is stopped when the test ends.
-func serveArchive(t *testing.T, dir, db string) string {
+func serveArchive(t *testing.T, dir, db string, extra ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "archive", "serve", "-db", db, "-listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, append([]string{"archive", "serve", "-db", db, "-listen", "127.0.0.1:0"}, extra...)...)
 	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -61,6 +62,7 @@ func serveArchive(t *testing.T, dir, db string) string {
 		if !ok {
 			t.Fatal("archive serve ended without serving")
 		}
+		u, _, _ = strings.Cut(u, "?") // the token, when one was given
 		return strings.TrimSuffix(u, "/")
 	case <-time.After(20 * time.Second):
 		t.Fatal("archive serve did not start in 20 s")
@@ -326,5 +328,61 @@ func TestArchiveTextEscapesControls(t *testing.T) {
 		if !strings.Contains(res.stdout, `\x1b[2J`) {
 			t.Errorf("%s does not show the label escaped: %q", strings.Join(args[:2], " "), res.stdout)
 		}
+	}
+}
+
+// rawGet sends one request with target as written (no client cleans it)
+// and returns the answer's status line and headers.
+func rawGet(t *testing.T, site, target string) string {
+	t.Helper()
+	host := strings.TrimPrefix(site, "http://")
+	if i := strings.IndexByte(host, '/'); i >= 0 {
+		host = host[:i]
+	}
+	c, err := net.DialTimeout("tcp", host, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host)
+	b, _ := io.ReadAll(c)
+	head, _, _ := strings.Cut(string(b), "\r\n\r\n")
+	return head
+}
+
+// The site through the real binary: the token's redirect never leaves it,
+// whatever the path; a label with spaces filters.
+func TestSiteHostileRequests(t *testing.T) {
+	dir := caseDir(t, nil)
+	if res := run(t, dir, "", "archive", "add", "-db", "runs.db", "-label", "team=search infra", "r.lll"); res.code != 0 {
+		t.Fatalf("archive add: exit %d: %s", res.code, res.stderr)
+	}
+	site := serveArchive(t, dir, "runs.db", "-token", "T0KEN")
+	for _, target := range []string{"//evil.example/x?token=T0KEN", "/\\evil.example/x?token=T0KEN", "///evil.example?token=T0KEN"} {
+		head := rawGet(t, site, target)
+		m := regexp.MustCompile(`(?mi)^Location: (.*)$`).FindStringSubmatch(head)
+		if !strings.HasPrefix(head, "HTTP/1.1 303") || m == nil {
+			t.Errorf("GET %s: %q", target, head)
+			continue
+		}
+		loc := strings.TrimSpace(m[1])
+		if !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
+			t.Errorf("GET %s redirects to %q, off the site", target, loc)
+		}
+	}
+	req, err := http.NewRequest("GET", site+"/?label="+strings.ReplaceAll("team=search infra", " ", "+"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer T0KEN")
+	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "search infra") || strings.Contains(string(body), "no run matches") {
+		t.Errorf("a label with a space: %s: %.300s", resp.Status, body)
 	}
 }
