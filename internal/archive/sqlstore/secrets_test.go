@@ -238,3 +238,26 @@ func TestPostgresReadersDoNotWrite(t *testing.T) {
 		t.Error("an archive opened to read took a run")
 	}
 }
+
+// An archive of an older schema is not migrated by a reader: refused with
+// the way to upgrade it, its file unchanged.
+func TestReaderDoesNotMigrate(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "runs.db")
+	w := open(t, p)
+	if _, err := w.db.Exec("UPDATE schema_version SET version = ?", SchemaVersion-1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Checkpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	before := dirBytes(t, dir)
+	_, err := Open(context.Background(), p, false)
+	if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "archive add upgrades it") {
+		t.Errorf("reading an older archive: %v", err)
+	}
+	if after := dirBytes(t, dir); after["runs.db"] != before["runs.db"] {
+		t.Error("a reader changed an older archive")
+	}
+}
