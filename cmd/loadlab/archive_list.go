@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/report"
+	"github.com/loadlab/loadlab/internal/termsafe"
 )
 
 func init() {
@@ -31,6 +32,7 @@ const archiveListExamples = `  # Every run, newest first
   loadlab archive list -db runs.db -name checkout -sort p99 -limit 20`
 
 func runArchiveList(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	stdout = termsafe.Writer(stdout) // names, labels and reports come from files: no terminal commands
 	fs := newFlagSet("archive list", "-db DB [-label key=value]... [-name S] [-type json]", archiveListExamples, stderr)
 	db := dbFlag(fs)
 	labels := labelFlag{}
@@ -77,14 +79,15 @@ func runArchiveList(ctx context.Context, args []string, _ io.Reader, stdout, std
 // as planned: the rate sent ("350/s"), or a closed loop's users ("32
 // users"), whose rate is what they achieved.
 func writeRunTable(w io.Writer, runs []archive.Run, total int) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	tabs := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	tw := termsafe.Writer(tabs) // escaped before the columns are measured
 	fmt.Fprintln(tw, "ID\tSTARTED\tNAME\tLABELS\tREQUESTS\tLOAD\tSUCCESS\tP50\tP99\tMAX")
 	for _, r := range runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%.2f%%\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format(time.DateTime), r.Name,
 			labelList(r.Labels), r.Requests, r.Load(), 100*r.Success,
 			report.Round(r.Latencies.P50), report.Round(r.Latencies.P99), report.Round(r.Latencies.Max))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tabs.Flush(); err != nil {
 		return err
 	}
 	if len(runs) < total {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/site"
+	"github.com/loadlab/loadlab/internal/archive/sqlstore"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/webguard"
 )
@@ -62,7 +64,8 @@ func runArchiveServe(ctx context.Context, args []string, _ io.Reader, _, stderr 
 	if err != nil {
 		return badinput.Field("-listen", "%v", err)
 	}
-	srv := &http.Server{Handler: site.New(store, site.Options{Token: *token, Hosts: hosts}),
+	srv := &http.Server{Handler: site.New(store, site.Options{Token: *token, Hosts: hosts,
+		MaxInFlight: sqlstore.MaxConns, ErrorLog: log.New(stderr, "", log.LstdFlags)}),
 		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	url := "http://" + siteAddr(ln.Addr().(*net.TCPAddr)) + "/"
 	if *token != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/termsafe"
 )
 
 func init() {
@@ -22,6 +23,7 @@ const archiveShowExamples = `  # A run's steps with their vegeta-style text repo
   loadlab archive show -db runs.db -type json k3x9q2m7fa1c`
 
 func runArchiveShow(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	stdout = termsafe.Writer(stdout) // names, labels and reports come from files: no terminal commands
 	fs := newFlagSet("archive show", "-db DB [-type json] RUN_ID", archiveShowExamples, stderr)
 	db := dbFlag(fs)
 	typ := fs.String("type", "text", "output `type`: text or json")

@@ -12,6 +12,7 @@ import (
 	_ "github.com/loadlab/loadlab/internal/archive/sqlstore" // SQLite and Postgres archives
 	"github.com/loadlab/loadlab/internal/archive/trend"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/termsafe"
 )
 
 func init() {
@@ -39,6 +40,7 @@ const archiveTrendExamples = `  # The regression hunt: which build made the page
   loadlab archive trend -db lab.db -metric p50 -min-change 2%`
 
 func runArchiveTrend(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	stdout = termsafe.Writer(stdout) // names, labels and reports come from files: no terminal commands
 	fs := newFlagSet("archive trend", "-db DB -metric METRIC [-by LABEL] [flags]", archiveTrendExamples, stderr)
 	db := fs.String("db", "", "the archive: a SQLite `file` or a postgres:// URL")
 	by := fs.String("by", "", "`label` whose value orders the runs (dates, numbers and versions in their natural order, commit hashes in the order each was first run); by start time when empty")

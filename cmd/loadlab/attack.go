@@ -18,6 +18,7 @@ import (
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/outfile"
 	"github.com/loadlab/loadlab/internal/progress"
+	"github.com/loadlab/loadlab/internal/redact"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -85,6 +86,47 @@ func (f *headerFlag) Set(s string) error {
 	return nil
 }
 
+// secretHeaderFlag is -secret-header: a header sent as -header's are,
+// whose value no results header, summary or archive records.
+type secretHeaderFlag struct {
+	h     *headerFlag
+	names []string
+}
+
+func (f *secretHeaderFlag) String() string { return "" }
+
+func (f *secretHeaderFlag) Set(s string) error {
+	if err := f.h.Set(s); err != nil {
+		return err
+	}
+	name, _, _ := strings.Cut(s, ":")
+	f.names = append(f.names, strings.TrimSpace(name))
+	return nil
+}
+
+// recordedAttackArgs are an attack's arguments as its results header
+// records them: without -archive (the archive is where the run goes, not
+// how it was made; run drops it too), credentials redacted.
+func recordedAttackArgs(args []string) []string {
+	var kept []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			kept = append(kept, args[i:]...)
+			break
+		}
+		switch {
+		case a == "-archive" || a == "--archive":
+			i++ // its value
+			continue
+		case strings.HasPrefix(a, "-archive=") || strings.HasPrefix(a, "--archive="):
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return redact.Args(kept)
+}
+
 // attackFlags are the parsed flags of loadlab attack.
 type attackFlags struct {
 	targets, format, output, body, name, rate, steps, client string
@@ -101,6 +143,7 @@ type attackFlags struct {
 	maxBody                                                  int64
 	seed                                                     uint64
 	headers                                                  headerFlag
+	secretHeaders                                            secretHeaderFlag
 	maxWorkersSet                                            bool
 	archive                                                  archiveFlags
 }
@@ -135,7 +178,9 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	fs.IntVar(&f.redirects, "redirects", 10, "redirects to follow; -1 = do not follow (the 3xx is the result)")
 	fs.Int64Var(&f.maxBody, "max-body", 0, "response body `bytes` stored in the results: 0 = none (bodies are still read and counted in bytes in), -1 = all")
-	fs.Var(&f.headers, "header", "request header \"Name: value\" added to every target (repeatable; values may be templated)")
+	fs.Var(&f.headers, "header", "request header \"Name: value\" added to every target (repeatable; values may be templated). The value of a header carrying a credential (Authorization, Cookie, X-Api-Key, ...) is recorded as REDACTED")
+	f.secretHeaders.h = &f.headers
+	fs.Var(&f.secretHeaders, "secret-header", "request header \"Name: value\" sent as -header's are, whose value is never recorded (results header, archive): REDACTED in their place (repeatable)")
 	fs.StringVar(&f.body, "body", "", "request body `file` for targets without an @body (may be templated)")
 	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it) and sent as the X-Vegeta-Attack header, as vegeta does")
 	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream, flushed every 250 ms so readers following the file see fresh data)")
@@ -252,7 +297,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if err := f.vegeta.apply(&opts); err != nil {
 		return err
 	}
-	meta := results.Meta{Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, args...)}
+	meta := results.Meta{Generator: "loadlab " + version(), Command: append([]string{"loadlab", "attack"}, recordedAttackArgs(args)...)}
 	if err := f.shardOptions(&opts, &meta, time.Now()); err != nil {
 		return err
 	}
@@ -287,7 +332,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		return of, nil
 	}
 	job := attackrun.Job{
-		Attacks:  []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output, Meta: meta}},
+		Attacks:  []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output, Meta: meta, SecretHeaders: f.secretHeaders.names}},
 		Watchers: ex.list(),
 	}
 	if lv != nil {

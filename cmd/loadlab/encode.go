@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/redact"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/sent"
@@ -123,7 +124,7 @@ func newEncoder(f results.Format, w io.Writer, inputs []report.Input) (results.E
 	case results.FormatGob:
 		return results.NewGobEncoder(w), none, nil
 	case results.FormatLoadlab:
-		meta := results.Meta{Generator: "loadlab " + version(), Command: os.Args}
+		meta := results.Meta{Generator: "loadlab " + version(), Command: redact.Args(os.Args)}
 		if len(inputs) == 1 {
 			if s, ok := inputs[0].Dec.(*results.Source); ok && s.Meta != nil {
 				meta = *s.Meta

@@ -19,6 +19,19 @@ import (
 // ErrNotFound is returned (wrapped) for a run ID or file that does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrDatabase marks an error of the archive's database itself (not of
+// what was asked of it): a reader shows it without the database's
+// details. ErrUnavailable and ErrDamaged say more.
+var ErrDatabase = errors.New("archive database error")
+
+// ErrUnavailable marks a database that cannot serve now but may later:
+// unreachable, shutting down, out of connections, locked.
+var ErrUnavailable = errors.New("archive database unavailable")
+
+// ErrDamaged marks a database that is not a loadlab archive or is damaged
+// (a corrupt file, a missing table).
+var ErrDamaged = errors.New("archive database damaged")
+
 // Figures are one run's, step's or scenario's headline figures.
 type Figures struct {
 	Requests   uint64                 `json:"requests"`

@@ -57,6 +57,9 @@ type Attack struct {
 	// Sinks also receive this attack's results (a step's per-scenario
 	// metrics).
 	Sinks []results.Sink
+	// SecretHeaders name headers (besides those package redact knows carry
+	// credentials) whose values the results header never records.
+	SecretHeaders []string
 }
 
 // Outcome is how a Job's attacks ended.
@@ -214,7 +217,7 @@ func (rn *running) open() error {
 	if meta.Users == 0 {
 		meta.Users = ClosedUsers(spec.Options)
 	}
-	sent.Describe(&meta, rn.a.Seed(), rn.a.Targets())
+	sent.Describe(&meta, rn.a.Seed(), rn.a.Targets(), spec.SecretHeaders...)
 	w, err := spec.Output()
 	if err != nil {
 		return err

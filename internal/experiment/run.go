@@ -18,6 +18,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/redact"
 	"github.com/loadlab/loadlab/internal/report"
 )
 
@@ -99,7 +100,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	r := &runner{opts: opts, plan: p, out: opts.Out, fleet: &fleet{exe: opts.Exe, out: opts.Out, plan: p}}
-	sum := &summary.Summary{Plan: p.File, RunArgs: p.RunArgs(), Name: p.Name, Description: p.Description, Started: time.Now(),
+	sum := &summary.Summary{Plan: p.File, RunArgs: redact.Args(p.RunArgs()), Name: p.Name, Description: p.Description, Started: time.Now(),
 		Version: opts.Version, Machine: machine(), Design: Design(p)}
 	var runs []*stepRun
 	defer r.fleet.stopAll()

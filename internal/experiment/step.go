@@ -23,6 +23,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/redact"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/slug"
 )
@@ -321,7 +322,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 			files = append(files, f)
 			return f, nil
 		}
-		a.Meta = results.Meta{Generator: "loadlab " + r.opts.Version, Command: append([]string{"loadlab", "run"}, r.plan.RunArgs()...),
+		a.Meta = results.Meta{Generator: "loadlab " + r.opts.Version, Command: append([]string{"loadlab", "run"}, redact.Args(r.plan.RunArgs())...),
 			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}}
 		a.Sinks = []results.Sink{sr.m}
 		job.Attacks = append(job.Attacks, a)

@@ -11,23 +11,32 @@ package sent
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
+	"github.com/loadlab/loadlab/internal/redact"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
 // Record describes the templated targets among ts for a results file's
 // header (results.Meta.Templates); untemplated targets need no record.
-func Record(ts []*targets.Target) []results.TemplatedTarget {
+// Credentials are not recorded (package redact): the value of a header
+// that carries one, or is named in secret, and a URL's password; such a
+// request renders again with "REDACTED" in their place.
+func Record(ts []*targets.Target, secret ...string) []results.TemplatedTarget {
 	var out []results.TemplatedTarget
 	for _, t := range ts {
 		if !t.Templated() {
 			continue
 		}
-		tt := results.TemplatedTarget{Index: t.Index, Method: t.Method, URL: t.Source()}
+		tt := results.TemplatedTarget{Index: t.Index, Method: t.Method, URL: redact.Text(t.Source())}
 		for _, h := range t.Header {
-			tt.Header = append(tt.Header, [2]string{h.Name, h.Value.Source()})
+			v := h.Value.Source()
+			if redact.IsSecretHeader(h.Name) || slices.ContainsFunc(secret, func(s string) bool { return strings.EqualFold(s, h.Name) }) {
+				v = redact.Mark
+			}
+			tt.Header = append(tt.Header, [2]string{h.Name, v})
 		}
 		if t.Body != nil {
 			b := t.Body.Source()
@@ -40,9 +49,10 @@ func Record(ts []*targets.Target) []results.TemplatedTarget {
 
 // Describe records in a results header what its requests can be rendered
 // again from: the attack's templated targets (when the target list is
-// known before the attack, not for a lazily read stream) and the seed.
-func Describe(meta *results.Meta, seed uint64, ts []*targets.Target) {
-	if meta.Templates = Record(ts); len(meta.Templates) > 0 {
+// known before the attack, not for a lazily read stream) and the seed;
+// secret names headers whose values are not recorded (see Record).
+func Describe(meta *results.Meta, seed uint64, ts []*targets.Target, secret ...string) {
+	if meta.Templates = Record(ts, secret...); len(meta.Templates) > 0 {
 		meta.Seed = seed
 	}
 }

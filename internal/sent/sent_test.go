@@ -68,3 +68,20 @@ func TestNewWithoutTemplatesOrBroken(t *testing.T) {
 		t.Errorf("broken template: %v", err)
 	}
 }
+
+// Record keeps no credential: a credential header's value, one named
+// secret by the attack (-secret-header), a URL's password.
+func TestRecordRedactsCredentials(t *testing.T) {
+	ts := readTargets(t, "GET http://lab:url-pw@a.test/{{seq}}\nAuthorization: Bearer sk-1\nX-Sig: sig-2\nX-Plain: {{seq}}\n")
+	rec := Record(ts, "x-sig")
+	if len(rec) != 1 {
+		t.Fatalf("Record = %+v", rec)
+	}
+	got := map[string]string{}
+	for _, h := range rec[0].Header {
+		got[h[0]] = h[1]
+	}
+	if got["Authorization"] != "REDACTED" || got["X-Sig"] != "REDACTED" || got["X-Plain"] != "{{seq}}" || strings.Contains(rec[0].URL, "url-pw") {
+		t.Errorf("Record = URL %q, headers %v", rec[0].URL, got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/redact"
 	"github.com/loadlab/loadlab/internal/shardset"
 )
 
@@ -158,7 +159,7 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 	}
 	f := figures(rep.m)
 	b := &archive.Bundle{
-		Run: archive.Run{Name: name, Labels: labels, Source: source, Command: strings.Join(command, " "),
+		Run: archive.Run{Name: name, Labels: labels, Source: source, Command: strings.Join(redact.Args(command), " "),
 			Started: rep.m.Earliest, Ended: rep.m.End, Figures: f,
 			Steps: []archive.Step{{Index: 0, Name: name, Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Text: rep.text}}},
 		Histograms: map[archive.StepKey][]byte{{Step: 0}: rep.hist},

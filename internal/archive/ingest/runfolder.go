@@ -18,6 +18,7 @@ import (
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/redact"
 )
 
 // StepLog is the name of the file, made from summary.json, listing the
@@ -167,7 +168,7 @@ func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bund
 	}
 	first, last := c.steps[0], c.steps[len(c.steps)-1]
 	b.Run.Name, b.Run.Labels, b.Run.Source = name, labels, "run"
-	b.Run.Command = strings.TrimSpace("loadlab run " + strings.Join(sum.RunArgs, " "))
+	b.Run.Command = strings.TrimSpace("loadlab run " + strings.Join(redact.Args(sum.RunArgs), " "))
 	b.Run.Started, b.Run.Ended = first.Started, last.Ended
 	b.Run.Figures = figures(merged(all))
 	files, hashed := cellFiles(dir, sum, c)

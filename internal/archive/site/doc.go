@@ -20,4 +20,12 @@
 // anything but GET and HEAD is refused, a Host header that does not name
 // this machine is refused unless a token guards the site, and with a token
 // every request must carry it (package webguard holds the checks).
+//
+// It serves a bounded number of requests at once (Options.MaxInFlight, the
+// store's connections); one that waits longer than Options.Wait for its
+// turn is answered 503 with Retry-After, as is any request while the
+// database cannot serve (down, out of connections). A damaged database is
+// a 500; 400 is only for a mistake in the request. Error pages never show
+// SQL, file names or the database's address (Options.ErrorLog gets the
+// details), and no redirect leaves the site.
 package site

@@ -65,8 +65,7 @@ func (h *Handler) tarFile(ctx context.Context, tw *tar.Writer, run *archive.Run,
 	if mod.IsZero() {
 		mod = run.Added
 	}
-	name := path.Clean("/" + f.Name)[1:] // never outside the run's folder
-	if err := tw.WriteHeader(&tar.Header{Name: path.Join(dir, name), Mode: 0o644, Size: f.Size, ModTime: mod, Typeflag: tar.TypeReg}); err != nil {
+	if err := tw.WriteHeader(&tar.Header{Name: path.Join(tarName(dir), tarName(f.Name)), Mode: 0o644, Size: f.Size, ModTime: mod, Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
 	n, err := io.Copy(tw, rc)
@@ -237,4 +236,31 @@ func findStep(run *archive.Run, step, scenario string) (archive.Step, error) {
 		return archive.Step{}, fmt.Errorf("run %s has no step %s scenario %q: %w", run.ID, step, scenario, archive.ErrNotFound)
 	}
 	return archive.Step{}, badinput.Errorf("run %s has %d steps and scenarios: name one with step=N&scenario=NAME", run.ID, len(match))
+}
+
+// tarName is a stored name as a tar entry's: relative, never climbing out
+// of the run's folder (no .., no leading /, backslashes taken as
+// separators), and without control characters (each becomes _), so that
+// no tar extracts it elsewhere or prints it as terminal commands.
+func tarName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\\':
+			return '/'
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			return '_'
+		}
+		return r
+	}, name)
+	var parts []string
+	for _, p := range strings.Split(name, "/") {
+		if p == "" || p == "." || p == ".." {
+			continue
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "_"
+	}
+	return strings.Join(parts, "/")
 }

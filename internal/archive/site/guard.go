@@ -34,9 +34,7 @@ func (h *Handler) allowed(w http.ResponseWriter, r *http.Request) bool {
 		}
 		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: h.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q.Del("token")
-		u := *r.URL
-		u.RawQuery = q.Encode()
-		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		http.Redirect(w, r, localURL(r.URL.EscapedPath(), q.Encode()), http.StatusSeeOther)
 		return false
 	}
 	if c, err := r.Cookie(tokenCookie); err == nil && webguard.SameToken(c.Value, h.opts.Token) {
@@ -48,4 +46,15 @@ func (h *Handler) allowed(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="loadlab archive"`)
 	http.Error(w, "loadlab archive: a token is required (open the URL loadlab archive serve printed, with ?token=...)", http.StatusUnauthorized)
 	return false
+}
+
+// localURL is a redirect target that stays on this site whatever the
+// request's path: one leading slash, never // or /\ (which a browser
+// takes for another host), no scheme or host.
+func localURL(escapedPath, rawQuery string) string {
+	p := "/" + strings.TrimLeft(escapedPath, "/\\")
+	if rawQuery != "" {
+		p += "?" + rawQuery
+	}
+	return p
 }

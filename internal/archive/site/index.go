@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -54,13 +55,35 @@ type listQuery struct {
 	Per    int
 }
 
+// labelStart finds where a key=value label begins in a filter: at the
+// start or after a space, a label key and =.
+var labelStart = regexp.MustCompile(`(?:^|\s)([A-Za-z0-9._/-]+)=`)
+
 // parseLabels reads label=k=v parameters (each may hold several,
-// space-separated) into a map.
+// space-separated) into a map. A value may hold spaces (team=search
+// infra): a label ends where the next key= begins.
 func parseLabels(q url.Values) (map[string]string, error) {
 	out := map[string]string{}
 	for _, v := range q["label"] {
-		for _, kv := range strings.Fields(v) {
-			k, val, err := archive.ParseLabel(kv)
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		at := labelStart.FindAllStringSubmatchIndex(v, -1)
+		if len(at) == 0 || strings.TrimSpace(v[:at[0][0]]) != "" {
+			first := v
+			if len(at) > 0 {
+				first = v[:at[0][0]]
+			}
+			_, _, err := archive.ParseLabel(strings.TrimSpace(first))
+			return nil, badinput.Field("label", "%v", err)
+		}
+		for i, m := range at {
+			end := len(v)
+			if i+1 < len(at) {
+				end = at[i+1][0]
+			}
+			k, val, err := archive.ParseLabel(v[m[2]:m[3]] + "=" + strings.TrimSpace(v[m[1]:end]))
 			if err != nil {
 				return nil, badinput.Field("label", "%v", err)
 			}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -22,7 +24,25 @@ type Options struct {
 	// Hosts are extra Host names accepted without a token (IP addresses
 	// and localhost always are).
 	Hosts []string
+	// MaxInFlight bounds the requests served at once (default
+	// DefaultMaxInFlight; loadlab archive serve gives sqlstore.MaxConns,
+	// the store's connections); Wait is how long a
+	// request waits for its turn (default 5 s) before it is answered 503
+	// with Retry-After.
+	MaxInFlight int
+	Wait        time.Duration
+	// ErrorLog receives the details of a failure the visitor is only told
+	// the kind of (the database unavailable or damaged); nil discards them.
+	ErrorLog *log.Logger
 }
+
+// Defaults of Options.
+const (
+	DefaultMaxInFlight = 8
+	DefaultWait        = 5 * time.Second
+	// retryAfter is the Retry-After of a 503, in seconds.
+	retryAfter = "5"
+)
 
 // Handler serves the results site. It only reads the store.
 type Handler struct {
@@ -30,11 +50,18 @@ type Handler struct {
 	opts   Options
 	mux    *http.ServeMux
 	trends trendCache
+	slots  chan struct{} // one per request served at once
 }
 
 // New returns the site for store.
 func New(store archive.Store, o Options) *Handler {
-	h := &Handler{store: store, opts: o, mux: http.NewServeMux()}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.Wait <= 0 {
+		o.Wait = DefaultWait
+	}
+	h := &Handler{store: store, opts: o, mux: http.NewServeMux(), slots: make(chan struct{}, o.MaxInFlight)}
 	h.mux.HandleFunc("GET /{$}", h.index)
 	h.mux.HandleFunc("GET /runs/{id}", h.run)
 	h.mux.HandleFunc("GET /runs/{id}/archive.tar", h.tarball)
@@ -63,22 +90,91 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.allowed(w, r) {
 		return
 	}
-	h.mux.ServeHTTP(w, r)
-}
-
-// failure answers a request that went wrong: 404 for a run that does not
-// exist, 400 for a bad query, 500 otherwise; one line of text.
-func failure(w http.ResponseWriter, err error) {
-	code := http.StatusInternalServerError
-	switch {
-	case errors.Is(err, archive.ErrNotFound):
-		code = http.StatusNotFound
-	case badinput.Is(err):
-		code = http.StatusBadRequest
-	case errors.Is(err, context.Canceled):
+	if !h.acquire(r.Context()) {
+		if r.Context().Err() == nil {
+			unavailable(w, "the results site is busy")
+		}
 		return
 	}
-	http.Error(w, strings.ReplaceAll(err.Error(), "\n", " "), code)
+	defer func() { <-h.slots }()
+	h.mux.ServeHTTP(&failureWriter{ResponseWriter: w, log: h.opts.ErrorLog}, r)
+}
+
+// acquire waits up to Options.Wait for a turn to serve a request.
+func (h *Handler) acquire(ctx context.Context) bool {
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(h.opts.Wait)
+	defer t.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// unavailable answers 503 with Retry-After: the site or its database
+// cannot serve now, may in a moment.
+func unavailable(w http.ResponseWriter, what string) {
+	w.Header().Set("Retry-After", retryAfter)
+	http.Error(w, what+"; try again in a few seconds", http.StatusServiceUnavailable)
+}
+
+// failureWriter carries the error log to failure (handlers answer
+// failures through it).
+type failureWriter struct {
+	http.ResponseWriter
+	log *log.Logger
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (fw *failureWriter) Unwrap() http.ResponseWriter { return fw.ResponseWriter }
+
+// Flush lets a streamed answer (a tar) flush through the wrapper.
+func (fw *failureWriter) Flush() {
+	if f, ok := fw.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// failure answers a request that went wrong, on one line of text: 404 for
+// a run that does not exist; 503 with Retry-After when the database cannot
+// serve now (unreachable, out of connections); 500 when it is damaged or
+// fails otherwise, told without its details (no SQL, no file name: those
+// go to Options.ErrorLog); 400 only for a mistake in the request itself.
+func failure(w http.ResponseWriter, err error) {
+	var lg *log.Logger
+	if fw, ok := w.(*failureWriter); ok {
+		lg = fw.log
+	}
+	logged := func() {
+		if lg != nil {
+			lg.Printf("loadlab archive serve: %s", strings.ReplaceAll(err.Error(), "\n", " "))
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return
+	case errors.Is(err, archive.ErrNotFound):
+		http.Error(w, strings.ReplaceAll(err.Error(), "\n", " "), http.StatusNotFound)
+	case errors.Is(err, archive.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		logged()
+		unavailable(w, "the archive's database is unavailable")
+	case errors.Is(err, archive.ErrDamaged):
+		logged()
+		http.Error(w, "the archive's database is damaged or not a loadlab archive (the server's log says more)", http.StatusInternalServerError)
+	case errors.Is(err, archive.ErrDatabase) || !badinput.Is(err):
+		logged()
+		http.Error(w, "the archive's database failed to answer (the server's log says more)", http.StatusInternalServerError)
+	default:
+		http.Error(w, strings.ReplaceAll(err.Error(), "\n", " "), http.StatusBadRequest)
+	}
 }
 
 // runURL is a run's permanent address.

@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/redact"
 )
 
 // seq is the row number of run id.
@@ -158,6 +159,9 @@ func scanRun(sc interface{ Scan(...any) error }) (archive.Run, error) {
 	if err := sc.Scan(dest...); err != nil {
 		return r, err
 	}
+	// runs added before commands were redacted on the way in are
+	// redacted on the way out
+	r.Command = redact.Text(r.Command)
 	r.Started, r.Ended, r.Added = fromUnixNano(started), fromUnixNano(ended), fromUnixNano(added)
 	r.Labels = map[string]string{}
 	json.Unmarshal([]byte(labels), &r.Labels)

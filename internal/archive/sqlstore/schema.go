@@ -83,6 +83,12 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err == nil && v > SchemaVersion {
 		return s.newer(v)
 	}
+	if s.readOnly { // a reader never writes, not even a migration
+		if err != nil {
+			return s.dbError(err)
+		}
+		return badinput.At(s.name, 0, "the archive's schema is version %d, older than this loadlab's (%d): any loadlab archive add upgrades it", v, SchemaVersion)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.dbError(err)
@@ -111,12 +117,12 @@ func (s *Store) migrate(ctx context.Context) error {
 	for ; v < SchemaVersion; v++ {
 		for _, q := range migrations[v] {
 			if _, err := tx.ExecContext(ctx, s.d.ddl(q)); err != nil {
-				return fmt.Errorf("%s: migrating the schema to version %d: %v", s.name, v+1, oneLine(err))
+				return fmt.Errorf("%s: migrating the schema to version %d: %v", s.name, v+1, s.line(err))
 			}
 		}
 		if fill := backfills[v]; fill != nil {
 			if err := fill(ctx, s, tx); err != nil {
-				return fmt.Errorf("%s: migrating the schema to version %d: %v", s.name, v+1, oneLine(err))
+				return fmt.Errorf("%s: migrating the schema to version %d: %v", s.name, v+1, s.line(err))
 			}
 		}
 	}

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/redact"
 )
 
 // Spec describes one process to start.
@@ -279,10 +281,11 @@ func (p *Process) Stop(grace time.Duration) {
 	}
 }
 
-// CommandLine quotes argv for display.
+// CommandLine quotes argv for display, its credentials redacted (package
+// redact): what a run's summary and report show of a component.
 func CommandLine(argv []string) string {
 	out := make([]string, len(argv))
-	for i, a := range argv {
+	for i, a := range redact.Args(argv) {
 		if a == "" || strings.ContainsAny(a, " \t\"'$\\*?{}[]|&;<>()") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}

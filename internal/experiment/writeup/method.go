@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/redact"
 )
 
 // method says how the run was made: when, with what, on what machine,
@@ -22,7 +23,7 @@ func method(sum *summary.Summary) section {
 	}
 	how := fmt.Sprintf("loadlab %s (%s), plan `%s`", sum.Version, sum.Machine.Go, sum.Plan)
 	if len(sum.RunArgs) > 0 {
-		how = fmt.Sprintf("loadlab %s (%s), `loadlab run %s`", sum.Version, sum.Machine.Go, strings.Join(sum.RunArgs, " "))
+		how = fmt.Sprintf("loadlab %s (%s), `loadlab run %s`", sum.Version, sum.Machine.Go, strings.Join(redact.Args(sum.RunArgs), " "))
 	}
 	s := section{Title: "Method", Blocks: []block{{Items: []string{
 		sum.Started.UTC().Format("2 January 2006 15:04 UTC") + ", " + sum.Ended.Sub(sum.Started).Round(1e9).String(),
