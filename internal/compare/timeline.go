@@ -1,0 +1,185 @@
+package compare
+
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
+)
+
+// This file cuts a run into time blocks for the run-level verdicts
+// (judge.go): results are kept per slot of slotLength by due time (latency
+// is measured from it), as the non-empty buckets of a metrics.NewHistogram
+// histogram, and the slots are joined into blocks of about
+// runblock.BlockLength when judged (blocks).
+
+// slotLength is the grain a run's results are kept at; a block is whole
+// slots.
+const slotLength = 250 * time.Millisecond
+
+// openSlots is how many slots behind the latest one a slot's histogram
+// stays open (results arrive in completion order); a later straggler
+// opens it again.
+const openSlots = 8
+
+// minBlocks is how many blocks a run is cut into at least when it is
+// shorter than minBlocks block lengths (a 6 s run: 10 blocks of 0.5 s),
+// and the fewest a side needs to be judged.
+const (
+	minBlocks    = 10
+	judgedBlocks = 4
+)
+
+// bar is one non-empty histogram bucket: its value range, ns, and count.
+type bar struct {
+	from, to int64
+	count    int64
+}
+
+// slot is the results due in one slotLength of a run.
+type slot struct {
+	n, ok int64          // requests (dropped ones included) and successes
+	bars  map[int64]*bar // latencies, by the bucket's highest value
+	open  *hdrhistogram.Histogram
+}
+
+// clock is the instant a run's slots are counted from: its first due
+// time. The two sides of a duet share one, so their blocks are the same
+// stretches of time.
+type clock struct {
+	origin  time.Time
+	started bool
+}
+
+// timeline is a run's results cut into slots.
+type timeline struct {
+	basis  metrics.Basis
+	clock  *clock
+	slots  map[int]*slot
+	latest int
+	free   []*hdrhistogram.Histogram
+}
+
+func newTimeline(basis metrics.Basis, c *clock) *timeline {
+	if c == nil {
+		c = &clock{}
+	}
+	return &timeline{basis: basis, clock: c, slots: map[int]*slot{}}
+}
+
+// add records r in the slot of its due time (its send time when the due
+// time is unknown); a result with neither is not cut.
+func (t *timeline) add(r *results.Result) {
+	at := r.Due
+	if at.IsZero() {
+		at = r.Sent
+	}
+	if at.IsZero() {
+		return
+	}
+	if !t.clock.started {
+		t.clock.origin, t.clock.started = at, true
+	}
+	i := max(0, int(at.Sub(t.clock.origin)/slotLength))
+	s := t.slots[i]
+	if s == nil {
+		s = &slot{bars: map[int64]*bar{}}
+		t.slots[i] = s
+	}
+	s.n++
+	if r.Success() {
+		s.ok++
+	}
+	if !r.Dropped() {
+		if s.open == nil {
+			s.open = t.histogram()
+		}
+		metrics.RecordLatency(s.open, t.basis.Latency(r))
+	}
+	if i > t.latest {
+		t.latest = i
+		t.flush(i - openSlots)
+	}
+}
+
+// histogram returns an empty histogram, reusing a flushed one.
+func (t *timeline) histogram() *hdrhistogram.Histogram {
+	if n := len(t.free); n > 0 {
+		h := t.free[n-1]
+		t.free = t.free[:n-1]
+		return h
+	}
+	return metrics.NewHistogram()
+}
+
+// flush folds the open histograms of the slots before upTo into their
+// bars.
+func (t *timeline) flush(upTo int) {
+	for i, s := range t.slots {
+		if i >= upTo || s.open == nil {
+			continue
+		}
+		for _, b := range s.open.Distribution() {
+			if b.Count == 0 {
+				continue
+			}
+			if have := s.bars[b.To]; have != nil {
+				have.count += b.Count
+			} else {
+				s.bars[b.To] = &bar{from: b.From, to: b.To, count: b.Count}
+			}
+		}
+		s.open.Reset()
+		t.free = append(t.free, s.open)
+		s.open = nil
+	}
+}
+
+// span is the number of slots from the clock's origin to the last one.
+func (t *timeline) span() int {
+	if len(t.slots) == 0 {
+		return 0
+	}
+	return t.latest + 1
+}
+
+// blockSlots is how many slots make one block of a run of span slots:
+// runblock.BlockLength, or less so that a short run has minBlocks.
+func blockSlots(span int) int {
+	per := int(runblock.BlockLength / slotLength)
+	if span < per*minBlocks {
+		per = max(1, span/minBlocks)
+	}
+	return per
+}
+
+// blocks joins the slots into blocks of per slots, over span slots (the
+// last block possibly shorter): each block's bars and counts.
+func (t *timeline) blocks(per, span int) []*slot {
+	t.flush(t.latest + 1)
+	out := make([]*slot, 0, (span+per-1)/per)
+	for start := 0; start < span; start += per {
+		b := &slot{bars: map[int64]*bar{}}
+		for i := start; i < start+per && i < span; i++ {
+			s := t.slots[i]
+			if s == nil {
+				continue
+			}
+			b.n += s.n
+			b.ok += s.ok
+			for k, v := range s.bars {
+				if have := b.bars[k]; have != nil {
+					have.count += v.count
+				} else {
+					c := *v
+					b.bars[k] = &c
+				}
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
