@@ -34,11 +34,13 @@ type Plan struct {
 	Warmup      time.Duration
 	Cooldown    time.Duration
 	Retries     int // times a step is run again when the generator fell behind
-	Stop        Stop
-	Samplers    Samplers
-	Thresholds  []threshold.Threshold
-	Overrides   []Override // variables set on the command line (-set)
-	Search      *Search    // a capacity search instead of the steps as written, or nil
+	// Repeats is how many times every step runs (Repeat; 0 or 1: once).
+	Repeats    int
+	Stop       Stop
+	Samplers   Samplers
+	Thresholds []threshold.Threshold
+	Overrides  []Override // variables set on the command line (-set)
+	Search     *Search    // a capacity search instead of the steps as written, or nil
 }
 
 // Component is a process the runner starts, health-checks and stops.

@@ -16,6 +16,7 @@ type rawPlan struct {
 	Warmup      Dur                   `yaml:"warmup"`
 	Cooldown    Dur                   `yaml:"cooldown"`
 	Retries     Str                   `yaml:"retries"`
+	Repeat      Str                   `yaml:"repeat"`
 	Stop        rawStop               `yaml:"stop"`
 	Samplers    rawSamplers           `yaml:"samplers"`
 	Thresholds  Strs                  `yaml:"thresholds"`
