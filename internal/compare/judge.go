@@ -352,6 +352,12 @@ func (r Report) runLevelMethod() string {
 	fmt.Fprintf(&b, "%g%% percentile interval of run / baseline (success: run - baseline, widened to Newcombe's score interval). ", 100*r.Options.Confidence)
 	fmt.Fprintf(&b, "Worse or better: the interval excludes no change and the change is at least %g%% (success: %g points); "+
 		"no difference: the interval lies within that; cannot tell: neither.", 100*r.Options.MinChange, r.Options.MinPoints)
+	for _, row := range r.Rows {
+		if row.Stat == Throughput {
+			b.WriteString(" Throughput (successful answers a second, what a closed loop's users achieve): the same block bootstrap of the success count.")
+			break
+		}
+	}
 	return b.String()
 }
 
