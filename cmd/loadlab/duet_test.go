@@ -95,34 +95,34 @@ func pausedAttack(t *testing.T, targets, out string, pause time.Duration, args .
 // a factor of several.
 const maxDuetWidth = 0.15
 
-// TestDuetCancelsAMachinePause measures one origin (a real `loadlab
-// origin` process answering in 15 ms) against itself, A/A, on a machine
+// TestDuetCancelsAMachinePause measures one origin (a loopback server
+// answering in 15 ms) against itself, A/A, on a machine
 // paused for 300 ms while it measures: twice in sequence, the second run
 // paused, and once as a duet (requests alternating between the origin
 // written as 127.0.0.1 and as localhost), paused the same way. The
 // duet's interval of B/A of the mean contains 1, is narrower than
 // maxDuetWidth and than half the sequential runs' interval, which does
-// not (it is wider, or misses 1): the pause fell on one run only. A measurement that cannot say is retried once,
-// then fails.
+// not (it is wider, or misses 1): the pause fell on one run only. A measurement that cannot say is retried, up
+// to three times, then fails.
 func TestDuetCancelsAMachinePause(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 9 s of load in processes")
 	}
-	origin := startOrigin(t)
+	origin := sleeper(t, 15*time.Millisecond).URL
 	port := origin[strings.LastIndex(origin, ":")+1:]
-	targets := fmt.Sprintf("GET http://127.0.0.1:%s/?delay=15ms\n", port)
+	targets := fmt.Sprintf("GET http://127.0.0.1:%s/\n", port)
 	load := []string{"-rate", "400", "-duration", "3s"}
 	const pause = 300 * time.Millisecond
 	var why string
-	for attempt := 1; attempt <= 2; attempt++ {
+	for attempt := 1; attempt <= 3; attempt++ {
 		dir := t.TempDir()
 		a, b, d := filepath.Join(dir, "a.lll"), filepath.Join(dir, "b.lll"), filepath.Join(dir, "duet.lll")
 		pausedAttack(t, targets, a, 0, load...)
 		pausedAttack(t, targets, b, pause, load...)
 		pausedAttack(t, targets, d, pause, append(load, "-duet", "http://localhost:"+port)...)
 
-		seq, seqVerdict, seqOK := figureInterval(t, "mean", a, b)
-		duet, duetVerdict, duetOK := figureInterval(t, "mean", "-duet", d)
+		seq, seqVerdict, seqOK := figureInterval(t, "mean", "-resamples", "2000", a, b)
+		duet, duetVerdict, duetOK := figureInterval(t, "mean", "-resamples", "2000", "-duet", d)
 		t.Logf("attempt %d: sequential B/A mean %v (%s), duet %v (%s)", attempt, seq, seqVerdict, duet, duetVerdict)
 		seqWidth, duetWidth := seq[1]-seq[0], duet[1]-duet[0]
 		seqFooled := seqOK && seq[0] <= 1 && 1 <= seq[1] && seqWidth < maxDuetWidth
