@@ -93,7 +93,7 @@ func pausedAttack(t *testing.T, targets, out string, pause time.Duration, args .
 // bench/README.md); a race-built generator on a loaded 2-core box, paused
 // 300 ms, leaves up to several percent, while the sequential pair's spans
 // a factor of several.
-const maxDuetWidth = 0.15
+const maxDuetWidth = 0.02
 
 // TestDuetCancelsAMachinePause measures one origin (a loopback server
 // answering in 15 ms) against itself, A/A, on a machine

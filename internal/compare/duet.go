@@ -60,6 +60,11 @@ func LoadDuets(arg string, o LoadOptions) ([]Duet, error) {
 			}
 			return nil, &badinput.Error{File: path, Msg: "not the results of a duet (made by loadlab attack -duet URL or a plan scenario's duet:)"}
 		}
+		pps, err := pairsPerSlot(path)
+		if err != nil {
+			src.Close()
+			return nil, err
+		}
 		c := &clock{}
 		name := filepath.Clean(path)
 		if folder {
@@ -68,6 +73,7 @@ func LoadDuets(arg string, o LoadOptions) ([]Duet, error) {
 			}
 		}
 		d := Duet{File: name, A: newRunOn("A (as written)", o.Basis, c), B: newRunOn("B ("+b+")", o.Basis, c)}
+		d.A.timeline.pairsPerSlot, d.B.timeline.pairsPerSlot = pps, pps
 		d.A.Files, d.B.Files = []string{path}, []string{path}
 		d.A.Group, d.B.Group = name, name
 		sink := &duetSink{base: b, sides: [2]*Run{d.A, d.B}}
@@ -138,6 +144,49 @@ func pairedResample(a, b *blockSide, seed uint64, reps int) (ares, bres [][numSt
 		ares[r], bres[r] = a.value(ca, aok, ako), b.value(cb, bok, bko)
 	}
 	return ares, bres
+}
+
+// span measures a results stream: its requests and the span of their
+// due times.
+type span struct {
+	n           int64
+	first, last int64 // due times, ns
+}
+
+func (s *span) Add(r *results.Result) {
+	at := r.Due
+	if at.IsZero() {
+		at = r.Sent
+	}
+	ns := at.UnixNano()
+	if s.n == 0 || ns < s.first {
+		s.first = ns
+	}
+	if s.n == 0 || ns > s.last {
+		s.last = ns
+	}
+	s.n++
+}
+
+// pairsPerSlot is how many request pairs of the duet in path are due in
+// one slotLength on average (at least 1): the duet's sides are cut by
+// pairs (see timeline), so that both requests of a pair, one a side, are
+// always in the same block however the block's edges fall.
+func pairsPerSlot(path string) (int, error) {
+	src, err := results.Open(path)
+	if err != nil {
+		return 0, badinput.Wrap(path, err)
+	}
+	defer src.Close()
+	var s span
+	if _, _, err := results.ReadAll(src, &s, results.KeepBefore); err != nil {
+		return 0, badinput.Wrap(path, err)
+	}
+	if s.n < 2 || s.last <= s.first {
+		return 1, nil
+	}
+	perSlot := float64(s.n-1) / float64(s.last-s.first) * float64(slotLength)
+	return max(1, int(perSlot/2+0.5)), nil
 }
 
 // statDir reports whether path is a folder.

@@ -56,11 +56,16 @@ type clock struct {
 
 // timeline is a run's results cut into slots.
 type timeline struct {
-	basis  metrics.Basis
-	clock  *clock
-	slots  map[int]*slot
-	latest int
-	free   []*hdrhistogram.Histogram
+	basis metrics.Basis
+	clock *clock
+	// pairsPerSlot, for a duet's sides, cuts slots by request pairs
+	// rather than by time: the result of sequence number s is in slot
+	// (s/2)/pairsPerSlot, so the two requests of a pair (2k, 2k+1: one of
+	// each side) are always in the same slot. 0: by due time.
+	pairsPerSlot int
+	slots        map[int]*slot
+	latest       int
+	free         []*hdrhistogram.Histogram
 }
 
 func newTimeline(basis metrics.Basis, c *clock) *timeline {
@@ -71,7 +76,8 @@ func newTimeline(basis metrics.Basis, c *clock) *timeline {
 }
 
 // add records r in the slot of its due time (its send time when the due
-// time is unknown); a result with neither is not cut.
+// time is unknown), or of its pair (pairsPerSlot); a result with neither
+// time is not cut.
 func (t *timeline) add(r *results.Result) {
 	at := r.Due
 	if at.IsZero() {
@@ -84,6 +90,9 @@ func (t *timeline) add(r *results.Result) {
 		t.clock.origin, t.clock.started = at, true
 	}
 	i := max(0, int(at.Sub(t.clock.origin)/slotLength))
+	if t.pairsPerSlot > 0 {
+		i = int(r.Seq / 2 / uint64(t.pairsPerSlot))
+	}
 	s := t.slots[i]
 	if s == nil {
 		s = &slot{bars: map[int64]*bar{}}
