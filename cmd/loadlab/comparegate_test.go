@@ -24,7 +24,7 @@ func sleeper(t *testing.T, d time.Duration) *httptest.Server {
 // TestCompareDuetGate runs real duets against loopback servers and gates
 // on them: B 40% slower than A exits 1 with the figures judged slower in
 // the JSON; one server against itself (written as 127.0.0.1 and as
-// localhost) is judged worse nowhere. Bad input exits 2 with one line.
+// [::ffff:127.0.0.1]) is judged worse nowhere. Bad input exits 2 with one line.
 func TestCompareDuetGate(t *testing.T) {
 	fast, slow := sleeper(t, 10*time.Millisecond), sleeper(t, 14*time.Millisecond)
 	dir := t.TempDir()
@@ -75,7 +75,7 @@ func TestCompareDuetGate(t *testing.T) {
 
 	// A/A: one server, two spellings; nothing is worse (exit 0, or 3
 	// when a figure cannot be told).
-	self := strings.Replace(fast.URL, "127.0.0.1", "localhost", 1)
+	self := strings.Replace(fast.URL, "127.0.0.1", "[::ffff:127.0.0.1]", 1)
 	same := duet("same.lll", fast.URL, self)
 	code, out, errOut = runCLI(t, nil, "compare", "-duet", same, "-fail-on-regression")
 	if code != 0 && code != 3 || strings.Contains(out, " slower") {

@@ -99,7 +99,8 @@ const maxDuetWidth = 0.02
 // answering in 15 ms) against itself, A/A, on a machine
 // paused for 300 ms while it measures: twice in sequence, the second run
 // paused, and once as a duet (requests alternating between the origin
-// written as 127.0.0.1 and as localhost), paused the same way. The
+// written as 127.0.0.1 and as [::ffff:127.0.0.1], the same address), paused
+// the same way. The
 // duet's interval of B/A of the mean contains 1, is narrower than
 // maxDuetWidth and than half the sequential runs' interval, which does
 // not (it is wider, or misses 1): the pause fell on one run only. A measurement that cannot say is retried, up
@@ -119,7 +120,7 @@ func TestDuetCancelsAMachinePause(t *testing.T) {
 		a, b, d := filepath.Join(dir, "a.lll"), filepath.Join(dir, "b.lll"), filepath.Join(dir, "duet.lll")
 		pausedAttack(t, targets, a, 0, load...)
 		pausedAttack(t, targets, b, pause, load...)
-		pausedAttack(t, targets, d, pause, append(load, "-duet", "http://localhost:"+port)...)
+		pausedAttack(t, targets, d, pause, append(load, "-duet", "http://[::ffff:127.0.0.1]:"+port)...)
 
 		seq, seqVerdict, seqOK := figureInterval(t, "mean", "-resamples", "2000", a, b)
 		duet, duetVerdict, duetOK := figureInterval(t, "mean", "-resamples", "2000", "-duet", d)

@@ -35,7 +35,7 @@ func Duet(ts []*Target, base string) ([]*Target, error) {
 			return nil, fmt.Errorf("target %d (%s): a duet needs an absolute http(s) URL whose host is not templated, got %q", i+1, t.where(), src)
 		}
 		if src[:len(src)-len(rest)] == base {
-			return nil, fmt.Errorf("target %d (%s) is already sent to %s, side B's base URL, so results could not tell the sides apart; to measure one server against itself, write it another way (localhost for 127.0.0.1)", i+1, t.where(), base)
+			return nil, fmt.Errorf("target %d (%s) is already sent to %s, side B's base URL, so results could not tell the sides apart; to measure one server against itself, write it another way (http://[::ffff:127.0.0.1]:PORT for http://127.0.0.1:PORT: the same address, no name to resolve)", i+1, t.where(), base)
 		}
 		var header [][2]string
 		for _, h := range t.Header {

@@ -27,7 +27,7 @@ func TestDuetAlternatesSides(t *testing.T) {
 			t.Errorf("target %d: %d %s %s, want %s", i, tg.Index, tg.Method, tg.URL.Source(), want[i])
 		}
 	}
-	if _, err := Duet(ts, "http://127.0.0.1:8080"); err == nil || !strings.Contains(err.Error(), "localhost for 127.0.0.1") {
+	if _, err := Duet(ts, "http://127.0.0.1:8080"); err == nil || !strings.Contains(err.Error(), "[::ffff:127.0.0.1]") {
 		t.Errorf("a B base the targets already use: %v", err)
 	}
 	for _, bad := range []string{"127.0.0.1:9090", "ftp://x", "http://x/path", "http://x?q=1"} {
