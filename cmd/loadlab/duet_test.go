@@ -89,11 +89,14 @@ func pausedAttack(t *testing.T, targets, out string, pause time.Duration, args .
 }
 
 // maxDuetWidth is the widest interval of B/A an A/A duet may have on a
-// paused machine. On a quiet machine a 3 s duet's is under 2% (see
-// bench/README.md); a race-built generator on a loaded 2-core box, paused
-// 300 ms, leaves up to several percent, while the sequential pair's spans
-// a factor of several.
-const maxDuetWidth = 0.02
+// paused machine here. The duet's blocks hold whole request pairs, so the
+// pause's lag ramp falls alike on both sides; what is left is each
+// request's own noise, which pairing cannot cancel: in this test's 3 s, a
+// pause's catch-up burst sent by a race-built generator on a loaded
+// 2-core box leaves 4-8%; the plain binary 2-2.5%; a 30 s duet of two
+// origins on the same box 1.6% (bench/README.md). The sequential pair's
+// interval spans a factor of several.
+const maxDuetWidth = 0.10
 
 // TestDuetCancelsAMachinePause measures one origin (a loopback server
 // answering in 15 ms) against itself, A/A, on a machine
