@@ -85,6 +85,11 @@ func LoadDuets(arg string, o LoadOptions) ([]Duet, error) {
 		if damage != nil {
 			o.Warn(fmt.Sprintf("%s: %v; using the %d results before it", path, damage, n))
 		}
+		for _, side := range []*Run{d.A, d.B} {
+			if side.N() == 0 {
+				return nil, &badinput.Error{File: path, Msg: "the duet has no results of side " + side.Name}
+			}
+		}
 		out = append(out, d)
 	}
 	if len(out) == 0 {

@@ -37,7 +37,7 @@ func (r Row) Cells(confidence float64) []string {
 	switch {
 	case r.Stat != Success && r.RatioLo != 0 && !math.IsNaN(r.RatioLo):
 		ci = fmt.Sprintf("[x%.3f, x%.3f]", r.RatioLo, r.RatioHi) // run-level: of the ratio
-	case !math.IsNaN(r.Lo) && !(r.Lo == 0 && r.Hi == 0 && r.Verdict != NoDiff):
+	case !math.IsNaN(r.Lo):
 		ci = "[" + d(r.Lo) + ", " + d(r.Hi) + "]"
 	}
 	return []string{r.Run, r.Stat.String(), f(r.Base), f(r.Value), diff, ci, r.Verdict}
