@@ -20,7 +20,7 @@ NEIGHBOUR=${NEIGHBOUR:-0}
 [[ $D =~ ^[0-9]+$ ]] && ((D >= 4)) || bench_bad bench/duet seconds "want a whole number of seconds, 4 or more, got '$D'"
 [[ $RATE =~ ^[0-9]+$ ]] && ((RATE >= 10)) || bench_bad bench/duet RATE "want a whole number of requests a second, 10 or more, got '$RATE'"
 bench_oneof bench/duet NEIGHBOUR "$NEIGHBOUR" 0 1
-command -v go >/dev/null || { echo "bench/duet: go not found" >&2; exit 1; }
+command -v go >/dev/null || { echo "bench/duet: go not found" >&2; exit 2; }
 
 work=$(mktemp -d)
 pids=()
