@@ -125,6 +125,9 @@ func ComparePaired(d Duet, opt Options) Report {
 		rep.Rows = append(rep.Rows, judgeRow(s, a, b, as, bs, ares, bres, opt))
 	}
 	rep.Notes = busyNotes([]*Run{a, b})
+	if len(rep.Notes) > 0 {
+		rep.Notes = append(rep.Notes, "both sides of a duet share the machine's delays, which the paired intervals cancel: its verdicts stand")
+	}
 	return rep
 }
 

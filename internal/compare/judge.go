@@ -262,12 +262,32 @@ func compareRunLevel(base *Run, runs []*Run, opt Options) Report {
 		if base.Users > 0 || run.Users > 0 {
 			stats = append([]Stat{Throughput}, Stats...)
 		}
+		noisy := busy(base) || busy(run)
 		for _, s := range stats {
-			rep.Rows = append(rep.Rows, judgeRow(s, base, run, b, r, bres, rres, opt))
+			row := judgeRow(s, base, run, b, r, bres, rres, opt)
+			if noisy && (Outcome(row.Verdict) == "worse" || Outcome(row.Verdict) == "better") {
+				// runblock.Health.Judge: no verdict may rest on a noisy run.
+				row.Verdict = CannotTell
+			}
+			rep.Rows = append(rep.Rows, row)
 		}
 	}
 	rep.Notes = busyNotes(append([]*Run{base}, runs...))
+	if len(rep.Notes) > 0 {
+		rep.Notes = append(rep.Notes, "a difference resting on a run made on a busy machine is not called worse or better but cannot tell: compare runs of a quiet machine, repeat them, or measure both builds at once (a duet)")
+	}
 	return rep
+}
+
+// busy reports whether run, or one of its replicates, ran on a busy
+// machine (runblock.Health.Judge).
+func busy(run *Run) bool {
+	for _, r := range run.replicas() {
+		if noisy, _ := r.Health().Judge(); noisy {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeRow judges statistic s of run against base from their points and

@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +127,27 @@ func TestPairedBootstrapCancelsSharedNoise(t *testing.T) {
 	}
 	if w := apart.RatioHi - apart.RatioLo; w < 2*(paired.RatioHi-paired.RatioLo) {
 		t.Errorf("apart: width %.4f, want at least twice the paired %.4f", w, paired.RatioHi-paired.RatioLo)
+	}
+}
+
+// No verdict rests on a run made on a busy machine (its own schedule lag
+// p99 above 10% of its latency p99): a real 20% regression measured by a
+// generator that sent late reads cannot tell, with a note saying why.
+func TestRunLevelBusyMachineCannotTell(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	base, slow := NewRun("base", metrics.FromDue), NewRun("slow", metrics.FromDue)
+	timed(base, 1, t0, 200, 20, 10*time.Millisecond, steady)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := 0; i < 200*20; i++ {
+		due := t0.Add(time.Duration(i) * 5 * time.Millisecond)
+		lag := time.Duration(rng.IntN(5)) * time.Millisecond // a busy generator
+		slow.Add(&results.Result{Due: due, Sent: due.Add(lag), Latency: 12 * time.Millisecond, Code: 200, Seq: uint64(i)})
+	}
+	rep := Compare(base, []*Run{slow}, Options{Seed: 1, RunLevel: true})
+	if v := rowOf(rep, P50).Verdict; v != CannotTell {
+		t.Errorf("p50 of a busy run: %q, want %q", v, CannotTell)
+	}
+	if len(rep.Notes) != 2 || !strings.Contains(rep.Notes[0], "slow ran on a busy machine") || !strings.Contains(rep.Notes[1], "cannot tell") {
+		t.Errorf("notes %q", rep.Notes)
 	}
 }
