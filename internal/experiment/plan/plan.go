@@ -119,6 +119,10 @@ type Scenario struct {
 	// once its components are up; the run then predicts the scenario from
 	// the fitted queue, and a capacity search starts from its knee.
 	Calibrate bool
+	// Duet is side B's base URL when the scenario is a duet: every target
+	// sent alternately as written and to Duet (attackrun.Attack.Duet); ""
+	// for none.
+	Duet string
 	Line      int
 }
 

@@ -73,6 +73,7 @@ type rawScenario struct {
 	HTTP2       Str          `yaml:"http2"`
 	KeepAlive   Str          `yaml:"keepalive"`
 	Calibrate   Str          `yaml:"calibrate"`
+	Duet        Str          `yaml:"duet"`
 }
 
 type rawStop struct {
