@@ -123,7 +123,7 @@ type Scenario struct {
 	// sent alternately as written and to Duet (attackrun.Attack.Duet); ""
 	// for none.
 	Duet string
-	Line      int
+	Line int
 }
 
 // Stop holds the stop conditions.
