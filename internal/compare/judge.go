@@ -111,11 +111,11 @@ type blockSide struct {
 // gridOf is the union of the bucket tops of every block, and each top's
 // position in it.
 func gridOf(cut [][]*slot) (*buckets, map[int64]int32) {
-	seen := map[int64]*bar{}
+	seen := map[int64]bar{}
 	for _, blocks := range cut {
 		for _, b := range blocks {
-			for k, v := range b.bars {
-				seen[k] = v
+			for _, v := range b.bars {
+				seen[v.to] = v
 			}
 		}
 	}
@@ -147,17 +147,12 @@ func newBlockSide(run *Run, grid *buckets, pos map[int64]int32, cut [][]*slot) *
 		var sp []sparse
 		for _, b := range blocks {
 			s := sparse{n: b.n, ok: b.ok}
-			keys := make([]int64, 0, len(b.bars))
-			for k := range b.bars {
-				keys = append(keys, k)
-			}
-			sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-			for _, k := range keys {
-				i := pos[k]
+			for _, v := range b.bars { // sorted by value
+				i := pos[v.to]
 				s.idx = append(s.idx, i)
-				s.count = append(s.count, b.bars[k].count)
-				pooled[i] += b.bars[k].count
-				binary.LittleEndian.PutUint64(buf[:], uint64(k)^uint64(b.bars[k].count)<<20)
+				s.count = append(s.count, v.count)
+				pooled[i] += v.count
+				binary.LittleEndian.PutUint64(buf[:], uint64(v.to)^uint64(v.count)<<20)
 				h.Write(buf[:])
 			}
 			ok += b.ok

@@ -41,8 +41,8 @@ type bar struct {
 
 // slot is the results due in one slotLength of a run.
 type slot struct {
-	n, ok int64          // requests (dropped ones included) and successes
-	bars  map[int64]*bar // latencies, by the bucket's highest value
+	n, ok int64 // requests (dropped ones included) and successes
+	bars  []bar // latencies: the non-empty buckets, by their highest value
 	open  *hdrhistogram.Histogram
 }
 
@@ -95,7 +95,7 @@ func (t *timeline) add(r *results.Result) {
 	}
 	s := t.slots[i]
 	if s == nil {
-		s = &slot{bars: map[int64]*bar{}}
+		s = &slot{}
 		t.slots[i] = s
 	}
 	s.n++
@@ -131,16 +131,13 @@ func (t *timeline) flush(upTo int) {
 		if i >= upTo || s.open == nil {
 			continue
 		}
+		var bars []bar
 		for _, b := range s.open.Distribution() {
-			if b.Count == 0 {
-				continue
-			}
-			if have := s.bars[b.To]; have != nil {
-				have.count += b.Count
-			} else {
-				s.bars[b.To] = &bar{from: b.From, to: b.To, count: b.Count}
+			if b.Count > 0 {
+				bars = append(bars, bar{from: b.From, to: b.To, count: b.Count})
 			}
 		}
+		s.bars = mergeBars(s.bars, bars)
 		s.open.Reset()
 		t.free = append(t.free, s.open)
 		s.open = nil
@@ -171,7 +168,7 @@ func (t *timeline) blocks(per, span int) []*slot {
 	t.flush(t.latest + 1)
 	out := make([]*slot, 0, (span+per-1)/per)
 	for start := 0; start < span; start += per {
-		b := &slot{bars: map[int64]*bar{}}
+		b := &slot{}
 		for i := start; i < start+per && i < span; i++ {
 			s := t.slots[i]
 			if s == nil {
@@ -179,16 +176,29 @@ func (t *timeline) blocks(per, span int) []*slot {
 			}
 			b.n += s.n
 			b.ok += s.ok
-			for k, v := range s.bars {
-				if have := b.bars[k]; have != nil {
-					have.count += v.count
-				} else {
-					c := *v
-					b.bars[k] = &c
-				}
-			}
+			b.bars = mergeBars(b.bars, s.bars)
 		}
 		out = append(out, b)
 	}
 	return out
+}
+
+// mergeBars merges two lists of bars sorted by their highest value into a
+// new one, adding the counts of the same bucket.
+func mergeBars(a, b []bar) []bar {
+	out := make([]bar, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].to < b[0].to:
+			out, a = append(out, a[0]), a[1:]
+		case b[0].to < a[0].to:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			m := a[0]
+			m.count += b[0].count
+			out, a, b = append(out, m), a[1:], b[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
 }
