@@ -64,7 +64,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	var arch archiveFlags
 	arch.register(fs, "run folder")
 	fitStep := fs.Duration("fit-step", 2*time.Second, "the `length` of each calibration probe of a scenario with calibrate: true (longer narrows the fit)")
-	repeat := fs.Int("repeat", 0, "run every step (every cell of the steps or the matrix) `n` times, interleaved (all steps, then all again), so drift falls on every cell; each step records its replicate in the variable repeat; loadlab compare reads the replicates of a cell as one side (overrides none: the plan's repeat: key says the same)")
+	repeat := fs.Int("repeat", 0, "run every step (every cell of the steps or the matrix) `n` times, interleaved (all steps, then all again), so drift falls on every cell; each step records its replicate in the variable repeat; loadlab compare reads the replicates of a cell as one side; the plan key repeat: does the same (not both)")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
