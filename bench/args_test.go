@@ -74,7 +74,11 @@ func TestScriptSettings(t *testing.T) {
 		{"attack/run.sh", []string{"SCENARIOS= "}, nil, "bench/attack: SCENARIOS: empty"},
 		{"attack/ab.sh", nil, []string{"5000", "args_test.go", "5s"}, "bench/attack/ab.sh: arguments: want RATE TARGETS DURATION BIN:FLAGS..."},
 		{"attack/ab.sh", nil, []string{"5000", "no-such-targets.txt", "5s", "./loadlab:"}, "bench/attack/ab.sh: TARGETS: 'no-such-targets.txt' is not a readable file"},
+		{"duet/run.sh", nil, []string{"3"}, "bench/duet: seconds: want a whole number of seconds, 4 or more, got '3'"},
+		{"duet/run.sh", []string{"RATE=fast"}, nil, "bench/duet: RATE: want a whole number of requests a second, 10 or more, got 'fast'"},
+		{"duet/run.sh", []string{"NEIGHBOUR=yes"}, nil, "bench/duet: NEIGHBOUR: unknown value 'yes' (want one of: 0 1)"},
 		// Right settings reach the first tool check (none is on PATH).
+		{"duet/run.sh", []string{"RATE=100", "NEIGHBOUR=1"}, []string{"10"}, "bench/duet: go not found"},
 		{"proxy/run.sh", []string{"ONLY=overhead", "PATHS=direct nginx-1w floor-relay-raw+manager+nodefer", "PERF=stat record", "PERF_DIR=" + t.TempDir()}, nil, "bench/proxy: PERF: perf not found"},
 		{"proxy/run.sh", []string{"ONLY=knee", "PATHS=direct loadlab-serial"}, nil, "bench/proxy: nginx not found"},
 		{"proxy/run.sh", []string{"ONLY=ab", "AB_BIN=floor-relay-raw+nodefer", "AB_LATENCY=20ms"}, nil, "bench/proxy: taskset not found"},

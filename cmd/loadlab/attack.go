@@ -60,6 +60,11 @@ const attackExamples = `  # vegeta's habits carry over: 1000 requests/s for 30 s
   # As fast as possible with 64 concurrent requests (wrk's -c 64)
   loadlab attack -targets=t.txt -rate=0 -max-workers=64 -duration=10s -output=max.lll
 
+  # Two builds at once (a duet): requests alternate between :8080 (A) and
+  # :8081 (B), so a busy machine slows both alike; then B/A of every figure
+  echo "GET http://127.0.0.1:8080/api" | loadlab attack -rate=200 -duration=30s -duet=http://127.0.0.1:8081 -output=duet.lll
+  loadlab compare -duet duet.lll
+
   # JSON-lines targets streamed from a generator, never held in memory
   ./gen-targets | loadlab attack -format=json -lazy -rate=500 -output=r.lll
 
@@ -131,6 +136,7 @@ func recordedAttackArgs(args []string) []string {
 type attackFlags struct {
 	targets, format, output, body, name, rate, steps, client string
 	shard, segment, segments, startAt, ui, uiToken           string
+	duet                                                     string
 	export                                                   exportFlags
 	vegeta                                                   vegetaFlags
 	shardIndex, shards                                       int
@@ -201,6 +207,7 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.StringVar(&f.segments, "segments", "", "every shard's cut `points`, e.g. 0,1/4,1/2,1 (default: the segment's own cuts); all shards must give the same")
 	fs.StringVar(&f.shardHost, "shard-host", "", "this generator's `name` in a split attack's per-shard reports (default: the machine's hostname; fleet ssh passes its -hosts entry)")
 	fs.StringVar(&f.startAt, "start-at", "", "anchor the schedule at `time`: RFC 3339 (2026-11-24T15:00:00Z), or +30s from now rounded up to the next whole second (so shards started together by hand share one instant); requests due before the attack could start count as late, never shifted")
+	fs.StringVar(&f.duet, "duet", "", "measure two builds at once: send every target alternately as written (side A) and with its scheme://host:port replaced by this base `URL` (side B), so the machine's noise falls on both; loadlab compare -duet FILE gives B/A of each figure")
 	fs.StringVar(&f.client, "client", "lean", "HTTP/1.1 client for http:// targets: lean (loadlab's keep-alive client) or std (net/http); https, -h2c and -max-connections always use net/http")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -214,6 +221,16 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
+	}
+	if f.duet != "" {
+		base, err := targets.CheckDuetBase(f.duet)
+		if err != nil {
+			return nil, badinput.Field("-duet", "%v", err)
+		}
+		if f.lazy {
+			return nil, badinput.Field("-duet", "reads every target first: it cannot go with -lazy")
+		}
+		f.duet = base
 	}
 	if f.archive.db != "" && (f.output == "stdout" || f.output == "-" || f.output == "") {
 		return nil, badinput.Field("-archive", "archives the -output file: give -output FILE")
@@ -332,7 +349,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		return of, nil
 	}
 	job := attackrun.Job{
-		Attacks:  []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Options: opts, Output: output, Meta: meta, SecretHeaders: f.secretHeaders.names}},
+		Attacks:  []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Duet: f.duet, Options: opts, Output: output, Meta: meta, SecretHeaders: f.secretHeaders.names}},
 		Watchers: ex.list(),
 	}
 	if lv != nil {

@@ -26,7 +26,7 @@ func TestCompareClosedLoops(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("compare: exit %d: %s", code, errOut)
 	}
-	row := regexp.MustCompile(`(?m)^\S+\s+throughput\s+(\S+ req/s)\s+(\S+ req/s)\s+\+\S+ req/s \(\S+\)\s+\[\S+ req/s, \S+ req/s\]\s+higher\s*$`)
+	row := regexp.MustCompile(`(?m)^\S+\s+throughput\s+(\S+ req/s)\s+(\S+ req/s)\s+\+\S+ req/s \(\S+\)\s+\[x\S+, x\S+\]\s+higher\s*$`)
 	m := row.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no throughput row (16 users higher than 4) in:\n%s", out)

@@ -37,6 +37,10 @@ const runExamples = `  # Replay the search-flood incident at laptop scale; write
   loadlab run -out /tmp/replay examples/000-incident-replay/plan.yaml
   loadlab run -check examples/001-step-sweep/plan.yaml
 
+  # Every cell three times, interleaved (ABCABCABC), to compare with
+  # the variance between runs: loadlab compare reads each cell's replicates as one side
+  loadlab run -repeat 3 -out ab plan.yaml && loadlab compare ab/
+
   # In CI: the exit code is 1 when a threshold is crossed, 3 when a component failed
   loadlab run -quiet plan.yaml || echo "performance gate failed"
 
@@ -60,6 +64,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	var arch archiveFlags
 	arch.register(fs, "run folder")
 	fitStep := fs.Duration("fit-step", 2*time.Second, "the `length` of each calibration probe of a scenario with calibrate: true (longer narrows the fit)")
+	repeat := fs.Int("repeat", 0, "run every step (every cell of the steps or the matrix) `n` times, interleaved (all steps, then all again), so drift falls on every cell; each step records its replicate in the variable repeat; loadlab compare reads the replicates of a cell as one side; the plan key repeat: does the same (not both)")
 	var set overrideFlag
 	fs.Var(&set, "set", "set plan variable `NAME=VALUE` (repeatable): one under vars:, a matrix axis (then run at that value only) or a step's variable")
 	if err := parseFlags(fs, args); err != nil {
@@ -88,6 +93,14 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	p, err := plan.Load(fs.Arg(0), set...)
 	if err != nil {
 		return err
+	}
+	if flagSet(fs, "repeat") {
+		if p.Repeats > 1 {
+			return badinput.Field("-repeat", "the plan already repeats its steps (repeat: %d); give one or the other", p.Repeats)
+		}
+		if err := p.Repeat(*repeat); err != nil {
+			return badinput.Field("-repeat", "%v", err)
+		}
 	}
 	// what the components would refuse at start is refused now, with
 	// -check too, before any folder is made

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/targets"
@@ -47,8 +48,12 @@ type Attack struct {
 	Targets       io.Reader       // the target list (vegeta's http or JSON-lines format)
 	TargetOptions targets.Options // format, global headers and body, file name for errors
 	Lazy          bool            // read targets while attacking instead of all first
-	Options       attack.Options  // the attack (Options.Schedule is required)
-	StartAfter    time.Duration   // wait this long after the others start
+	// Duet, a base URL (targets.CheckDuetBase), sends every target twice
+	// in turn: as written and to Duet (see results.DuetLabel); not with
+	// Lazy.
+	Duet       string
+	Options    attack.Options // the attack (Options.Schedule is required)
+	StartAfter time.Duration  // wait this long after the others start
 	// Output opens where the results stream goes; nil writes none (a
 	// warm-up). It is called once every attack's targets and options are
 	// known good, so bad input never truncates an existing results file.
@@ -181,11 +186,19 @@ func newAttacker(spec *Attack) (*attack.Attacker, error) {
 	}
 	var tr targets.Targeter
 	if spec.Lazy {
+		if spec.Duet != "" {
+			return nil, badinput.Errorf("a duet reads its targets first: it cannot be lazy")
+		}
 		tr = targets.NewLazy(dec)
 	} else {
 		ts, err := dec.All()
 		if err != nil {
 			return nil, err
+		}
+		if spec.Duet != "" {
+			if ts, err = targets.Duet(ts, spec.Duet); err != nil {
+				return nil, badinput.Errorf("%v", err)
+			}
 		}
 		if tr, err = targets.NewRoundRobin(ts); err != nil {
 			return nil, err
@@ -216,6 +229,13 @@ func (rn *running) open() error {
 	// A closed loop is named by its users, not by the rate it achieved.
 	if meta.Users == 0 {
 		meta.Users = ClosedUsers(spec.Options)
+	}
+	if spec.Duet != "" {
+		labels := map[string]string{results.DuetLabel: spec.Duet}
+		for k, v := range meta.Labels {
+			labels[k] = v
+		}
+		meta.Labels = labels
 	}
 	sent.Describe(&meta, rn.a.Seed(), rn.a.Targets(), spec.SecretHeaders...)
 	w, err := spec.Output()

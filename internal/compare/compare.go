@@ -9,17 +9,46 @@ import (
 
 // Options tune the bootstrap.
 type Options struct {
-	Resamples  int     // bootstrap replicates; 0 means 1000
+	Resamples  int     // bootstrap replicates; 0 means 1000 (RunLevelResamples with RunLevel)
 	Seed       uint64  // random seed; with a run's content it seeds the run's resamples, so the same seed gives the same table
-	Confidence float64 // 0 means 0.95
+	Confidence float64 // 0 means 0.95 (RunLevelConfidence with RunLevel)
+	// RunLevel judges runs, not requests: intervals from a bootstrap of
+	// each run's time blocks (and of a side's replicates), verdicts
+	// that also need MinChange (see judge.go). Without it every request
+	// is resampled on its own.
+	RunLevel bool
+	// MinChange is the smallest relative change of a latency or a
+	// throughput called worse or better with RunLevel (0 means
+	// DefaultMinChange, below 0 every change beyond noise), MinPoints
+	// that of the success ratio, in percentage points (likewise,
+	// DefaultMinPoints).
+	MinChange, MinPoints float64
 }
 
 func (o Options) withDefaults() Options {
 	if o.Resamples <= 0 {
 		o.Resamples = 1000
+		if o.RunLevel {
+			o.Resamples = RunLevelResamples
+		}
 	}
 	if o.Confidence <= 0 || o.Confidence >= 1 {
 		o.Confidence = 0.95
+		if o.RunLevel {
+			o.Confidence = RunLevelConfidence
+		}
+	}
+	switch {
+	case o.MinChange == 0:
+		o.MinChange = DefaultMinChange
+	case o.MinChange < 0:
+		o.MinChange = 0 // every change beyond noise
+	}
+	switch {
+	case o.MinPoints == 0:
+		o.MinPoints = DefaultMinPoints
+	case o.MinPoints < 0:
+		o.MinPoints = 0
 	}
 	return o
 }
@@ -53,15 +82,18 @@ func enough(s Stat, n int64) bool {
 
 // Row is one statistic of one run against the baseline.
 type Row struct {
-	Run     string
-	Stat    Stat
-	Base    float64 // baseline's value: ms, or % for Success
-	Value   float64 // the run's value
-	Diff    float64 // Value - Base
-	Lo, Hi  float64 // confidence interval of Diff
-	Rel     float64 // Diff / Base, NaN when Base is 0
-	P       float64 // two-sided bootstrap p-value of Diff; NaN when not judged
-	Verdict string
+	Run    string
+	Stat   Stat
+	Base   float64 // baseline's value: ms, or % for Success
+	Value  float64 // the run's value
+	Diff   float64 // Value - Base
+	Lo, Hi float64 // confidence interval of Diff
+	Rel    float64 // Diff / Base, NaN when Base is 0
+	P      float64 // two-sided bootstrap p-value of Diff; NaN when not judged
+	// Ratio is Value / Base, and RatioLo, RatioHi its interval (run-level
+	// verdicts only, NaN when not judged; 0 otherwise).
+	Ratio, RatioLo, RatioHi float64
+	Verdict                 string
 }
 
 // Report is the outcome of a comparison.
@@ -73,10 +105,19 @@ type Report struct {
 	Files    []int    // how many results files each run was read from, as Runs (0: not known)
 	Options  Options
 	Rows     []Row
+	// Notes are what a reader should know before trusting the verdicts:
+	// runs made on a busy machine.
+	Notes []string
+	// Duet is set when the report compares the two sides of one duet
+	// attack (ComparePaired).
+	Duet bool
 }
 
 // Method states how the verdicts were reached, for the report.
 func (r Report) Method() string {
+	if r.Options.RunLevel {
+		return r.runLevelMethod()
+	}
 	for _, row := range r.Rows {
 		if row.Stat == Throughput {
 			return r.latencyMethod() + " Throughput (successful answers a second, what a closed loop's users achieve): " +
@@ -97,6 +138,9 @@ func (r Report) latencyMethod() string {
 // Compare compares every run with base.
 func Compare(base *Run, runs []*Run, opt Options) Report {
 	opt = opt.withDefaults()
+	if opt.RunLevel {
+		return compareRunLevel(base, runs, opt)
+	}
 	rep := Report{Group: base.Group, Baseline: base.Name, Options: opt}
 	rep.addRun(base)
 	bb := flatten(base)

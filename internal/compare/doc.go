@@ -4,8 +4,19 @@
 //
 // Each run is summarised by package metrics (the figures `loadlab report`
 // prints): its latency histogram and its success count. Every run is
-// compared with its baseline on mean, p50, p90, p99 and success ratio, and
-// each difference gets a 95% confidence interval:
+// compared with its baseline on mean, p50, p90, p99 and success ratio.
+//
+// `loadlab compare` judges runs, not requests (Options.RunLevel, judge.go):
+// the requests of one run share its machine, so each run is cut into time
+// blocks by due time (timeline.go) and each side's figures are resampled
+// by blocks, and by runs when it has replicates (Replicated), at 99%, a
+// difference being called worse or better only past a minimum change;
+// the two sides of a duet (one attack alternating between two builds,
+// duet.go) are resampled with the same blocks, so noise that hits both
+// cancels. The per-request method below is what the run archive's trend
+// and site still use for runs kept as histograms, which have no blocks.
+//
+// Per request, each difference gets a 95% confidence interval:
 //
 //   - latencies: a Poisson bootstrap. Each resample redraws every histogram
 //     bucket's count from Poisson(count), which approximates drawing n

@@ -1,8 +1,12 @@
 package compare
 
 import (
+	"fmt"
 	"path/filepath"
+	"sort"
+	"strings"
 
+	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
@@ -86,4 +90,58 @@ func closedLoops(sum *summary.Summary, runs []*Run, rels []string, byUsers bool)
 // when runs are compared users against users: "page, 32 users".
 func ClosedGroup(scenario string, users int) string {
 	return scenario + ", " + summary.UsersText(users)
+}
+
+// replicates joins the runs of a loadlab run folder that are replicates
+// of one cell (a plan run with repeat: N, whose steps carry their
+// replicate in the variable plan.RepeatVar): the same scenario with the
+// same variables but the replicate and the same variants become one side
+// (Replicated), named by its first replicate and the count, at the
+// first's place. rels are the runs' paths inside the folder.
+func replicates(sum *summary.Summary, runs []*Run, rels []string) []*Run {
+	if sum == nil {
+		return runs
+	}
+	key := map[string]string{}
+	for _, st := range sum.Steps {
+		if st.Vars[plan.RepeatVar] == "" {
+			continue
+		}
+		var parts []string
+		for k, v := range st.Vars {
+			if k != plan.RepeatVar {
+				parts = append(parts, "v:"+k+"="+v)
+			}
+		}
+		for k, v := range st.Variants {
+			parts = append(parts, "c:"+k+"="+v)
+		}
+		sort.Strings(parts)
+		for _, sc := range st.Scenarios {
+			key[filepath.ToSlash(filepath.Clean(sc.Results))] = sc.Name + "\x00" + strings.Join(parts, "\x00")
+		}
+	}
+	if len(key) == 0 {
+		return runs
+	}
+	var out []*Run
+	members := map[string][]*Run{}
+	first := map[string]int{}
+	for i, r := range runs {
+		k, ok := key[filepath.ToSlash(rels[i])]
+		if !ok {
+			out = append(out, r)
+			continue
+		}
+		if _, seen := first[k]; !seen {
+			first[k] = len(out)
+			out = append(out, nil)
+		}
+		members[k] = append(members[k], r)
+	}
+	for k, i := range first {
+		m := members[k]
+		out[i] = Replicated(fmt.Sprintf("%s (%d repeats)", m[0].Name, len(m)), m)
+	}
+	return out
 }

@@ -183,7 +183,7 @@ func loadFolder(dir string, folders int, o LoadOptions) ([]*Run, error) {
 	if folders == 1 {
 		cellGroups(sum, runs, paths)
 	}
-	return runs, nil
+	return replicates(sum, runs, paths), nil
 }
 
 // setName names a run of files named on the command line: its path, or

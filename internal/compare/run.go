@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // Run is one side of a comparison: a name, and the metrics of all its
@@ -27,18 +28,53 @@ type Run struct {
 	// has it from its Metrics.
 	Span    time.Duration
 	Metrics *metrics.Metrics
+	// Replicas are the runs of a side made of several runs of the same
+	// thing (Replicated); nil for a single run.
+	Replicas []*Run
+
+	basis    metrics.Basis
+	timeline *timeline // its results by due time, for the run-level verdicts; nil when rebuilt from a histogram
 }
 
 var _ results.Sink = (*Run)(nil)
 
 // NewRun returns an empty run whose latencies are measured from basis.
 func NewRun(name string, basis metrics.Basis) *Run {
-	return &Run{Name: name, Metrics: metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: basis})}
+	return newRunOn(name, basis, nil)
+}
+
+// newRunOn returns an empty run whose time blocks count from c (nil: its
+// own first due time).
+func newRunOn(name string, basis metrics.Basis, c *clock) *Run {
+	return &Run{Name: name, Metrics: metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: basis}),
+		basis: basis, timeline: newTimeline(basis, c)}
 }
 
 // Add records one result, as report counts it: every request's latency
 // but the dropped ones', and whether it succeeded.
-func (r *Run) Add(res *results.Result) { r.Metrics.Add(res) }
+func (r *Run) Add(res *results.Result) {
+	r.Metrics.Add(res)
+	if r.timeline != nil {
+		r.timeline.add(res)
+	}
+}
+
+// Health is what the machine did to the run as far as its results tell:
+// its schedule lag, and its lag p99 over its latency p99 from the due
+// time (Noise). The shares the results do not hold are runblock.Unknown.
+func (r *Run) Health() runblock.Health {
+	r.Metrics.Close()
+	due := r.Metrics.Latencies
+	if r.basis != metrics.FromDue {
+		due = r.Metrics.OtherLatencies
+	}
+	h := runblock.Health{LagP99: r.Metrics.Lag.P99, GeneratorCPU: runblock.Unknown,
+		GeneratorSaturated: runblock.Unknown, Busy: runblock.Unknown, Steal: runblock.Unknown}
+	if due.P99 > 0 {
+		h.Noise = float64(h.LagP99) / float64(due.P99)
+	}
+	return h
+}
 
 // Record records one request's latency and outcome (a 200 or a 500).
 func (r *Run) Record(latency time.Duration, ok bool) {

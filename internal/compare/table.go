@@ -34,7 +34,10 @@ func (r Row) Cells(confidence float64) []string {
 		diff += fmt.Sprintf(" (%+.1f%%)", 100*r.Rel)
 	}
 	ci := "-"
-	if !math.IsNaN(r.Lo) {
+	switch {
+	case r.Stat != Success && r.RatioLo != 0 && !math.IsNaN(r.RatioLo):
+		ci = fmt.Sprintf("[x%.3f, x%.3f]", r.RatioLo, r.RatioHi) // run-level: of the ratio
+	case !math.IsNaN(r.Lo):
 		ci = "[" + d(r.Lo) + ", " + d(r.Hi) + "]"
 	}
 	return []string{r.Run, r.Stat.String(), f(r.Base), f(r.Value), diff, ci, r.Verdict}
@@ -44,6 +47,9 @@ func (r Row) Cells(confidence float64) []string {
 func (r Report) Table() (header []string, rows [][]string) {
 	h := append([]string(nil), Header...)
 	h[5] = fmt.Sprintf("%.0f%% CI", 100*r.Options.Confidence)
+	if r.Duet {
+		h[0], h[2], h[3] = "Side", "A", "B"
+	}
 	for _, row := range r.Rows {
 		rows = append(rows, row.Cells(r.Options.Confidence))
 	}
@@ -71,6 +77,9 @@ func (r Report) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\nNote: %s", n)
+	}
 	_, err := fmt.Fprintf(w, "\nMethod: %s\n", r.Method())
 	return err
 }
@@ -84,6 +93,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(h, " | "), strings.Repeat(" --- |", len(h)))
 	for _, c := range rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}
 	_, err := fmt.Fprintf(w, "\nBaseline: %s. Requests: %s. Method: %s\n", r.Baseline, r.Sizes(), r.Method())
 	return err

@@ -64,5 +64,5 @@ func (r *runner) scenarioAttack(sc *plan.Scenario, text string, dur time.Duratio
 		return attackrun.Attack{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	return attackrun.Attack{Targets: strings.NewReader(text), TargetOptions: targets.Options{File: file, Dir: r.plan.Dir, Header: hdr},
-		Options: o, StartAfter: sc.StartAfter}, nil
+		Options: o, StartAfter: sc.StartAfter, Duet: sc.Duet}, nil
 }

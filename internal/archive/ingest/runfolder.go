@@ -16,6 +16,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/redact"
@@ -79,6 +80,14 @@ func cellsOf(sum *summary.Summary) []cell {
 	for _, ax := range sum.Axes() {
 		if ax.Component && len(ax.Values) > 1 {
 			comp = append(comp, ax.Key)
+		}
+	}
+	// A plan run with repeat: N: each replicate of a cell is a run of its
+	// own, labelled repeat=k, so a trend sees the replicates.
+	for _, st := range sum.Steps {
+		if st.Vars[plan.RepeatVar] != "" {
+			comp = append(comp, plan.RepeatVar)
+			break
 		}
 	}
 	if len(comp) == 0 {

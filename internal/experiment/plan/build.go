@@ -89,7 +89,10 @@ func (b *builder) build(p *Plan) error {
 	if err := b.thresholds(); err != nil {
 		return err
 	}
-	return b.search()
+	if err := b.search(); err != nil {
+		return err
+	}
+	return b.repeat()
 }
 
 func (b *builder) path(s Str, field string) (string, error) {

@@ -34,11 +34,13 @@ type Plan struct {
 	Warmup      time.Duration
 	Cooldown    time.Duration
 	Retries     int // times a step is run again when the generator fell behind
-	Stop        Stop
-	Samplers    Samplers
-	Thresholds  []threshold.Threshold
-	Overrides   []Override // variables set on the command line (-set)
-	Search      *Search    // a capacity search instead of the steps as written, or nil
+	// Repeats is how many times every step runs (Repeat; 0 or 1: once).
+	Repeats    int
+	Stop       Stop
+	Samplers   Samplers
+	Thresholds []threshold.Threshold
+	Overrides  []Override // variables set on the command line (-set)
+	Search     *Search    // a capacity search instead of the steps as written, or nil
 }
 
 // Component is a process the runner starts, health-checks and stops.
@@ -117,7 +119,11 @@ type Scenario struct {
 	// once its components are up; the run then predicts the scenario from
 	// the fitted queue, and a capacity search starts from its knee.
 	Calibrate bool
-	Line      int
+	// Duet is side B's base URL when the scenario is a duet: every target
+	// sent alternately as written and to Duet (attackrun.Attack.Duet); ""
+	// for none.
+	Duet string
+	Line int
 }
 
 // Stop holds the stop conditions.

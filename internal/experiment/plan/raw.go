@@ -16,6 +16,7 @@ type rawPlan struct {
 	Warmup      Dur                   `yaml:"warmup"`
 	Cooldown    Dur                   `yaml:"cooldown"`
 	Retries     Str                   `yaml:"retries"`
+	Repeat      Str                   `yaml:"repeat"`
 	Stop        rawStop               `yaml:"stop"`
 	Samplers    rawSamplers           `yaml:"samplers"`
 	Thresholds  Strs                  `yaml:"thresholds"`
@@ -72,6 +73,7 @@ type rawScenario struct {
 	HTTP2       Str          `yaml:"http2"`
 	KeepAlive   Str          `yaml:"keepalive"`
 	Calibrate   Str          `yaml:"calibrate"`
+	Duet        Str          `yaml:"duet"`
 }
 
 type rawStop struct {

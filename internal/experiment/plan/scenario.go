@@ -37,7 +37,7 @@ func (b *builder) scenario(path string, j int, rs rawScenario, vars map[string]s
 	s := &scenarioBuild{b: b, path: path, j: j, rs: rs, vars: vars,
 		line: firstLine(rs.Name, rs.Target, rs.Targets, rs.TargetsFile, rs.Rate, rs.Duration)}
 	s.sc = &Scenario{Line: s.line, Timeout: 30 * time.Second, KeepAlive: true}
-	for _, part := range []func() error{s.targets, s.name, s.rate, s.duration, s.schedule, s.durations, s.maxWorkers, s.switches, s.headers} {
+	for _, part := range []func() error{s.targets, s.name, s.rate, s.duration, s.schedule, s.durations, s.maxWorkers, s.switches, s.headers, s.duet} {
 		if err := part(); err != nil {
 			return nil, err
 		}
@@ -225,6 +225,24 @@ func (s *scenarioBuild) switches() error {
 			return at(f.v.Line, "%s: want true or false, got %q", s.field(f.n), f.v.Value)
 		}
 		*f.dst = v
+	}
+	return nil
+}
+
+// duet reads duet:, side B's base URL of a duet scenario.
+func (s *scenarioBuild) duet() error {
+	if s.rs.Duet.Value == "" {
+		return nil
+	}
+	v, err := s.sub(s.rs.Duet, "duet")
+	if err != nil {
+		return err
+	}
+	if s.sc.Duet, err = targets.CheckDuetBase(v); err != nil {
+		return at(s.rs.Duet.Line, "%s: %v", s.field("duet"), err)
+	}
+	if s.sc.Calibrate {
+		return at(s.rs.Duet.Line, "%s: a duet is not calibrated as a black box (calibrate: true sends to one target)", s.field("duet"))
 	}
 	return nil
 }
