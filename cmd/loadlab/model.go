@@ -79,7 +79,9 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fitStep := fs.Duration("fit-step", 2*time.Second, "with -fit: the `length` of each calibration probe (longer narrows the fit)")
 	fitMaxRate := fs.Float64("fit-max-rate", 5000, "with -fit: the highest `rate` (req/s) the calibration may try")
 	workers := fs.Int("workers", 0, "without a plan, with -rate=0: a closed loop of `N` users, each sending its next request the moment the previous is answered (loadlab attack -rate=0 -max-workers N): predicts the throughput and latency at that concurrency")
-	fitBudget := fs.Uint64("fit-budget", 40000, "with -fit: the most `requests` the calibration may send")
+	fitBudget := fs.Uint64("fit-budget", 40000, "with -fit: the most `requests` the calibration may send (announced before it starts, with its longest duration, and never exceeded)")
+	fitSave := fs.String("fit-save", "", "with -fit: save the calibration to `file` (versioned JSON) for -fit-load")
+	fitLoad := fs.String("fit-load", "", "with -fit: reuse the calibration saved in `file` instead of calibrating the target again")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -132,14 +134,20 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if fs.NArg() > 0 || *cfgFile != "" || *recipeFile != "" {
 			return badinput.Field("-fit", "calibrates a live -target: give no plan, -config or -recipe with it")
 		}
-		if *target == "" {
+		if *target == "" && *fitLoad == "" {
 			return badinput.Field("-target", "give the request line to calibrate, e.g. -target 'GET http://127.0.0.1:8080/page'")
+		}
+		if *fitLoad != "" && *fitSave != "" {
+			return badinput.Field("-fit-save", "give -fit-load (reuse a calibration) or -fit-save (keep a new one), not both")
 		}
 		if *fitStep < 100*time.Millisecond || *fitStep > time.Minute {
 			return badinput.Field("-fit-step", "want 100ms to 1m, got %v", *fitStep)
 		}
 		if *fitMaxRate < 20 || *fitMaxRate > 1e6 {
 			return badinput.Field("-fit-max-rate", "want 20 to 1000000 req/s, got %v", *fitMaxRate)
+		}
+		if *fitBudget < 10 {
+			return badinput.Field("-fit-budget", "want at least 10 requests, got %d", *fitBudget)
 		}
 		if *timeout <= 0 {
 			return badinput.Field("-timeout", "want a positive duration, got %v", *timeout)
@@ -155,14 +163,29 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if err := checkWorkers(scheds, *workers); err != nil {
 			return err
 		}
-		f, err := blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
-			MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
-		var bad *blackbox.BadTargetError
-		switch {
-		case errors.As(err, &bad):
-			return badinput.Field("-target", "%s", bad.Msg)
-		case err != nil:
-			return err
+		var f *blackbox.Fit
+		if *fitLoad != "" {
+			if f, err = blackbox.Load(*fitLoad); err != nil {
+				return err
+			}
+			if *target != "" && *target != f.Target {
+				return badinput.Field("-target", "%s holds a fit of %q, not of %q: leave -target out, or calibrate it", *fitLoad, f.Target, *target)
+			}
+		} else {
+			f, err = blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
+				MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
+			var bad *blackbox.BadTargetError
+			switch {
+			case errors.As(err, &bad):
+				return badinput.Field("-target", "%s", bad.Msg)
+			case err != nil:
+				return err
+			}
+			if *fitSave != "" {
+				if err := blackbox.Save(*fitSave, f); err != nil {
+					return badinput.Field("-fit-save", "%v", err)
+				}
+			}
 		}
 		w := stdout
 		if *typ == "json" {
@@ -175,12 +198,12 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 				return err
 			}
 			in.Scenarios[0].Workers = *workers
-			pr, err := model.Predict(in)
+			pr, iv, err := f.Predict(sch, *timeout, *seed, *workers)
 			if err != nil {
 				return badinput.Errorf("%v", err)
 			}
-			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + *target,
-				Configuration: "fitted queue", Prediction: pr, Notes: f.Notes})
+			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + f.Target,
+				Configuration: "fitted queue", Prediction: pr, Notes: f.Notes, Interval: iv, Fit: f.Summary()})
 		}
 		if *knee {
 			k, err := model.SearchKnee(in, "attack", extra, ko)

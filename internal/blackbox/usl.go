@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/origin/recipe"
 )
 
 // Level is one closed probe of the contention fit: Users requests in
@@ -19,6 +18,7 @@ type Level struct {
 	Response   time.Duration `json:"response"`
 	Throughput float64       `json:"throughput"`
 	latencies  []time.Duration
+	probe      *Probe
 }
 
 // USL is the Universal Scalability Law fitted to the throughput at
@@ -220,7 +220,6 @@ func (c *calibration) fitContention(ctx context.Context, f *Fit, sat *Probe, low
 			return err
 		}
 		levels, done = append(levels, more...), top
-		f.Requests = c.spent
 		if len(levels) < 2 {
 			return nil
 		}
@@ -230,12 +229,13 @@ func (c *calibration) fitContention(ctx context.Context, f *Fit, sat *Probe, low
 			return nil
 		}
 		if round == 0 {
+			if levels[0].probe != nil {
+				c.keep(levels[0].probe)
+			}
 			service, _ := dropOutliers(append(slices.Clone(low), levels[0].latencies...))
-			emp, err := recipe.NewEmpirical(service, 200)
-			if err != nil {
+			if err := f.setService(service); err != nil {
 				return err
 			}
-			f.Service, f.ServiceMean, f.ServiceMeanCI = emp, mean(service), meanCI(service)
 		}
 		was := f.Servers
 		var capped bool
@@ -268,8 +268,8 @@ func (c *calibration) levels(ctx context.Context, f *Fit, done, top int) (levels
 			continue
 		}
 		cost := uint64(float64(n) / f.ServiceMean.Seconds() * d.Seconds())
-		if c.spent+cost > c.opts.Budget {
-			f.Notes = append(f.Notes, fmt.Sprintf("the contention probes stopped at %d users: the budget of %d requests", n, c.opts.Budget))
+		if !c.room(cost, d) {
+			f.Notes = append(f.Notes, fmt.Sprintf("the contention probes stopped at %d users: the budget of %d requests, the probes or the time", n, c.opts.Budget))
 			return levels, true, nil
 		}
 		p, err := c.closedProbe(ctx, n, d)
@@ -281,7 +281,7 @@ func (c *calibration) levels(ctx context.Context, f *Fit, done, top int) (levels
 			f.Notes = append(f.Notes, fmt.Sprintf("the contention probes stopped at %d users: %.1f%% succeeded", n, 100*p.Success()))
 			return levels, true, nil
 		}
-		levels = append(levels, Level{Users: n, latencies: p.OKLatencies})
+		levels = append(levels, Level{Users: n, latencies: p.keptOK(), probe: p})
 	}
 	return levels, false, nil
 }
