@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
-
 )
 
 // Level is one closed probe of the contention fit: Users requests in
