@@ -25,7 +25,9 @@ type block struct {
 	ok        []time.Duration
 	answers   int
 	exposure  time.Duration // the block's time within [first answer, last answer]
-	disturbed bool
+	// disturbed: a pause met a request due in the block; paused: a pause
+	// met the block's own time (its answers are not the target's pace).
+	disturbed, paused bool
 }
 
 // blocksPerProbe is how many time blocks a probe is cut into (each at
@@ -80,6 +82,11 @@ func (p *Probe) cut(gap time.Duration) {
 			a, b := maxTime(bs[i].from, p.firstOK), minTime(bs[i].to, p.lastOK)
 			bs[i].exposure = max(0, b.Sub(a))
 		}
+		for _, ps := range long {
+			if ps.overlaps(bs[i].from, bs[i].to) {
+				bs[i].paused = true
+			}
+		}
 	}
 	at := func(t time.Time) *block { return &bs[min(n-1, max(0, int(t.Sub(start)/length)))] }
 	for _, s := range p.samples {
@@ -133,6 +140,25 @@ func (p *Probe) keptOK() []time.Duration {
 		return p.OKLatencies
 	}
 	return ls
+}
+
+// paceBlocks are the blocks whose own time no pause met, with answers
+// due: the target's pace (all of them when every one was met).
+func (p *Probe) paceBlocks() []block {
+	var kept, all []block
+	for _, b := range p.blocks {
+		if b.exposure <= 0 {
+			continue
+		}
+		all = append(all, b)
+		if !b.paused && !b.disturbed {
+			kept = append(kept, b)
+		}
+	}
+	if len(kept) == 0 {
+		return all
+	}
+	return kept
 }
 
 // throughputOf is the answers per second over the blocks' exposure.

@@ -35,11 +35,15 @@ func (f *Fit) setService(service []time.Duration) error {
 	return nil
 }
 
-// intervals bootstraps the fit over time blocks, the unit of evidence of
-// a run (package runblock): requests of one block share the machine's
-// moment, so they are drawn again together, never one by one. Each
-// round draws the service-time blocks (the samples kept, less the
-// outliers dropped) and the saturated probe's blocks with replacement,
+// intervals bootstraps the fit over probes and their time blocks, the
+// units of evidence of a run (package runblock): requests of one block
+// share the machine's moment, so they are drawn again together, never
+// one by one, and each probe is a run of its own on a machine whose
+// state changes between runs, so the probes are drawn again too (a
+// two-level bootstrap: the variance between probes is in the interval).
+// Each round draws the service-time probes, then their blocks (the
+// samples kept, less the outliers dropped), and the saturated probes,
+// then their blocks, with replacement,
 // and computes the service mean and percentiles, the saturated
 // throughput, the servers it gives (Little's law, or the contention's
 // count) and the capacity. The 2.5% and 97.5% quantiles are the
@@ -49,48 +53,61 @@ func (c *calibration) intervals(f *Fit, sat *Probe) {
 	if ls := f.Service.Quantiles; len(ls) > 0 {
 		limit = ls[len(ls)-1]
 	}
-	var blocks [][]time.Duration
-	for _, b := range c.service {
-		var kept []time.Duration
-		for _, l := range b {
-			if l <= limit {
-				kept = append(kept, l)
+	var probes [][][]time.Duration
+	for _, p := range c.service {
+		var blocks [][]time.Duration
+		for _, b := range p {
+			var kept []time.Duration
+			for _, l := range b {
+				if l <= limit {
+					kept = append(kept, l)
+				}
+			}
+			if len(kept) > 0 {
+				blocks = append(blocks, kept)
 			}
 		}
-		if len(kept) > 0 {
-			blocks = append(blocks, kept)
+		if len(blocks) > 0 {
+			probes = append(probes, blocks)
 		}
 	}
-	if len(blocks) == 0 {
+	if len(probes) == 0 {
 		return
 	}
-	var satBlocks []block
+	var sats [][]block
 	if sat != nil {
-		for _, b := range sat.keptBlocks() {
-			if b.exposure > 0 {
-				satBlocks = append(satBlocks, b)
+		for _, p := range c.sats {
+			if bs := p.paceBlocks(); len(bs) > 0 {
+				sats = append(sats, bs)
 			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(7, 0x626f6f74))
 	var means, p50s, p90s, p99s, servers, caps []float64
 	var pool []time.Duration
-	draw := make([]block, len(satBlocks))
+	var draw []block
 	for range bootstrapRounds {
 		pool = pool[:0]
-		for range blocks {
-			pool = append(pool, blocks[rng.IntN(len(blocks))]...)
+		for range probes {
+			blocks := probes[rng.IntN(len(probes))]
+			for range blocks {
+				pool = append(pool, blocks[rng.IntN(len(blocks))]...)
+			}
 		}
 		s := mean(pool)
 		means = append(means, float64(s))
 		slices.Sort(pool)
 		at := func(q float64) float64 { return float64(pool[min(len(pool)-1, int(q*float64(len(pool))))]) }
 		p50s, p90s, p99s = append(p50s, at(0.5)), append(p90s, at(0.9)), append(p99s, at(0.99))
-		if len(draw) == 0 {
+		if len(sats) == 0 {
 			continue
 		}
-		for i := range draw {
-			draw[i] = satBlocks[rng.IntN(len(satBlocks))]
+		draw = draw[:0]
+		for range sats {
+			bs := sats[rng.IntN(len(sats))]
+			for range bs {
+				draw = append(draw, bs[rng.IntN(len(bs))])
+			}
 		}
 		x, ok := throughputOf(draw)
 		if !ok {

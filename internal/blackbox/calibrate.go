@@ -129,15 +129,32 @@ type calibration struct {
 	p50 time.Duration
 	// redos counts the probes made again because the machine disturbed
 	// most of their blocks (at most maxRedos); service holds the kept
-	// time blocks of the service-time samples, for the bootstrap.
+	// time blocks of the service-time samples, probe by probe, for the
+	// bootstrap.
 	redos   int
-	service [][]time.Duration
+	service [][][]time.Duration
 	// redone are the probes made again, not in the fit.
 	redone []*Probe
+	// sats are the probes past the knee at the saturated probe's rate
+	// (it and its repeat): runs of the same load, pooled for the
+	// saturated throughput and drawn again in its bootstrap.
+	sats []*Probe
+}
+
+// satThroughput is the saturated throughput, pooled over sats' blocks.
+func (c *calibration) satThroughput() float64 {
+	var bs []block
+	for _, p := range c.sats {
+		bs = append(bs, p.paceBlocks()...)
+	}
+	if x, ok := throughputOf(bs); ok {
+		return x
+	}
+	return c.sats[0].Throughput()
 }
 
 // maxRedos bounds the probes made again for the machine's pauses.
-const maxRedos = 2
+const maxRedos = 4
 
 // spent is what the calibration has sent so far.
 func (c *calibration) spent() uint64 { return c.sent.Load() }
@@ -196,7 +213,7 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 		}
 	}
 	// 1. The service time, at 10 requests a second.
-	low, err := c.steady(ctx, f, 10, o.Step)
+	low, err := c.steady(ctx, f, 10, 0, o.Step)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +233,7 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 		if rate > o.MaxRate || !c.room(cost(rate), o.Step) {
 			break
 		}
-		p, err := c.steady(ctx, f, rate, o.Step)
+		p, err := c.steady(ctx, f, rate, 0, o.Step)
 		if err != nil {
 			return nil, err
 		}
@@ -228,7 +245,7 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 			// moment, and a limit that only then refuses (nginx's
 			// limit_conn at a tenth of its capacity) would read as the
 			// knee. A transient passes the second time.
-			again, err := c.steady(ctx, f, rate, o.Step)
+			again, err := c.steady(ctx, f, rate, 0, o.Step)
 			if err != nil {
 				return nil, err
 			}
@@ -248,7 +265,7 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 			// excess (refuse it after a wait, at once, or keep it
 			// waiting). If twice the rate holds, the crossing was a
 			// transient: the ramp goes on from there.
-			over, err := c.steady(ctx, f, 2*rate, o.Step)
+			over, err := c.steady(ctx, f, 2*rate, 0, o.Step)
 			if err != nil {
 				return nil, err
 			}
@@ -290,6 +307,14 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 		c.intervals(f, nil)
 		return f, nil
 	}
+	for _, p := range f.Probes {
+		if p.Users == 0 && p.Rate == sat.Rate && crossed(p, p50) {
+			c.sats = append(c.sats, p)
+		}
+	}
+	if len(c.sats) == 0 {
+		c.sats = []*Probe{sat}
+	}
 	c.fitQueue(f, sat)
 	if err := c.fitContention(ctx, f, sat, low.keptOK()); err != nil {
 		return nil, err
@@ -302,7 +327,7 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 	// knee (half the capacity: little queueing) against low load.
 	at := 0.0
 	for _, p := range f.Probes[1:] {
-		if g := mean(p.keptOK()); p.Rate < f.Capacity/2 && !crossed(p, p50) && g > f.ServiceMean {
+		if g := mean(p.keptOK()); p.Users == 0 && p.Rate < f.Capacity/2 && !crossed(p, p50) && g > f.ServiceMean {
 			if sd := float64(g-f.ServiceMean) / float64(f.ServiceMean); sd > f.Slowdown {
 				f.Slowdown, at = sd, p.Rate
 			}
@@ -314,17 +339,28 @@ func Calibrate(ctx context.Context, o Options) (*Fit, error) {
 	return f, nil
 }
 
-// steady runs a constant-rate probe; when the machine disturbed more than
-// half of its time blocks, it is made again (at most maxRedos in the
-// calibration, within the budget), and the less disturbed one is kept.
-func (c *calibration) steady(ctx context.Context, f *Fit, rate float64, d time.Duration) (*Probe, error) {
-	best, err := c.probe(ctx, rate, d)
+// steady runs a constant-rate probe (users 0) or a closed one; when the
+// machine disturbed more than half of its time blocks, it is made again
+// (at most maxRedos in the calibration, within the budget), and the less
+// disturbed one is kept.
+func (c *calibration) steady(ctx context.Context, f *Fit, rate float64, users int, d time.Duration) (*Probe, error) {
+	run := func() (*Probe, error) {
+		if users > 0 {
+			return c.closedProbe(ctx, users, d)
+		}
+		return c.probe(ctx, rate, d)
+	}
+	best, err := run()
 	last := best
-	for err == nil && 2*last.LeftOut > last.Blocks && c.redos < maxRedos && c.room(uint64(rate*d.Seconds()), d) {
+	for err == nil && 2*last.LeftOut > last.Blocks && c.redos < maxRedos && c.room(last.Sent, d) {
 		c.redos++
-		f.Notes = append(f.Notes, fmt.Sprintf("the probe at %.0f/s was made again: the machine paused in %d of its %d time blocks (longest pause %v)", rate, last.LeftOut, last.Blocks, round(last.LongestPause)))
+		what := fmt.Sprintf("at %.0f/s", rate)
+		if users > 0 {
+			what = fmt.Sprintf("of %d users", users)
+		}
+		f.Notes = append(f.Notes, fmt.Sprintf("the probe %s was made again: the machine paused in %d of its %d time blocks (longest pause %v)", what, last.LeftOut, last.Blocks, round(last.LongestPause)))
 		var again *Probe
-		if again, err = c.probe(ctx, rate, d); err != nil {
+		if again, err = run(); err != nil {
 			break
 		}
 		if again.LeftOut*best.Blocks < best.LeftOut*again.Blocks {
@@ -342,16 +378,18 @@ func (c *calibration) steady(ctx context.Context, f *Fit, rate float64, d time.D
 // holds those blocks for the bootstrap.
 func (c *calibration) keep(p *Probe) []time.Duration {
 	var all []time.Duration
+	var blocks [][]time.Duration
 	for _, b := range p.keptBlocks() {
 		if len(b.ok) > 0 {
-			c.service = append(c.service, b.ok)
+			blocks = append(blocks, b.ok)
 			all = append(all, b.ok...)
 		}
 	}
 	if len(all) == 0 {
 		all = p.OKLatencies
-		c.service = append(c.service, all)
+		blocks = [][]time.Duration{all}
 	}
+	c.service = append(c.service, blocks)
 	return all
 }
 
@@ -383,7 +421,7 @@ func crossed(p *Probe, p50 time.Duration) bool {
 // the queue.
 func (c *calibration) fitQueue(f *Fit, sat *Probe) {
 	hold := f.ServiceMean
-	x := sat.Throughput()
+	x := c.satThroughput()
 	cEst := x * hold.Seconds()
 	// A first interval: Poisson noise on the successes counted, and the
 	// service mean's own interval (the contention fit's levels stop below

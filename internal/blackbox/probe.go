@@ -65,7 +65,7 @@ func (p *Probe) Success() float64 {
 // Time blocks the machine disturbed are left out (their answers and
 // their time), unless every block was.
 func (p *Probe) Throughput() float64 {
-	if x, ok := throughputOf(p.keptBlocks()); ok {
+	if x, ok := throughputOf(p.paceBlocks()); ok {
 		return x
 	}
 	if span := p.lastOK.Sub(p.firstOK); p.OK > 1 && span > 0 {

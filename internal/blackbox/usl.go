@@ -238,8 +238,8 @@ func (c *calibration) fitContention(ctx context.Context, f *Fit, sat *Probe, low
 		}
 		was := f.Servers
 		var capped bool
-		if f.Servers, capped = u.serversFor(sat.Throughput(), f.ServiceMean, lowest); capped {
-			f.Notes = append(f.Notes, fmt.Sprintf("the saturated throughput (%.1f/s) is above what the fitted contention allows even %d servers (σ read too high?): the servers are capped there, so the capacity and the knee are low", sat.Throughput(), f.Servers))
+		if f.Servers, capped = u.serversFor(c.satThroughput(), f.ServiceMean, lowest); capped {
+			f.Notes = append(f.Notes, fmt.Sprintf("the saturated throughput (%.1f/s) is above what the fitted contention allows even %d servers (σ read too high?): the servers are capped there, so the capacity and the knee are low", c.satThroughput(), f.Servers))
 			stop = true
 		}
 		scale := float64(f.Servers) / float64(was)
@@ -271,7 +271,7 @@ func (c *calibration) levels(ctx context.Context, f *Fit, done, top int) (levels
 			f.Notes = append(f.Notes, fmt.Sprintf("the contention probes stopped at %d users: the budget of %d requests, the probes or the time", n, c.opts.Budget))
 			return levels, true, nil
 		}
-		p, err := c.closedProbe(ctx, n, d)
+		p, err := c.steady(ctx, f, 0, n, d)
 		if err != nil {
 			return nil, true, err
 		}
