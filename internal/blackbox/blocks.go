@@ -21,10 +21,10 @@ func (s sample) done() time.Time { return s.sent.Add(s.latency) }
 // requests due in it, the successful answers that arrived in it, and
 // whether the machine disturbed it.
 type block struct {
-	from, to  time.Time
-	ok        []time.Duration
-	answers   int
-	exposure  time.Duration // the block's time within [first answer, last answer]
+	from, to time.Time
+	ok       []time.Duration
+	answers  int
+	exposure time.Duration // the block's time within [first answer, last answer]
 	// disturbed: a pause met a request due in the block; paused: a pause
 	// met the block's own time (its answers are not the target's pace).
 	disturbed, paused bool
