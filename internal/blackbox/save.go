@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -100,7 +101,7 @@ func Load(file string) (*Fit, error) {
 	if err := dec.Decode(&s); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, bad(te.Field, "want a %s, got a JSON %s", te.Type, te.Value)
+			return nil, bad(strings.ReplaceAll(te.Field, ".plain", ""), "want %s, got a JSON %s", te.Type, te.Value)
 		}
 		return nil, badinput.Errorf("%s: %v", file, err)
 	}
