@@ -82,8 +82,16 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fitBudget := fs.Uint64("fit-budget", 40000, "with -fit: the most `requests` the calibration may send (announced before it starts, with its longest duration, and never exceeded)")
 	fitSave := fs.String("fit-save", "", "with -fit: save the calibration to `file` (versioned JSON) for -fit-load")
 	fitLoad := fs.String("fit-load", "", "with -fit: reuse the calibration saved in `file` instead of calibrating the target again")
+	wake := wakeFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	pl := model.Planner{Seed: *seed}
+	if !*fit {
+		var err error
+		if pl.Costs, pl.CostsSaid, err = modelCosts(ctx, *wake); err != nil {
+			return err
+		}
 	}
 	if *timeout < 0 {
 		return badinput.Field("-timeout", "want 0 (none) or a positive duration, got %v", *timeout)
@@ -121,12 +129,12 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return err
 		}
 		p.Thresholds = append(p.Thresholds, extra...)
-		steps = model.PredictPlan(p, *seed)
+		steps = pl.Plan(p)
 		if allFailed(steps) {
 			return badinput.Errorf("%s: nothing to model: %v", p.File, steps[0].Err)
 		}
 		if *knee {
-			if knees, err = model.PlanKnees(p, *kneeScenario, *seed, ko); err != nil {
+			if knees, err = pl.Knees(p, *kneeScenario, ko); err != nil {
 				return err
 			}
 		}
@@ -232,13 +240,14 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			if in, err = quickInput(*cfgFile, *recipeFile, sch, *path, *timeout, *seed); err != nil {
 				return err
 			}
+			in.Costs = pl.Costs
 			in.Scenarios[0].Workers = *workers
 			pr, err := model.Predict(in)
 			if err != nil {
 				return badinput.Errorf("%v", err)
 			}
 			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + *path,
-				Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported})
+				Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported, Costs: pl.CostsSaid})
 		}
 		if *knee {
 			k, err := model.SearchKnee(in, "attack", extra, ko)
