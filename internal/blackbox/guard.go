@@ -100,6 +100,8 @@ func (c *calibration) resolve(ctx context.Context) (*Redirect, error) {
 		return nil, nil
 	}
 	from := t.URL.Text()
+	ctx, cancel := context.WithDeadline(ctx, c.deadline)
+	defer cancel()
 	cl := &http.Client{Timeout: min(c.opts.Timeout, 10*time.Second),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	defer cl.CloseIdleConnections()

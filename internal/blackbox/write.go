@@ -23,8 +23,11 @@ func WriteFit(w io.Writer, f *Fit) {
 		round(f.ServiceMean), round(f.ServiceMeanCI[0]), round(f.ServiceMeanCI[1]),
 		round(st.P50), round(st.P50CI[0]), round(st.P50CI[1]), round(st.P90), round(st.P90CI[0]), round(st.P90CI[1]),
 		round(st.P99), round(st.P99CI[0]), round(st.P99CI[1]))
-	if f.Blocks > 0 {
+	switch {
+	case f.LeftOut > 0:
 		fmt.Fprintf(w, "  evidence       %d time blocks of the probes, %d left out (the machine paused)\n", f.Blocks, f.LeftOut)
+	case f.Blocks > 0:
+		fmt.Fprintf(w, "  evidence       %d time blocks of the probes, none disturbed by the machine\n", f.Blocks)
 	}
 	switch f.Queue {
 	case QueueNotFound:
