@@ -107,6 +107,12 @@ func (c *calibration) resolve(ctx context.Context) (*Redirect, error) {
 	defer cl.CloseIdleConnections()
 	at := from
 	var rd *Redirect
+	sent, last := 0, "no answer"
+	defer func() {
+		if c.opts.Log != nil && sent > 0 {
+			fmt.Fprintf(c.opts.Log, "calibration: the first request, for redirects: %d sent, %s\n", sent, last)
+		}
+	}()
 	for hop := 0; hop < maxHops; hop++ {
 		if c.sent.Add(1) > c.opts.Budget {
 			c.sent.Add(^uint64(0))
@@ -114,6 +120,7 @@ func (c *calibration) resolve(ctx context.Context) (*Redirect, error) {
 		}
 		req, err := http.NewRequestWithContext(ctx, t.Method, at, nil)
 		if err != nil {
+			c.sent.Add(^uint64(0)) // not sent
 			return rd, nil
 		}
 		for _, h := range t.Header {
@@ -125,10 +132,12 @@ func (c *calibration) resolve(ctx context.Context) (*Redirect, error) {
 				}
 			}
 		}
+		sent++
 		resp, err := cl.Do(req)
 		if err != nil {
 			return rd, nil // the low-load probe says what fails
 		}
+		last = fmt.Sprintf("status %d", resp.StatusCode)
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
 		loc, err := resp.Location()
