@@ -122,9 +122,10 @@ func fitUSL(levels []Level) (lambda, sigma, kappa float64) {
 	return lambda, sigma, kappa
 }
 
-// newUSL fits levels and bootstraps the fit: each level's answers drawn
-// again with replacement, 400 times, with a fixed seed so a calibration
-// reads the same way twice.
+// newUSL fits levels and bootstraps the fit: each level's time blocks
+// (its answers, for a level without a probe's blocks) drawn again with
+// replacement, 400 times, with a fixed seed so a calibration reads the
+// same way twice.
 func newUSL(levels []Level) *USL {
 	for i := range levels {
 		levels[i].Response = mean(levels[i].latencies)
@@ -147,10 +148,23 @@ func newUSL(levels []Level) *USL {
 	for range rounds {
 		for i, l := range levels {
 			var sum time.Duration
-			for range l.latencies {
-				sum += l.latencies[rng.IntN(len(l.latencies))]
+			var n int
+			if bs := l.blocks(); len(bs) >= 2 {
+				// The probe's time blocks, drawn again whole: answers of
+				// one moment share the machine's state.
+				for range bs {
+					for _, x := range bs[rng.IntN(len(bs))] {
+						sum += x
+						n++
+					}
+				}
+			} else {
+				for range l.latencies {
+					sum += l.latencies[rng.IntN(len(l.latencies))]
+				}
+				n = len(l.latencies)
 			}
-			again[i] = Level{Users: l.Users, Response: sum / time.Duration(max(1, len(l.latencies)))}
+			again[i] = Level{Users: l.Users, Response: sum / time.Duration(max(1, n))}
 		}
 		la, s, k := fitUSL(again)
 		lambdas, sigmas, kappas = append(lambdas, la), append(sigmas, s), append(kappas, k)
@@ -292,4 +306,19 @@ func (f *Fit) slowdown(n int) float64 {
 		return 1
 	}
 	return f.USL.Factor(n)
+}
+
+// blocks are the successful latencies of the level's probe, block by kept
+// block (none without a probe).
+func (l Level) blocks() [][]time.Duration {
+	if l.probe == nil {
+		return nil
+	}
+	var out [][]time.Duration
+	for _, b := range l.probe.keptBlocks() {
+		if len(b.ok) > 0 {
+			out = append(out, b.ok)
+		}
+	}
+	return out
 }
