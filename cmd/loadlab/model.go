@@ -44,6 +44,15 @@ const modelExamples = `  # What will the pool staircase measure? Every step, in 
   # For scripts: one JSON object per step and scenario (latencies in ns)
   loadlab model -type json plan.yaml | jq '.[] | {step_name, success}'
 
+  # A system loadlab did not write: calibrate it once (the worst case in
+  # requests and time is announced first), keep the fit, predict from it later
+  loadlab model -fit -target 'GET http://127.0.0.1:8080/page' -fit-save fit.json -rate 200/s
+  loadlab model -fit -fit-load fit.json -rate 100,200,300 -type json | jq '.[] | {success, interval, capacity: .fit.capacity_ci}'
+
+  # The same predictions on every machine: the reference machine's costs
+  # (by default, this machine's, measured once in under a second and cached)
+  loadlab model -wake reference plan.yaml
+
 The model simulates the loadlab proxy (pools, both managers, timeouts,
 breakers, cache and fallbacks) in front of the loadlab origin, in virtual
 time, with the same pool, breaker and cache code the proxy runs. It does not
@@ -51,7 +60,9 @@ model CPU: a measurement that leaves the prediction points at a machine, a
 proxy or a generator short of it. Where a configured bound meets a latency
 within a hair (an origin answering in exactly the request timeout), the real
 system decides by timer wake-ups: the output says the prediction is fragile,
-why, and how to make it stable. See docs/model.md.`
+why, and how to make it stable. Each prediction says which of the pool
+manager's costs it assumed (this machine's or a reference machine's). See
+docs/model.md.`
 
 func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model", "[flags] [plan.yaml]", modelExamples, stderr)
