@@ -58,6 +58,7 @@ type capped struct {
 	max  uint64
 }
 
+// Next is the next target, or io.EOF once the budget is spent.
 func (c *capped) Next() (*targets.Target, error) {
 	if c.sent.Add(1) > c.max {
 		c.sent.Add(^uint64(0))

@@ -49,6 +49,7 @@ func (m Machine) Key() string {
 	return hex.EncodeToString(h[:8])
 }
 
+// String names the machine for a reader: "AMD EPYC, 2 cores, linux 6.1".
 func (m Machine) String() string {
 	return fmt.Sprintf("%s, %d cores, %s", m.CPU, m.Cores, m.Kernel)
 }
