@@ -97,12 +97,21 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkWake(*wake); err != nil {
+		return err
+	}
+	// The pool manager's costs, measured (or read from the cache) once the
+	// input is known good, right before the first prediction.
 	pl := model.Planner{Seed: *seed}
-	if !*fit {
-		var err error
-		if pl.Costs, pl.CostsSaid, err = modelCosts(ctx, *wake); err != nil {
-			return err
+	costsKnown := false
+	costs := func() error {
+		if costsKnown {
+			return nil
 		}
+		costsKnown = true
+		var err error
+		pl.Costs, pl.CostsSaid, err = modelCosts(ctx, *wake)
+		return err
 	}
 	if *timeout < 0 {
 		return badinput.Field("-timeout", "want 0 (none) or a positive duration, got %v", *timeout)
@@ -140,6 +149,9 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return err
 		}
 		p.Thresholds = append(p.Thresholds, extra...)
+		if err := costs(); err != nil {
+			return err
+		}
 		steps = pl.Plan(p)
 		if allFailed(steps) {
 			return badinput.Errorf("%s: nothing to model: %v", p.File, steps[0].Err)
@@ -249,6 +261,9 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		var in model.Input
 		for i, sch := range scheds {
 			if in, err = quickInput(*cfgFile, *recipeFile, sch, *path, *timeout, *seed); err != nil {
+				return err
+			}
+			if err := costs(); err != nil {
 				return err
 			}
 			in.Costs = pl.Costs

@@ -20,6 +20,11 @@ func TestModelWake(t *testing.T) {
 	if err := os.WriteFile(recipe, []byte(`{"route": "/*", "stages": [{"at": 0, "status": 200, "latency": "10ms"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Bad input is refused before anything is measured.
+	code, _, stderr := runCLI(t, nil, "model", "-recipe", recipe, "-timeout", "-1s", "-wake", "machine")
+	if files, _ := filepath.Glob(filepath.Join(cache, "loadlab", "*")); code != 2 || len(files) > 0 {
+		t.Errorf("bad -timeout: exit %d (%q), cache %v: want exit 2 and nothing measured", code, stderr, files)
+	}
 	code, stdout, stderr := runCLI(t, nil, "model", "-recipe", recipe, "-rate", "10/s", "-duration", "2s")
 	if code != 0 || !strings.Contains(stdout, "costs: costs of a reference machine (a shared 2-core VM): predictions near the knee assume its speed") {
 		t.Errorf("default in tests: exit %d\n%s%s", code, stdout, stderr)
