@@ -94,10 +94,11 @@ type Redirect struct {
 // redirects, points the calibration at the chain's end: the probes then
 // send each request to it directly and follow nothing, so that one
 // probe request is one request the target receives and the fit is of the
-// target that answers. Only a static URL is resolved.
+// target that answers. Only a static request (URL and body) is resolved:
+// it is sent as the probes send it.
 func (c *calibration) resolve(ctx context.Context) (*Redirect, error) {
 	t := c.targets[0]
-	if !t.URL.Static() {
+	if !t.URL.Static() || t.Body != nil && !t.Body.Static() {
 		return nil, nil
 	}
 	from := t.URL.Text()
@@ -119,7 +120,11 @@ func (c *calibration) resolve(ctx context.Context) (*Redirect, error) {
 			c.sent.Add(^uint64(0))
 			return rd, nil
 		}
-		req, err := http.NewRequestWithContext(ctx, t.Method, at, nil)
+		var body io.Reader
+		if t.Body != nil {
+			body = strings.NewReader(t.Body.Text())
+		}
+		req, err := http.NewRequestWithContext(ctx, t.Method, at, body)
 		if err != nil {
 			c.sent.Add(^uint64(0)) // not sent
 			return rd, nil
