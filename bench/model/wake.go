@@ -3,24 +3,23 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/loadlab/loadlab/bench/machine"
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/model"
 	"github.com/loadlab/loadlab/internal/model/lab"
-	"github.com/loadlab/loadlab/internal/proxy/pool"
+	"github.com/loadlab/loadlab/internal/model/machinecost"
 )
 
 // wakes measures the real serial manager's turnover, the figure the model's
-// Costs.Dial, Costs.Close and Costs.Wake stand for: a pool of one overflow
-// worker whose start and stop costs are both s, checked out and in back to
-// back, so that the manager dials after sleeping s (the stop cost) and
-// closes after sleeping s (the start cost), with its costs owed back to
-// back (pool.pay). A start and a dismissal then take 2s plus the dial and
-// the close as the manager makes them; the table gives that overhead (the
-// mean over the turnovers), measured and as the model has it.
+// Costs.Dial, Costs.Close and Costs.Wake stand for (machinecost.Turnovers,
+// the measurement `loadlab model` makes in short on each machine): a pool
+// of one overflow worker whose start and stop costs are both s, checked
+// out and in back to back. A start and a dismissal then take 2s plus the
+// dial and the close as the manager makes them; the table gives that
+// overhead (the mean over the turnovers), measured and as the model has
+// it.
 // The upstream dialled is a lean server on loopback (the lab's), with the
 // proxy's dialer (no keep-alive probes).
 func wakes() error {
@@ -46,40 +45,20 @@ func wakes() error {
 		_, _ = lab.Attack(l.URL+"/x", sch, 10*time.Second)
 	}()
 	defer func() { <-stop }()
-	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: -1}
 	k := model.DefaultCosts
 	fmt.Printf("The serial manager's dial and close after its sleep: one worker started and dismissed back to back through the real pool, %s, load average %s\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), machine.LoadAvg())
 	fmt.Println("| start and stop cost (slept before each dial and close) | turnovers | measured: a turnover less both costs | model: dial + close |")
 	fmt.Println("| ---: | ---: | ---: | ---: |")
-	for _, s := range []time.Duration{250 * time.Microsecond, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond} {
-		n := int(1500 * time.Millisecond / (2 * s)) // about 1.5 s a row
-		p := pool.New(pool.Config{Name: "wake", Overflow: 1, CheckoutTimeout: 10 * time.Second, Manager: pool.ManagerSerial,
-			StartCost: s, StopCost: s, Upstream: l.URL}, pool.Options{Dial: d.DialContext})
-		turn := func() error {
-			w, _, err := p.Checkout(context.Background())
-			if err != nil {
-				return err
-			}
-			p.Checkin(w)
-			return nil
-		}
-		// A first turnover from an idle manager, then n back to back,
-		// timed together: one turnover alone is not a measure, as a late
-		// wake-up is made up by the next (pool.pay).
-		err := turn()
-		began := time.Now()
-		for i := 0; i < n && err == nil; i++ {
-			err = turn()
-		}
-		took := time.Since(began)
-		p.Close()
-		<-p.Done()
-		if err != nil {
-			return err
-		}
-		dial, cl := k.Wake.After(s)
-		fmt.Printf("| %v | %d | %.0f µs | %.0f µs |\n", s, n, float64(took/time.Duration(n)-2*s)/1e3, float64(k.Dial+dial+k.Close+cl)/1e3)
+	points, err := machinecost.Turnovers(context.Background(), l.URL,
+		[]time.Duration{250 * time.Microsecond, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond},
+		1500*time.Millisecond) // about 1.5 s a row
+	if err != nil {
+		return err
+	}
+	for _, p := range points {
+		dial, cl := k.Wake.After(p.Slept)
+		fmt.Printf("| %v | %d | %.0f µs | %.0f µs |\n", p.Slept, p.Turnovers, float64(p.Overhead)/1e3, float64(k.Dial+dial+k.Close+cl)/1e3)
 	}
 	fmt.Println()
 	return nil

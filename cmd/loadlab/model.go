@@ -44,6 +44,15 @@ const modelExamples = `  # What will the pool staircase measure? Every step, in 
   # For scripts: one JSON object per step and scenario (latencies in ns)
   loadlab model -type json plan.yaml | jq '.[] | {step_name, success}'
 
+  # A system loadlab did not write: calibrate it once (the worst case in
+  # requests and time is announced first), keep the fit, predict from it later
+  loadlab model -fit -target 'GET http://127.0.0.1:8080/page' -fit-save fit.json -rate 200/s
+  loadlab model -fit -fit-load fit.json -rate 100,200,300 -type json | jq '.[] | {success, interval, capacity: .fit.capacity_ci}'
+
+  # The same predictions on every machine: the reference machine's costs
+  # (by default, this machine's, measured once in under a second and cached)
+  loadlab model -wake reference plan.yaml
+
 The model simulates the loadlab proxy (pools, both managers, timeouts,
 breakers, cache and fallbacks) in front of the loadlab origin, in virtual
 time, with the same pool, breaker and cache code the proxy runs. It does not
@@ -51,7 +60,9 @@ model CPU: a measurement that leaves the prediction points at a machine, a
 proxy or a generator short of it. Where a configured bound meets a latency
 within a hair (an origin answering in exactly the request timeout), the real
 system decides by timer wake-ups: the output says the prediction is fragile,
-why, and how to make it stable. See docs/model.md.`
+why, and how to make it stable. Each prediction says which of the pool
+manager's costs it assumed (this machine's or a reference machine's). See
+docs/model.md.`
 
 func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model", "[flags] [plan.yaml]", modelExamples, stderr)
@@ -79,8 +90,27 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fitStep := fs.Duration("fit-step", 2*time.Second, "with -fit: the `length` of each calibration probe (longer narrows the fit)")
 	fitMaxRate := fs.Float64("fit-max-rate", 5000, "with -fit: the highest `rate` (req/s) the calibration may try")
 	workers := fs.Int("workers", 0, "without a plan, with -rate=0: a closed loop of `N` users, each sending its next request the moment the previous is answered (loadlab attack -rate=0 -max-workers N): predicts the throughput and latency at that concurrency")
-	fitBudget := fs.Uint64("fit-budget", 40000, "with -fit: the most `requests` the calibration may send")
+	fitBudget := fs.Uint64("fit-budget", 40000, "with -fit: the most `requests` the calibration may send (announced before it starts, with its longest duration, and never exceeded)")
+	fitSave := fs.String("fit-save", "", "with -fit: save the calibration to `file` (versioned JSON) for -fit-load")
+	fitLoad := fs.String("fit-load", "", "with -fit: reuse the calibration saved in `file` instead of calibrating the target again")
+	wake := wakeFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := checkWake(*wake); err != nil {
+		return err
+	}
+	// The pool manager's costs, measured (or read from the cache) once the
+	// input is known good, right before the first prediction.
+	pl := model.Planner{Seed: *seed}
+	costsKnown := false
+	costs := func() error {
+		if costsKnown {
+			return nil
+		}
+		costsKnown = true
+		var err error
+		pl.Costs, pl.CostsSaid, err = modelCosts(ctx, *wake)
 		return err
 	}
 	if *timeout < 0 {
@@ -119,12 +149,15 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return err
 		}
 		p.Thresholds = append(p.Thresholds, extra...)
-		steps = model.PredictPlan(p, *seed)
+		if err := costs(); err != nil {
+			return err
+		}
+		steps = pl.Plan(p)
 		if allFailed(steps) {
 			return badinput.Errorf("%s: nothing to model: %v", p.File, steps[0].Err)
 		}
 		if *knee {
-			if knees, err = model.PlanKnees(p, *kneeScenario, *seed, ko); err != nil {
+			if knees, err = pl.Knees(p, *kneeScenario, ko); err != nil {
 				return err
 			}
 		}
@@ -132,14 +165,20 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if fs.NArg() > 0 || *cfgFile != "" || *recipeFile != "" {
 			return badinput.Field("-fit", "calibrates a live -target: give no plan, -config or -recipe with it")
 		}
-		if *target == "" {
+		if *target == "" && *fitLoad == "" {
 			return badinput.Field("-target", "give the request line to calibrate, e.g. -target 'GET http://127.0.0.1:8080/page'")
+		}
+		if *fitLoad != "" && *fitSave != "" {
+			return badinput.Field("-fit-save", "give -fit-load (reuse a calibration) or -fit-save (keep a new one), not both")
 		}
 		if *fitStep < 100*time.Millisecond || *fitStep > time.Minute {
 			return badinput.Field("-fit-step", "want 100ms to 1m, got %v", *fitStep)
 		}
 		if *fitMaxRate < 20 || *fitMaxRate > 1e6 {
 			return badinput.Field("-fit-max-rate", "want 20 to 1000000 req/s, got %v", *fitMaxRate)
+		}
+		if *fitBudget < 10 {
+			return badinput.Field("-fit-budget", "want at least 10 requests, got %d", *fitBudget)
 		}
 		if *timeout <= 0 {
 			return badinput.Field("-timeout", "want a positive duration, got %v", *timeout)
@@ -155,14 +194,29 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if err := checkWorkers(scheds, *workers); err != nil {
 			return err
 		}
-		f, err := blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
-			MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
-		var bad *blackbox.BadTargetError
-		switch {
-		case errors.As(err, &bad):
-			return badinput.Field("-target", "%s", bad.Msg)
-		case err != nil:
-			return err
+		var f *blackbox.Fit
+		if *fitLoad != "" {
+			if f, err = blackbox.Load(*fitLoad); err != nil {
+				return err
+			}
+			if *target != "" && *target != f.Target {
+				return badinput.Field("-target", "%s holds a fit of %q, not of %q: leave -target out, or calibrate it", *fitLoad, f.Target, *target)
+			}
+		} else {
+			f, err = blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
+				MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
+			var bad *blackbox.BadTargetError
+			switch {
+			case errors.As(err, &bad):
+				return badinput.Field("-target", "%s", bad.Msg)
+			case err != nil:
+				return err
+			}
+			if *fitSave != "" {
+				if err := blackbox.Save(*fitSave, f); err != nil {
+					return badinput.Field("-fit-save", "%v", err)
+				}
+			}
 		}
 		w := stdout
 		if *typ == "json" {
@@ -175,12 +229,12 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 				return err
 			}
 			in.Scenarios[0].Workers = *workers
-			pr, err := model.Predict(in)
+			pr, iv, err := f.Predict(sch, *timeout, *seed, *workers)
 			if err != nil {
 				return badinput.Errorf("%v", err)
 			}
-			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + *target,
-				Configuration: "fitted queue", Prediction: pr, Notes: f.Notes})
+			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + f.Target,
+				Configuration: "fitted queue", Prediction: pr, Notes: f.Notes, Interval: iv, Fit: f.Summary()})
 		}
 		if *knee {
 			k, err := model.SearchKnee(in, "attack", extra, ko)
@@ -209,13 +263,17 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			if in, err = quickInput(*cfgFile, *recipeFile, sch, *path, *timeout, *seed); err != nil {
 				return err
 			}
+			if err := costs(); err != nil {
+				return err
+			}
+			in.Costs = pl.Costs
 			in.Scenarios[0].Workers = *workers
 			pr, err := model.Predict(in)
 			if err != nil {
 				return badinput.Errorf("%v", err)
 			}
 			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + *path,
-				Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported})
+				Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported, Costs: pl.CostsSaid})
 		}
 		if *knee {
 			k, err := model.SearchKnee(in, "attack", extra, ko)

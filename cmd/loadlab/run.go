@@ -63,6 +63,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	uiToken := fs.String("ui-token", "", "the `token` the live view requires; default none on loopback, generated elsewhere")
 	var arch archiveFlags
 	arch.register(fs, "run folder")
+	wake := wakeFlag(fs)
 	fitStep := fs.Duration("fit-step", 2*time.Second, "the `length` of each calibration probe of a scenario with calibrate: true (longer narrows the fit)")
 	repeat := fs.Int("repeat", 0, "run every step (every cell of the steps or the matrix) `n` times, interleaved (all steps, then all again), so drift falls on every cell; each step records its replicate in the variable repeat; loadlab compare reads the replicates of a cell as one side; the plan key repeat: does the same (not both)")
 	var set overrideFlag
@@ -71,6 +72,9 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return err
 	}
 	if err := export.check(); err != nil {
+		return err
+	}
+	if err := checkWake(*wake); err != nil {
 		return err
 	}
 	if *fitStep < 100*time.Millisecond || *fitStep > time.Minute {
@@ -144,8 +148,15 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return err
 	}
 	defer ex.close(stderr)
+	costs, costsSaid, err := modelCosts(ctx, *wake)
+	if err != nil {
+		return err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "model: %s\n", costsSaid)
+	}
 	res, err := experiment.Run(ctx, experiment.Options{Plan: p, Out: dir, Version: version(), Log: log, Live: lv, Exporters: ex.list(),
-		Model: &blackbox.Planner{Planner: model.Planner{Seed: 1}, Step: *fitStep, Log: log}})
+		Model: &blackbox.Planner{Planner: model.Planner{Seed: 1, Costs: costs, CostsSaid: costsSaid}, Step: *fitStep, Log: log}})
 	if lv != nil {
 		lv.Close(liveLinger)
 	}

@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 		os.Exit(kubectlStandin(spec, os.Args[1:]))
 	}
 	childRaceOptions()
+	// The model's predictions in tests assume the reference machine's
+	// costs: the same figures on every machine (TestModelWake measures).
+	os.Setenv("LOADLAB_WAKE", "reference")
 	code := m.Run()
 	pgtest.StopShared() // the archive tests' Postgres, when they started one
 	removeSharedFixtures()

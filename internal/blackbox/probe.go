@@ -31,9 +31,23 @@ type Probe struct {
 	// successful and failed requests.
 	OKLatencies   []time.Duration `json:"-"`
 	FailLatencies []time.Duration `json:"-"`
+	// Blocks is how many time blocks the probe was cut into, LeftOut how
+	// many of them the machine disturbed (a pause met a request in
+	// flight): left out of the fit. LongestPause is the longest pause
+	// seen during the probe, LagP99 the 99th percentile of the
+	// generator's schedule lag (sent − due).
+	Blocks       int           `json:"blocks"`
+	LeftOut      int           `json:"left_out"`
+	LongestPause time.Duration `json:"longest_pause,omitempty"`
+	LagP99       time.Duration `json:"lag_p99"`
 	// firstOK and lastOK are when the first and the last successful
 	// answer arrived.
 	firstOK, lastOK time.Time
+	// samples are the probe's requests, pauses what the control probe
+	// saw, blocks the probe cut in time (see cut).
+	samples []sample
+	pauses  []pause
+	blocks  []block
 }
 
 // Success is the ratio of successful answers.
@@ -48,7 +62,12 @@ func (p *Probe) Success() float64 {
 // successful answer and the last: a target past its knee keeps answering
 // its backlog after the probe's last request at the same pace, so this
 // is its service rate, where OK / Duration would count the backlog twice.
+// Time blocks the machine disturbed are left out (their answers and
+// their time), unless every block was.
 func (p *Probe) Throughput() float64 {
+	if x, ok := throughputOf(p.paceBlocks()); ok {
+		return x
+	}
 	if span := p.lastOK.Sub(p.firstOK); p.OK > 1 && span > 0 {
 		return float64(p.OK-1) / span.Seconds()
 	}
@@ -100,8 +119,12 @@ func (p *Probe) String() string {
 	if p.Users > 0 {
 		load = fmt.Sprintf("%d users", p.Users)
 	}
-	return fmt.Sprintf("%s for %v: %d sent, %.1f%% ok, p50 %v, p99 %v (%s)", load, p.Duration, p.Sent, 100*p.Success(),
+	s := fmt.Sprintf("%s for %v: %d sent, %.1f%% ok, p50 %v, p99 %v (%s)", load, p.Duration, p.Sent, 100*p.Success(),
 		quantile(p.OKLatencies, 0.5).Round(time.Microsecond), quantile(p.OKLatencies, 0.99).Round(time.Microsecond), strings.Join(codes, " "))
+	if p.LeftOut > 0 {
+		s += fmt.Sprintf("; %d of %d blocks left out: the machine paused (longest %v, lag p99 %v)", p.LeftOut, p.Blocks, round(p.LongestPause), round(p.LagP99))
+	}
+	return s
 }
 
 func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
@@ -127,7 +150,9 @@ func (c *calibration) closedProbe(ctx context.Context, n int, d time.Duration) (
 }
 
 // attack runs one probe: the schedule spec, the rate it stands for (0:
-// closed loop of users workers).
+// closed loop of users workers). It sends no request past the
+// calibration's budget (the targets end there) and stops sending at its
+// deadline; the control probe watches the machine meanwhile.
 func (c *calibration) attack(ctx context.Context, spec string, rate float64, users int, d time.Duration) (*Probe, error) {
 	sch, err := schedule.Parse(spec, d)
 	if err != nil {
@@ -141,15 +166,20 @@ func (c *calibration) attack(ctx context.Context, spec string, rate float64, use
 	o.Name = "calibration"
 	o.Schedule = sch
 	o.Timeout = c.opts.Timeout
+	o.Redirects = -1 // a redirect was resolved before: one request here is one at the target
 	if users > 0 {
 		o.MaxWorkers = users
 	}
-	atk, err := attack.New(tr, o)
+	atk, err := attack.New(&capped{tr: tr, sent: &c.sent, max: c.opts.Budget}, o)
 	if err != nil {
 		return nil, err
 	}
+	c.probes++
+	pctx, cancel := context.WithDeadline(ctx, c.deadline)
+	defer cancel()
 	p := &Probe{Rate: rate, Users: users, Duration: d, Codes: map[int]uint64{}, Errors: map[string]uint64{}}
-	err = atk.Run(ctx, func(r *results.Result) {
+	w := startWatch()
+	err = atk.Run(pctx, func(r *results.Result) {
 		if r.Dropped() {
 			p.Codes[0]++
 			p.Sent++
@@ -158,6 +188,7 @@ func (c *calibration) attack(ctx context.Context, spec string, rate float64, use
 		}
 		p.Sent++
 		p.Codes[int(r.Code)]++
+		p.samples = append(p.samples, sample{due: r.Due, sent: r.Sent, latency: r.Latency, ok: r.Success()})
 		if r.Success() {
 			p.OK++
 			p.OKLatencies = append(p.OKLatencies, r.Latency)
@@ -175,7 +206,11 @@ func (c *calibration) attack(ctx context.Context, spec string, rate float64, use
 			p.Errors[r.Error]++
 		}
 	})
-	c.spent += p.Sent
+	p.pauses = w.end()
+	if err != nil && ctx.Err() == nil && pctx.Err() != nil {
+		err = nil // the calibration's own deadline: the caller says so
+	}
+	p.cut(c.gap(p))
 	if c.opts.Log != nil {
 		fmt.Fprintf(c.opts.Log, "calibration: %s\n", p)
 	}

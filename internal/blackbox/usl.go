@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
-
-	"github.com/loadlab/loadlab/internal/origin/recipe"
 )
 
 // Level is one closed probe of the contention fit: Users requests in
@@ -19,6 +17,7 @@ type Level struct {
 	Response   time.Duration `json:"response"`
 	Throughput float64       `json:"throughput"`
 	latencies  []time.Duration
+	probe      *Probe
 }
 
 // USL is the Universal Scalability Law fitted to the throughput at
@@ -123,9 +122,10 @@ func fitUSL(levels []Level) (lambda, sigma, kappa float64) {
 	return lambda, sigma, kappa
 }
 
-// newUSL fits levels and bootstraps the fit: each level's answers drawn
-// again with replacement, 400 times, with a fixed seed so a calibration
-// reads the same way twice.
+// newUSL fits levels and bootstraps the fit: each level's time blocks
+// (its answers, for a level without a probe's blocks) drawn again with
+// replacement, 400 times, with a fixed seed so a calibration reads the
+// same way twice.
 func newUSL(levels []Level) *USL {
 	for i := range levels {
 		levels[i].Response = mean(levels[i].latencies)
@@ -148,10 +148,23 @@ func newUSL(levels []Level) *USL {
 	for range rounds {
 		for i, l := range levels {
 			var sum time.Duration
-			for range l.latencies {
-				sum += l.latencies[rng.IntN(len(l.latencies))]
+			var n int
+			if bs := l.blocks(); len(bs) >= 2 {
+				// The probe's time blocks, drawn again whole: answers of
+				// one moment share the machine's state.
+				for range bs {
+					for _, x := range bs[rng.IntN(len(bs))] {
+						sum += x
+						n++
+					}
+				}
+			} else {
+				for range l.latencies {
+					sum += l.latencies[rng.IntN(len(l.latencies))]
+				}
+				n = len(l.latencies)
 			}
-			again[i] = Level{Users: l.Users, Response: sum / time.Duration(max(1, len(l.latencies)))}
+			again[i] = Level{Users: l.Users, Response: sum / time.Duration(max(1, n))}
 		}
 		la, s, k := fitUSL(again)
 		lambdas, sigmas, kappas = append(lambdas, la), append(sigmas, s), append(kappas, k)
@@ -220,7 +233,6 @@ func (c *calibration) fitContention(ctx context.Context, f *Fit, sat *Probe, low
 			return err
 		}
 		levels, done = append(levels, more...), top
-		f.Requests = c.spent
 		if len(levels) < 2 {
 			return nil
 		}
@@ -230,17 +242,18 @@ func (c *calibration) fitContention(ctx context.Context, f *Fit, sat *Probe, low
 			return nil
 		}
 		if round == 0 {
+			if levels[0].probe != nil {
+				c.keep(levels[0].probe)
+			}
 			service, _ := dropOutliers(append(slices.Clone(low), levels[0].latencies...))
-			emp, err := recipe.NewEmpirical(service, 200)
-			if err != nil {
+			if err := f.setService(service); err != nil {
 				return err
 			}
-			f.Service, f.ServiceMean, f.ServiceMeanCI = emp, mean(service), meanCI(service)
 		}
 		was := f.Servers
 		var capped bool
-		if f.Servers, capped = u.serversFor(sat.Throughput(), f.ServiceMean, lowest); capped {
-			f.Notes = append(f.Notes, fmt.Sprintf("the saturated throughput (%.1f/s) is above what the fitted contention allows even %d servers (σ read too high?): the servers are capped there, so the capacity and the knee are low", sat.Throughput(), f.Servers))
+		if f.Servers, capped = u.serversFor(c.satThroughput(), f.ServiceMean, lowest); capped {
+			f.Notes = append(f.Notes, fmt.Sprintf("the saturated throughput (%.1f/s) is above what the fitted contention allows even %d servers (σ read too high?): the servers are capped there, so the capacity and the knee are low", c.satThroughput(), f.Servers))
 			stop = true
 		}
 		scale := float64(f.Servers) / float64(was)
@@ -268,11 +281,11 @@ func (c *calibration) levels(ctx context.Context, f *Fit, done, top int) (levels
 			continue
 		}
 		cost := uint64(float64(n) / f.ServiceMean.Seconds() * d.Seconds())
-		if c.spent+cost > c.opts.Budget {
-			f.Notes = append(f.Notes, fmt.Sprintf("the contention probes stopped at %d users: the budget of %d requests", n, c.opts.Budget))
+		if !c.room(cost, d) {
+			f.Notes = append(f.Notes, fmt.Sprintf("the contention probes stopped at %d users: the budget of %d requests, the probes or the time", n, c.opts.Budget))
 			return levels, true, nil
 		}
-		p, err := c.closedProbe(ctx, n, d)
+		p, err := c.steady(ctx, f, 0, n, d)
 		if err != nil {
 			return nil, true, err
 		}
@@ -281,7 +294,7 @@ func (c *calibration) levels(ctx context.Context, f *Fit, done, top int) (levels
 			f.Notes = append(f.Notes, fmt.Sprintf("the contention probes stopped at %d users: %.1f%% succeeded", n, 100*p.Success()))
 			return levels, true, nil
 		}
-		levels = append(levels, Level{Users: n, latencies: p.OKLatencies})
+		levels = append(levels, Level{Users: n, latencies: p.keptOK(), probe: p})
 	}
 	return levels, false, nil
 }
@@ -293,4 +306,19 @@ func (f *Fit) slowdown(n int) float64 {
 		return 1
 	}
 	return f.USL.Factor(n)
+}
+
+// blocks are the successful latencies of the level's probe, block by kept
+// block (none without a probe).
+func (l Level) blocks() [][]time.Duration {
+	if l.probe == nil {
+		return nil
+	}
+	var out [][]time.Duration
+	for _, b := range l.probe.keptBlocks() {
+		if len(b.ok) > 0 {
+			out = append(out, b.ok)
+		}
+	}
+	return out
 }

@@ -6,19 +6,36 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
 )
 
-// PredictPlan models every step of a plan.
+// PredictPlan models every step of a plan with the reference costs.
 func PredictPlan(p *plan.Plan, seed uint64) []StepPrediction {
+	return Planner{Seed: seed}.Plan(p)
+}
+
+// Plan models every step of a plan.
+func (pl Planner) Plan(p *plan.Plan) []StepPrediction {
 	out := make([]StepPrediction, 0, len(p.Steps))
 	for _, st := range p.Steps {
-		out = append(out, PredictStep(p, st, seed))
+		out = append(out, pl.Step(p, st))
 	}
 	return out
 }
 
-// PredictStep models one step of a plan.
+// PredictStep models one step of a plan with the reference costs.
 func PredictStep(p *plan.Plan, st *plan.Step, seed uint64) StepPrediction {
-	sp := StepPrediction{Step: st.Index + 1, Name: st.Name, Configuration: p.Configuration(st)}
-	in, notes, err := StepInput(p, st, seed)
+	return Planner{Seed: seed}.Step(p, st)
+}
+
+// input is StepInput with the planner's costs.
+func (pl Planner) input(p *plan.Plan, st *plan.Step) (Input, []string, error) {
+	in, notes, err := StepInput(p, st, pl.Seed)
+	in.Costs = pl.Costs
+	return in, notes, err
+}
+
+// Step models one step of a plan.
+func (pl Planner) Step(p *plan.Plan, st *plan.Step) StepPrediction {
+	sp := StepPrediction{Step: st.Index + 1, Name: st.Name, Configuration: p.Configuration(st), Costs: pl.CostsSaid}
+	in, notes, err := pl.input(p, st)
 	sp.Notes = notes
 	if err != nil {
 		sp.Err = err
@@ -34,11 +51,17 @@ func PredictStep(p *plan.Plan, st *plan.Step, seed uint64) StepPrediction {
 	return sp
 }
 
-// PlanKnees searches the knee of every configuration of a plan: the
-// highest rate of scenario (the step's fastest constant-rate scenario when
-// "") that meets the plan's thresholds, starting from the configuration's
-// first step.
+// PlanKnees searches the knee of every configuration of a plan with the
+// reference costs (Planner.Knees).
 func PlanKnees(p *plan.Plan, scenario string, seed uint64, o KneeOptions) ([]Knee, error) {
+	return Planner{Seed: seed}.Knees(p, scenario, o)
+}
+
+// Knees searches the knee of every configuration of a plan: the highest
+// rate of scenario (the step's fastest constant-rate scenario when "")
+// that meets the plan's thresholds, starting from the configuration's
+// first step.
+func (pl Planner) Knees(p *plan.Plan, scenario string, o KneeOptions) ([]Knee, error) {
 	var knees []Knee
 	seen := map[string]bool{}
 	for _, st := range p.Steps {
@@ -47,7 +70,7 @@ func PlanKnees(p *plan.Plan, scenario string, seed uint64, o KneeOptions) ([]Kne
 			continue
 		}
 		seen[conf] = true
-		in, _, err := StepInput(p, st, seed)
+		in, _, err := pl.input(p, st)
 		if err != nil {
 			return knees, err
 		}
@@ -97,20 +120,28 @@ func fastest(in Input) string {
 	return best
 }
 
-// Planner is the model as `loadlab run` uses it (experiment.Modeller):
-// predictions and knees of a plan's steps, with a fixed seed so a run's
-// predictions are repeatable.
-type Planner struct{ Seed uint64 }
+// Planner is the model as `loadlab run` and `loadlab model` use it
+// (experiment.Modeller): predictions and knees of a plan's steps, with a
+// fixed seed so a run's predictions are repeatable, and the serial
+// manager's costs to assume.
+type Planner struct {
+	Seed uint64
+	// Costs are the costs to assume (zero: DefaultCosts, the reference
+	// machine's); CostsSaid says which they are, for the predictions'
+	// output ("" says nothing).
+	Costs     Costs
+	CostsSaid string
+}
 
 // Predict models step st of p, as summary.json keeps it.
 func (pl Planner) Predict(p *plan.Plan, st *plan.Step) *summary.StepModel {
-	return PredictStep(p, st, pl.Seed).Summary()
+	return pl.Step(p, st).Summary()
 }
 
 // Knee searches the highest rate of scenario in st's configuration that
 // meets ths; false when the model does not cover the step or finds none.
 func (pl Planner) Knee(p *plan.Plan, st *plan.Step, scenario string, ths []threshold.Threshold, precision, max float64) (float64, bool) {
-	in, notes, err := StepInput(p, st, pl.Seed)
+	in, notes, err := pl.input(p, st)
 	if err != nil || len(notes) > 0 {
 		return 0, false
 	}

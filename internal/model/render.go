@@ -21,6 +21,14 @@ type StepPrediction struct {
 	ClosedForms   []prediction.ClosedForm
 	Notes         []string // what the model left out
 	Err           error    // the step could not be modelled
+	// Interval, when the prediction rests on measured parameters (a
+	// fitted queue), is its range over their intervals; Fit is those
+	// parameters, as JSON rows carry them.
+	Interval *Interval
+	Fit      any
+	// Costs says which of the serial manager's costs the prediction
+	// assumed (measured on this machine, or a reference machine's).
+	Costs string
 }
 
 // Row is one step and scenario in the JSON output. Its names are stable:
@@ -35,6 +43,9 @@ type Row struct {
 	ClosedForms []prediction.ClosedForm `json:"closed_forms,omitempty"`
 	Unsupported []string                `json:"unsupported,omitempty"`
 	Knee        *Knee                   `json:"knee,omitempty"`
+	Interval    *Interval               `json:"interval,omitempty"`
+	Fit         any                     `json:"fit,omitempty"`
+	Costs       string                  `json:"costs,omitempty"`
 }
 
 // Rows flattens steps into one row per step and scenario.
@@ -47,7 +58,7 @@ func Rows(steps []StepPrediction) []Row {
 		for _, s := range sp.Prediction.Scenarios {
 			rows = append(rows, Row{Step: sp.Step, StepName: sp.Name, Configuration: sp.Configuration,
 				ScenarioPrediction: s, Pools: sp.Prediction.Pools, Breakers: sp.Prediction.Breakers,
-				ClosedForms: sp.ClosedForms, Unsupported: sp.Notes})
+				ClosedForms: sp.ClosedForms, Unsupported: sp.Notes, Interval: sp.Interval, Fit: sp.Fit, Costs: sp.Costs})
 		}
 	}
 	return rows
@@ -86,6 +97,9 @@ func WriteText(w io.Writer, steps []StepPrediction, knees []Knee) {
 		}
 		for _, s := range sp.Prediction.Scenarios {
 			writeScenario(w, s)
+			if sp.Interval != nil && len(sp.Prediction.Scenarios) == 1 {
+				writeInterval(w, sp.Interval)
+			}
 		}
 		for _, ps := range sp.Prediction.Pools {
 			writePool(w, ps)
@@ -95,6 +109,9 @@ func WriteText(w io.Writer, steps []StepPrediction, knees []Knee) {
 		}
 		for _, cf := range sp.ClosedForms {
 			writeClosedForm(w, cf)
+		}
+		if sp.Costs != "" {
+			fmt.Fprintf(w, "  costs: %s\n", sp.Costs)
 		}
 		fmt.Fprintln(w)
 	}

@@ -1,0 +1,57 @@
+package blackbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestThreeFitsAgree: three calibrations of the same real loopback target
+// with a known queue (4 workers of 20 ms, a wait of up to 100 ms, then
+// 503: 200 req/s) agree within their own intervals: each pair's
+// capacity, service-time and // servers intervals too. Each stays within its budget. (On a quiet
+// machine the three agree within 2%; on a loaded one the intervals widen
+// with the pauses, and still hold each other.)
+func TestThreeFitsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibrates a live target three times, about 10 s each")
+	}
+	q := startQueue(t, 4, 20*time.Millisecond, 100*time.Millisecond)
+	var fits []*Fit
+	for i := range 3 {
+		before := q.received.Load()
+		var log strings.Builder
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		f, err := Calibrate(ctx, Options{Target: "GET " + q.URL + "/", Step: time.Second, Timeout: 2 * time.Second, MaxRate: 800, Budget: 2500, Log: &log})
+		cancel()
+		if err != nil {
+			t.Fatalf("fit %d: %v\n%s", i+1, err, log.String())
+		}
+		var b strings.Builder
+		WriteFit(&b, f)
+		t.Logf("fit %d:\n%s%s", i+1, log.String(), b.String())
+		if got := q.received.Load() - before; got > f.Worst.Requests {
+			t.Errorf("fit %d: the target received %d requests, announced at most %d", i+1, got, f.Worst.Requests)
+		}
+		if f.Queue != QueueBounded {
+			t.Fatalf("fit %d: queue %s, want bounded (the target refuses after 100 ms)", i+1, f.Queue)
+		}
+		fits = append(fits, f)
+	}
+	overlap := func(a, b [2]float64) bool { return a[0] <= b[1] && b[0] <= a[1] }
+	secs := func(d [2]time.Duration) [2]float64 { return [2]float64{d[0].Seconds(), d[1].Seconds()} }
+	var summary []string
+	for i, f := range fits {
+		summary = append(summary, fmt.Sprintf("%d servers (%.1f..%.1f), capacity %.1f/s (%.1f..%.1f), service %v (%v..%v)",
+			f.Servers, f.ServersCI[0], f.ServersCI[1], f.Capacity, f.CapacityCI[0], f.CapacityCI[1], round(f.ServiceMean), round(f.ServiceMeanCI[0]), round(f.ServiceMeanCI[1])))
+		for _, g := range fits[i+1:] {
+			if !overlap(f.CapacityCI, g.CapacityCI) || !overlap(f.ServersCI, g.ServersCI) || !overlap(secs(f.ServiceMeanCI), secs(g.ServiceMeanCI)) {
+				t.Errorf("two fits disagree beyond their intervals: servers %v vs %v, capacity %v vs %v, service %v vs %v",
+					f.ServersCI, g.ServersCI, f.CapacityCI, g.CapacityCI, f.ServiceMeanCI, g.ServiceMeanCI)
+			}
+		}
+	}
+	t.Logf("three fits:\n  %s", strings.Join(summary, "\n  "))
+}
