@@ -18,6 +18,8 @@ import (
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
+	"github.com/loadlab/loadlab/internal/runblock/probe"
 	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -71,6 +73,11 @@ type Outcome struct {
 	// Stats holds each attack's final counters, in the Job's order (zero
 	// for one that did not start).
 	Stats []attack.Stats
+	// Machine is what the machine did while the attacks ran, as a probe
+	// measured it (package runblock/probe): the generator's CPU, its
+	// saturated share, the machine's busy and steal shares; the lag
+	// fields are Unknown (each attack's results tell them).
+	Machine runblock.Health
 }
 
 // Err is the first attack's error that is not nil.
@@ -112,6 +119,7 @@ func Run(ctx context.Context, job Job) Outcome {
 		shared = append(shared, win)
 	}
 
+	pr := probe.Start()
 	var wg sync.WaitGroup
 	for i, rn := range runs {
 		if rn == nil {
@@ -129,6 +137,7 @@ func Run(ctx context.Context, job Job) Outcome {
 		}()
 	}
 	wg.Wait()
+	out.Machine = pr.Stop()
 	if win != nil {
 		win.stop() // before the cause is read: no stop after the end
 	}

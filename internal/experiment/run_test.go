@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -151,6 +152,18 @@ thresholds: ["success > 99%", "search: p99 < 1ns"]
 		if st.Peaks["build pool_in_use"] != 3 {
 			t.Errorf("sampled peaks %v", st.Peaks)
 		}
+		// every scenario and step records what the machine did to it
+		for _, sc := range st.Scenarios {
+			if h := sc.Health; h == nil || h.LagP99 < 0 || h.Noise < 0 || (runtime.GOOS == "linux" && (h.GeneratorCPU <= 0 || h.Busy <= 0)) {
+				t.Errorf("step %s scenario %s health %+v", st.Name, sc.Name, h)
+			}
+		}
+		if st.Health == nil || st.Health.LagP99 != max(st.Scenarios[0].Health.LagP99, st.Scenarios[1].Health.LagP99) {
+			t.Errorf("step %s health %+v", st.Name, st.Health)
+		}
+	}
+	if s.Health == nil || (runtime.GOOS == "linux" && s.Health.Busy <= 0) {
+		t.Errorf("the run's health %+v", s.Health)
 	}
 	if res.ExitCode != ExitThresholds {
 		t.Errorf("exit %d, want %d (p99 < 1ns must fail)", res.ExitCode, ExitThresholds)

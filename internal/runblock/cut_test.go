@@ -2,6 +2,7 @@ package runblock
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,20 @@ func TestHealthText(t *testing.T) {
 	}
 	if noisy, _ := u.Judge(); noisy {
 		t.Error("an unknown health judged noisy")
+	}
+}
+
+func TestCombine(t *testing.T) {
+	quiet := LagHealth(time.Millisecond/10, time.Millisecond, 100*time.Millisecond).WithMachine(Health{GeneratorCPU: 0.2, GeneratorSaturated: 0, Busy: 0.2, Steal: 0})
+	paused := LagHealth(time.Millisecond, 300*time.Millisecond, 400*time.Millisecond).WithMachine(Health{GeneratorCPU: 0.5, GeneratorSaturated: 0.5, Busy: 0.8, Steal: 0.1})
+	c := Combine([]Health{quiet, paused, UnknownHealth()}, []time.Duration{3 * time.Second, time.Second, time.Second})
+	if c.LagP99 != 300*time.Millisecond || c.LagP50 != time.Millisecond || c.Noise != 0.75 {
+		t.Errorf("lag of the whole %v/%v noise %v: want the worst part's", c.LagP50, c.LagP99, c.Noise)
+	}
+	if math.Abs(c.Busy-0.35) > 1e-9 || math.Abs(c.GeneratorCPU-0.275) > 1e-9 || math.Abs(c.Steal-0.025) > 1e-9 || math.Abs(c.GeneratorSaturated-0.125) > 1e-9 {
+		t.Errorf("shares %+v: want the means weighted by wall time", c)
+	}
+	if u := Combine(nil, nil); u.Known() {
+		t.Errorf("the health of nothing: %+v", u)
 	}
 }

@@ -89,3 +89,38 @@ func (h Health) Line() string {
 	}
 	return line
 }
+
+// Combine is the health of a whole made of parts that ran one after the
+// other (a run's steps) or at once (a step's scenarios), each weighted
+// by its wall time: the machine's shares and the generator's CPU are the
+// weighted means of the parts that measured them; the lag and Noise are
+// the worst part's, since one noisy part is enough to doubt the whole.
+func Combine(parts []Health, weights []time.Duration) Health {
+	out := UnknownHealth()
+	var sum [4]float64
+	var wsum [4]float64
+	for i, p := range parts {
+		w := 1.0
+		if i < len(weights) && weights[i] > 0 {
+			w = weights[i].Seconds()
+		}
+		for j, v := range [4]float64{p.GeneratorCPU, p.GeneratorSaturated, p.Busy, p.Steal} {
+			if known(v) {
+				sum[j] += v * w
+				wsum[j] += w
+			}
+		}
+		if p.LagP99 >= 0 {
+			out.LagP50 = max(out.LagP50, p.LagP50)
+			out.LagP99 = max(out.LagP99, p.LagP99)
+			out.Noise = max(out.Noise, p.Noise)
+		}
+	}
+	dst := [4]*float64{&out.GeneratorCPU, &out.GeneratorSaturated, &out.Busy, &out.Steal}
+	for j := range dst {
+		if wsum[j] > 0 {
+			*dst[j] = sum[j] / wsum[j]
+		}
+	}
+	return out
+}
