@@ -144,7 +144,7 @@ func (c *Cutter) Blocks() []Block {
 				lat, _ = hdrhistogram.Decode(b.latEnc)
 				lag, _ = hdrhistogram.Decode(b.lagEnc)
 			}
-			blk.LagP99 = time.Duration(lag.ValueAtQuantile(99)) * metrics.HistogramUnit
+			blk.LagP99 = quantile(lag, 99)
 			blk.Hist, _ = lat.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		}
 		out = append(out, blk)
@@ -164,7 +164,15 @@ func (c *Cutter) Health() Health {
 		return UnknownHealth()
 	}
 	return LagHealth(
-		time.Duration(c.lag.ValueAtQuantile(50))*metrics.HistogramUnit,
-		time.Duration(c.lag.ValueAtQuantile(99))*metrics.HistogramUnit,
-		time.Duration(c.latency.ValueAtQuantile(99))*metrics.HistogramUnit)
+		quantile(c.lag, 50), quantile(c.lag, 99), quantile(c.latency, 99))
+}
+
+// quantile is h's value at quantile q (0..100), 0 below the histograms'
+// resolution (on time), as metrics reports lags.
+func quantile(h *hdrhistogram.Histogram, q float64) time.Duration {
+	v := time.Duration(h.ValueAtQuantile(q)) * metrics.HistogramUnit
+	if v < metrics.HistogramLowest {
+		return 0
+	}
+	return v
 }
