@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/runblock"
 	"github.com/loadlab/loadlab/internal/shardset"
 )
 
@@ -18,6 +19,10 @@ import (
 type Options struct {
 	Name   string            // the runs' name (default: the plan's name, or the results file's)
 	Labels map[string]string // added to every run (over labels found in the files)
+	// Machine is the machine's part of the health of results files made
+	// just now (loadlab attack -archive measured it while it attacked);
+	// nil: Unknown, as results files do not hold it.
+	Machine *runblock.Health
 }
 
 // Bundles turns paths into the runs they hold, in the order given: each
@@ -157,12 +162,18 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 		labels[k] = v
 	}
 	f := figures(rep.m)
+	health := rep.health
+	if o.Machine != nil {
+		health = health.WithMachine(*o.Machine)
+	}
 	b := &archive.Bundle{
 		Run: archive.Run{Name: name, Labels: labels, Source: source, Command: strings.Join(command, " "),
-			Started: rep.m.Earliest, Ended: rep.m.End, Figures: f,
-			Steps: []archive.Step{{Index: 0, Name: name, Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Text: rep.text}}},
-		Histograms: map[archive.StepKey][]byte{{Step: 0}: rep.hist},
-		Scenarios:  map[string]archive.Figures{"": f},
+			Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Health: health,
+			Steps: []archive.Step{{Index: 0, Name: name, Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Text: rep.text, Health: health}}},
+		Histograms:     map[archive.StepKey][]byte{{Step: 0}: rep.hist},
+		Scenarios:      map[string]archive.Figures{"": f},
+		ScenarioHealth: map[string]runblock.Health{"": health},
+		Blocks:         map[archive.StepKey][]runblock.Block{{Step: 0}: rep.blocks},
 	}
 	if closed {
 		// A closed loop (attack -rate=0 -max-workers N, each shard with

@@ -11,6 +11,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
 	"github.com/loadlab/loadlab/internal/shardset"
 )
 
@@ -23,6 +24,10 @@ type fileReport struct {
 	metas    []*results.Meta
 	vegeta   bool // every file is vegeta's
 	warnings []string
+	// blocks are the results in time blocks, and health the lag part of
+	// their health (the machine's part is not in results files).
+	blocks []runblock.Block
+	health runblock.Health
 }
 
 // reportFiles reads paths as `loadlab report` reads them (shards checked
@@ -38,6 +43,7 @@ func reportFiles(paths []string) (fileReport, error) {
 		}
 	}()
 	rep.vegeta = true
+	cut := newCutter()
 	for _, p := range paths {
 		s, err := results.Open(p)
 		if err != nil {
@@ -45,11 +51,11 @@ func reportFiles(paths []string) (fileReport, error) {
 		}
 		s.Resync(true)
 		srcs = append(srcs, s)
-		in := report.Input{Name: p, Dec: s}
+		in := report.Input{Name: p, Dec: cut.decoder(s)}
 		if len(paths) == 1 { // several files are read in parallel by report already
 			pp := newPipe(s)
 			defer pp.Close()
-			in.Dec = pp
+			in.Dec = cut.decoder(pp)
 		}
 		if s.Meta != nil {
 			in.Shard = s.Meta.Shard
@@ -85,6 +91,7 @@ func reportFiles(paths []string) (fileReport, error) {
 		return rep, badinput.At(paths[0], 0, "holds no results: nothing to archive")
 	}
 	rep.m, rep.text = m, buf.String()
+	rep.blocks, rep.health = cut.blocks(), cut.health()
 	rep.hist, err = encodeHist(m.Latencies.Histogram())
 	return rep, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive/changepoint"
 	"github.com/loadlab/loadlab/internal/compare"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // Confidence is the level of the interval a change's size must exclude
@@ -25,6 +26,9 @@ type Source interface {
 	Points(ctx context.Context, f archive.Filter, scenario string) ([]archive.Point, error)
 	Get(ctx context.Context, id string) (*archive.Run, error)
 	Histogram(ctx context.Context, id string, step int, scenario string) ([]byte, error)
+	// Blocks is a step's scenario in time blocks (nil for a run archived
+	// before the archive kept them).
+	Blocks(ctx context.Context, id string, step int, scenario string) ([]runblock.Block, error)
 }
 
 // Options say which trend to compute.
