@@ -71,8 +71,8 @@ func TestArchiveHealthOfAPausedAttack(t *testing.T) {
 		t.Fatalf("list: exit %d %s %s", code, listed, errOut)
 	}
 	h := runs[0].Health
-	if h.LagP99 < 250*time.Millisecond || h.Noise <= runblock.NoisyLagShare || h.GeneratorCPU <= 0 || h.Busy <= 0 {
-		t.Errorf("the paused attack's health %+v: want a lag p99 of the pause (about 300ms), noisy, the machine measured", h)
+	if h.LagP99 < 150*time.Millisecond || h.Noise <= runblock.NoisyLagShare || h.GeneratorCPU <= 0 || h.Busy <= 0 {
+		t.Errorf("the paused attack's health %+v: want a lag p99 of the pause (the 5th of 30 requests due in it: about 250ms), noisy, the machine measured", h)
 	}
 	text, _, _ := loadlabBin(t, "", "archive", "list", "-db", db)
 	if hdr := lines(text)[0]; !strings.HasSuffix(hdr, "NOISE") || !strings.HasSuffix(lines(text)[1], "noisy") {
