@@ -52,6 +52,10 @@ type Point struct {
 	Started time.Time `json:"started"`
 	Value   Number    `json:"value"`  // the metric, in Unit
 	Change  bool      `json:"change"` // a change point: the first run after a change
+	// Health is what the machine did to the run (archive.Point.Health),
+	// and Noisy whether a verdict should not rest on it (Health.Judge).
+	Health runblock.Health `json:"health"`
+	Noisy  bool            `json:"noisy,omitempty"`
 }
 
 // Change is a change point of the series.
@@ -113,7 +117,8 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 	t := &Trend{Metric: o.Metric, Unit: o.Metric.Unit(), By: o.By, Scenario: o.Scenario, Points: []Point{}, Changes: []Change{}}
 	for i := range aps {
 		ap := &aps[i]
-		p := Point{ID: ap.ID, Slug: ap.Slug, Name: ap.Name, Started: ap.Started, Value: Number(o.Metric.value(&ap.Figures))}
+		p := Point{ID: ap.ID, Slug: ap.Slug, Name: ap.Name, Started: ap.Started, Value: Number(o.Metric.value(&ap.Figures)), Health: ap.Health}
+		p.Noisy, _ = ap.Health.Judge()
 		if o.By != "" {
 			v, ok := ap.Labels[o.By]
 			if !ok {
