@@ -12,7 +12,6 @@ import (
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
 	"github.com/loadlab/loadlab/internal/badinput"
-	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 func init() {
@@ -107,9 +106,6 @@ type archiveFlags struct {
 	// name names the archived run (the attack's -name); "" lets ingest
 	// name it from the plan or the results file.
 	name string
-	// machine is what the machine did while the attack ran (its results
-	// file does not hold it); nil for a run folder, whose summary.json does.
-	machine *runblock.Health
 }
 
 func (a *archiveFlags) register(fs *flag.FlagSet, what string) {
@@ -148,7 +144,7 @@ func (a *archiveFlags) add(ctx context.Context, path string, stdout, stderr io.W
 	later := fmt.Sprintf("add it later with: loadlab archive add -db %s%s%s %s", shellQuote(archive.Redact(a.db)), nameArg, labelArgs(a.labels), shellQuote(path))
 	// An interrupted attack or run is still archived (Ctrl-C is how an
 	// open-ended attack ends): the add is bounded work, in one transaction.
-	ids, err := archiveAdd(context.WithoutCancel(ctx), a.db, []string{path}, ingest.Options{Name: a.name, Labels: a.labels, Machine: a.machine}, stderr)
+	ids, err := archiveAdd(context.WithoutCancel(ctx), a.db, []string{path}, ingest.Options{Name: a.name, Labels: a.labels}, stderr)
 	for _, id := range ids {
 		fmt.Fprintf(stdout, "archived: %s\n", id)
 	}

@@ -323,6 +323,6 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if err != nil || outFile == nil {
 		return err
 	}
-	f.archive.name, f.archive.machine = f.name, &res.Machine
+	f.archive.name = f.name
 	return f.archive.add(ctx, f.output, stdout, stderr, nil)
 }

@@ -11,6 +11,7 @@ package attackrun
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -138,6 +139,14 @@ func Run(ctx context.Context, job Job) Outcome {
 	}
 	wg.Wait()
 	out.Machine = pr.Stop()
+	trailer := machineTrailer(out.Machine)
+	for i, rn := range runs {
+		if rn != nil {
+			if err := rn.close(trailer); err != nil && out.Errs[i] == nil {
+				out.Errs[i] = err
+			}
+		}
+	}
 	if win != nil {
 		win.stop() // before the cause is read: no stop after the end
 	}
@@ -234,23 +243,33 @@ func (rn *running) open() error {
 	return nil
 }
 
-// run waits the attack's start, runs it into sink and closes its stream.
+// run waits the attack's start and runs it into sink.
 func (rn *running) run(ctx context.Context, sink results.Sink) error {
-	var runErr error
 	if rn.started(ctx) {
-		runErr = rn.a.Run(ctx, sink.Add)
-	}
-	if rn.stream == nil {
-		return runErr
-	}
-	werr := rn.stream.Close()
-	if runErr != nil {
-		return runErr
-	}
-	if werr != nil {
-		return fmt.Errorf("writing results: %w", werr)
+		return rn.a.Run(ctx, sink.Add)
 	}
 	return nil
+}
+
+// close writes the end of the attack's results stream: its last results
+// and the trailer saying what the machine did while it ran.
+func (rn *running) close(t *results.Trailer) error {
+	if rn.stream == nil {
+		return nil
+	}
+	if err := rn.stream.CloseWith(t); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	return nil
+}
+
+// machineTrailer is the results streams' trailer holding h.
+func machineTrailer(h runblock.Health) *results.Trailer {
+	js, err := json.Marshal(h)
+	if err != nil {
+		return nil
+	}
+	return &results.Trailer{Health: js}
 }
 
 // started waits StartAfter; false when ctx was done first (the attack

@@ -3,6 +3,7 @@ package attackrun
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -58,6 +59,11 @@ func TestRunWritesAReadableStream(t *testing.T) {
 	}
 	if st := res.Stats[0]; n != 5 || st.Sent != 5 || st.Dropped != 0 {
 		t.Fatalf("%d results, counters %+v", n, st)
+	}
+	// the stream ends with what the machine did while the attack ran
+	var h runblock.Health
+	if tr := rd.Trailer(); tr == nil || json.Unmarshal(tr.Health, &h) != nil || h != res.Machine {
+		t.Errorf("trailer %+v, want the health %+v", rd.Trailer(), res.Machine)
 	}
 }
 

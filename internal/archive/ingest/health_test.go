@@ -2,11 +2,15 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/runblock"
 )
 
@@ -68,26 +72,79 @@ func TestOldRunFolderGetsBlocksAndLagHealth(t *testing.T) {
 }
 
 // Results files of every format loadlab reads (a version 1 stream,
-// vegeta's gob, CSV and JSON) are cut into blocks; a vegeta file has no
-// due times, so its lag is 0. The machine's part, which results files do
-// not hold, comes from Options.Machine when the attack that made them
-// measured it.
+// vegeta's gob, CSV and JSON) are cut into blocks and get the lag part of
+// their health (a vegeta file has no due times: its lag is 0); the
+// machine's part is Unknown, as they do not hold it.
 func TestResultsFilesGetBlocksAndHealth(t *testing.T) {
-	machine := runblock.Health{GeneratorCPU: 0.4, GeneratorSaturated: 0, Busy: 0.3, Steal: 0}
 	for _, f := range []string{"../../results/testdata/v1-stream.lll", "../../results/testdata/vegeta/mixed.bin",
 		"../../results/testdata/vegeta/mixed.csv", "../../results/testdata/vegeta/withbody.json"} {
-		bs, _, err := Bundles(context.Background(), []string{f}, Options{Machine: &machine})
+		bs, _, err := Bundles(context.Background(), []string{f}, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		b := bs[0]
 		blocksHold(t, f, b.Blocks[archive.StepKey{}], b.Run.Requests)
 		h := b.Run.Health
-		if h.LagP99 < 0 || h.Busy != 0.3 || h.GeneratorCPU != 0.4 || b.Run.Steps[0].Health != h || b.ScenarioHealth[""] != h {
+		if h.LagP99 < 0 || h.Busy != runblock.Unknown || h.GeneratorCPU != runblock.Unknown || b.Run.Steps[0].Health != h || b.ScenarioHealth[""] != h {
 			t.Errorf("%s: health %+v", f, h)
 		}
 		if b.Run.Source == "vegeta" && h.LagP99 != 0 {
 			t.Errorf("%s: a vegeta file's lag p99 %v", f, h.LagP99)
 		}
 	}
+}
+
+// withTrailer writes the results of file into a new stream ending in a
+// trailer holding machine, as loadlab attack writes one.
+func withTrailer(t *testing.T, file string, machine runblock.Health) string {
+	t.Helper()
+	src, err := results.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	out := filepath.Join(t.TempDir(), filepath.Base(file)+".lll")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := results.NewWriter(f, results.Meta{Generator: "loadlab test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var r results.Result
+		if src.Decode(&r) != nil {
+			break
+		}
+		if err := w.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js, _ := json.Marshal(machine)
+	if err := w.WriteTrailer(results.Trailer{Health: js}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The machine's part of a results file's health comes from its trailer,
+// the shards' combined for a split attack.
+func TestTrailerGivesTheMachinesHealth(t *testing.T) {
+	machine := runblock.Health{GeneratorCPU: 0.4, GeneratorSaturated: 0, Busy: 0.3, Steal: 0.01}
+	f := withTrailer(t, "../../results/testdata/v1-stream.lll", machine)
+	bs, _, err := Bundles(context.Background(), []string{f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bs[0]
+	h := b.Run.Health
+	if h.GeneratorCPU != 0.4 || h.Busy != 0.3 || h.Steal != 0.01 || h.LagP99 < 0 || b.Run.Steps[0].Health != h {
+		t.Errorf("health %+v, want the trailer's machine and the results' lag", h)
+	}
+	blocksHold(t, f, b.Blocks[archive.StepKey{}], b.Run.Requests)
 }

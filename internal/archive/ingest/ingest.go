@@ -19,10 +19,6 @@ import (
 type Options struct {
 	Name   string            // the runs' name (default: the plan's name, or the results file's)
 	Labels map[string]string // added to every run (over labels found in the files)
-	// Machine is the machine's part of the health of results files made
-	// just now (loadlab attack -archive measured it while it attacked);
-	// nil: Unknown, as results files do not hold it.
-	Machine *runblock.Health
 }
 
 // Bundles turns paths into the runs they hold, in the order given: each
@@ -163,8 +159,8 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 	}
 	f := figures(rep.m)
 	health := rep.health
-	if o.Machine != nil {
-		health = health.WithMachine(*o.Machine)
+	if rep.machine != nil { // the attack measured the machine (its stream's trailer)
+		health = health.WithMachine(*rep.machine)
 	}
 	b := &archive.Bundle{
 		Run: archive.Run{Name: name, Labels: labels, Source: source, Command: strings.Join(command, " "),

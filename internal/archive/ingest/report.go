@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -28,6 +29,9 @@ type fileReport struct {
 	// their health (the machine's part is not in results files).
 	blocks []runblock.Block
 	health runblock.Health
+	// machine is the machine's part of the health, from the files'
+	// trailers (the shards' combined); nil when none has one.
+	machine *runblock.Health
 }
 
 // reportFiles reads paths as `loadlab report` reads them (shards checked
@@ -92,6 +96,7 @@ func reportFiles(paths []string) (fileReport, error) {
 	}
 	rep.m, rep.text = m, buf.String()
 	rep.blocks, rep.health = cut.blocks(), cut.health()
+	rep.machine = trailerMachine(srcs)
 	rep.hist, err = encodeHist(m.Latencies.Histogram())
 	return rep, err
 }
@@ -125,4 +130,26 @@ func merged(ms []*metrics.Metrics) *metrics.Metrics {
 	}
 	out.Close()
 	return out
+}
+
+// trailerMachine is the machine's part of the health the sources'
+// trailers hold (every shard's combined); nil when none holds one. Read
+// once the sources were read to their end.
+func trailerMachine(srcs []*results.Source) *runblock.Health {
+	var parts []runblock.Health
+	for _, s := range srcs {
+		tr := s.Trailer()
+		if tr == nil || len(tr.Health) == 0 {
+			continue
+		}
+		h := runblock.UnknownHealth()
+		if json.Unmarshal(tr.Health, &h) == nil {
+			parts = append(parts, h)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	h := runblock.Combine(parts, nil)
+	return &h
 }

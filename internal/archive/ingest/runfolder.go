@@ -196,12 +196,15 @@ func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bund
 }
 
 // stepHealth is a step's scenario's health: the lag part from its
-// results, the machine's part from summary.json (Unknown in a folder
-// written before summary.json kept it).
+// results, the machine's part from summary.json, or its results stream's
+// trailer (Unknown in a folder written before loadlab measured it).
 func stepHealth(j *stepJob) runblock.Health {
 	h := j.rep.health
-	if j.sc.Health != nil {
+	switch {
+	case j.sc.Health != nil:
 		h = h.WithMachine(*j.sc.Health)
+	case j.rep.machine != nil:
+		h = h.WithMachine(*j.rep.machine)
 	}
 	return h
 }

@@ -2,7 +2,9 @@ package site
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/ingest"
+	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/runblock"
 )
 
@@ -33,7 +36,7 @@ func TestNoisyRunMarked(t *testing.T) {
 		path    string
 		machine runblock.Health
 	}{{"testdata/basic.bin", stolen}, {"testdata/withbody.bin", quiet}} {
-		bs, _, err := ingest.Bundles(ctx, []string{f.path}, ingest.Options{Machine: &f.machine})
+		bs, _, err := ingest.Bundles(ctx, []string{withTrailer(t, f.path, f.machine)}, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,6 +83,44 @@ func TestNoisyRunMarked(t *testing.T) {
 	if n := strings.Count(trend, `<span class="noisy"`); n != 2 || !strings.Contains(trend, `"noisy":[true,false,true]`) {
 		t.Errorf("the trend marks %d runs noisy:\n%s", n, grep(trend, "noisy"))
 	}
+}
+
+// withTrailer writes the results of file into a new stream ending in a
+// trailer holding machine, as loadlab attack writes one.
+func withTrailer(t *testing.T, file string, machine runblock.Health) string {
+	t.Helper()
+	src, err := results.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(file), ".bin")+".lll")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := results.NewWriter(f, results.Meta{Generator: "loadlab test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var r results.Result
+		if src.Decode(&r) != nil {
+			break
+		}
+		if err := w.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js, _ := json.Marshal(machine)
+	if err := w.WriteTrailer(results.Trailer{Health: js}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // grep is the lines of s containing word.
