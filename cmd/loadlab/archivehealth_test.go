@@ -120,3 +120,24 @@ func TestArchiveHealthOfAPausedAttack(t *testing.T) {
 		t.Errorf("%d requests in the blocks, want 500", n)
 	}
 }
+
+// `loadlab report` of an attack's results file says what the machine did
+// while it ran (the stream's trailer); of a file written before loadlab
+// recorded it, nothing.
+func TestReportMachineLine(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.lll")
+	if _, errOut, code := loadlabBin(t, "GET "+srv.URL+"/\n", "attack", "-rate", "40/s", "-duration", "1s", "-quiet", "-output", out); code != 0 {
+		t.Fatalf("attack: %s", errOut)
+	}
+	text, errOut, code := loadlabBin(t, "", "report", out)
+	if code != 0 || !strings.Contains(text, "\nMachine       generator CPU ") || !strings.Contains(text, "% of p99)") {
+		t.Errorf("report: exit %d %s\n%s", code, errOut, text)
+	}
+	old, _, code := loadlabBin(t, "", "report", "../../internal/results/testdata/v1-stream.lll")
+	if code != 0 || strings.Contains(old, "Machine") {
+		t.Errorf("report of a stream without a trailer:\n%s", old)
+	}
+}
