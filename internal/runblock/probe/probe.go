@@ -69,7 +69,7 @@ func (p *Probe) loop() {
 		case <-t.C:
 			r := read(p.readSelf)
 			p.mu.Lock()
-			p.interval(r)
+			p.interval(r, false)
 			p.mu.Unlock()
 		case <-p.stop:
 			return
@@ -77,10 +77,10 @@ func (p *Probe) loop() {
 	}
 }
 
-// interval counts the interval from the last reading to r. Called with
-// mu held.
-func (p *Probe) interval(r reading) {
-	if dt := r.t.Sub(p.last.t); r.cpuOK && p.last.cpuOK && dt >= minInterval {
+// interval counts the interval from the last reading to r, unless it is
+// the last one (at Stop) and too short to say. Called with mu held.
+func (p *Probe) interval(r reading, last bool) {
+	if dt := r.t.Sub(p.last.t); r.cpuOK && p.last.cpuOK && dt > 0 && (!last || dt >= minInterval) {
 		p.n++
 		if float64(r.cpu-p.last.cpu) >= SaturatedCore*float64(dt) {
 			p.hot++
@@ -106,7 +106,7 @@ func (p *Probe) Stop() runblock.Health {
 	r := read(p.readSelf)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.interval(r)
+	p.interval(r, true)
 	h := runblock.UnknownHealth()
 	if wall := r.t.Sub(p.start.t); r.cpuOK && p.start.cpuOK && wall > 0 {
 		h.GeneratorCPU = float64(r.cpu-p.start.cpu) / float64(wall)
@@ -123,3 +123,11 @@ func (p *Probe) Stop() runblock.Health {
 }
 
 func clamp01(f float64) float64 { return min(max(f, 0), 1) }
+
+// GeneratorMeasured reports whether this build reads the process's CPU
+// time (Linux, not built with loadlab_portable): elsewhere the
+// generator's CPU and saturated share are Unknown.
+func GeneratorMeasured() bool {
+	_, ok := selfCPU()
+	return ok
+}
