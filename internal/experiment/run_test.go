@@ -165,6 +165,9 @@ thresholds: ["success > 99%", "search: p99 < 1ns"]
 	if s.Health == nil || (probe.GeneratorMeasured() && s.Health.Busy <= 0) {
 		t.Errorf("the run's health %+v", s.Health)
 	}
+	if !strings.Contains(md, "While the attacks ran: ") || !strings.Contains(md, "% of p99)") {
+		t.Errorf("report.md does not say what the machine did")
+	}
 	if res.ExitCode != ExitThresholds {
 		t.Errorf("exit %d, want %d (p99 < 1ns must fail)", res.ExitCode, ExitThresholds)
 	}
