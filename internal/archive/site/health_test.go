@@ -79,6 +79,11 @@ func TestNoisyRunMarked(t *testing.T) {
 		}
 	}
 
+	cmp := mustGet(t, srv, "/compare?id="+ids["testdata/basic.bin"]+"&id="+ids["testdata/withbody.bin"])
+	if !strings.Contains(cmp, `<tr><td>machine</td><td>noisy <span class="noisy" title="noisy: the hypervisor stole 20% of the machine">noisy</span></td><td>lag `) {
+		t.Errorf("the compare page's machine row:\n%s", grep(cmp, "machine"))
+	}
+
 	trend := trendPage(t, srv, "/trend?metric=p99")
 	if n := strings.Count(trend, `<span class="noisy"`); n != 2 || !strings.Contains(trend, `"noisy":[true,false,true]`) {
 		t.Errorf("the trend marks %d runs noisy:\n%s", n, grep(trend, "noisy"))
