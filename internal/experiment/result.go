@@ -22,7 +22,7 @@ type stepRun struct {
 type scenarioRun struct {
 	*summary.ScenarioResult
 	m   *metrics.Metrics
-	cut *runblock.Cutter // its results in time blocks: the lag part of its health
+	lag *runblock.LagMeter // the lag part of its health
 }
 
 // add appends a scenario to the step.

@@ -300,7 +300,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 	for _, sc := range st.Scenarios {
 		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Users: sc.Users(), Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
-			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}, m: metrics.New(), cut: runblock.NewCutter(time.Time{}, 0)}
+			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}, m: metrics.New(), lag: &runblock.LagMeter{}}
 		res.add(sr)
 		text, err := r.targetText(sc)
 		if err != nil {
@@ -324,7 +324,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 		}
 		a.Meta = results.Meta{Generator: "loadlab " + r.opts.Version, Command: append([]string{"loadlab", "run"}, r.plan.RunArgs()...),
 			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}}
-		a.Sinks = []results.Sink{sr.m, sr.cut}
+		a.Sinks = []results.Sink{sr.m, sr.lag}
 		job.Attacks = append(job.Attacks, a)
 		ran = append(ran, sr)
 	}
@@ -344,7 +344,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 	var parts []runblock.Health
 	for _, sr := range res.scenarios {
 		r.finishScenario(sr)
-		h := sr.cut.Health().WithMachine(out.Machine)
+		h := sr.lag.Health().WithMachine(out.Machine)
 		sr.Health = &h
 		parts = append(parts, h)
 	}

@@ -24,10 +24,9 @@ type Cutter struct {
 	length time.Duration
 	origin time.Time // block 0 starts here
 	blocks map[int64]*cutBlock
-	open   []int64 // indexes of the blocks with live histograms, oldest first
-	// the whole stream's lag and latency (for Health)
-	lag, latency *hdrhistogram.Histogram
-	maxDue       time.Time
+	open   []int64  // indexes of the blocks with live histograms, oldest first
+	whole  LagMeter // the whole stream's lag and latency (for Health)
+	maxDue time.Time
 }
 
 type cutBlock struct {
@@ -77,11 +76,7 @@ func (c *Cutter) Add(r *results.Result) {
 	}
 	metrics.RecordLatency(b.lat, r.DueLatency())
 	metrics.RecordLatency(b.lag, r.Lag())
-	if c.lag == nil {
-		c.lag, c.latency = newLagHistogram(), metrics.NewHistogram()
-	}
-	metrics.RecordLatency(c.latency, r.DueLatency())
-	metrics.RecordLatency(c.lag, r.Lag())
+	c.whole.Add(r)
 }
 
 // block returns block i with live histograms, encoding the oldest open
@@ -156,15 +151,34 @@ func (c *Cutter) Blocks() []Block {
 	return out
 }
 
+// Health is the lag part of the stream's health (LagMeter.Health).
+func (c *Cutter) Health() Health { return c.whole.Health() }
+
+// LagMeter measures the lag part of a stream's health as it streams (a
+// results.Sink), without cutting it into blocks: what an attack keeps
+// while it runs. Its zero value is ready; it is not safe for concurrent
+// use.
+type LagMeter struct {
+	lag, latency *hdrhistogram.Histogram
+}
+
+// Add records r's lag and latency from due.
+func (m *LagMeter) Add(r *results.Result) {
+	if m.lag == nil {
+		m.lag, m.latency = newLagHistogram(), metrics.NewHistogram()
+	}
+	metrics.RecordLatency(m.latency, r.DueLatency())
+	metrics.RecordLatency(m.lag, r.Lag())
+}
+
 // Health is the lag part of the stream's health: its lag percentiles and
 // Noise (lag p99 over latency p99, both from due); the machine's shares
 // are Unknown (see Health.WithMachine). Of an empty stream, all unknown.
-func (c *Cutter) Health() Health {
-	if c.lag == nil {
+func (m *LagMeter) Health() Health {
+	if m.lag == nil {
 		return UnknownHealth()
 	}
-	return LagHealth(
-		quantile(c.lag, 50), quantile(c.lag, 99), quantile(c.latency, 99))
+	return LagHealth(quantile(m.lag, 50), quantile(m.lag, 99), quantile(m.latency, 99))
 }
 
 // quantile is h's value at quantile q (0..100), 0 below the histograms'
