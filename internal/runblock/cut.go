@@ -27,13 +27,17 @@ type Cutter struct {
 	open   []int64  // indexes of the blocks with live histograms, oldest first
 	whole  LagMeter // the whole stream's lag and latency (for Health)
 	maxDue time.Time
+	free   []*cutBlock // closed blocks' live histograms, reset, to reuse
 }
 
 type cutBlock struct {
 	requests, ok uint64
 	lat, lag     *hdrhistogram.Histogram // live, or nil when encoded
 	latEnc       []byte
-	lagEnc       []byte
+	// lagP99 is the lag p99 of the block when it was closed; a result
+	// that reopens it (answered more than maxOpen blocks after it was
+	// due) raises it to the p99 of those added since if higher.
+	lagP99 time.Duration
 }
 
 // NewCutter returns a Cutter of blocks of length (BlockLength when ≤ 0)
@@ -90,13 +94,16 @@ func (c *Cutter) block(i int64) *cutBlock {
 	if b.lat != nil {
 		return b
 	}
-	if b.latEnc != nil {
-		b.lat, _ = hdrhistogram.Decode(b.latEnc) // encoded by this Cutter: cannot fail
-		b.lag, _ = hdrhistogram.Decode(b.lagEnc)
-		b.latEnc, b.lagEnc = nil, nil
-	}
-	if b.lat == nil {
+	if n := len(c.free); n > 0 {
+		b.lat, b.lag = c.free[n-1].lat, c.free[n-1].lag
+		c.free = c.free[:n-1]
+	} else {
 		b.lat, b.lag = metrics.NewHistogram(), newLagHistogram()
+	}
+	if b.latEnc != nil {
+		old, _ := hdrhistogram.Decode(b.latEnc) // encoded by this Cutter: cannot fail
+		b.lat.Merge(old)
+		b.latEnc = nil
 	}
 	c.open = append(c.open, i)
 	if len(c.open) > maxOpen {
@@ -106,12 +113,21 @@ func (c *Cutter) block(i int64) *cutBlock {
 	return b
 }
 
-// close encodes block i's histograms.
+// close encodes block i's histograms and keeps their live ones to reuse.
 func (c *Cutter) close(i int64) {
 	b := c.blocks[i]
 	b.latEnc, _ = b.lat.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	b.lagEnc, _ = b.lag.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	b.lagP99 = b.lagQuantile()
+	b.lat.Reset()
+	b.lag.Reset()
+	c.free = append(c.free, &cutBlock{lat: b.lat, lag: b.lag})
 	b.lat, b.lag = nil, nil
+}
+
+// lagQuantile is the open block's lag p99: its live histogram's, or the
+// one it had when closed if higher.
+func (b *cutBlock) lagQuantile() time.Duration {
+	return max(quantile(b.lag, 99), b.lagP99)
 }
 
 // Blocks returns the blocks cut so far, in time order, contiguous from
@@ -134,13 +150,12 @@ func (c *Cutter) Blocks() []Block {
 		blk := Block{Start: time.Duration(i-first) * c.length, Length: c.length}
 		if b := c.blocks[i]; b != nil {
 			blk.Requests, blk.OK = b.requests, b.ok
-			lat, lag := b.lat, b.lag
-			if lat == nil {
-				lat, _ = hdrhistogram.Decode(b.latEnc)
-				lag, _ = hdrhistogram.Decode(b.lagEnc)
+			if b.lat == nil { // encoded already
+				blk.LagP99, blk.Hist = b.lagP99, b.latEnc
+			} else {
+				blk.LagP99 = b.lagQuantile()
+				blk.Hist, _ = b.lat.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 			}
-			blk.LagP99 = quantile(lag, 99)
-			blk.Hist, _ = lat.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		}
 		out = append(out, blk)
 	}

@@ -48,6 +48,7 @@ func reportFiles(paths []string) (fileReport, error) {
 	}()
 	rep.vegeta = true
 	cut := newCutter()
+	defer cut.stop()
 	for _, p := range paths {
 		s, err := results.Open(p)
 		if err != nil {
