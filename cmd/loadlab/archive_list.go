@@ -25,7 +25,7 @@ const archiveListExamples = `  # Every run, newest first
 
   # The runs of one build, as JSON (id, name, labels, started, requests,
   # rate, success, latencies with vegeta's keys in ns, a closed loop's
-  # users, ...)
+  # users, health: what the machine did to the run, ...)
   loadlab archive list -db runs.db -label build=2020-02-04 -type json
 
   # The 20 slowest runs named like "checkout"
@@ -77,15 +77,18 @@ func runArchiveList(ctx context.Context, args []string, _ io.Reader, stdout, std
 
 // writeRunTable prints runs as a table, one line each. LOAD is the load
 // as planned: the rate sent ("350/s"), or a closed loop's users ("32
-// users"), whose rate is what they achieved.
+// users"), whose rate is what they achieved. NOISE is what the machine
+// did to the run (runblock.Health.Short): "noisy" when a verdict should
+// not rest on it, else its lag's share of its p99 and the machine's busy
+// share, "-" for a run archived before the archive kept it.
 func writeRunTable(w io.Writer, runs []archive.Run, total int) error {
 	tabs := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	tw := termsafe.Writer(tabs) // escaped before the columns are measured
-	fmt.Fprintln(tw, "ID\tSTARTED\tNAME\tLABELS\tREQUESTS\tLOAD\tSUCCESS\tP50\tP99\tMAX")
+	fmt.Fprintln(tw, "ID\tSTARTED\tNAME\tLABELS\tREQUESTS\tLOAD\tSUCCESS\tP50\tP99\tMAX\tNOISE")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%.2f%%\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format(time.DateTime), r.Name,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%.2f%%\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format(time.DateTime), r.Name,
 			labelList(r.Labels), r.Requests, r.Load(), 100*r.Success,
-			report.Round(r.Latencies.P50), report.Round(r.Latencies.P99), report.Round(r.Latencies.Max))
+			report.Round(r.Latencies.P50), report.Round(r.Latencies.P99), report.Round(r.Latencies.Max), r.Health.Short())
 	}
 	if err := tabs.Flush(); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/termsafe"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 func init() {
@@ -62,16 +63,29 @@ func runArchiveShow(ctx context.Context, args []string, _ io.Reader, stdout, std
 	}
 	fmt.Fprintf(stdout, "%s  %s\n", r.Slug, labelList(r.Labels))
 	fmt.Fprintf(stdout, "%s, %s to %s (%s)\n", r.Command, r.Started.Local().Format(time.DateTime), r.Ended.Local().Format(time.TimeOnly), r.Source)
+	fmt.Fprintf(stdout, "machine: %s\n", healthLine(r.Health))
 	for _, s := range r.Steps {
 		name := s.Name
 		if s.Scenario != "" {
 			name += ", " + s.Scenario
 		}
 		fmt.Fprintf(stdout, "\n== step %d: %s\n%s", s.Index+1, name, s.Text)
+		if len(r.Steps) > 1 && s.Health.Known() {
+			fmt.Fprintf(stdout, "machine: %s\n", healthLine(s.Health))
+		}
 	}
 	fmt.Fprintln(stdout, "\nFiles:")
 	for _, f := range files {
 		fmt.Fprintf(stdout, "  %10d  %s\n", f.Size, f.Name)
 	}
 	return nil
+}
+
+// healthLine is what the machine did to a run, for a line starting
+// "machine: ".
+func healthLine(h runblock.Health) string {
+	if l := h.Line(); l != "" {
+		return l
+	}
+	return "not measured (archived before loadlab kept it)"
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
 	"github.com/loadlab/loadlab/internal/shardset"
 )
 
@@ -118,6 +120,11 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if err != nil {
 			return err
 		}
+		if kind == report.KindText && *every == 0 {
+			if line := machineLine(inputs, m); line != "" {
+				fmt.Fprintf(w, "Machine       %s\n", line)
+			}
+		}
 		// a damaged input read strictly fails the command before the
 		// output is in place
 		return readProblems("report", merge, m.Accounting, stderr)
@@ -126,6 +133,32 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	return checkThresholds(ths, m, stderr)
+}
+
+// machineLine is what the machine did to the attack, as the inputs'
+// trailers recorded it (every shard's combined) with the lag of the
+// results read: "" when no input holds a trailer (files written before
+// loadlab recorded it, vegeta's).
+func machineLine(inputs []report.Input, m *metrics.Metrics) string {
+	var parts []runblock.Health
+	for _, in := range inputs {
+		var tr *results.Trailer
+		switch d := in.Dec.(type) {
+		case *results.Source:
+			tr = d.Trailer()
+		case *results.Reader:
+			tr = d.Trailer()
+		}
+		h := runblock.UnknownHealth()
+		if tr != nil && json.Unmarshal(tr.Health, &h) == nil {
+			parts = append(parts, h)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	h := runblock.LagHealth(time.Duration(runblock.Unknown), m.Lag.P99, m.Latencies.P99).WithMachine(runblock.Combine(parts, nil))
+	return h.Line()
 }
 
 // openInputs opens every results file (stdin for none or "-").

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // ErrNotFound is returned (wrapped) for a run ID or file that does not exist.
@@ -65,6 +66,11 @@ type Run struct {
 	// asked; empty for a paced run. Of a closed-loop run archived before
 	// the archive kept them, the fewest and the most, as its slug names them.
 	Users []int `json:"users,omitempty"`
+	// Health is what the machine did to the run (runblock.Health): its
+	// schedule lag, the generator's CPU, the machine's busy and steal
+	// shares; every part Unknown for a run archived before the archive
+	// kept it.
+	Health runblock.Health `json:"health"`
 	Figures
 	Steps []Step `json:"steps,omitempty"`
 }
@@ -77,6 +83,8 @@ type Step struct {
 	Scenario string    `json:"scenario"`
 	Started  time.Time `json:"started"`
 	Ended    time.Time `json:"ended"`
+	// Health is what the machine did to the step's scenario (as Run.Health).
+	Health runblock.Health `json:"health"`
 	Figures
 	Text string `json:"text,omitempty"` // the vegeta-style text report
 }
@@ -106,6 +114,8 @@ type Point struct {
 	Name    string            `json:"name"`
 	Labels  map[string]string `json:"labels"`
 	Started time.Time         `json:"started"`
+	// Health is the run's (or its scenario's) health, as Run.Health.
+	Health runblock.Health `json:"health"`
 	Figures
 }
 
@@ -126,6 +136,10 @@ type Store interface {
 	// Histogram returns a step's latency histogram, encoded as
 	// HdrHistogram's compressed V2 form (hdrhistogram.Histogram.Encode).
 	Histogram(ctx context.Context, id string, step int, scenario string) ([]byte, error)
+	// Blocks returns a step's scenario cut into time blocks (package
+	// runblock), in time order; nil for a run archived before the archive
+	// kept them (a verdict then rests on the run's figures).
+	Blocks(ctx context.Context, id string, step int, scenario string) ([]runblock.Block, error)
 	// Files lists the run's stored files (samples.json holds the sampled
 	// server metrics when the run had samplers).
 	Files(ctx context.Context, id string) ([]File, error)
@@ -145,6 +159,12 @@ type Bundle struct {
 	// merged (what Points returns for one scenario). When nil, a scenario
 	// that ran in one step takes that step's figures.
 	Scenarios map[string]Figures
+	// ScenarioHealth is the run's health per scenario (what Points
+	// returns with one scenario's figures). When nil, a scenario that ran
+	// in one step takes that step's health.
+	ScenarioHealth map[string]runblock.Health
+	// Blocks are each step's scenario cut into time blocks.
+	Blocks map[StepKey][]runblock.Block
 }
 
 // StepKey names one step and scenario of a run.

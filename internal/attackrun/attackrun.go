@@ -11,6 +11,7 @@ package attackrun
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -19,6 +20,8 @@ import (
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
+	"github.com/loadlab/loadlab/internal/runblock/probe"
 	"github.com/loadlab/loadlab/internal/sent"
 	"github.com/loadlab/loadlab/internal/targets"
 )
@@ -79,6 +82,11 @@ type Outcome struct {
 	// Stats holds each attack's final counters, in the Job's order (zero
 	// for one that did not start).
 	Stats []attack.Stats
+	// Machine is what the machine did while the attacks ran, as a probe
+	// measured it (package runblock/probe): the generator's CPU, its
+	// saturated share, the machine's busy and steal shares; the lag
+	// fields are Unknown (each attack's results tell them).
+	Machine runblock.Health
 }
 
 // Err is the first attack's error that is not nil.
@@ -120,6 +128,7 @@ func Run(ctx context.Context, job Job) Outcome {
 		shared = append(shared, win)
 	}
 
+	pr := probe.Start()
 	var wg sync.WaitGroup
 	for i, rn := range runs {
 		if rn == nil {
@@ -137,6 +146,15 @@ func Run(ctx context.Context, job Job) Outcome {
 		}()
 	}
 	wg.Wait()
+	out.Machine = pr.Stop()
+	trailer := machineTrailer(out.Machine)
+	for i, rn := range runs {
+		if rn != nil {
+			if err := rn.close(trailer); err != nil && out.Errs[i] == nil {
+				out.Errs[i] = err
+			}
+		}
+	}
 	if win != nil {
 		win.stop() // before the cause is read: no stop after the end
 	}
@@ -248,23 +266,33 @@ func (rn *running) open() error {
 	return nil
 }
 
-// run waits the attack's start, runs it into sink and closes its stream.
+// run waits the attack's start and runs it into sink.
 func (rn *running) run(ctx context.Context, sink results.Sink) error {
-	var runErr error
 	if rn.started(ctx) {
-		runErr = rn.a.Run(ctx, sink.Add)
-	}
-	if rn.stream == nil {
-		return runErr
-	}
-	werr := rn.stream.Close()
-	if runErr != nil {
-		return runErr
-	}
-	if werr != nil {
-		return fmt.Errorf("writing results: %w", werr)
+		return rn.a.Run(ctx, sink.Add)
 	}
 	return nil
+}
+
+// close writes the end of the attack's results stream: its last results
+// and the trailer saying what the machine did while it ran.
+func (rn *running) close(t *results.Trailer) error {
+	if rn.stream == nil {
+		return nil
+	}
+	if err := rn.stream.CloseWith(t); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	return nil
+}
+
+// machineTrailer is the results streams' trailer holding h.
+func machineTrailer(h runblock.Health) *results.Trailer {
+	js, err := json.Marshal(h)
+	if err != nil {
+		return nil
+	}
+	return &results.Trailer{Health: js}
 }
 
 // started waits StartAfter; false when ctx was done first (the attack

@@ -3,6 +3,7 @@ package attackrun
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -16,6 +17,8 @@ import (
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
+	"github.com/loadlab/loadlab/internal/runblock/probe"
 )
 
 func job(t *testing.T, targetText string, out *bytes.Buffer, opened *bool) Job {
@@ -56,6 +59,11 @@ func TestRunWritesAReadableStream(t *testing.T) {
 	}
 	if st := res.Stats[0]; n != 5 || st.Sent != 5 || st.Dropped != 0 {
 		t.Fatalf("%d results, counters %+v", n, st)
+	}
+	// the stream ends with what the machine did while the attack ran
+	var h runblock.Health
+	if tr := rd.Trailer(); tr == nil || json.Unmarshal(tr.Health, &h) != nil || h != res.Machine {
+		t.Errorf("trailer %+v, want the health %+v", rd.Trailer(), res.Machine)
 	}
 }
 
@@ -182,5 +190,37 @@ func TestErrorRatioStopsTheAttacks(t *testing.T) {
 	}
 	if src.Meta.Planned != 2000 || n == 0 || n >= 2000 {
 		t.Fatalf("planned %d, %d results", src.Meta.Planned, n)
+	}
+}
+
+// TestRunMeasuresTheMachine: a real attack on a loopback origin reports
+// what the machine did while it ran, and its results cut into time blocks
+// tell the lag part of its health.
+func TestRunMeasuresTheMachine(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { time.Sleep(2 * time.Millisecond) }))
+	defer srv.Close()
+	s, err := schedule.Parse("200/s", 2500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := attack.DefaultOptions()
+	o.Name, o.Schedule = "t", s
+	cut := runblock.NewCutter(time.Time{}, 0)
+	res := Run(context.Background(), Job{Attacks: []Attack{{Targets: strings.NewReader("GET " + srv.URL + "/\n"), Options: o,
+		Sinks: []results.Sink{cut}}}})
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	m := res.Machine
+	if probe.GeneratorMeasured() && (m.GeneratorCPU <= 0 || m.Busy <= 0 || m.Busy > 1 || m.Steal < 0 || m.GeneratorSaturated < 0) {
+		t.Errorf("machine health %+v", m)
+	}
+	blocks := cut.Blocks()
+	if len(blocks) != 2 || blocks[0].Requests != 400 || blocks[1].Requests != 100 || blocks[0].OK != 400 {
+		t.Fatalf("blocks %+v, want 400 requests due in the first 2 s and 100 after", blocks)
+	}
+	h := cut.Health().WithMachine(m)
+	if h.LagP99 < 0 || h.LagP50 > h.LagP99 || h.Noise < 0 || h.GeneratorCPU != m.GeneratorCPU {
+		t.Errorf("health %+v", h)
 	}
 }

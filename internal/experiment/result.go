@@ -7,6 +7,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // stepRun is a step's result with what the runner keeps of it in memory
@@ -20,7 +21,8 @@ type stepRun struct {
 // scenarioRun is a scenario's result with its metrics.
 type scenarioRun struct {
 	*summary.ScenarioResult
-	m *metrics.Metrics
+	m   *metrics.Metrics
+	lag *runblock.LagMeter // the lag part of its health
 }
 
 // add appends a scenario to the step.

@@ -20,6 +20,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/redact"
 	"github.com/loadlab/loadlab/internal/report"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // Exit codes of a run, for CI pipelines.
@@ -123,6 +124,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	r.fleet.stopAll()
 	sum.Ended = time.Now()
+	sum.Health = runHealth(sum.Steps)
 	sum.Calibrations = r.calibrations
 	r.evaluate(sum, runs, judged)
 	out := &Outcome{Summary: sum, Report: filepath.Join(r.out, "report.md"), HTML: filepath.Join(r.out, "report.html"), ExitCode: sum.ExitCode}
@@ -271,4 +273,22 @@ func (r *runner) runSteps(ctx context.Context, sum *summary.Summary) []*stepRun 
 		}
 	}
 	return runs
+}
+
+// runHealth combines the steps' health, each weighted by its wall time;
+// nil when no step measured any.
+func runHealth(steps []*summary.StepResult) *runblock.Health {
+	var parts []runblock.Health
+	var weights []time.Duration
+	for _, st := range steps {
+		if st.Health != nil {
+			parts = append(parts, *st.Health)
+			weights = append(weights, st.Ended.Sub(st.Started))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	h := runblock.Combine(parts, weights)
+	return &h
 }

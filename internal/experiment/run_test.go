@@ -19,6 +19,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/promexport"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock/probe"
 	"github.com/loadlab/loadlab/internal/testwait"
 )
 
@@ -151,6 +152,21 @@ thresholds: ["success > 99%", "search: p99 < 1ns"]
 		if st.Peaks["build pool_in_use"] != 3 {
 			t.Errorf("sampled peaks %v", st.Peaks)
 		}
+		// every scenario and step records what the machine did to it
+		for _, sc := range st.Scenarios {
+			if h := sc.Health; h == nil || h.LagP99 < 0 || h.Noise < 0 || (probe.GeneratorMeasured() && (h.GeneratorCPU <= 0 || h.Busy <= 0)) {
+				t.Errorf("step %s scenario %s health %+v", st.Name, sc.Name, h)
+			}
+		}
+		if st.Health == nil || st.Health.LagP99 != max(st.Scenarios[0].Health.LagP99, st.Scenarios[1].Health.LagP99) {
+			t.Errorf("step %s health %+v", st.Name, st.Health)
+		}
+	}
+	if s.Health == nil || (probe.GeneratorMeasured() && s.Health.Busy <= 0) {
+		t.Errorf("the run's health %+v", s.Health)
+	}
+	if !strings.Contains(md, "While the attacks ran: ") || !strings.Contains(md, "% of p99)") {
+		t.Errorf("report.md does not say what the machine did")
 	}
 	if res.ExitCode != ExitThresholds {
 		t.Errorf("exit %d, want %d (p99 < 1ns must fail)", res.ExitCode, ExitThresholds)

@@ -25,6 +25,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/redact"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
 	"github.com/loadlab/loadlab/internal/slug"
 )
 
@@ -300,7 +301,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 	for _, sc := range st.Scenarios {
 		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Users: sc.Users(), Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
-			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}, m: metrics.New()}
+			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}, m: metrics.New(), lag: &runblock.LagMeter{}}
 		res.add(sr)
 		text, err := r.targetText(sc)
 		if err != nil {
@@ -324,7 +325,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 		}
 		a.Meta = results.Meta{Generator: "loadlab " + r.opts.Version, Command: append([]string{"loadlab", "run"}, redact.Args(r.plan.RunArgs())...),
 			Labels: map[string]string{"plan": r.plan.Name, "step": st.Name, "configuration": res.Configuration}}
-		a.Sinks = []results.Sink{sr.m}
+		a.Sinks = []results.Sink{sr.m, sr.lag}
 		job.Attacks = append(job.Attacks, a)
 		ran = append(ran, sr)
 	}
@@ -341,8 +342,16 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 			ran[i].RunError = err.Error()
 		}
 	}
+	var parts []runblock.Health
 	for _, sr := range res.scenarios {
 		r.finishScenario(sr)
+		h := sr.lag.Health().WithMachine(out.Machine)
+		sr.Health = &h
+		parts = append(parts, h)
+	}
+	if len(parts) > 0 {
+		h := runblock.Combine(parts, nil)
+		res.Health = &h
 	}
 	if len(res.Scenarios) > 0 {
 		for _, rn := range r.fleet.running {

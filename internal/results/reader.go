@@ -59,15 +59,20 @@ type Reader struct {
 	// how many records its header announces.
 	blockAt    int64
 	blockCount uint64
-	blockEnd   int64 // where the block ends, by its header (0: unknown)
-	prevSeq    uint64
-	prevDue    int64
-	errs       []string
-	attacks    []string
-	targets    []targetKey
-	zbuf       []byte
-	err        error // sticky
-	version    uint64
+	trailer    *Trailer // the stream's trailer, once read
+	// asBeforeTrailers reads a trailer as loadlab did before it wrote
+	// them (an unused error entry): the tests' stand-in for an older
+	// loadlab reading a newer stream.
+	asBeforeTrailers bool
+	blockEnd         int64 // where the block ends, by its header (0: unknown)
+	prevSeq          uint64
+	prevDue          int64
+	errs             []string
+	attacks          []string
+	targets          []targetKey
+	zbuf             []byte
+	err              error // sticky
+	version          uint64
 	// resync: skip a damaged block to the next sync marker (version 2)
 	// instead of stopping; what was skipped is in damage.
 	resync bool
@@ -374,6 +379,10 @@ func (r *Reader) dictEntry(kind byte) error {
 	case dictError:
 		if id >= maxErrors {
 			return fmt.Errorf("error id %d out of range", id)
+		}
+		if t, ok := trailerEntry(s); ok && !r.asBeforeTrailers {
+			r.trailer = t
+			return nil
 		}
 		r.errs = setAt(r.errs, id, string(s))
 	case dictAttack:

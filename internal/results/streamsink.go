@@ -66,11 +66,18 @@ func (s *StreamSink) Add(r *Result) {
 
 // Close stops the periodic flush and writes the last block. It returns the
 // first write error, if any. It does not close the underlying writer.
-func (s *StreamSink) Close() error {
+func (s *StreamSink) Close() error { return s.CloseWith(nil) }
+
+// CloseWith is Close writing t, when not nil, as the stream's trailer
+// after its last results.
+func (s *StreamSink) CloseWith(t *Trailer) error {
 	close(s.stop)
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if t != nil && s.err == nil {
+		s.keep(s.w.WriteTrailer(*t))
+	}
 	s.keep(s.w.Close())
 	return s.err
 }

@@ -19,6 +19,12 @@
 //   - Health summarises a run: lag, the generator's CPU, the machine's
 //     busy and steal shares, and one Noise figure; Noisy says whether a
 //     verdict may rest on the run (see Health.Judge).
+//
+// Cutter makes the blocks from results as they stream (and LagMeter the
+// lag part of Health without them); EncodeBlocks and DecodeBlocks are how
+// the archive stores a step's blocks, and DecodeHistogram decodes a
+// block's histogram with its size checked first. Package probe measures
+// the machine's part of Health while an attack runs.
 package runblock
 
 import (

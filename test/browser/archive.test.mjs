@@ -86,7 +86,8 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
       await page.waitForLoadState("load");
       assert.equal(await page.$$eval("table.runs tbody tr", (trs) => trs.length), 1, "the label filter keeps one run");
       await page.goto(base + "/?sort=name&order=asc", { waitUntil: "load" });
-      const names = await page.$$eval("table.runs tbody tr td:nth-child(4)", (tds) => tds.map((t) => t.textContent));
+      // the name's link (a noisy run's cell also holds its "noisy" mark)
+      const names = await page.$$eval("table.runs tbody tr td:nth-child(4) > a", (as) => as.map((a) => a.textContent));
       assert.deepEqual(names, [...names].sort(), `sorted by name: ${names}`);
       await page.goto(base + "/", { waitUntil: "load" });
       await Promise.all([page.waitForURL(/\/runs\//), page.click(`table.runs a[href="/runs/${folderID}"] >> nth=0`)]);
@@ -96,6 +97,7 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
       await visit(`/runs/${folderID}`, "run");
       const text = await page.evaluate(() => document.body.innerText);
       assert.match(text, /Requests\s+\[total, rate, throughput\]/, "the vegeta-style text report");
+      assert.match(text, /machine health: .*lag p99 /, "what the machine did to the run");
       assert.match(text, /Thresholds|Comparison/, "the run folder's comparison from its summary");
       const titles = await page.$$eval(".u-title", (ts) => ts.map((t) => t.textContent));
       assert.ok(titles.some((t) => /Latency by percentile/.test(t)), `a percentile plot: ${titles}`);

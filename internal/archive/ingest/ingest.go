@@ -12,6 +12,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/redact"
+	"github.com/loadlab/loadlab/internal/runblock"
 	"github.com/loadlab/loadlab/internal/shardset"
 )
 
@@ -158,12 +159,18 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 		labels[k] = v
 	}
 	f := figures(rep.m)
+	health := rep.health
+	if rep.machine != nil { // the attack measured the machine (its stream's trailer)
+		health = health.WithMachine(*rep.machine)
+	}
 	b := &archive.Bundle{
 		Run: archive.Run{Name: name, Labels: labels, Source: source, Command: strings.Join(redact.Args(command), " "),
-			Started: rep.m.Earliest, Ended: rep.m.End, Figures: f,
-			Steps: []archive.Step{{Index: 0, Name: name, Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Text: rep.text}}},
-		Histograms: map[archive.StepKey][]byte{{Step: 0}: rep.hist},
-		Scenarios:  map[string]archive.Figures{"": f},
+			Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Health: health,
+			Steps: []archive.Step{{Index: 0, Name: name, Started: rep.m.Earliest, Ended: rep.m.End, Figures: f, Text: rep.text, Health: health}}},
+		Histograms:     map[archive.StepKey][]byte{{Step: 0}: rep.hist},
+		Scenarios:      map[string]archive.Figures{"": f},
+		ScenarioHealth: map[string]runblock.Health{"": health},
+		Blocks:         map[archive.StepKey][]runblock.Block{{Step: 0}: rep.blocks},
 	}
 	if closed {
 		// A closed loop (attack -rate=0 -max-workers N, each shard with

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -11,6 +12,7 @@ import (
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/report"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/runblock"
 	"github.com/loadlab/loadlab/internal/shardset"
 )
 
@@ -23,6 +25,13 @@ type fileReport struct {
 	metas    []*results.Meta
 	vegeta   bool // every file is vegeta's
 	warnings []string
+	// blocks are the results in time blocks, and health the lag part of
+	// their health (the machine's part is not in results files).
+	blocks []runblock.Block
+	health runblock.Health
+	// machine is the machine's part of the health, from the files'
+	// trailers (the shards' combined); nil when none has one.
+	machine *runblock.Health
 }
 
 // reportFiles reads paths as `loadlab report` reads them (shards checked
@@ -38,6 +47,8 @@ func reportFiles(paths []string) (fileReport, error) {
 		}
 	}()
 	rep.vegeta = true
+	cut := newCutter()
+	defer cut.stop()
 	for _, p := range paths {
 		s, err := results.Open(p)
 		if err != nil {
@@ -45,11 +56,11 @@ func reportFiles(paths []string) (fileReport, error) {
 		}
 		s.Resync(true)
 		srcs = append(srcs, s)
-		in := report.Input{Name: p, Dec: s}
+		in := report.Input{Name: p, Dec: cut.decoder(s)}
 		if len(paths) == 1 { // several files are read in parallel by report already
 			pp := newPipe(s)
 			defer pp.Close()
-			in.Dec = pp
+			in.Dec = cut.decoder(pp)
 		}
 		if s.Meta != nil {
 			in.Shard = s.Meta.Shard
@@ -85,6 +96,8 @@ func reportFiles(paths []string) (fileReport, error) {
 		return rep, badinput.At(paths[0], 0, "holds no results: nothing to archive")
 	}
 	rep.m, rep.text = m, buf.String()
+	rep.blocks, rep.health = cut.blocks(), cut.health()
+	rep.machine = trailerMachine(srcs)
 	rep.hist, err = encodeHist(m.Latencies.Histogram())
 	return rep, err
 }
@@ -118,4 +131,26 @@ func merged(ms []*metrics.Metrics) *metrics.Metrics {
 	}
 	out.Close()
 	return out
+}
+
+// trailerMachine is the machine's part of the health the sources'
+// trailers hold (every shard's combined); nil when none holds one. Read
+// once the sources were read to their end.
+func trailerMachine(srcs []*results.Source) *runblock.Health {
+	var parts []runblock.Health
+	for _, s := range srcs {
+		tr := s.Trailer()
+		if tr == nil || len(tr.Health) == 0 {
+			continue
+		}
+		h := runblock.UnknownHealth()
+		if json.Unmarshal(tr.Health, &h) == nil {
+			parts = append(parts, h)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	h := runblock.Combine(parts, nil)
+	return &h
 }

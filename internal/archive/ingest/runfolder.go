@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -20,6 +21,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/redact"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // StepLog is the name of the file, made from summary.json, listing the
@@ -149,7 +151,12 @@ func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bund
 	var warns []string
 	var all []*metrics.Metrics
 	perScenario := map[string][]*metrics.Metrics{}
-	b := &archive.Bundle{Histograms: map[archive.StepKey][]byte{}, Scenarios: map[string]archive.Figures{}}
+	b := &archive.Bundle{Histograms: map[archive.StepKey][]byte{}, Scenarios: map[string]archive.Figures{},
+		ScenarioHealth: map[string]runblock.Health{}, Blocks: map[archive.StepKey][]runblock.Block{}}
+	var healths []runblock.Health
+	var walls []time.Duration
+	scHealth := map[string][]runblock.Health{}
+	scWalls := map[string][]time.Duration{}
 	for _, j := range jobs {
 		warns = append(warns, j.rep.warnings...)
 		if j.err != nil {
@@ -157,13 +164,20 @@ func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bund
 		}
 		all = append(all, j.rep.m)
 		perScenario[j.sc.Name] = append(perScenario[j.sc.Name], j.rep.m)
+		h := stepHealth(j)
+		wall := j.step.Ended.Sub(j.step.Started)
+		healths, walls = append(healths, h), append(walls, wall)
+		scHealth[j.sc.Name], scWalls[j.sc.Name] = append(scHealth[j.sc.Name], h), append(scWalls[j.sc.Name], wall)
 		b.Run.Steps = append(b.Run.Steps, archive.Step{Index: j.step.Index, Name: j.step.Name, Scenario: j.sc.Name,
-			Started: j.step.Started, Ended: j.step.Ended, Figures: figures(j.rep.m), Text: j.rep.text})
-		b.Histograms[archive.StepKey{Step: j.step.Index, Scenario: j.sc.Name}] = j.rep.hist
+			Started: j.step.Started, Ended: j.step.Ended, Figures: figures(j.rep.m), Text: j.rep.text, Health: h})
+		key := archive.StepKey{Step: j.step.Index, Scenario: j.sc.Name}
+		b.Histograms[key], b.Blocks[key] = j.rep.hist, j.rep.blocks
 	}
 	for name, ms := range perScenario {
 		b.Scenarios[name] = figures(merged(ms))
+		b.ScenarioHealth[name] = runblock.Combine(scHealth[name], scWalls[name])
 	}
+	b.Run.Health = runblock.Combine(healths, walls)
 	labels := map[string]string{}
 	for k, v := range c.labels {
 		labels[k] = v
@@ -189,6 +203,20 @@ func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bund
 	b.Run.Content = content
 	b.Run.Users = closedUsers(jobs)
 	return b, warns, nil
+}
+
+// stepHealth is a step's scenario's health: the lag part from its
+// results, the machine's part from summary.json, or its results stream's
+// trailer (Unknown in a folder written before loadlab measured it).
+func stepHealth(j *stepJob) runblock.Health {
+	h := j.rep.health
+	switch {
+	case j.sc.Health != nil:
+		h = h.WithMachine(*j.sc.Health)
+	case j.rep.machine != nil:
+		h = h.WithMachine(*j.rep.machine)
+	}
+	return h
 }
 
 // closedUsers are the users of each step's scenarios when every one ran

@@ -46,7 +46,8 @@ var compareHeadTmpl = template.Must(template.New("cmphead").Parse(`<div class="t
 <tr><td>started</td>{{range .Runs}}<td>{{.Started}}</td>{{end}}</tr>
 <tr><td>labels</td>{{range .Runs}}<td>{{range .Labels}}<span class="label">{{.Key}}={{.Value}}</span>{{end}}</td>{{end}}</tr>
 {{range .Figures}}<tr><td>{{.Name}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>`))
+{{end}}<tr><td>machine</td>{{range .Runs}}<td>{{.Health}}{{with .Noisy}} <span class="noisy" title="noisy: {{.}}">noisy</span>{{end}}</td>{{end}}</tr>
+</tbody></table></div>`))
 
 var compareFormTmpl = template.Must(template.New("cmpform").Parse(`<form class="filter" method="get" action="/compare">
 <label>run IDs, comma-separated (the first is the baseline)<input type="text" name="ids" value="{{.}}" size="40"></label>
@@ -108,6 +109,7 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 	type col struct {
 		Name, ID, URL, Started string
 		Labels                 []label
+		Health, Noisy          string // what the machine did to the run; why it made it noisy
 	}
 	type fig struct {
 		Name  string
@@ -135,7 +137,8 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 		figs = append(figs, fig{Name: figureHeader[i]})
 	}
 	for i, run := range runs {
-		cols = append(cols, col{Name: names[i], ID: run.ID, URL: runURL(run.ID), Started: fmtTime(run.Started), Labels: sortedLabels(run.Labels)})
+		cols = append(cols, col{Name: names[i], ID: run.ID, URL: runURL(run.ID), Started: fmtTime(run.Started), Labels: sortedLabels(run.Labels),
+			Health: run.Health.Short(), Noisy: noisyWhy(run.Health)})
 		figs[0].Cells = append(figs[0].Cells, run.Load())
 		cells := figureCells(run.Figures)
 		for j, k := range order {

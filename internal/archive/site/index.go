@@ -179,7 +179,7 @@ var indexTmpl = template.Must(template.New("index").Parse(`<form class="filter" 
 <div class="tw"><table class="runs">
 <thead><tr><th></th><th>run</th>{{range .Cols}}<th{{with .Means}} title="{{.}}"{{end}}><a href="{{.URL}}"{{if .On}} class="on"{{end}}>{{.Title}}{{.Arrow}}</a></th>{{end}}<th>labels</th></tr></thead>
 <tbody>{{range .Runs}}<tr><td><input type="checkbox" name="id" value="{{.ID}}" aria-label="compare {{.ID}}"></td><td><a href="{{.URL}}"><code>{{.ID}}</code></a></td>
-<td>{{.Started}}</td><td><a href="{{.URL}}">{{.Name}}</a></td><td>{{.Requests}}</td><td>{{.Load}}</td><td>{{.Success}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Throughput}}</td>
+<td>{{.Started}}</td><td><a href="{{.URL}}">{{.Name}}</a>{{with .Noisy}} <span class="noisy" title="noisy: {{.}}">noisy</span>{{end}}</td><td>{{.Requests}}</td><td>{{.Load}}</td><td>{{.Success}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Throughput}}</td>
 <td>{{range .Labels}}<a class="label" href="{{.URL}}">{{.Key}}={{.Value}}</a>{{end}}</td></tr>
 {{end}}</tbody></table></div>
 <p><button type="submit">Compare the runs ticked</button> <span class="hint">tick two or more</span></p>
@@ -189,6 +189,7 @@ type indexRow struct {
 	ID, URL, Name, Started                        string
 	Requests, Load, Success, P50, P99, Throughput string
 	Labels                                        []struct{ Key, Value, URL string }
+	Noisy                                         string // why the machine made the run noisy ("": it did not)
 }
 
 // index lists the runs.
@@ -245,7 +246,7 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 		l := run.Latencies
 		rows[i] = indexRow{ID: run.ID, URL: runURL(run.ID), Name: run.Name, Started: fmtTime(run.Started),
 			Requests: fmt.Sprint(run.Requests), Load: run.Load(), Success: fmtPct(run.Success),
-			P50: fmtDur(l.P50), P99: fmtDur(l.P99), Throughput: fmtRate(run.Throughput)}
+			P50: fmtDur(l.P50), P99: fmtDur(l.P99), Throughput: fmtRate(run.Throughput), Noisy: noisyWhy(run.Health)}
 		for _, lb := range sortedLabels(run.Labels) {
 			u := lq.url(func(q *listQuery) {
 				m := map[string]string{}
@@ -267,7 +268,8 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 	p := newPage("Runs")
 	p.Intro = "Every archived run, newest first. Click a column to sort by it, a label to filter by it; tick runs to compare them. " +
 		"Load is what a run was asked to send: a rate (100/s), or a closed loop's users (4-16 users), each sending its next request when its answer came: " +
-		"their throughput is the figure to read. By load, the paced runs come by rate, then the closed loops by users."
+		"their throughput is the figure to read. By load, the paced runs come by rate, then the closed loops by users. " +
+		"A run marked noisy was disturbed by its machine (its own schedule lag a large share of its p99, a hypervisor's steal, or a saturated load generator): its figures are weaker evidence."
 	p.Sections = []web.Section{{HTML: body}}
 	writePage(w, http.StatusOK, p)
 }

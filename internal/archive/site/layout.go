@@ -38,6 +38,7 @@ table.points td:nth-child(-n+4), table.points th:nth-child(-n+4) { text-align: l
 .bad { color: #b00020; font-weight: bold; }
 ul.findings li.bad, tr.bad td { font-weight: normal; }
 .good { color: #207020; }
+.noisy { color: #a05a00; font-size: 0.85em; border: 1px solid #a05a00; border-radius: 3px; padding: 0 3px; }
 .empty { color: #777; font-style: italic; }
 ul.downloads { font-size: 14px; line-height: 1.7; }
 .chart .u-over { cursor: crosshair; }

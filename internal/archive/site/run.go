@@ -118,6 +118,7 @@ var runHeadTmpl = template.Must(template.New("head").Parse(`<div class="meta">
 {{with .Labels}}<div>labels {{range .}}<a class="label" href="{{.URL}}">{{.Key}}={{.Value}}</a>{{end}}</div>{{end}}
 {{with .Run.Command}}<div>command <code>{{.}}</code></div>{{end}}
 {{with .Machine}}<div>machine {{.}}</div>{{end}}
+<div class="health">machine health: {{.Health}}{{with .Noisy}} <span class="noisy" title="noisy: {{.}}">noisy</span>{{end}}</div>
 <div><a href="{{.URL}}/archive.tar">download every stored file (tar)</a>{{with .Trend}} · <a href="{{.}}">this run in its trend</a>{{end}}</div>
 </div>`))
 
@@ -189,6 +190,7 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 		head["Trend"] = "/trend?" + url.Values{"by": {labels[0].Key}, "metric": {"p99"}}.Encode()
 	}
 	head["Machine"] = machineText(run.Machine)
+	head["Health"], head["Noisy"] = healthText(run.Health), noisyWhy(run.Health)
 	headHTML, err := fragment(runHeadTmpl, head)
 	if err != nil {
 		return web.Page{}, err

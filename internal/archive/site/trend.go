@@ -52,11 +52,11 @@ var trendFormTmpl = template.Must(template.New("trendform").Parse(`<form class="
 <button type="submit">Draw</button></form>`))
 
 var trendChartTmpl = template.Must(template.New("trendchart").Parse(`<div class="chart" id="trend"></div>
-<p class="hint">Each dot is a run: hover to read it, click to open it. Dashed lines mark change points; the grey line is the level between them.</p>
+<p class="hint">Each dot is a run: hover to read it, click to open it. Dashed lines mark change points; the grey line is the level between them; an orange ring marks a noisy run (its machine disturbed it: weaker evidence).</p>
 {{with .Changes}}<h3>Change points</h3><ul class="findings">{{range .}}<li{{if .Worse}} class="bad"{{end}}>{{.Text}} <a href="{{.URL}}">first run after it</a></li>{{end}}</ul>
 {{else}}{{if .Marked}}<p class="good">No change point: the series holds steady.</p>{{end}}{{end}}
 {{with .Rows}}<div class="tw"><table class="points"><thead><tr><th>#</th><th>{{$.By}}</th><th>run</th><th>started</th><th>{{$.Metric}}</th></tr></thead>
-<tbody>{{range .}}<tr{{if .Change}} class="bad"{{end}}><td>{{.N}}</td><td>{{.Label}}</td><td><a href="{{.URL}}">{{.Name}}</a> <code>{{.ID}}</code></td><td>{{.Started}}</td><td>{{.Value}}</td></tr>
+<tbody>{{range .}}<tr{{if .Change}} class="bad"{{end}}><td>{{.N}}</td><td>{{.Label}}</td><td><a href="{{.URL}}">{{.Name}}</a> <code>{{.ID}}</code>{{with .Noisy}} <span class="noisy" title="noisy: {{.}}">noisy</span>{{end}}</td><td>{{.Started}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table></div>{{end}}`))
 
 // trend serves one figure across runs ordered by a label, with the
@@ -135,6 +135,7 @@ type trendData struct {
 	Values  []float64 `json:"values"`
 	Level   []float64 `json:"level"`   // the level between change points
 	Changes []int     `json:"changes"` // indexes of the first points after each change
+	Noisy   []bool    `json:"noisy"`   // the runs the machine disturbed (trend.Point.Noisy)
 	Log     bool      `json:"log"`     // a log scale: the latencies span more than plot.LogSpread
 }
 
@@ -151,6 +152,7 @@ func trendBody(t *trend.Trend) (template.HTML, string, error) {
 		d.Names = append(d.Names, p.Name)
 		d.Links = append(d.Links, runURL(p.ID))
 		d.Values = append(d.Values, float64(p.Value))
+		d.Noisy = append(d.Noisy, p.Noisy)
 	}
 	var cuts []int
 	type changeView struct {
@@ -181,12 +183,13 @@ func trendBody(t *trend.Trend) (template.HTML, string, error) {
 		N                                    int
 		Label, URL, Name, ID, Started, Value string
 		Change                               bool
+		Noisy                                string
 	}
 	var rows []rowView
 	if len(t.Points) <= maxTable {
 		for i, p := range t.Points {
 			rows = append(rows, rowView{N: i + 1, Label: tick(p), URL: runURL(p.ID), Name: p.Name, ID: p.ID,
-				Started: fmtTime(p.Started), Value: fmt.Sprintf("%.4g %s", float64(p.Value), t.Unit), Change: p.Change})
+				Started: fmtTime(p.Started), Value: fmt.Sprintf("%.4g %s", float64(p.Value), t.Unit), Change: p.Change, Noisy: noisyWhy(p.Health)})
 		}
 	}
 	by := t.By
@@ -256,6 +259,16 @@ const trendJS = `(function () {
       ctx.stroke();
     });
     ctx.restore();
+    ctx.save();
+    ctx.strokeStyle = "#a05a00";
+    ctx.lineWidth = 2 * (window.devicePixelRatio || 1);
+    (d.noisy || []).forEach(function (noisy, i) {
+      if (!noisy) return;
+      ctx.beginPath();
+      ctx.arc(u.valToPos(i, "x", true), u.valToPos(d.values[i], "y", true), 8 * (window.devicePixelRatio || 1), 0, 2 * Math.PI);
+      ctx.stroke();
+    });
+    ctx.restore();
   }] } };
   var opts = {
     title: d.title,
@@ -266,7 +279,7 @@ const trendJS = `(function () {
               y: d.log ? { distr: 3, log: 10 } : { range: function (u, lo, hi) { return [Math.min(0, lo), hi > 0 ? hi * 1.08 : 1]; } } },
     axes: [{ splits: splits, values: tick, size: 50 }, { label: d.log ? d.unit + " (log scale)" : d.unit, size: 60 }],
     series: [
-      { label: "run", value: function (u, v) { return v == null ? "-" : d.labels[v] + " · " + d.names[v]; } },
+      { label: "run", value: function (u, v) { return v == null ? "-" : d.labels[v] + " · " + d.names[v] + (d.noisy && d.noisy[v] ? " · noisy" : ""); } },
       { label: d.title, stroke: "#1f77b4", width: 1.5, points: { show: true, size: 7, fill: "#1f77b4" } },
       { label: "level", stroke: "#999", width: 2, points: { show: false } }
     ],

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // Add stores b in one transaction: the run, its labels, steps, scenarios
@@ -165,11 +166,11 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *archive.Run) (int6
 		users = string(js)
 	}
 	args := []any{r.ID, r.Slug, r.Name, strings.ToLower(r.Name), r.Source, r.Command, r.Plan, r.Machine,
-		unixNano(r.Started), unixNano(r.Ended), unixNano(r.Added), r.Content, string(labels), users}
+		unixNano(r.Started), unixNano(r.Ended), unixNano(r.Added), r.Content, string(labels), users, healthText(r.Health)}
 	lo, hi := usersRange(r.Users)
 	args = append(args, lo, hi)
 	args = append(args, figureArgs(&r.Figures)...)
-	q := "INSERT INTO runs (id, slug, name, name_lower, source, command, plan, machine, started, ended, added, content, labels, users, users_min, users_max, " +
+	q := "INSERT INTO runs (id, slug, name, name_lower, source, command, plan, machine, started, ended, added, content, labels, users, health, users_min, users_max, " +
 		figureNames + ") VALUES (" + placeholders(len(args)) + ") RETURNING seq"
 	var seq int64
 	if err := tx.QueryRowContext(ctx, s.d.rebind(q), args...).Scan(&seq); err != nil {
@@ -194,8 +195,8 @@ func (s *Store) insertLabels(ctx context.Context, tx *sql.Tx, seq int64, labels 
 }
 
 func (s *Store) insertSteps(ctx context.Context, tx *sql.Tx, seq int64, b *archive.Bundle) error {
-	q := s.d.rebind("INSERT INTO steps (run_seq, ord, idx, scenario, name, started, ended, " + figureNames + ", text, hist) VALUES (" +
-		placeholders(7+13+2) + ")")
+	q := s.d.rebind("INSERT INTO steps (run_seq, ord, idx, scenario, name, started, ended, " + figureNames + ", text, hist, health, blocks) VALUES (" +
+		placeholders(7+13+4) + ")")
 	for i := range b.Run.Steps {
 		st := &b.Run.Steps[i]
 		args := []any{seq, i, st.Index, st.Scenario, st.Name, unixNano(st.Started), unixNano(st.Ended)}
@@ -204,7 +205,11 @@ func (s *Store) insertSteps(ctx context.Context, tx *sql.Tx, seq int64, b *archi
 		if hist == nil {
 			hist = []byte{}
 		}
-		args = append(args, st.Text, hist)
+		var blocks []byte // NULL: none were cut
+		if bs, ok := b.Blocks[archive.StepKey{Step: st.Index, Scenario: st.Scenario}]; ok {
+			blocks = runblock.EncodeBlocks(bs)
+		}
+		args = append(args, st.Text, hist, healthText(st.Health), blocks)
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return s.dbError(err)
 		}
@@ -234,10 +239,15 @@ func (s *Store) insertScenarios(ctx context.Context, tx *sql.Tx, seq int64, b *a
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	q := s.d.rebind("INSERT INTO scenarios (run_seq, scenario, " + figureNames + ") VALUES (" + placeholders(2+13) + ")")
+	health := scenarioHealth(b)
+	q := s.d.rebind("INSERT INTO scenarios (run_seq, scenario, health, " + figureNames + ") VALUES (" + placeholders(3+13) + ")")
 	for _, n := range names {
 		f := sc[n]
-		if _, err := tx.ExecContext(ctx, q, append([]any{seq, n}, figureArgs(&f)...)...); err != nil {
+		h, ok := health[n]
+		if !ok {
+			h = runblock.UnknownHealth()
+		}
+		if _, err := tx.ExecContext(ctx, q, append([]any{seq, n, healthText(h)}, figureArgs(&f)...)...); err != nil {
 			return s.dbError(err)
 		}
 	}

@@ -143,18 +143,18 @@ func (fs *figureScan) figures() archive.Figures {
 	return f
 }
 
-const runCols = "r.id, r.slug, r.name, r.source, r.command, r.plan, r.machine, r.started, r.ended, r.added, r.content, r.labels, r.users"
+const runCols = "r.id, r.slug, r.name, r.source, r.command, r.plan, r.machine, r.started, r.ended, r.added, r.content, r.labels, r.users, r.health"
 
 // listCols are runCols without the plan (Get returns it): List stays light.
-const listCols = "r.id, r.slug, r.name, r.source, r.command, '', r.machine, r.started, r.ended, r.added, r.content, r.labels, r.users"
+const listCols = "r.id, r.slug, r.name, r.source, r.command, '', r.machine, r.started, r.ended, r.added, r.content, r.labels, r.users, r.health"
 
 // scanRun reads runCols and the figures into a Run.
 func scanRun(sc interface{ Scan(...any) error }) (archive.Run, error) {
 	var r archive.Run
 	var started, ended, added int64
-	var labels, users string
+	var labels, users, health string
 	var fs figureScan
-	dest := append([]any{&r.ID, &r.Slug, &r.Name, &r.Source, &r.Command, &r.Plan, &r.Machine, &started, &ended, &added, &r.Content, &labels, &users},
+	dest := append([]any{&r.ID, &r.Slug, &r.Name, &r.Source, &r.Command, &r.Plan, &r.Machine, &started, &ended, &added, &r.Content, &labels, &users, &health},
 		fs.dest()...)
 	if err := sc.Scan(dest...); err != nil {
 		return r, err
@@ -171,6 +171,7 @@ func scanRun(sc interface{ Scan(...any) error }) (archive.Run, error) {
 		r.Users = archive.SlugUsers(r.Slug, r.ID) // a run stored before the archive kept its users
 	}
 	r.Figures = fs.figures()
+	r.Health = parseHealth(health)
 	return r, nil
 }
 
@@ -209,7 +210,7 @@ func (s *Store) Get(ctx context.Context, id string) (*archive.Run, error) {
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, s.d.rebind("SELECT idx, scenario, name, started, ended, "+figureSelect("t")+
-		", text FROM steps t WHERE t.run_seq = ? ORDER BY ord"), seq)
+		", text, health FROM steps t WHERE t.run_seq = ? ORDER BY ord"), seq)
 	if err != nil {
 		return nil, s.dbError(err)
 	}
@@ -218,11 +219,12 @@ func (s *Store) Get(ctx context.Context, id string) (*archive.Run, error) {
 		var st archive.Step
 		var started, ended int64
 		var fs figureScan
+		var health string
 		dest := append([]any{&st.Index, &st.Scenario, &st.Name, &started, &ended}, fs.dest()...)
-		if err := rows.Scan(append(dest, &st.Text)...); err != nil {
+		if err := rows.Scan(append(dest, &st.Text, &health)...); err != nil {
 			return nil, s.dbError(err)
 		}
-		st.Started, st.Ended, st.Figures = fromUnixNano(started), fromUnixNano(ended), fs.figures()
+		st.Started, st.Ended, st.Figures, st.Health = fromUnixNano(started), fromUnixNano(ended), fs.figures(), parseHealth(health)
 		r.Steps = append(r.Steps, st)
 	}
 	return &r, s.dbError(rows.Err())
@@ -264,7 +266,7 @@ func (s *Store) Points(ctx context.Context, f archive.Filter, scenario string) (
 	}
 	// the status codes are left out: a series needs the figures, and
 	// decoding 10,000 code maps is a third of the time
-	q := "SELECT r.id, r.slug, r.name, r.labels, r.started, " + strings.Replace(figureSelect(fig), fig+".codes", "''", 1) + " FROM runs r" + join + w
+	q := "SELECT r.id, r.slug, r.name, r.labels, r.started, " + fig + ".health, " + strings.Replace(figureSelect(fig), fig+".codes", "''", 1) + " FROM runs r" + join + w
 	rows, err := s.db.QueryContext(ctx, s.d.rebind(q), append(jargs, args...)...)
 	if err != nil {
 		return nil, s.dbError(err)
@@ -273,13 +275,13 @@ func (s *Store) Points(ctx context.Context, f archive.Filter, scenario string) (
 	out := []archive.Point{}
 	for rows.Next() {
 		var p archive.Point
-		var labels string
+		var labels, health string
 		var started int64
 		var fs figureScan
-		if err := rows.Scan(append([]any{&p.ID, &p.Slug, &p.Name, &labels, &started}, fs.dest()...)...); err != nil {
+		if err := rows.Scan(append([]any{&p.ID, &p.Slug, &p.Name, &labels, &started, &health}, fs.dest()...)...); err != nil {
 			return nil, s.dbError(err)
 		}
-		p.Started, p.Figures = fromUnixNano(started), fs.figures()
+		p.Started, p.Figures, p.Health = fromUnixNano(started), fs.figures(), parseHealth(health)
 		p.Labels = map[string]string{}
 		json.Unmarshal([]byte(labels), &p.Labels)
 		out = append(out, p)

@@ -51,6 +51,13 @@ var migrations = [][]string{
 		`ALTER TABLE runs ADD COLUMN users_min BIGINT NOT NULL DEFAULT 0`,
 		`ALTER TABLE runs ADD COLUMN users_max BIGINT NOT NULL DEFAULT 0`,
 	},
+	{ // 4: what the machine did to each run, step and scenario (runblock.Health as JSON; '' for the runs stored before: Unknown),
+		// and each step's scenario cut into time blocks (runblock.EncodeBlocks; NULL for the runs stored before)
+		`ALTER TABLE runs ADD COLUMN health TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE steps ADD COLUMN health TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE steps ADD COLUMN blocks {{blob}}`,
+		`ALTER TABLE scenarios ADD COLUMN health TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // backfills[i], when set, fills what migrations[i] added to the rows

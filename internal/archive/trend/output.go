@@ -38,6 +38,7 @@ func WriteText(w io.Writer, t *Trend) error {
 	for _, c := range t.Changes {
 		changes[c.Index] = c
 	}
+	noisy := 0
 	for i, p := range t.Points {
 		mark, note := "", ""
 		if c, ok := changes[i]; ok {
@@ -47,6 +48,10 @@ func WriteText(w io.Writer, t *Trend) error {
 			}
 			note = "  ← " + sizeText(c)
 		}
+		if p.Noisy {
+			note = "  noisy" + note
+			noisy++
+		}
 		l := p.Label
 		if t.By == "" {
 			l = p.Started.UTC().Format("2006-01-02 15:04:05")
@@ -55,6 +60,10 @@ func WriteText(w io.Writer, t *Trend) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if noisy > 0 {
+		fmt.Fprintf(w, "\n%s noisy: the machine disturbed %s (its own schedule lag a large share of its p99, a hypervisor's steal, or a saturated generator; loadlab archive show RUN says which), so %s weaker evidence\n",
+			plural(noisy, "run"), map[bool]string{true: "it", false: "them"}[noisy == 1], map[bool]string{true: "its figure is", false: "their figures are"}[noisy == 1])
 	}
 	if len(t.Changes) > 0 {
 		fmt.Fprintln(w)

@@ -13,6 +13,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive/changepoint"
 	"github.com/loadlab/loadlab/internal/compare"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // Confidence is the level of the interval a change's size must exclude
@@ -25,6 +26,9 @@ type Source interface {
 	Points(ctx context.Context, f archive.Filter, scenario string) ([]archive.Point, error)
 	Get(ctx context.Context, id string) (*archive.Run, error)
 	Histogram(ctx context.Context, id string, step int, scenario string) ([]byte, error)
+	// Blocks is a step's scenario in time blocks (nil for a run archived
+	// before the archive kept them).
+	Blocks(ctx context.Context, id string, step int, scenario string) ([]runblock.Block, error)
 }
 
 // Options say which trend to compute.
@@ -48,6 +52,10 @@ type Point struct {
 	Started time.Time `json:"started"`
 	Value   Number    `json:"value"`  // the metric, in Unit
 	Change  bool      `json:"change"` // a change point: the first run after a change
+	// Health is what the machine did to the run (archive.Point.Health),
+	// and Noisy whether a verdict should not rest on it (Health.Judge).
+	Health runblock.Health `json:"health"`
+	Noisy  bool            `json:"noisy,omitempty"`
 }
 
 // Change is a change point of the series.
@@ -109,7 +117,8 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 	t := &Trend{Metric: o.Metric, Unit: o.Metric.Unit(), By: o.By, Scenario: o.Scenario, Points: []Point{}, Changes: []Change{}}
 	for i := range aps {
 		ap := &aps[i]
-		p := Point{ID: ap.ID, Slug: ap.Slug, Name: ap.Name, Started: ap.Started, Value: Number(o.Metric.value(&ap.Figures))}
+		p := Point{ID: ap.ID, Slug: ap.Slug, Name: ap.Name, Started: ap.Started, Value: Number(o.Metric.value(&ap.Figures)), Health: ap.Health}
+		p.Noisy, _ = ap.Health.Judge()
 		if o.By != "" {
 			v, ok := ap.Labels[o.By]
 			if !ok {

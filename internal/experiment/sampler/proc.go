@@ -6,11 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/prometheus/procfs"
+	"github.com/loadlab/loadlab/internal/runblock/probe"
 )
-
-// clockTicks is USER_HZ, the unit of /proc CPU times (100 on Linux).
-const clockTicks = 100
 
 type cpuReading struct {
 	t     time.Time
@@ -29,7 +26,7 @@ const (
 func (s *Sampler) sampleProcs(now time.Time) {
 	procs := append([]Proc{{Name: s.cfg.Generator, PID: os.Getpid()}}, s.cfg.Procs...)
 	for _, p := range procs {
-		ticks, rss, err := readProc(p.PID)
+		ticks, rss, err := probe.ReadProc(p.PID)
 		if err != nil {
 			continue // exited; the runner notices and reports it
 		}
@@ -39,11 +36,12 @@ func (s *Sampler) sampleProcs(now time.Time) {
 		s.prevCPU[p.PID] = cpuReading{t: now, ticks: ticks, ok: true}
 		s.mu.Unlock()
 		if dt := now.Sub(prev.t).Seconds(); prev.ok && dt > 0 && ticks >= prev.ticks {
-			s.add(Sample{Time: now, Series: p.Name + " " + SeriesCPU, Unit: "CPU %", Value: 100 * (ticks - prev.ticks) / clockTicks / dt})
+			s.add(Sample{Time: now, Series: p.Name + " " + SeriesCPU, Unit: "CPU %", Value: 100 * (ticks - prev.ticks) / probe.ClockTicks / dt})
 		}
 	}
 	s.sampleTCP(now, procs)
-	if busy, total, err := readStat(); err == nil {
+	if m, err := probe.ReadMachine(); err == nil {
+		busy, total := m.Busy, m.Total
 		s.mu.Lock()
 		prev := s.prevSys
 		s.prevSys = cpuReading{t: now, ticks: busy, total: total, ok: true}
@@ -52,46 +50,6 @@ func (s *Sampler) sampleProcs(now time.Time) {
 			s.add(Sample{Time: now, Series: SeriesHost, Unit: "CPU %", Value: 100 * (busy - prev.ticks) / (total - prev.total)})
 		}
 	}
-}
-
-// procFS reads /proc; nil where there is none (then no CPU or RSS series).
-var procFS = func() *procfs.FS {
-	fs, err := procfs.NewDefaultFS()
-	if err != nil {
-		return nil
-	}
-	return &fs
-}()
-
-// readProc returns a process's CPU time in clock ticks and its RSS in bytes.
-func readProc(pid int) (ticks, rss float64, err error) {
-	if procFS == nil {
-		return 0, 0, os.ErrNotExist
-	}
-	p, err := procFS.Proc(pid)
-	if err != nil {
-		return 0, 0, err
-	}
-	st, err := p.Stat()
-	if err != nil {
-		return 0, 0, err
-	}
-	return float64(st.UTime + st.STime), float64(st.ResidentMemory()), nil
-}
-
-// readStat returns the machine's busy and total CPU time from /proc/stat
-// (in seconds: only their ratio is used); busy is all but idle and iowait.
-func readStat() (busy, total float64, err error) {
-	if procFS == nil {
-		return 0, 0, os.ErrNotExist
-	}
-	st, err := procFS.Stat()
-	if err != nil {
-		return 0, 0, err
-	}
-	c := st.CPUTotal
-	busy = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal + c.Guest + c.GuestNice
-	return busy, busy + c.Idle + c.Iowait, nil
 }
 
 // GeneratorSaturated reports whether the generator's CPU readings show it

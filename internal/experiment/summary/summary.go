@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // File is the summary's name in a run folder.
@@ -44,6 +45,10 @@ type Summary struct {
 	// written before summary.json kept them).
 	Calibrations []Calibration `json:"calibrations,omitempty"`
 	ExitCode     int           `json:"exit_code"`
+	// Health is what the machine did to the run while its attacks went
+	// (runblock.Combine of its steps'); nil in a summary written before
+	// summary.json kept it.
+	Health *runblock.Health `json:"health,omitempty"`
 }
 
 // StepResult is one step's outcome.
@@ -66,6 +71,9 @@ type StepResult struct {
 	Means         map[string]float64 `json:"means,omitempty"` // mean of each sampled series
 	Pool          *PoolLimits        `json:"pool,omitempty"`  // the proxy pool the first scenario's route draws from
 	Model         *StepModel         `json:"model,omitempty"` // what the model predicted for the step
+	// Health is what the machine did to the step while its scenarios ran
+	// (runblock.Combine of theirs); nil before summary.json kept it.
+	Health *runblock.Health `json:"health,omitempty"`
 }
 
 // ScenarioResult is one scenario's figures within a step.
@@ -98,6 +106,10 @@ type ScenarioResult struct {
 	Report              string     `json:"report"`                    // text report, relative to the output folder
 	RunError            string     `json:"run_error,omitempty"`
 	Staircase           *Staircase `json:"staircase,omitempty"` // the pool staircase of latency, when there was one
+	// Health is what the machine did to the scenario: its lag (from its
+	// results) and the machine's shares while the step ran (package
+	// runblock/probe); nil before summary.json kept it.
+	Health *runblock.Health `json:"health,omitempty"`
 }
 
 // UnmarshalJSON reads a scenario's figures, its latencies in either shape:

@@ -31,6 +31,12 @@ func method(sum *summary.Summary) section {
 		fmt.Sprintf("Machine: %s, %d cores, %.1f GB, %s %s; generator and components share it", orText(sum.Machine.CPU, "unknown CPU"), sum.Machine.Cores, sum.Machine.MemoryGB, sum.Machine.OS, sum.Machine.Kernel),
 		"Latencies are measured from when each request was due (no coordinated omission); HTTP/1.1 keep-alive unless a scenario says otherwise",
 	}}}}
+	if sum.Health != nil {
+		if line := sum.Health.Line(); line != "" {
+			// what the machine did to the run while its attacks went
+			s.Blocks[0].Items = slices.Insert(s.Blocks[0].Items, 3, "While the attacks ran: "+line)
+		}
+	}
 	if len(sum.Steps) > 0 {
 		var items []string
 		for _, sc := range ds.Scenarios {
