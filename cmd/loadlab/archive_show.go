@@ -9,8 +9,8 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
-	"github.com/loadlab/loadlab/internal/termsafe"
 	"github.com/loadlab/loadlab/internal/runblock"
+	"github.com/loadlab/loadlab/internal/termsafe"
 )
 
 func init() {
