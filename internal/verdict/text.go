@@ -85,7 +85,7 @@ func Size(s Stat, x float64, signed bool) string {
 }
 
 func interval(v *Verdict) string {
-	return fmt.Sprintf("%.0f%% interval %s to %s", 100*v.Confidence, Size(v.Stat, v.Lo, true), Size(v.Stat, v.Hi, true))
+	return fmt.Sprintf("%s%% interval %s to %s", strconv.FormatFloat(100*v.Confidence, 'g', 4, 64), Size(v.Stat, v.Lo, true), Size(v.Stat, v.Hi, true))
 }
 
 func noise(v *Verdict) string {

@@ -51,6 +51,9 @@ var migrations = [][]string{
 		`ALTER TABLE runs ADD COLUMN users_min BIGINT NOT NULL DEFAULT 0`,
 		`ALTER TABLE runs ADD COLUMN users_max BIGINT NOT NULL DEFAULT 0`,
 	},
+	{ // 4: accepted changes and baselines (archive.Accepter): a CI gate judges newer runs against the level from an accepted run on
+		`CREATE TABLE accepted (run_seq BIGINT NOT NULL PRIMARY KEY REFERENCES runs (seq) ON DELETE CASCADE, note TEXT NOT NULL, at BIGINT NOT NULL)`,
+	},
 }
 
 // backfills[i], when set, fills what migrations[i] added to the rows
