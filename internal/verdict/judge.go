@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // binomialDF stands for the degrees of freedom of a binomial variance
@@ -163,7 +164,7 @@ func Judge(before, after []Run, o Options) (Verdict, error) {
 	case worstSide < m || m == 0:
 		v.Outcome = Same
 	default:
-		v.Repeats = repeats(vb, s2, wa, max(df, 1), len(after), m, o.Confidence)
+		v.Repeats = repeats(vb, s2, wb, max(df, 1), len(after), m, o.Confidence)
 	}
 	v.Text = describe(&v, o)
 	return v, nil
@@ -171,13 +172,20 @@ func Judge(before, after []Run, o Options) (Verdict, error) {
 
 // repeats is the fewest runs of the newer side (MaxRepeats at most; 0
 // when more) with which a difference of the minimum size would be found
-// at the confidence level with 80% power, the older side as it is.
-func repeats(vb, s2 float64, wa []float64, df, n int, m, conf float64) int {
+// at the confidence level with 80% power, the older side as it is. The
+// repeats are fresh runs, as noisy as the older side's runs are (a run
+// that paused is not what a rerun is expected to do).
+func repeats(vb, s2 float64, wb []float64, df, n int, m, conf float64) int {
 	w := s2
-	for _, x := range wa {
-		if !math.IsNaN(x) && x > w {
-			w = x
+	var typical []float64
+	for _, x := range wb {
+		if !math.IsNaN(x) {
+			typical = append(typical, x)
 		}
+	}
+	if len(typical) > 0 {
+		sort.Float64s(typical)
+		w = max(w, typical[len(typical)/2])
 	}
 	for k := 1; k <= MaxRepeats; k++ {
 		dfk := df - (n - 1) + (k - 1)

@@ -53,6 +53,12 @@ func newStoreAt(t *testing.T, dsn string) *store {
 // p50ms (σ 0.3), failing with probability fail.
 func (s *store) add(t *testing.T, rng *rand.Rand, labels map[string]string, n int, p50ms, fail float64) {
 	t.Helper()
+	s.addLagged(t, rng, labels, n, p50ms, fail, 0)
+}
+
+// addLagged is add with the generator's schedule lag p99 of the run.
+func (s *store) addLagged(t *testing.T, rng *rand.Rand, labels map[string]string, n int, p50ms, fail float64, lag time.Duration) {
+	t.Helper()
 	name := fmt.Sprintf("r%02d", len(s.ids))
 	run := compare.NewRun(name, 0)
 	for range n {
@@ -66,7 +72,7 @@ func (s *store) add(t *testing.T, rng *rand.Rand, labels map[string]string, n in
 	}
 	met := run.Metrics
 	f := archive.Figures{Requests: met.Requests, Success: met.Success, Throughput: float64(met.Successes) / 8,
-		Latencies: l.LatencySummary}
+		Latencies: l.LatencySummary, LagP99: lag}
 	started := time.Unix(int64(1000+10*len(s.ids)), 0)
 	bundle := &archive.Bundle{
 		Run: archive.Run{Name: name, Labels: labels, Source: "results", Started: started, Ended: started.Add(8 * time.Second),
