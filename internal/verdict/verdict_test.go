@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -302,5 +303,18 @@ func TestStudentQuantile(t *testing.T) {
 		if got := studentQuantile(tc.q, tc.df); math.Abs(got-tc.want) > 1e-3*tc.want {
 			t.Errorf("t(%v, %v) = %v, want %v", tc.q, tc.df, got, tc.want)
 		}
+	}
+}
+
+// A verdict whose interval could not be computed encodes its missing
+// figures as null, not as an error.
+func TestVerdictJSON(t *testing.T) {
+	v, err := Judge([]Run{{ID: "a", Value: 10}}, []Run{{ID: "b", Value: 12}}, Options{Stat: P99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil || !strings.Contains(string(b), `"lo":null`) || !strings.Contains(string(b), `"outcome":"cannot tell"`) || !strings.Contains(string(b), `"change":0.19999`) {
+		t.Fatalf("%v %s", err, b)
 	}
 }

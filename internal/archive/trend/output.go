@@ -100,7 +100,7 @@ func sizeText(c Change) string {
 			verdict.Size(v.Stat, v.Lo, true), verdict.Size(v.Stat, v.Hi, true))
 	}
 	s := rel(float64(c.Rel))
-	if c.CI[0].finite() && c.CI[1].finite() {
+	if c.CI[0].Finite() && c.CI[1].Finite() {
 		conf := Confidence
 		if c.Verdict != nil {
 			conf = c.Verdict.Confidence

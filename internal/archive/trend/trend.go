@@ -174,7 +174,7 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 			}
 			p.Label = v
 		}
-		if !p.Value.finite() {
+		if !p.Value.Finite() {
 			continue
 		}
 		byID[ap.ID] = ap

@@ -135,7 +135,7 @@ func sixBuildsOneRegression(t *testing.T, src *store) {
 			t.Fatalf("%s: want one change, got %+v", m, tr.Changes)
 		}
 		c := tr.Changes[0]
-		if c.Label != "2020-02-04" || c.Index != 3 || !c.Worse || c.Verdict == nil || c.SeriesP.finite() {
+		if c.Label != "2020-02-04" || c.Index != 3 || !c.Worse || c.Verdict == nil || c.SeriesP.Finite() {
 			t.Errorf("%s: %+v", m, c)
 		}
 		if c.Rel < 0.3 || c.Rel > 0.5 || !(c.CI[0] > 0.2 && c.CI[0] < c.Rel && c.Rel < c.CI[1]) {
