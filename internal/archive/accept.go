@@ -23,3 +23,10 @@ type Accepter interface {
 	// Accepted lists the acceptances, oldest first.
 	Accepted(ctx context.Context) ([]Acceptance, error)
 }
+
+// RunDetail is one run with its stored files: what `loadlab archive show
+// -type json` prints and the results site serves at /api/runs/ID.
+type RunDetail struct {
+	*Run
+	Files []File `json:"files"`
+}

@@ -26,12 +26,44 @@ const zPower = 0.8416
 // out while each side keeps a clean run, and named.
 func Judge(before, after []Run, o Options) (Verdict, error) {
 	o = o.withDefaults()
+	v, err := judge(before, after, o)
+	if err != nil || v.Outcome != CannotTell || !o.Stat.HigherIsWorse() || o.Stat.Points() {
+		return v, err
+	}
+	// A side of noisy runs only: a generator's lag only adds to the
+	// latencies it measures, so noisy older runs can only hide a
+	// regression, and noisy newer runs only an improvement. Judged with
+	// them kept, a verdict the noise could only have hidden stands.
+	before, after = judgeable(before, o.Stat), judgeable(after, o.Stat)
+	cb, _ := clean(before)
+	ca, _ := clean(after)
+	if len(before) == 0 || len(after) == 0 || (len(cb) > 0 && len(ca) > 0) || (len(cb) == 0 && len(ca) == 0) {
+		return v, nil
+	}
+	kept := o
+	kept.keepNoisy = true
+	w, err := judge(before, after, kept)
+	if err != nil {
+		return v, err
+	}
+	if (len(cb) == 0 && w.Outcome == Worse) || (len(ca) == 0 && w.Outcome == Better) {
+		w.NoisyKept = true
+		w.Text = describe(&w, kept)
+		return w, nil
+	}
+	return v, nil
+}
+
+func judge(before, after []Run, o Options) (Verdict, error) {
 	s := o.Stat
 	v := Verdict{Stat: s, Outcome: CannotTell, Confidence: o.Confidence, Relative: !s.Points(), MinChange: o.MinChange,
 		Noise: math.NaN(), Before: math.NaN(), After: math.NaN(), Change: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	before, after = judgeable(before, s), judgeable(after, s)
 	cb, nb := clean(before)
 	ca, na := clean(after)
+	if o.keepNoisy {
+		cb, ca = before, after
+	}
 	switch {
 	case len(before) == 0 || len(after) == 0:
 		v.RunsBefore, v.RunsAfter = len(before), len(after)

@@ -52,9 +52,12 @@ func describe(v *Verdict, o Options) string {
 		for i, x := range v.Noisy {
 			names[i] = x.ID + " (" + x.Why + ")"
 		}
-		if math.IsNaN(v.Change) {
+		switch {
+		case v.NoisyKept:
+			fmt.Fprintf(&b, "; judged with %s, whose lag only adds latency and so could only have hidden this change: %s", plural(len(v.Noisy), "noisy run"), strings.Join(names, ", "))
+		case math.IsNaN(v.Change):
 			fmt.Fprintf(&b, "; noisy, so not judged: %s", strings.Join(names, ", "))
-		} else {
+		default:
 			fmt.Fprintf(&b, "; left out %s: %s", plural(len(v.Noisy), "noisy run"), strings.Join(names, ", "))
 		}
 	}

@@ -103,6 +103,8 @@ type Options struct {
 	Replicates [][]float64
 	// Seed seeds the block bootstrap (mixed with each run's content).
 	Seed uint64
+
+	keepNoisy bool // judge the noisy runs too (Judge's second look)
 }
 
 func (o Options) withDefaults() Options {
@@ -177,6 +179,10 @@ type Verdict struct {
 	// Noisy are the runs left out (or, when too few clean runs remained,
 	// the noisy runs that made the verdict cannot tell).
 	Noisy []Excluded `json:"noisy,omitempty"`
+	// NoisyKept says the noisy runs were judged with the others: a side
+	// had no clean run, and the noise (lag only adds latency) could only
+	// have hidden the change found.
+	NoisyKept bool `json:"noisy_kept,omitempty"`
 	// Repeats is how many runs of the newer build would decide a cannot
 	// tell (0: none needed or more than MaxRepeats).
 	Repeats int `json:"repeats,omitempty"`

@@ -318,3 +318,19 @@ func TestVerdictJSON(t *testing.T) {
 		t.Fatalf("%v %s", err, b)
 	}
 }
+
+// Noisy older runs only (their lag inflated their latencies): a
+// regression they could only have hidden stands, said so; an improvement
+// they could have faked is cannot tell.
+func TestNoisyOlderSideOnlyHidesRegressions(t *testing.T) {
+	noisy := &runblock.Health{LagP99: 20 * time.Millisecond, Noise: 0.4, Steal: runblock.Unknown, GeneratorSaturated: runblock.Unknown}
+	before := []Run{{ID: "a", Value: 30, Health: noisy}, {ID: "b", Value: 31, Health: noisy}, {ID: "c", Value: 29, Health: noisy}}
+	v, err := Judge(before, []Run{{ID: "d", Value: 500}, {ID: "e", Value: 520}}, Options{Stat: P99})
+	if err != nil || v.Outcome != Worse || !v.NoisyKept || len(v.Noisy) != 3 || !strings.Contains(v.Text, "could only have hidden this change") {
+		t.Errorf("regression: %v %+v", err, v)
+	}
+	v, err = Judge(before, []Run{{ID: "d", Value: 10}, {ID: "e", Value: 10.5}}, Options{Stat: P99})
+	if err != nil || v.Outcome != CannotTell || v.NoisyKept {
+		t.Errorf("improvement: %v %+v", err, v)
+	}
+}

@@ -22,6 +22,9 @@ type Options struct {
 	// Hosts are extra Host names accepted without a token (IP addresses
 	// and localhost always are).
 	Hosts []string
+	// Links maps a label key to an http(s) URL template (ParseLink): the
+	// runs' values of that label link to where they come from.
+	Links map[string]string
 }
 
 // Handler serves the results site. It only reads the store.
@@ -41,6 +44,9 @@ func New(store archive.Store, o Options) *Handler {
 	h.mux.HandleFunc("GET /runs/{id}/results.bin", h.resultsBin)
 	h.mux.HandleFunc("GET /compare", h.compare)
 	h.mux.HandleFunc("GET /trend", h.trend)
+	h.mux.HandleFunc("GET /api/runs", h.apiRuns)
+	h.mux.HandleFunc("GET /api/runs/{id}", h.apiRun)
+	h.mux.HandleFunc("GET /api/trend", h.apiTrend)
 	h.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	return h
 }
