@@ -22,13 +22,14 @@ import (
 const Resamples = 800
 
 // flatBlocks is a run's blocks in the form the bootstrap resamples: each
-// block's non-empty latency buckets as indices into one shared list of
-// bucket tops (ms), with its request and success counts and length.
+// block's latency counts as a cumulative count over one shared list of
+// bucket tops (ms), so that a percentile of any multiset of blocks is a
+// binary search; with its latency sum, request and success counts and
+// length.
 type flatBlocks struct {
 	top    []float64 // bucket tops, ms, ascending
-	mid    []float64 // bucket midpoints, ms
-	idx    [][]int32 // per block: bucket indices
-	cnt    [][]int64 // per block: counts
+	cum    [][]int64 // per block: cum[b][i] = its requests in buckets below i (len(top)+1)
+	sum    []float64 // per block: the sum of its latencies (bucket midpoints), ms
 	req    []float64
 	ok     []float64
 	secs   []float64
@@ -84,15 +85,19 @@ func flatten(bs []runblock.Block) (*flatBlocks, error) {
 	for i, t := range tops {
 		pos[t] = int32(i)
 		f.top = append(f.top, float64(t)*unit)
-		f.mid = append(f.mid, index[t])
 	}
 	for _, r := range raws {
-		ix := make([]int32, len(r.tops))
+		cum := make([]int64, len(tops)+1)
+		var sum float64
 		for j, t := range r.tops {
-			ix[j] = pos[t]
+			cum[pos[t]+1] += r.counts[j]
+			sum += float64(r.counts[j]) * index[t]
 		}
-		f.idx = append(f.idx, ix)
-		f.cnt = append(f.cnt, r.counts)
+		for i := 1; i < len(cum); i++ {
+			cum[i] += cum[i-1]
+		}
+		f.cum = append(f.cum, cum)
+		f.sum = append(f.sum, sum)
 	}
 	f.seed = h.Sum64()
 	return f, nil
@@ -103,7 +108,7 @@ var quantileOf = map[Stat]float64{P50: 0.50, P90: 0.90, P95: 0.95, P99: 0.99}
 
 // statOf computes the stat over the blocks picked (with repeats), on the
 // judged scale; NaN when it cannot be computed.
-func (f *flatBlocks) statOf(s Stat, pick []int, counts []int64) float64 {
+func (f *flatBlocks) statOf(s Stat, pick []int) float64 {
 	switch s {
 	case Success, Errors:
 		var req, ok float64
@@ -132,21 +137,18 @@ func (f *flatBlocks) statOf(s Stat, pick []int, counts []int64) float64 {
 	if !f.hasLat {
 		return math.NaN()
 	}
-	clear(counts)
+	d := len(f.top)
 	var n int64
 	for _, b := range pick {
-		for j, i := range f.idx[b] {
-			counts[i] += f.cnt[b][j]
-			n += f.cnt[b][j]
-		}
+		n += f.cum[b][d]
 	}
 	if n == 0 {
 		return math.NaN()
 	}
 	if s == Mean {
 		var sum float64
-		for i, c := range counts {
-			sum += float64(c) * f.mid[i]
+		for _, b := range pick {
+			sum += f.sum[b]
 		}
 		return math.Log(sum / float64(n))
 	}
@@ -154,16 +156,20 @@ func (f *flatBlocks) statOf(s Stat, pick []int, counts []int64) float64 {
 	if !ok {
 		return math.NaN() // the maximum has no block bootstrap
 	}
-	// The rank rule of HdrHistogram's ValueAtPercentile.
+	// The rank rule of HdrHistogram's ValueAtPercentile: the first bucket
+	// whose cumulative count reaches the rank.
 	rank := min(max(int64(q*float64(n)+0.5), 1), n)
-	var cum int64
-	for i, c := range counts {
-		cum += c
-		if cum >= rank {
-			return math.Log(f.top[i])
+	i := sort.Search(d, func(i int) bool {
+		var c int64
+		for _, b := range pick {
+			c += f.cum[b][i+1]
 		}
+		return c >= rank
+	})
+	if i == d {
+		return math.NaN()
 	}
-	return math.NaN()
+	return math.Log(f.top[i])
 }
 
 // blockVariance is the block bootstrap's variance of the run's figure on
@@ -172,24 +178,20 @@ func (f *flatBlocks) statOf(s Stat, pick []int, counts []int64) float64 {
 // merged and the figure recomputed, Resamples times, from a random stream
 // seeded by seed and the blocks' content. NaN when the run has fewer than
 // MinBlocks blocks or the figure has no block form.
-func blockVariance(bs []runblock.Block, s Stat, seed uint64) (float64, error) {
+func blockVariance(f *flatBlocks, s Stat, seed uint64) (float64, error) {
+	bs := f.req
 	if len(bs) < MinBlocks || s == Max {
 		return math.NaN(), nil
 	}
-	f, err := flatten(bs)
-	if err != nil {
-		return math.NaN(), err
-	}
 	rng := rand.New(rand.NewPCG(seed, f.seed))
 	pick := make([]int, len(bs))
-	counts := make([]int64, len(f.top))
 	var sum, sum2 float64
 	n := 0
 	for range Resamples {
 		for i := range pick {
 			pick[i] = rng.IntN(len(bs))
 		}
-		v := f.statOf(s, pick, counts)
+		v := f.statOf(s, pick)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}

@@ -60,9 +60,11 @@ type Run struct {
 	// Health is what the machine did to the run; nil when unknown.
 	Health *runblock.Health
 
-	// within caches the block bootstrap's variance (Prepare).
+	// within caches the block bootstrap's variance (Prepare), flat the
+	// blocks decoded (kept by copies of a prepared run).
 	within   float64
 	prepared *preparedFor
+	flat     *flatBlocks
 }
 
 type preparedFor struct {
@@ -75,7 +77,14 @@ type preparedFor struct {
 // split of a series, costs nothing; Judge computes it when not prepared
 // for its stat and seed.
 func (r *Run) Prepare(s Stat, seed uint64) error {
-	w, err := blockVariance(r.Blocks, s, seed)
+	if r.flat == nil {
+		f, err := flatten(r.Blocks)
+		if err != nil {
+			return err
+		}
+		r.flat = f
+	}
+	w, err := blockVariance(r.flat, s, seed)
 	if err != nil {
 		return err
 	}

@@ -170,6 +170,11 @@ func TestSeedsAgree(t *testing.T) {
 	}
 	up := synthRun(t, rng, "up", 1.2, -1)
 	paused := synthRun(t, rng, "paused", 1, 3)
+	for _, r := range []*Run{&runs[0], &runs[1], &runs[2], &runs[3], &runs[4], &runs[5], &up, &paused} {
+		if err := r.Prepare(P99, 0); err != nil { // decodes the blocks once; each seed bootstraps anew
+			t.Fatal(err)
+		}
+	}
 	cases := [][2][]Run{
 		{runs[:3], runs[3:]},
 		{runs[:5], {up}},
