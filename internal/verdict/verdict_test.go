@@ -119,6 +119,7 @@ func TestChangeFound(t *testing.T) {
 			t.Errorf("+15%%: %s", v.Text)
 		}
 	}
+	t.Logf("+15%% found in %d of 50 cases", found)
 	if found < 45 {
 		t.Errorf("+15%% found in %d of 50 cases, want 45 or more", found)
 	}
