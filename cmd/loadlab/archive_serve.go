@@ -27,6 +27,11 @@ const archiveServeExamples = `  # The results site of an archive, on this machin
   loadlab archive serve -db runs.db
   loadlab archive serve -db runs.db -listen 127.0.0.1:0     # a free port, printed
 
+  # Commit labels linked to the repository; dashboards read the JSON API
+  # (/api/runs, /api/runs/ID, /api/trend?by=commit&metric=p99: the shapes
+  # of list, show and trend -type json)
+  loadlab archive serve -db runs.db -link commit=https://git.example/repo/commit/{}
+
   # A team's site over its Postgres, reachable from other machines: a
   # token is required (one is made and printed when -token is not given)
   loadlab archive serve -db postgres://lab@db.internal/loadlab -listen 0.0.0.0:8095 -token "$SITE_TOKEN"`
@@ -39,6 +44,8 @@ func runArchiveServe(ctx context.Context, args []string, _ io.Reader, _, stderr 
 	token := fs.String("token", "", "`token` required on every request (?token=, then a cookie, or Authorization: Bearer); made up when listening beyond loopback without one")
 	var hosts listFlag
 	fs.Var(&hosts, "host", "without a token, also accept requests addressed to this host `name` (IP addresses and localhost always are; repeatable)")
+	var linkArgs listFlag
+	fs.Var(&linkArgs, "link", "link a label's values to where they come from: `key=URL` with {} for the value, http or https only (repeatable), e.g. commit=https://git.example/repo/commit/{}")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -47,6 +54,14 @@ func runArchiveServe(ctx context.Context, args []string, _ io.Reader, _, stderr 
 	}
 	if *db == "" {
 		return badinput.Field("-db", "required: the archive to serve (a SQLite file or a postgres:// URL)")
+	}
+	links := map[string]string{}
+	for _, l := range linkArgs {
+		k, tmpl, err := site.ParseLink(l)
+		if err != nil {
+			return badinput.Field("-link", "%v", err)
+		}
+		links[k] = tmpl
 	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err != nil {
@@ -64,7 +79,7 @@ func runArchiveServe(ctx context.Context, args []string, _ io.Reader, _, stderr 
 	if err != nil {
 		return badinput.Field("-listen", "%v", err)
 	}
-	srv := &http.Server{Handler: site.New(store, site.Options{Token: *token, Hosts: hosts,
+	srv := &http.Server{Handler: site.New(store, site.Options{Token: *token, Hosts: hosts, Links: links,
 		MaxInFlight: sqlstore.MaxConns, ErrorLog: log.New(stderr, "", log.LstdFlags)}),
 		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	url := "http://" + siteAddr(ln.Addr().(*net.TCPAddr)) + "/"

@@ -128,9 +128,11 @@ func TestArchiveServeBadInput(t *testing.T) {
 		{"-db", junk, "-listen", "nope"},
 		{"-db", junk, "extra"},
 		{"-nosuchflag"},
+		{"-db", junk, "-link", "commit=javascript:alert(1)//{}"}, // only http(s) templates
+		{"-db", junk, "-link", "commit=https://git.example/commit/"},
 	} {
 		out, errOut, code := loadlabBin(t, "", append([]string{"archive", "serve"}, args...)...)
-		if code != 2 || out != "" || len(lines(errOut)) != 1 {
+		if code != 2 || out != "" || len(lines(errOut)) != 1 || (len(args) > 2 && args[2] == "-link" && !strings.Contains(errOut, "-link")) {
 			t.Errorf("serve %q: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, out, errOut)
 		}
 	}

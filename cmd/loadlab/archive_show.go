@@ -56,10 +56,7 @@ func runArchiveShow(ctx context.Context, args []string, _ io.Reader, stdout, std
 	if *typ == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			*archive.Run
-			Files []archive.File `json:"files"`
-		}{r, files})
+		return enc.Encode(archive.RunDetail{Run: r, Files: files})
 	}
 	fmt.Fprintf(stdout, "%s  %s\n", r.Slug, labelList(r.Labels))
 	fmt.Fprintf(stdout, "%s, %s to %s (%s)\n", r.Command, r.Started.Local().Format(time.DateTime), r.Ended.Local().Format(time.TimeOnly), r.Source)

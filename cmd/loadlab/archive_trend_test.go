@@ -13,6 +13,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // trendJSON is what `archive trend -type json` prints, as a script reads it.
@@ -52,8 +53,10 @@ func trendOf(t *testing.T, args ...string) trendJSON {
 // and adds the run folder to a new archive; it returns the archive and the
 // IDs added. The latencies are measured from each request's due time, so
 // a generator starved of CPU by a loaded machine adds its lateness to them:
-// a run whose schedule lag p99 exceeds maxLag in any cell could not be
-// judged, and is run again (four tries, then the test fails).
+// a run whose schedule lag p99 exceeds maxLag, or 10% of its latency p99
+// (what makes the verdicts leave a run out as noisy), in any cell could
+// not be judged, and is run again (four tries, then the test is skipped:
+// the machine is too loaded for this test, which says so).
 func runAndArchive(t *testing.T, maxLag time.Duration, plan string, set ...string) (db string, ids []string) {
 	t.Helper()
 	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
@@ -80,7 +83,7 @@ func runAndArchive(t *testing.T, maxLag time.Duration, plan string, set ...strin
 		}
 		t.Logf("try %d could not judge: %s", try, why)
 	}
-	t.Fatalf("the machine was too loaded to judge, %d times: %s", tries, why)
+	t.Skipf("the machine was too loaded to judge, %d times: %s", tries, why)
 	return "", nil
 }
 
@@ -98,12 +101,12 @@ func disturbed(t *testing.T, db string, maxLag time.Duration) string {
 	var bad []string
 	for _, p := range ps {
 		t.Logf("%v: p50 %v p95 %v, lag p99 %v", p.Labels, p.Latencies.P50, p.Latencies.P95, p.LagP99)
-		if p.LagP99 > maxLag {
-			bad = append(bad, fmt.Sprintf("%v lag p99 %v", p.Labels, p.LagP99))
+		if p.LagP99 > maxLag || float64(p.LagP99) > runblock.NoisyLagShare*float64(p.Latencies.P99) {
+			bad = append(bad, fmt.Sprintf("%v lag p99 %v (p99 %v)", p.Labels, p.LagP99, p.Latencies.P99))
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Sprintf("the generator sent late (over %v): %s", maxLag, strings.Join(bad, ", "))
+		return fmt.Sprintf("the generator sent late (over %v, or over 10%% of the p99): %s", maxLag, strings.Join(bad, ", "))
 	}
 	return ""
 }
@@ -153,14 +156,16 @@ func TestArchiveTrendRegressionHunt(t *testing.T) {
 		}
 	}
 
-	// As a CI gate: exit 1, naming the first run after the change, its
-	// size and interval.
+	// As a CI gate: the newest build (17 Feb) is judged against the
+	// level since the change, not failed for a change in the past; the
+	// table still marks the change, and the text names it.
 	code, stdout, stderr := runCLI(t, nil, "archive", "trend", "-db", db, "-by", "build", "-metric", "p95", "-fail-on-regression")
-	if code != 1 || !strings.Contains(stderr, "regression from build 2020-02-04 (run "+ids[3]+")") || !strings.Contains(stderr, "99% CI") {
-		t.Errorf("-fail-on-regression: exit %d\nstderr %s", code, stderr)
+	if code == 1 || !strings.Contains(stdout, "regression from build 2020-02-04 (run "+ids[3]+")") || !strings.Contains(stdout, "CI") ||
+		!strings.Contains(stdout, "newest: build 2020-02-17 (run "+ids[5]+") against the level since build 2020-02-04") {
+		t.Errorf("-fail-on-regression: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "▲") || !strings.Contains(stdout, "2020-02-04") || strings.Count(stderr, "\n") != 1 {
-		t.Errorf("-fail-on-regression: stdout\n%s\nstderr %q", stdout, stderr)
+	if !strings.Contains(stdout, "▲") {
+		t.Errorf("-fail-on-regression: stdout\n%s", stdout)
 	}
 }
 
@@ -219,8 +224,10 @@ cooldown: 500ms
 			t.Errorf("%s: %+v over %+v", metric, tr.Changes, tr.Points)
 		}
 	}
+	// The gate on the sixth run: no regression (exit 0), or too few runs
+	// to tell at this noise (exit 3), never a false regression.
 	code, _, stderr := runCLI(t, nil, "archive", "trend", "-db", db, "-by", "build", "-metric", "p99", "-fail-on-regression")
-	if code != 0 {
+	if code != 0 && code != 3 {
 		t.Errorf("-fail-on-regression with no change: exit %d, %s", code, stderr)
 	}
 }
@@ -250,9 +257,9 @@ func TestArchiveTrendBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tc.args, code, stderr, tc.want)
 		}
 	}
-	// An empty archive: an empty series, said on stderr, exit 0.
+	// An empty archive: nothing to judge, exit 2.
 	code, stdout, stderr := runCLI(t, nil, "archive", "trend", "-db", db, "-metric", "p95", "-by", "build", "-fail-on-regression")
-	if code != 0 || !strings.Contains(stderr, "no runs labelled build") || !strings.Contains(stdout, "0 runs") {
+	if code != 2 || !strings.Contains(stderr, "no run of the archive matches") || stdout != "" {
 		t.Errorf("empty archive: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -61,6 +61,10 @@ func fmtSize(n int64) string {
 type label struct{ Key, Value string }
 
 // sortedLabels lists labels by key.
+// labelView is a label as pages show it: a link to the runs sharing it,
+// and to where its value comes from (Options.Links) when known.
+type labelView struct{ Key, Value, URL, Source string }
+
 func sortedLabels(m map[string]string) []label {
 	out := make([]label, 0, len(m))
 	for k, v := range m {

@@ -180,7 +180,7 @@ var indexTmpl = template.Must(template.New("index").Parse(`<form class="filter" 
 <thead><tr><th></th><th>run</th>{{range .Cols}}<th{{with .Means}} title="{{.}}"{{end}}><a href="{{.URL}}"{{if .On}} class="on"{{end}}>{{.Title}}{{.Arrow}}</a></th>{{end}}<th>labels</th></tr></thead>
 <tbody>{{range .Runs}}<tr><td><input type="checkbox" name="id" value="{{.ID}}" aria-label="compare {{.ID}}"></td><td><a href="{{.URL}}"><code>{{.ID}}</code></a></td>
 <td>{{.Started}}</td><td><a href="{{.URL}}">{{.Name}}</a>{{with .Noisy}} <span class="noisy" title="noisy: {{.}}">noisy</span>{{end}}</td><td>{{.Requests}}</td><td>{{.Load}}</td><td>{{.Success}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Throughput}}</td>
-<td>{{range .Labels}}<a class="label" href="{{.URL}}">{{.Key}}={{.Value}}</a>{{end}}</td></tr>
+<td>{{range .Labels}}<a class="label" href="{{.URL}}">{{.Key}}={{.Value}}</a>{{with .Source}}<a class="source" href="{{.}}" rel="noopener noreferrer" title="where this value comes from">↗</a>{{end}}{{end}}</td></tr>
 {{end}}</tbody></table></div>
 <p><button type="submit">Compare the runs ticked</button> <span class="hint">tick two or more</span></p>
 </form>{{end}}`))
@@ -188,7 +188,7 @@ var indexTmpl = template.Must(template.New("index").Parse(`<form class="filter" 
 type indexRow struct {
 	ID, URL, Name, Started                        string
 	Requests, Load, Success, P50, P99, Throughput string
-	Labels                                        []struct{ Key, Value, URL string }
+	Labels                                        []labelView
 	Noisy                                         string // why the machine made the run noisy ("": it did not)
 }
 
@@ -256,7 +256,7 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 				m[lb.Key] = lb.Value
 				q.Labels, q.Page = m, 1
 			})
-			rows[i].Labels = append(rows[i].Labels, struct{ Key, Value, URL string }{lb.Key, lb.Value, u})
+			rows[i].Labels = append(rows[i].Labels, labelView{lb.Key, lb.Value, u, h.sourceURL(lb.Key, lb.Value)})
 		}
 	}
 	data["Runs"] = rows

@@ -115,7 +115,7 @@ func stepTitle(run *archive.Run, st archive.Step) string {
 var runHeadTmpl = template.Must(template.New("head").Parse(`<div class="meta">
 <div>ID <code>{{.Run.ID}}</code> · permanent link <a href="{{.URL}}">{{.URL}}</a>{{with .Run.Slug}} · slug <code>{{.}}</code>{{end}}</div>
 <div>started {{.Started}} · ended {{.Ended}} · added {{.Added}} · from {{.Run.Source}}</div>
-{{with .Labels}}<div>labels {{range .}}<a class="label" href="{{.URL}}">{{.Key}}={{.Value}}</a>{{end}}</div>{{end}}
+{{with .Labels}}<div>labels {{range .}}<a class="label" href="{{.URL}}">{{.Key}}={{.Value}}</a>{{with .Source}}<a class="source" href="{{.}}" rel="noopener noreferrer" title="where this value comes from">↗</a>{{end}}{{end}}</div>{{end}}
 {{with .Run.Command}}<div>command <code>{{.}}</code></div>{{end}}
 {{with .Machine}}<div>machine {{.}}</div>{{end}}
 <div class="health">machine health: {{.Health}}{{with .Noisy}} <span class="noisy" title="noisy: {{.}}">noisy</span>{{end}}</div>
@@ -181,9 +181,9 @@ func (h *Handler) runPage(ctx context.Context, run *archive.Run) (web.Page, erro
 
 	p := newPage(run.Name)
 	head := map[string]any{"Run": run, "URL": runURL(id), "Started": fmtTime(run.Started), "Ended": fmtTime(run.Ended), "Added": fmtTime(run.Added)}
-	var labels []struct{ Key, Value, URL string }
+	var labels []labelView
 	for _, l := range sortedLabels(run.Labels) {
-		labels = append(labels, struct{ Key, Value, URL string }{l.Key, l.Value, "/?" + url.Values{"label": {l.Key + "=" + l.Value}}.Encode()})
+		labels = append(labels, labelView{l.Key, l.Value, "/?" + url.Values{"label": {l.Key + "=" + l.Value}}.Encode(), h.sourceURL(l.Key, l.Value)})
 	}
 	head["Labels"] = labels
 	if len(labels) > 0 {

@@ -34,6 +34,9 @@ type Options struct {
 	// ErrorLog receives the details of a failure the visitor is only told
 	// the kind of (the database unavailable or damaged); nil discards them.
 	ErrorLog *log.Logger
+	// Links maps a label key to an http(s) URL template (ParseLink): the
+	// runs' values of that label link to where they come from.
+	Links map[string]string
 }
 
 // Defaults of Options.
@@ -68,6 +71,9 @@ func New(store archive.Store, o Options) *Handler {
 	h.mux.HandleFunc("GET /runs/{id}/results.bin", h.resultsBin)
 	h.mux.HandleFunc("GET /compare", h.compare)
 	h.mux.HandleFunc("GET /trend", h.trend)
+	h.mux.HandleFunc("GET /api/runs", h.apiRuns)
+	h.mux.HandleFunc("GET /api/runs/{id}", h.apiRun)
+	h.mux.HandleFunc("GET /api/trend", h.apiTrend)
 	h.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	return h
 }

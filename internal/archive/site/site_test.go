@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -532,16 +531,29 @@ func TestTrend(t *testing.T) {
 	defer srv.Close()
 	body := trendPage(t, srv, "/trend?by=build&metric=p95")
 	// The page shows what `loadlab archive trend` computes (package
-	// trend, kept by the page's cache): the regression hunt's 04 Feb
-	// build is where p95 regressed.
+	// trend, kept by the page's cache). The hunt's runs were made on a
+	// loaded machine: the three before 04 Feb are noisy (their own lag a
+	// third to two thirds of their p99), one run per build, so the
+	// verdicts over runs cannot show the change at 04 Feb the requests
+	// suggest. The newest build (17 Feb, p99 2.5 s and timeouts) is judged
+	// against the clean runs since the start (04 and 05 Feb), from its time
+	// blocks: a regression. The page says which runs were noisy and what
+	// the newest build's verdict is. (TestTrendChanges draws a change
+	// found.)
 	var want *trend.Trend
 	h.trends.mu.Lock()
 	for _, tr := range h.trends.entries {
 		want = tr
 	}
 	h.trends.mu.Unlock()
-	if want == nil || want.Metric != trend.P95 || len(want.Points) != 6 || !slices.ContainsFunc(want.Changes, func(c trend.Change) bool { return c.Label == "2020-02-04" && c.Worse }) {
-		t.Fatalf("the trend of the hunt: %+v; want 6 points and a regression at 2020-02-04", want)
+	if want == nil || want.Metric != trend.P95 || len(want.Points) != 6 || want.Gate == nil || !want.Gate.Regression ||
+		!strings.Contains(want.Gate.Text, "left out 3 noisy runs") {
+		t.Fatalf("the trend of the hunt: %+v; want 6 points and the newest build a regression, 3 noisy runs left out (gate %+v)", want, want.Gate)
+	}
+	for _, w := range []string{"Newest: " + want.Gate.Text, `title="noisy: its own schedule lag p99`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the page lacks %q", w)
+		}
 	}
 	for _, c := range want.Changes {
 		if !strings.Contains(body, trend.Describe(want, c)) {
@@ -549,17 +561,15 @@ func TestTrend(t *testing.T) {
 		}
 	}
 	var order []string
-	for _, m := range regexp.MustCompile(`<tr(?: class="bad")?><td>\d+</td><td>([^<]*)</td>`).FindAllStringSubmatch(body, -1) {
+	for _, m := range regexp.MustCompile(`<tr(?: class="bad")?><td>\d+</td><td>([0-9-]+)`).FindAllStringSubmatch(body, -1) {
 		order = append(order, m[1])
 	}
 	builds := []string{"2020-01-09", "2020-01-30", "2020-02-03", "2020-02-04", "2020-02-05", "2020-02-17"}
 	if strings.Join(order, " ") != strings.Join(builds, " ") {
 		t.Errorf("points listed %v, want by build %v", order, builds)
 	}
-	for _, w := range []string{`href="/runs/` + fix.builds["2020-02-04"] + `">first run after it`, "window.LOADLAB_TREND"} {
-		if !strings.Contains(body, w) {
-			t.Errorf("the trend page lacks %q", w)
-		}
+	if !strings.Contains(body, "window.LOADLAB_TREND") {
+		t.Error("the trend page has no chart")
 	}
 	// Every point links to its run.
 	for b, id := range fix.builds {

@@ -52,11 +52,13 @@ var trendFormTmpl = template.Must(template.New("trendform").Parse(`<form class="
 <button type="submit">Draw</button></form>`))
 
 var trendChartTmpl = template.Must(template.New("trendchart").Parse(`<div class="chart" id="trend"></div>
-<p class="hint">Each dot is a run: hover to read it, click to open it. Dashed lines mark change points; the grey line is the level between them; an orange ring marks a noisy run (its machine disturbed it: weaker evidence).</p>
+<p class="hint">Each dot is a run: hover to read it, click to open it. Dashed red lines mark change points, solid green lines accepted runs (the baseline from there on); the grey line is the level between them; an orange ring marks a noisy run (its machine disturbed it: weaker evidence).</p>
+{{with .Gate}}<p class="{{if .Regression}}bad{{else}}hint{{end}}">Newest: {{.Text}}.</p>{{end}}
+{{with .Accepted}}<h3>Accepted</h3><ul class="findings">{{range .}}<li><a href="{{.URL}}">run {{.ID}}</a> accepted {{.At}}{{with .Note}}: {{.}}{{end}}</li>{{end}}</ul>{{end}}
 {{with .Changes}}<h3>Change points</h3><ul class="findings">{{range .}}<li{{if .Worse}} class="bad"{{end}}>{{.Text}} <a href="{{.URL}}">first run after it</a></li>{{end}}</ul>
 {{else}}{{if .Marked}}<p class="good">No change point: the series holds steady.</p>{{end}}{{end}}
 {{with .Rows}}<div class="tw"><table class="points"><thead><tr><th>#</th><th>{{$.By}}</th><th>run</th><th>started</th><th>{{$.Metric}}</th></tr></thead>
-<tbody>{{range .}}<tr{{if .Change}} class="bad"{{end}}><td>{{.N}}</td><td>{{.Label}}</td><td><a href="{{.URL}}">{{.Name}}</a> <code>{{.ID}}</code>{{with .Noisy}} <span class="noisy" title="noisy: {{.}}">noisy</span>{{end}}</td><td>{{.Started}}</td><td>{{.Value}}</td></tr>
+<tbody>{{range .}}<tr{{if .Change}} class="bad"{{end}}><td>{{.N}}</td><td>{{.Label}}{{with .Source}} <a class="source" href="{{.}}" rel="noopener noreferrer" title="where this value comes from">↗</a>{{end}}{{if .Accepted}} (accepted){{end}}</td><td><a href="{{.URL}}">{{.Name}}</a> <code>{{.ID}}</code>{{with .Noisy}} <span class="noisy" title="noisy: {{.}}">noisy</span>{{end}}</td><td>{{.Started}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table></div>{{end}}`))
 
 // trend serves one figure across runs ordered by a label, with the
@@ -106,7 +108,7 @@ func (h *Handler) trend(w http.ResponseWriter, r *http.Request) {
 		writePage(w, http.StatusOK, p)
 		return
 	}
-	body, script, err := trendBody(t)
+	body, script, err := trendBody(t, h.sourceURL)
 	if err != nil {
 		failure(w, err)
 		return
@@ -127,32 +129,36 @@ func orText(a, b string) string {
 
 // trendData is what the trend chart's script draws.
 type trendData struct {
-	Title   string    `json:"title"`
-	Unit    string    `json:"unit"`
-	Labels  []string  `json:"labels"` // x tick of each point: its label value or start time
-	Names   []string  `json:"names"`
-	Links   []string  `json:"links"`
-	Values  []float64 `json:"values"`
-	Level   []float64 `json:"level"`   // the level between change points
-	Changes []int     `json:"changes"` // indexes of the first points after each change
-	Noisy   []bool    `json:"noisy"`   // the runs the machine disturbed (trend.Point.Noisy)
-	Log     bool      `json:"log"`     // a log scale: the latencies span more than plot.LogSpread
+	Title    string    `json:"title"`
+	Unit     string    `json:"unit"`
+	Labels   []string  `json:"labels"` // x tick of each point: its label value or start time
+	Names    []string  `json:"names"`
+	Links    []string  `json:"links"`
+	Values   []float64 `json:"values"`
+	Level    []float64 `json:"level"`    // the level between change points
+	Changes  []int     `json:"changes"`  // indexes of the first points after each change
+	Accepted []int     `json:"accepted"` // indexes of the accepted runs
+	Noisy    []bool    `json:"noisy"`    // the runs the machine disturbed (trend.Point.Noisy)
+	Log      bool      `json:"log"`      // a log scale: the latencies span more than plot.LogSpread
 }
 
-func trendBody(t *trend.Trend) (template.HTML, string, error) {
-	d := trendData{Title: string(t.Metric) + " (" + t.Unit + ")", Unit: t.Unit, Changes: []int{}}
+func trendBody(t *trend.Trend, source func(key, value string) string) (template.HTML, string, error) {
+	d := trendData{Title: string(t.Metric) + " (" + t.Unit + ")", Unit: t.Unit, Changes: []int{}, Accepted: []int{}}
 	tick := func(p trend.Point) string {
 		if t.By != "" {
 			return p.Label
 		}
 		return p.Started.UTC().Format("2006-01-02 15:04")
 	}
-	for _, p := range t.Points {
+	for i, p := range t.Points {
+		if p.Accepted {
+			d.Accepted = append(d.Accepted, i)
+		}
 		d.Labels = append(d.Labels, tick(p))
 		d.Names = append(d.Names, p.Name)
 		d.Links = append(d.Links, runURL(p.ID))
 		d.Values = append(d.Values, float64(p.Value))
-		d.Noisy = append(d.Noisy, p.Noisy)
+		d.Noisy = append(d.Noisy, p.Noisy != "")
 	}
 	var cuts []int
 	type changeView struct {
@@ -180,23 +186,32 @@ func trendBody(t *trend.Trend) (template.HTML, string, error) {
 		d.Log = hi/lo > plot.LogSpread
 	}
 	type rowView struct {
-		N                                    int
-		Label, URL, Name, ID, Started, Value string
-		Change                               bool
-		Noisy                                string
+		N                                                   int
+		Label, Source, URL, Name, ID, Started, Value, Noisy string
+		Change, Accepted                                    bool
 	}
 	var rows []rowView
 	if len(t.Points) <= maxTable {
 		for i, p := range t.Points {
-			rows = append(rows, rowView{N: i + 1, Label: tick(p), URL: runURL(p.ID), Name: p.Name, ID: p.ID,
-				Started: fmtTime(p.Started), Value: fmt.Sprintf("%.4g %s", float64(p.Value), t.Unit), Change: p.Change, Noisy: noisyWhy(p.Health)})
+			row := rowView{N: i + 1, Label: tick(p), URL: runURL(p.ID), Name: p.Name, ID: p.ID,
+				Started: fmtTime(p.Started), Value: fmt.Sprintf("%.4g %s", float64(p.Value), t.Unit), Change: p.Change, Accepted: p.Accepted, Noisy: p.Noisy}
+			if t.By != "" {
+				row.Source = source(t.By, p.Label)
+			}
+			rows = append(rows, row)
 		}
 	}
 	by := t.By
 	if by == "" {
 		by = "started"
 	}
-	body, err := fragment(trendChartTmpl, map[string]any{"Changes": cv, "Marked": true, "Rows": rows, "By": by, "Metric": string(t.Metric)})
+	type acceptedView struct{ ID, URL, At, Note string }
+	var acc []acceptedView
+	for _, a := range t.Accepted {
+		acc = append(acc, acceptedView{ID: a.RunID, URL: runURL(a.RunID), At: fmtTime(a.At), Note: a.Note})
+	}
+	body, err := fragment(trendChartTmpl, map[string]any{"Changes": cv, "Marked": true, "Rows": rows, "By": by, "Metric": string(t.Metric),
+		"Gate": t.Gate, "Accepted": acc})
 	if err != nil {
 		return "", "", err
 	}
@@ -253,6 +268,15 @@ const trendJS = `(function () {
     ctx.setLineDash([6, 4]);
     d.changes.forEach(function (i) {
       var x = u.valToPos(i - 0.5, "x", true);
+      ctx.beginPath();
+      ctx.moveTo(x, u.bbox.top);
+      ctx.lineTo(x, u.bbox.top + u.bbox.height);
+      ctx.stroke();
+    });
+    ctx.strokeStyle = "#2ca02c";
+    ctx.setLineDash([]);
+    (d.accepted || []).forEach(function (i) {
+      var x = u.valToPos(i, "x", true);
       ctx.beginPath();
       ctx.moveTo(x, u.bbox.top);
       ctx.lineTo(x, u.bbox.top + u.bbox.height);

@@ -56,7 +56,18 @@ func (c *trendCache) get(ctx context.Context, store archive.Store, o trend.Optio
 	if len(newest) > 0 {
 		id = newest[0].ID
 	}
-	key := fmt.Sprintf("%d|%s|%+v", total, id, o)
+	// acceptances change the gate and the chart's marks, not the runs
+	accepted := ""
+	if acc, ok := store.(archive.Accepter); ok {
+		as, err := acc.Accepted(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, a := range as {
+			accepted += a.RunID + "@" + a.At.String() + ";"
+		}
+	}
+	key := fmt.Sprintf("%d|%s|%s|%+v", total, id, accepted, o)
 	c.mu.Lock()
 	if t, ok := c.entries[key]; ok {
 		c.mu.Unlock()

@@ -53,7 +53,7 @@ func TestHealthAndBlocksKeptAndVersion3Migrates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s = reopenAfter(t, s, dsn, append(dropV4, "UPDATE schema_version SET version = 3")...)
+		s = reopenAfter(t, s, dsn, append(append([]string{"DROP TABLE accepted"}, dropV4...), "UPDATE schema_version SET version = 3")...)
 		var v int
 		if err := s.db.QueryRow("SELECT version FROM schema_version").Scan(&v); err != nil || v != SchemaVersion || SchemaVersion < 4 {
 			t.Fatalf("schema version %d (%v) after reopening, want %d", v, err, SchemaVersion)

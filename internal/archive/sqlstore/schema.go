@@ -58,6 +58,9 @@ var migrations = [][]string{
 		`ALTER TABLE steps ADD COLUMN blocks {{blob}}`,
 		`ALTER TABLE scenarios ADD COLUMN health TEXT NOT NULL DEFAULT ''`,
 	},
+	{ // 5: accepted changes and baselines (archive.Accepter): a CI gate judges newer runs against the level from an accepted run on
+		`CREATE TABLE accepted (run_seq BIGINT NOT NULL PRIMARY KEY REFERENCES runs (seq) ON DELETE CASCADE, note TEXT NOT NULL, at BIGINT NOT NULL)`,
+	},
 }
 
 // backfills[i], when set, fills what migrations[i] added to the rows

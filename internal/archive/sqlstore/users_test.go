@@ -56,7 +56,7 @@ func TestUsersKeptAndOlderSchemaMigrates(t *testing.T) {
 
 		// The database as the loadlab before the users column left it
 		// (without the columns of the later versions either).
-		s = reopenAfter(t, s, dsn, append(dropV4, "ALTER TABLE runs DROP COLUMN users_min", "ALTER TABLE runs DROP COLUMN users_max",
+		s = reopenAfter(t, s, dsn, append(append([]string{"DROP TABLE accepted"}, dropV4...), "ALTER TABLE runs DROP COLUMN users_min", "ALTER TABLE runs DROP COLUMN users_max",
 			"ALTER TABLE runs DROP COLUMN users", "UPDATE schema_version SET version = 1")...)
 		var v int
 		if err := s.db.QueryRow("SELECT version FROM schema_version").Scan(&v); err != nil || v != SchemaVersion || SchemaVersion < 2 {
@@ -138,7 +138,7 @@ func TestLoadOrder(t *testing.T) {
 
 		// The database as schema version 2 left it; closed-32 stored
 		// before the archive kept users (its users are in its slug only).
-		s = reopenAfter(t, s, dsn, append(dropV4, "ALTER TABLE runs DROP COLUMN users_min", "ALTER TABLE runs DROP COLUMN users_max",
+		s = reopenAfter(t, s, dsn, append(append([]string{"DROP TABLE accepted"}, dropV4...), "ALTER TABLE runs DROP COLUMN users_min", "ALTER TABLE runs DROP COLUMN users_max",
 			"UPDATE runs SET users = '' WHERE name = 'closed-32'", "UPDATE schema_version SET version = 2")...)
 		check(s, "after the migration")
 	})

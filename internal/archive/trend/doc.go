@@ -2,18 +2,19 @@
 // archive: one figure (p50 ... p99, mean, max, success, throughput) of the
 // runs a filter selects, ordered by a label's value (build dates, version
 // numbers, commits in the order they were first run) or by start time,
-// with its change points (package archive/changepoint).
+// with its change points (package archive/changepoint) and the CI gate's
+// verdict on the newest build.
 //
-// Each candidate change of a latency or success figure is checked against
-// the runs' raw distributions: the stored histograms of the runs on each
-// side are pooled and compared with the bootstrap of `loadlab compare`
-// (package compare), so a verdict holds on a series as short as six runs,
-// where a permutation test over six figures cannot be significant. A change
-// is reported when it is significant both ways the evidence allows (the
-// bootstrap's 99% interval excludes zero; the permutation test, when
-// the series is long enough for it to decide, at 5%) and at least the
-// minimum relative size (5% by default), so the run-to-run noise of an
-// unchanged build raises no alarm. The maximum and the throughput have no
-// per-request distribution: their changes rest on the permutation test
-// alone, and need a longer series (four runs on each side at least).
+// The runs sharing a value of the label are one build's replicates. The
+// change points are searched in the builds' levels; each candidate, and
+// the newest build against the level since the last change (or since a
+// run a team accepted as the baseline), is judged by package verdict over
+// the runs, not the requests: a Student t interval (99%) over the runs'
+// figures with their run-to-run variance, each run's at least its
+// within-run variance (a block bootstrap over its time blocks when the
+// archive keeps them). The answer is worse, better, no change or cannot
+// tell (too few or too noisy runs), the last with how many repeats of the
+// newest build would decide. Runs whose own schedule lag was a visible
+// share of the latency they measured are noisy: named, and left out while
+// clean runs remain.
 package trend

@@ -6,7 +6,6 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
-	"github.com/loadlab/loadlab/internal/compare"
 )
 
 // Metric is a figure followed across runs.
@@ -76,26 +75,6 @@ func (m Metric) value(f *archive.Figures) float64 {
 		return 100 * f.Success
 	}
 	return f.Throughput
-}
-
-// stat is the statistic compare's bootstrap judges for the metric; ok is
-// false for the metrics it cannot (max, throughput).
-func (m Metric) stat() (s compare.Stat, ok bool) {
-	switch m {
-	case P50:
-		return compare.P50, true
-	case P90:
-		return compare.P90, true
-	case P95:
-		return compare.P95, true
-	case P99:
-		return compare.P99, true
-	case Mean:
-		return compare.Mean, true
-	case Success:
-		return compare.Success, true
-	}
-	return 0, false
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -3,6 +3,7 @@ package trend
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/loadlab/loadlab/internal/verdict"
 	"io"
 	"strconv"
 	"text/tabwriter"
@@ -48,13 +49,16 @@ func WriteText(w io.Writer, t *Trend) error {
 			}
 			note = "  ← " + sizeText(c)
 		}
-		if p.Noisy {
-			note = "  noisy" + note
-			noisy++
-		}
 		l := p.Label
 		if t.By == "" {
 			l = p.Started.UTC().Format("2006-01-02 15:04:05")
+		}
+		if p.Accepted {
+			note += "  (accepted)"
+		}
+		if p.Noisy != "" {
+			note += "  noisy: " + p.Noisy
+			noisy++
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", mark, i+1, l, p.ID, figure(float64(p.Value)), note)
 	}
@@ -71,12 +75,15 @@ func WriteText(w io.Writer, t *Trend) error {
 	for _, c := range t.Changes {
 		fmt.Fprintln(w, Describe(t, c))
 	}
+	if t.Gate != nil {
+		fmt.Fprintf(w, "\nnewest: %s\n", t.Gate.Text)
+	}
 	_, err := fmt.Fprintf(w, "\nmethod: %s\n", t.Method)
 	return err
 }
 
 // Describe says one change in a line: where, from what to what, its size
-// with its confidence interval and p-value, and whether it is a regression.
+// with its interval, and whether it is a regression.
 func Describe(t *Trend, c Change) string {
 	where := "run " + c.ID
 	if t.By != "" {
@@ -86,21 +93,25 @@ func Describe(t *Trend, c Change) string {
 	if c.Worse {
 		kind = "regression"
 	}
-	return fmt.Sprintf("%s from %s: %s %s -> %s %s, %s, p %s (%s before, %d after)",
+	return fmt.Sprintf("%s from %s: %s %s -> %s %s, %s (%s before, %d after)",
 		kind, where, t.Metric, figure(float64(c.Before)), figure(float64(c.After)), t.Unit,
-		sizeText(c), pText(float64(c.P)), plural(c.RunsBefore, "run"), c.RunsAfter)
+		sizeText(c), plural(c.RunsBefore, "run"), c.RunsAfter)
 }
 
-// sizeText is a change's relative size with its interval: "+37.2% (99%
-// CI +30.1% to +44.0%)", or a factor from +100% on.
+// sizeText is a change's size with its interval: "+37.2% (99% CI +30.1%
+// to +44.0%)", a factor from +100% on, points for a rate.
 func sizeText(c Change) string {
+	if v := c.Verdict; v != nil && !v.Relative {
+		return fmt.Sprintf("%s (%s%% CI %s to %s)", verdict.Size(v.Stat, v.Change, true), strconv.FormatFloat(100*v.Confidence, 'g', 4, 64),
+			verdict.Size(v.Stat, v.Lo, true), verdict.Size(v.Stat, v.Hi, true))
+	}
 	s := rel(float64(c.Rel))
-	if c.CI[0].finite() && c.CI[1].finite() {
-		conf := 0.95
-		if c.Pooled {
-			conf = Confidence
+	if c.CI[0].Finite() && c.CI[1].Finite() {
+		conf := Confidence
+		if c.Verdict != nil {
+			conf = c.Verdict.Confidence
 		}
-		s += fmt.Sprintf(" (%.0f%% CI %s to %s)", 100*conf, rel(float64(c.CI[0])), rel(float64(c.CI[1])))
+		s += fmt.Sprintf(" (%s%% CI %s to %s)", strconv.FormatFloat(100*conf, 'g', 4, 64), rel(float64(c.CI[0])), rel(float64(c.CI[1])))
 	}
 	return s
 }
@@ -125,16 +136,6 @@ func figure(v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
-}
-
-func pText(p float64) string {
-	if p != p {
-		return "n/a"
-	}
-	if p < 0.001 {
-		return "< 0.001"
-	}
-	return strconv.FormatFloat(p, 'f', 3, 64)
 }
 
 func plural(n int, word string) string {

@@ -2,18 +2,15 @@ package trend
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"math"
+	"sort"
+	"strings"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/changepoint"
-	"github.com/loadlab/loadlab/internal/compare"
-	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/runblock"
+	"github.com/loadlab/loadlab/internal/verdict"
 )
 
 // Confidence is the level of the interval a change's size must exclude
@@ -22,12 +19,17 @@ import (
 const Confidence = 0.99
 
 // Source is what a trend reads from the archive; archive.Store is one.
+// A Source that is also a BlockSource gives each run's time blocks (its
+// within-run spread), and an archive.Accepter its accepted baselines.
 type Source interface {
 	Points(ctx context.Context, f archive.Filter, scenario string) ([]archive.Point, error)
 	Get(ctx context.Context, id string) (*archive.Run, error)
-	Histogram(ctx context.Context, id string, step int, scenario string) ([]byte, error)
-	// Blocks is a step's scenario in time blocks (nil for a run archived
-	// before the archive kept them).
+}
+
+// BlockSource is a Source that keeps runs' time blocks (package
+// runblock), as the archive does from schema v4 on. Runs archived without
+// blocks (ErrNotFound) are judged from their run-level figures alone.
+type BlockSource interface {
 	Blocks(ctx context.Context, id string, step int, scenario string) ([]runblock.Block, error)
 }
 
@@ -37,10 +39,19 @@ type Options struct {
 	By       string            // label ordering the runs; "": start time
 	Scenario string            // one scenario's figures; "": each run's
 	Labels   map[string]string // runs must carry every one
-	// MinChange is the smallest relative size reported: 0 means 5%, a
-	// negative value any significant change.
+	// MinChange is the smallest change reported and gated on: relative for
+	// latencies and throughput (0 means 5%), a fraction of the requests for
+	// success (0 means 0.01: one point); negative, any change the interval
+	// shows.
 	MinChange float64
-	Seed      uint64 // seeds the permutation test and the bootstrap
+	// NoiseFloor takes the smallest change from the run-to-run spread of
+	// the replicates (runs sharing a value of By) instead of MinChange.
+	NoiseFloor bool
+	// Since starts the series at the first run whose By value is Since;
+	// Last keeps its last Last values of By (runs when By is empty).
+	Since string
+	Last  int
+	Seed  uint64 // seeds the permutation test and the block bootstrap
 }
 
 // Point is one run in the series.
@@ -53,9 +64,13 @@ type Point struct {
 	Value   Number    `json:"value"`  // the metric, in Unit
 	Change  bool      `json:"change"` // a change point: the first run after a change
 	// Health is what the machine did to the run (archive.Point.Health),
-	// and Noisy whether a verdict should not rest on it (Health.Judge).
+	// and Noisy why a verdict does not rest on it (Health.Judge): its own
+	// schedule lag was a visible share of what it measured, or the
+	// machine was not its own.
 	Health runblock.Health `json:"health"`
-	Noisy  bool            `json:"noisy,omitempty"`
+	Noisy  string          `json:"noisy,omitempty"`
+	// Accepted marks a run whose level was accepted (archive accept).
+	Accepted bool `json:"accepted,omitempty"`
 }
 
 // Change is a change point of the series.
@@ -65,24 +80,23 @@ type Change struct {
 	Label  string `json:"label"` // its value of Options.By ("" without)
 	Before Number `json:"before"`
 	After  Number `json:"after"`
-	// Rel is the relative size After/Before − 1, and CI its confidence
-	// interval (at Confidence when Pooled, 95% otherwise).
+	// Rel is the relative size After/Before − 1, and CI its interval at
+	// Confidence (Verdict has a rate's change in points).
 	Rel Number    `json:"change"`
 	CI  [2]Number `json:"ci"`
-	P   Number    `json:"p_value"`
-	// SeriesP is the t-test's p-value over the runs' figures (package
-	// changepoint); nil when the sides have two runs in all.
-	SeriesP Number `json:"series_p_value"`
-	// Pooled says Before, After and CI come from the runs' pooled
-	// distributions (compare's bootstrap), not from the figures' means.
-	Pooled bool `json:"pooled"`
-	Worse  bool `json:"worse"` // the figure got worse: a regression
+	P   Number    `json:"p_value"` // the permutation test's, when it decided; null otherwise
+	// SeriesP is the permutation test's p-value over the builds' levels;
+	// null when the series is too short for it to decide.
+	SeriesP Number           `json:"series_p_value"`
+	Worse   bool             `json:"worse"` // the figure got worse: a regression
+	Verdict *verdict.Verdict `json:"verdict"`
 	// Runs before and after the change that were judged.
 	RunsBefore int `json:"runs_before"`
 	RunsAfter  int `json:"runs_after"`
 }
 
-// Trend is one metric across runs with its change points.
+// Trend is one metric across runs with its change points and the gate's
+// verdict on the newest build.
 type Trend struct {
 	Metric   Metric   `json:"metric"`
 	Unit     string   `json:"unit"`
@@ -91,6 +105,12 @@ type Trend struct {
 	Method   string   `json:"method"`
 	Points   []Point  `json:"points"`
 	Changes  []Change `json:"changes"`
+	Gate     *Gate    `json:"gate"`
+	// Accepted are the acceptances of runs in the series.
+	Accepted []archive.Acceptance `json:"accepted"`
+
+	matched   int      // runs the label and scenario filters selected
+	labelKeys []string // the labels those runs carry
 }
 
 // Regressions returns the changes that made the figure worse.
@@ -104,21 +124,52 @@ func (t *Trend) Regressions() []Change {
 	return out
 }
 
+// Nothing says, as a *badinput.Error naming the flag, why the series is
+// empty (no run matches the filters, none carries the By label); nil when
+// it is not.
+func (t *Trend) Nothing() error {
+	switch {
+	case len(t.Points) > 0:
+		return nil
+	case t.matched == 0 && t.Scenario != "":
+		return badinput.Field("-scenario", "no run of the archive matching the filters has a scenario %q", t.Scenario)
+	case t.matched == 0:
+		return badinput.Field("-label", "no run of the archive matches (is the archive empty, or a -label misspelt?)")
+	case t.By != "":
+		keys := "none"
+		if len(t.labelKeys) > 0 {
+			keys = strings.Join(t.labelKeys, ", ")
+		}
+		return badinput.Field("-by", "no run is labelled %q (the runs' labels: %s)", t.By, keys)
+	}
+	return badinput.Field("-metric", "no run has a %s figure", t.Metric)
+}
+
 // Compute reads the runs the options select and finds the changes of the
-// metric across them.
+// metric across them, and the gate's verdict on the newest build.
 func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 	if _, err := ParseMetric(string(o.Metric)); err != nil {
 		return nil, err
+	}
+	if o.Last < 0 {
+		return nil, badinput.Field("-last", "%d: want a number of builds, 1 or more", o.Last)
 	}
 	aps, err := src.Points(ctx, archive.Filter{Labels: o.Labels, Sort: "started", Asc: true}, o.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	t := &Trend{Metric: o.Metric, Unit: o.Metric.Unit(), By: o.By, Scenario: o.Scenario, Points: []Point{}, Changes: []Change{}}
+	t := &Trend{Metric: o.Metric, Unit: o.Metric.Unit(), By: o.By, Scenario: o.Scenario, Points: []Point{}, Changes: []Change{},
+		Accepted: []archive.Acceptance{}, matched: len(aps)}
+	keys := map[string]bool{}
+	var health []*runblock.Health
+	var reqs []uint64
+	byID := map[string]*archive.Point{}
 	for i := range aps {
 		ap := &aps[i]
-		p := Point{ID: ap.ID, Slug: ap.Slug, Name: ap.Name, Started: ap.Started, Value: Number(o.Metric.value(&ap.Figures)), Health: ap.Health}
-		p.Noisy, _ = ap.Health.Judge()
+		for k := range ap.Labels {
+			keys[k] = true
+		}
+		p := Point{ID: ap.ID, Slug: ap.Slug, Name: ap.Name, Started: ap.Started, Value: Number(o.Metric.value(&ap.Figures))}
 		if o.By != "" {
 			v, ok := ap.Labels[o.By]
 			if !ok {
@@ -126,164 +177,89 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 			}
 			p.Label = v
 		}
-		if !p.Value.finite() {
+		if !p.Value.Finite() {
 			continue
 		}
+		byID[ap.ID] = ap
 		t.Points = append(t.Points, p)
 	}
+	for k := range keys {
+		t.labelKeys = append(t.labelKeys, k)
+	}
+	sort.Strings(t.labelKeys)
 	order(t.Points, o.By)
-	xs := make([]float64, len(t.Points))
-	for i, p := range t.Points {
-		xs[i] = float64(p.Value)
+	if t.Points, err = window(t.Points, o); err != nil {
+		return nil, err
 	}
-	j := &judge{ctx: ctx, src: src, o: o, points: t.Points, pooled: map[string]*pooled{}, fallback: map[int]bool{}}
-	copt := changepoint.Options{MinChange: o.MinChange, Log: o.Metric != Success}
-	if _, ok := o.Metric.stat(); ok {
-		copt.Judge = j.judge
+	for i := range t.Points {
+		ap := byID[t.Points[i].ID]
+		f := &ap.Figures
+		t.Points[i].Health = ap.Health
+		h := healthOf(ap)
+		health, reqs = append(health, h), append(reqs, f.Requests)
+		if h != nil {
+			if bad, why := h.Judge(); bad {
+				t.Points[i].Noisy = why
+			}
+		}
 	}
-	t.Method = method(o.Metric, copt)
+	if acc, ok := src.(archive.Accepter); ok {
+		all, err := acc.Accepted(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range all {
+			for i := range t.Points {
+				if t.Points[i].ID == a.RunID {
+					t.Points[i].Accepted = true
+					t.Accepted = append(t.Accepted, a)
+				}
+			}
+		}
+	}
+	j := newJudge(ctx, src, o, t.Points, health, reqs)
+	xs := j.levels()
+	copt := changepoint.Options{MinChange: -1, Log: o.Metric != Success, Judge: j.judge}
+	t.Method = method(o, j.vopt())
 	cps := changepoint.Detect(xs, copt)
 	if j.err != nil {
 		return nil, j.err
 	}
 	for _, c := range cps {
-		p := &t.Points[c.Index]
+		v := j.verdictOf(c)
+		g := j.groups[c.Index]
+		p := &t.Points[g.from]
 		p.Change = true
-		ch := Change{Index: c.Index, ID: p.ID, Label: p.Label, Before: Number(c.Before), After: Number(c.After), Rel: Number(c.Rel),
-			CI: [2]Number{Number(c.Lo), Number(c.Hi)}, P: Number(c.P), SeriesP: Number(c.SeriesP),
-			Pooled: copt.Judge != nil && !j.fallback[c.Index], RunsBefore: c.Index - c.Start, RunsAfter: c.End - c.Index}
-		ch.Worse = c.Rel > 0 == o.Metric.HigherIsWorse()
+		ch := Change{Index: g.from, ID: p.ID, Label: p.Label, Before: Number(c.Before), After: Number(c.After), Rel: Number(c.Rel),
+			CI: [2]Number{Number(c.Lo), Number(c.Hi)}, P: Number(c.SeriesP), SeriesP: Number(c.SeriesP), Verdict: v}
+		if v != nil {
+			ch.Worse = v.Outcome == verdict.Worse
+			ch.RunsBefore, ch.RunsAfter = v.RunsBefore, v.RunsAfter
+		}
 		t.Changes = append(t.Changes, ch)
+	}
+	if t.Gate, err = j.gate(t); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
 
-func method(m Metric, o changepoint.Options) string {
-	s := fmt.Sprintf("E-divisive means over the runs' figures (log scale), each candidate judged by Student's t-test between its sides at %.3g%% (as Apache Otava)", 100*changepoint.DefaultAlpha)
-	if m == Success {
-		s = fmt.Sprintf("E-divisive means over the runs' figures, each candidate judged by Student's t-test between its sides at %.3g%% (as Apache Otava)", 100*changepoint.DefaultAlpha)
+func method(o Options, vo verdict.Options) string {
+	least := verdict.Size(vo.Stat, vo.MinChange, false)
+	if vo.MinChange <= 0 && o.MinChange < 0 {
+		least = "any size"
 	}
-	if o.Judge != nil {
-		s += "; each candidate checked against the runs' pooled distributions with compare's bootstrap (99% interval)"
+	s := "each build's runs (replicates: the runs sharing its value of the label) judged as runs, not requests: "
+	s += "E-divisive means over the builds' levels (log scale) finds candidate changes (a permutation test at 5% where the series is long enough to decide); "
+	if o.Metric == Success {
+		s = strings.Replace(s, " (log scale)", "", 1)
 	}
-	least := o.MinChange
-	if least == 0 {
-		least = changepoint.DefaultMinChange
+	s += "each candidate, and the newest build against the level since the last change or accepted baseline, is judged by a Student t interval (99%) over the runs' figures, "
+	s += "their run-to-run variance pooled from the replicates and the residuals around each level, each run's at least its within-run variance (a block bootstrap over its time blocks, when archived); "
+	s += "a change is reported when the interval excludes zero and its size is at least " + least
+	if o.NoiseFloor {
+		s += " (or the replicates' noise floor)"
 	}
-	if least > 0 {
-		s += fmt.Sprintf("; changes smaller than %.3g%% are not reported", 100*least)
-	}
+	s += "; noisy runs (the generator's own schedule lag over 10% of the latency it measured) are left out while clean runs remain (see package verdict)"
 	return s
-}
-
-// pooled is one run's distribution: its histogram (the steps of the
-// scenario merged) and request counts.
-type pooled struct {
-	h             *hdrhistogram.Histogram
-	requests, oks uint64
-}
-
-// judge checks candidate changes against the runs' stored histograms.
-type judge struct {
-	ctx    context.Context
-	src    Source
-	o      Options
-	points []Point
-	pooled map[string]*pooled
-	// fallback marks the candidates judged on the series alone: a run
-	// had no stored histogram.
-	fallback map[int]bool
-	err      error
-}
-
-func (j *judge) run(id string) (*pooled, error) {
-	if p, ok := j.pooled[id]; ok {
-		return p, nil
-	}
-	r, err := j.src.Get(j.ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	p := &pooled{h: metrics.NewHistogram()}
-	for _, st := range r.Steps {
-		if j.o.Scenario != "" && st.Scenario != j.o.Scenario {
-			continue
-		}
-		b, err := j.src.Histogram(j.ctx, id, st.Index, st.Scenario)
-		if err != nil {
-			return nil, fmt.Errorf("run %s step %d: %w", id, st.Index, err)
-		}
-		h, err := hdrhistogram.Decode(b)
-		if err != nil {
-			return nil, fmt.Errorf("run %s step %d: histogram: %w", id, st.Index, err)
-		}
-		p.h.Merge(h)
-		p.requests += st.Requests
-		p.oks += uint64(math.Round(st.Success * float64(st.Requests)))
-	}
-	j.pooled[id] = p
-	return p, nil
-}
-
-// side pools the runs of points [from, to).
-func (j *judge) side(name string, from, to int) (*compare.Run, error) {
-	h := metrics.NewHistogram()
-	var req, ok uint64
-	for _, p := range j.points[from:to] {
-		r, err := j.run(p.ID)
-		if err != nil {
-			return nil, err
-		}
-		h.Merge(r.h)
-		req += r.requests
-		ok += r.oks
-	}
-	return compare.NewRunFromHistogram(name, h, req, ok), nil
-}
-
-// judge is the changepoint.Judge: compare's bootstrap on the pooled runs
-// before and after.
-func (j *judge) judge(c *changepoint.Change) changepoint.Outcome {
-	if j.err != nil {
-		return changepoint.NoChange
-	}
-	stat, _ := j.o.Metric.stat()
-	before, err := j.side("before", c.Start, c.Index)
-	if err == nil {
-		var after *compare.Run
-		after, err = j.side("after", c.Index, c.End)
-		if err == nil {
-			// The size first: the pooled figures cost a merge, the
-			// bootstrap a thousand resamples.
-			b, a := compare.Point(before, stat), compare.Point(after, stat)
-			if r := a/b - 1; j.minChange() > 0 && !(math.Abs(r) >= j.minChange()) {
-				c.Before, c.After, c.Rel, c.Lo, c.Hi = b, a, r, math.NaN(), math.NaN()
-				return changepoint.NoChange
-			}
-			row := compare.CompareStat(before, after, stat, compare.Options{Seed: j.o.Seed, Confidence: Confidence})
-			c.Before, c.After, c.Rel, c.P = row.Base, row.Value, row.Rel, row.P
-			c.Lo, c.Hi = row.Lo/row.Base, row.Hi/row.Base
-			switch row.Verdict {
-			case compare.NoDiff:
-				return changepoint.NoChange
-			case compare.NoData, compare.TooFew:
-				return changepoint.CannotTell
-			}
-			return changepoint.Changed
-		}
-	}
-	if errors.Is(err, archive.ErrNotFound) {
-		j.fallback[c.Index] = true
-		return c.Outcome // the series alone: the t-test's verdict
-	}
-	j.err = err
-	return changepoint.NoChange
-}
-
-// minChange is the minimum relative size, as changepoint applies it.
-func (j *judge) minChange() float64 {
-	if j.o.MinChange == 0 {
-		return changepoint.DefaultMinChange
-	}
-	return j.o.MinChange
 }

@@ -1,0 +1,32 @@
+package archive
+
+import (
+	"context"
+	"time"
+)
+
+// Acceptance is a change a team accepted: from its run on, the run's
+// level is the baseline a CI gate judges newer runs against (an intended
+// slowdown, a new machine), so the gate stops failing on it.
+type Acceptance struct {
+	RunID string    `json:"run_id"`
+	Note  string    `json:"note,omitempty"`
+	At    time.Time `json:"at"`
+}
+
+// Accepter is a Store that records acceptances (schema with the accepted
+// table; every sqlstore.Store is one).
+type Accepter interface {
+	// Accept records that run id's level is accepted, with a note; accepting
+	// a run again replaces its note.
+	Accept(ctx context.Context, id, note string) (Acceptance, error)
+	// Accepted lists the acceptances, oldest first.
+	Accepted(ctx context.Context) ([]Acceptance, error)
+}
+
+// RunDetail is one run with its stored files: what `loadlab archive show
+// -type json` prints and the results site serves at /api/runs/ID.
+type RunDetail struct {
+	*Run
+	Files []File `json:"files"`
+}
