@@ -76,11 +76,6 @@ func (j *judge) gate(t *Trend) (*Gate, error) {
 		g.Runs = append(g.Runs, t.Points[i].ID)
 	}
 	start := 0
-	for _, c := range t.Changes {
-		if gi := j.groupOf(c.Index); gi < n && gi > start {
-			start, g.Baseline = gi, "the last change"
-		}
-	}
 	for gi := n; gi >= 0; gi-- {
 		accepted := false
 		for i := j.groups[gi].from; i < j.groups[gi].to; i++ {
@@ -95,10 +90,43 @@ func (j *judge) gate(t *Trend) (*Gate, error) {
 			g.Text = fmt.Sprintf("%s was accepted as the baseline: nothing to gate", j.where(n))
 			return g, nil
 		}
-		if gi >= start {
-			start, g.Baseline = gi, "the accepted run"
-		}
+		start, g.Baseline = gi, "the accepted run"
 		break
+	}
+	// A change since the baseline moves it when it made the figure better;
+	// a regression stays one, run after run, until it is accepted (archive
+	// accept) or a later change undoes it.
+	var regressed *Change
+	for i := range t.Changes {
+		c := &t.Changes[i]
+		gi := j.groupOf(c.Index)
+		if gi <= start {
+			continue
+		}
+		if c.Worse {
+			if gi < n { // a change at the newest build: judged below, against the level before it
+				regressed = c
+			}
+			continue
+		}
+		regressed = nil
+		if gi < n {
+			start, g.Baseline = gi, "the last change"
+		}
+	}
+	if regressed != nil {
+		gi := j.groupOf(regressed.Index)
+		first := t.Points[j.groups[start].from]
+		g.From, g.FromRun = first.Label, first.ID
+		if regressed.Verdict != nil {
+			g.Verdict = *regressed.Verdict
+		} else {
+			g.Verdict = verdict.Verdict{Stat: verdict.Stat(t.Metric), Outcome: verdict.Worse}
+		}
+		g.Regression = true
+		g.Text = fmt.Sprintf("%s is at the level of a regression not accepted since %s: %s (loadlab archive accept -db DB %s makes it the new normal)",
+			j.where(n), j.where(gi), Describe(t, *regressed), regressed.ID)
+		return g, nil
 	}
 	first := t.Points[j.groups[start].from]
 	g.From, g.FromRun = first.Label, first.ID

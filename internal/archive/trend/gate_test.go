@@ -195,7 +195,37 @@ func TestReplicatesGrouped(t *testing.T) {
 		tr.Changes[0].RunsBefore != 6 || tr.Changes[0].RunsAfter != 6 {
 		t.Fatalf("%+v", tr.Changes)
 	}
-	if tr.Gate.Verdict.RunsBefore != 3 || tr.Gate.Baseline != "the last change" {
+	// the regression at c02 is not accepted: c03, at its level, still fails
+	if !tr.Gate.Regression || !strings.Contains(tr.Gate.Text, "regression not accepted since commit c02") {
+		t.Errorf("gate before accepting: %+v", tr.Gate)
+	}
+	// accepted: c03 is judged against the level from c02 on
+	if _, err := src.Accept(context.Background(), tr.Changes[0].ID, "slower on purpose"); err != nil {
+		t.Fatal(err)
+	}
+	tr, err = Compute(context.Background(), src, Options{Metric: P99, By: "commit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Gate.Regression || tr.Gate.Verdict.RunsBefore != 3 || tr.Gate.Baseline != "the accepted run" {
+		t.Errorf("gate after accepting: %+v", tr.Gate)
+	}
+}
+
+// After an unaccepted regression, an improvement back to the old level
+// moves the baseline: the gate passes again.
+func TestGateRegressionUndone(t *testing.T) {
+	src := newStore(t)
+	rng := rand.New(rand.NewPCG(26, 1))
+	commits(t, src, rng, 0, 3, 10, 10, 13, 13, 10, 10)
+	tr, err := Compute(context.Background(), src, Options{Metric: P99, By: "commit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Changes) != 2 || !tr.Changes[0].Worse || tr.Changes[1].Worse {
+		t.Fatalf("changes: %+v", tr.Changes)
+	}
+	if tr.Gate.Regression || tr.Gate.Baseline != "the last change" {
 		t.Errorf("gate: %+v", tr.Gate)
 	}
 }
