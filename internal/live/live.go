@@ -17,6 +17,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/output"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/webguard"
 )
@@ -41,9 +42,10 @@ type Server struct {
 	token   string
 	started time.Time
 
+	job output.Job // where the attacks' counters are read (Begin)
+
 	mu       sync.Mutex
-	stats    func() attack.Stats
-	prevSent uint64 // the sent counter at the last point
+	prevSent uint64 // the job's sent counter at the last point
 	cur      bucket
 	run      bucket // the whole run so far, for the last point's totals
 	metrics  map[string]float64
@@ -58,8 +60,7 @@ type Server struct {
 
 	ln   net.Listener
 	srv  *http.Server
-	stop chan struct{}
-	done chan struct{}
+	loop *output.Loop // a point a second, the last at Close
 }
 
 var _ results.Sink = (*Server)(nil)
@@ -85,21 +86,23 @@ func listen(addr string, o Options, ticks <-chan time.Time) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{token: o.Token, started: time.Now(), stats: o.Stats, cur: newBucket(metrics.NewHistogram()), run: newBucket(metrics.NewHistogram()),
+	s := &Server{token: o.Token, started: time.Now(), cur: newBucket(metrics.NewHistogram()), run: newBucket(metrics.NewHistogram()),
 		metrics: map[string]float64{}, units: map[string]string{}, changed: make(chan struct{}),
-		ln: ln, stop: make(chan struct{}), done: make(chan struct{})}
+		ln: ln}
+	s.job.Begin("", o.Stats)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", s.page)
 	mux.HandleFunc("/events", s.events)
 	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
-	var t *time.Ticker
+	// A point a second, and a last one (marked ended) at Close.
+	flush := func(final bool) error { s.publish(final); return nil }
 	if ticks == nil {
-		t = time.NewTicker(time.Second)
-		ticks = t.C
+		s.loop = output.Every(time.Second, flush)
+	} else {
+		s.loop = output.On(ticks, flush)
 	}
-	go s.tick(ticks, t)
 	return s, nil
 }
 
@@ -112,23 +115,20 @@ func (s *Server) URL() string {
 	return u
 }
 
-// SetStats sets where the sent and in-flight counts come from: the
-// attack's counters, summed over an experiment step's attacks (which are
-// new at each step). What the previous attacks sent since the last point
-// is still counted in the next one.
-func (s *Server) SetStats(f func() attack.Stats) {
+// Begin is told that a job's attacks begin (attackrun.Watcher): the
+// sent and in-flight counts come from stats from now on, the attacks'
+// counters summed over the job (an experiment step's attacks are new at
+// each step). What the previous attacks sent since the last point is
+// still counted in the next one. The step is shown by SetStep, with its
+// rate and end, which only the caller knows.
+func (s *Server) Begin(step string, _ []string, stats func() attack.Stats) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stats != nil {
-		s.cur.sentCounted += sub(s.stats().Sent, s.prevSent)
+	if prev := s.job.Begin(step, stats); prev != nil {
+		s.cur.sentCounted += sub(prev().Sent, s.prevSent)
 	}
-	s.stats, s.prevSent = f, 0
+	s.prevSent = 0
 }
-
-// Begin is told that attacks begin (attackrun.Watcher): where their
-// counters are read (SetStats). The step is shown by SetStep, with its
-// rate and end, which only the caller knows.
-func (s *Server) Begin(_ string, _ []string, stats func() attack.Stats) { s.SetStats(stats) }
 
 // Add counts one result in the current second.
 func (s *Server) Add(r *results.Result) {
@@ -159,28 +159,10 @@ func (s *Server) SetStep(st Step) {
 	s.mu.Unlock()
 }
 
-// tick publishes a point a second, and a last one (marked ended) at Close.
-func (s *Server) tick(ticks <-chan time.Time, t *time.Ticker) {
-	defer close(s.done)
-	if t != nil {
-		defer t.Stop()
-	}
-	for {
-		select {
-		case <-ticks:
-			s.publish(false)
-		case <-s.stop:
-			s.publish(true)
-			return
-		}
-	}
-}
-
 // Close publishes the last point, marked ended, and stops serving once
 // every open page has received it, waiting at most linger for them.
 func (s *Server) Close(linger time.Duration) error {
-	close(s.stop)
-	<-s.done
+	_ = s.loop.Stop()
 	s.mu.Lock()
 	var idle chan struct{}
 	if s.open > 0 {

@@ -427,7 +427,7 @@ func TestRealAttack(t *testing.T) {
 	}()
 	s, tick := newTestServer(t, Options{})
 	a := newAttack(t, srv.URL, 20)
-	s.SetStats(a.Stats)
+	s.Begin("", nil, a.Stats)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(context.Background(), s.Add) }()
 	for range 10 {

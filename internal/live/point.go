@@ -108,8 +108,7 @@ func (s *Server) publish(ended bool) {
 		p.P50, p.P90, p.P99, p.Max = ms(b.hist.ValueAtQuantile(50)), ms(b.hist.ValueAtQuantile(90)), ms(b.hist.ValueAtQuantile(99)), ms(b.hist.Max())
 	}
 	var started time.Time
-	if s.stats != nil {
-		c := s.stats()
+	if c, ok := s.job.Stats(); ok {
 		p.Sent = b.sentCounted + sub(c.Sent, s.prevSent)
 		p.InFlight, started = c.InFlight, c.Started
 		s.prevSent = c.Sent

@@ -12,21 +12,24 @@ package otlpexport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/output"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -61,17 +64,19 @@ func metricsURL(s string) string {
 // Exporter records results into OpenTelemetry instruments and pushes them.
 type Exporter struct {
 	provider *sdkmetric.MeterProvider
+	reader   *sdkmetric.ManualReader
+	exporter sdkmetric.Exporter
+	loop     *output.Loop // pushes every interval and at Close
 	requests metric.Int64Counter
 	success  metric.Int64Counter
 	dropped  metric.Int64Counter
 	latency  metric.Float64Histogram
 	lag      metric.Float64Histogram
 
-	step atomic.Pointer[string]
+	job output.Job // the step of the results and the attacks' counters (Begin)
 
-	mu    sync.Mutex
-	stats func() attack.Stats
-	sets  map[setKey]metric.MeasurementOption
+	mu   sync.Mutex
+	sets map[setKey]metric.MeasurementOption
 }
 
 type setKey struct {
@@ -96,9 +101,11 @@ func New(ctx context.Context, o Options) (*Exporter, error) {
 	expo := sdkmetric.NewView(sdkmetric.Instrument{Kind: sdkmetric.InstrumentKindHistogram},
 		sdkmetric.Stream{Aggregation: sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}})
 	res := resource.NewSchemaless(semconv.ServiceName("loadlab"), semconv.ServiceVersion(o.Version))
-	e := &Exporter{sets: map[setKey]metric.MeasurementOption{}}
-	e.provider = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithView(expo),
-		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(o.Interval))))
+	// Read on demand (push), in the exporter's temporality and
+	// aggregation, as a periodic reader would.
+	e := &Exporter{sets: map[setKey]metric.MeasurementOption{}, exporter: exp,
+		reader: sdkmetric.NewManualReader(sdkmetric.WithTemporalitySelector(exp.Temporality), sdkmetric.WithAggregationSelector(exp.Aggregation))}
+	e.provider = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithView(expo), sdkmetric.WithReader(e.reader))
 	m := e.provider.Meter("github.com/loadlab/loadlab")
 	if e.requests, err = m.Int64Counter("loadlab.attack.requests", metric.WithDescription("Requests sent (dropped ones excluded)")); err != nil {
 		return nil, err
@@ -119,36 +126,40 @@ func New(ctx context.Context, o Options) (*Exporter, error) {
 	}
 	if _, err = m.Int64ObservableGauge("loadlab.attack.in_flight", metric.WithDescription("Requests sent and not yet answered"),
 		metric.WithInt64Callback(func(_ context.Context, obs metric.Int64Observer) error {
-			e.mu.Lock()
-			f := e.stats
-			e.mu.Unlock()
-			if f != nil {
-				obs.Observe(f().InFlight)
+			if st, ok := e.job.Stats(); ok {
+				obs.Observe(st.InFlight)
 			}
 			return nil
 		})); err != nil {
 		return nil, err
 	}
+	e.loop = output.Every(o.Interval, e.push)
 	return e, nil
 }
 
-// SetStats sets where the in-flight gauge reads from.
-func (e *Exporter) SetStats(f func() attack.Stats) {
-	e.mu.Lock()
-	e.stats = f
-	e.mu.Unlock()
+// push collects the figures and exports them. A periodic push that fails
+// goes to OpenTelemetry's error handler (as a periodic reader's would) and
+// is made good by the next; the final push's error is Close's.
+func (e *Exporter) push(final bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var rm metricdata.ResourceMetrics
+	err := e.reader.Collect(ctx, &rm)
+	if err == nil {
+		err = e.exporter.Export(ctx, &rm)
+	}
+	if err != nil && !final {
+		otel.Handle(err)
+	}
+	return err
 }
 
-// SetStep labels the following results with an experiment's step (""
-// for a single attack). The attacks are named for the Prometheus
-// exporter's sake; OTLP counters appear with their first measurement.
-func (e *Exporter) SetStep(name string, attacks ...string) { e.step.Store(&name) }
-
-// Begin is told that attacks begin (attackrun.Watcher): the step's
-// name (SetStep) and where their counters are (SetStats).
-func (e *Exporter) Begin(step string, attacks []string, stats func() attack.Stats) {
-	e.SetStep(step, attacks...)
-	e.SetStats(stats)
+// Begin is told that a job's attacks begin (attackrun.Watcher): the
+// following results are labelled with the step ("" for a single attack)
+// and the in-flight gauge reads stats. OTLP counters appear with their
+// first measurement.
+func (e *Exporter) Begin(step string, _ []string, stats func() attack.Stats) {
+	e.job.Begin(step, stats)
 }
 
 // attrs is the attribute set of an attack, step and status, made once.
@@ -169,10 +180,7 @@ func (e *Exporter) attrs(k setKey) metric.MeasurementOption {
 
 // Add counts one result.
 func (e *Exporter) Add(r *results.Result) {
-	step := ""
-	if p := e.step.Load(); p != nil {
-		step = *p
-	}
+	step := e.job.Step()
 	ctx := context.Background()
 	if r.Dropped() {
 		e.dropped.Add(ctx, 1, e.attrs(setKey{attack: r.Attack, step: step}))
@@ -193,11 +201,8 @@ func (e *Exporter) Add(r *results.Result) {
 
 // Close pushes the final figures and stops.
 func (e *Exporter) Close() error {
+	err := e.loop.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.provider.ForceFlush(ctx); err != nil {
-		_ = e.provider.Shutdown(ctx)
-		return err
-	}
-	return e.provider.Shutdown(ctx)
+	return errors.Join(err, e.provider.Shutdown(ctx), e.exporter.Shutdown(ctx))
 }

@@ -12,8 +12,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/loadlab/loadlab/internal/attack"
+	"github.com/loadlab/loadlab/internal/output"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -45,9 +44,7 @@ type Exporter struct {
 
 	pushers []*pusher // remote write, when set up (Push)
 
-	mu    sync.Mutex
-	stats func() attack.Stats
-	step  atomic.Pointer[string]
+	job output.Job // the step of the results and the attacks' counters (Begin)
 }
 
 // Listen serves the metrics at addr (host:port), on / and /metrics.
@@ -87,13 +84,8 @@ func New() *Exporter {
 	e.lag = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "loadlab_attack_schedule_lag_seconds",
 		Help: "How late each request was sent after its due time", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10), NativeHistogramBucketFactor: 1.1}, al)
 	inflight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "loadlab_attack_in_flight", Help: "Requests sent and not yet answered"}, func() float64 {
-		e.mu.Lock()
-		f := e.stats
-		e.mu.Unlock()
-		if f == nil {
-			return 0
-		}
-		return float64(f().InFlight)
+		st, _ := e.job.Stats()
+		return float64(st.InFlight)
 	})
 	e.reg.MustRegister(e.seconds, e.bytesIn, e.bytesOut, e.fails, e.requests, e.success, e.dropped, e.due, e.lag, inflight)
 	return e
@@ -110,40 +102,23 @@ func (e *Exporter) Addr() string {
 	return e.ln.Addr().String()
 }
 
-// SetStats sets where the in-flight gauge reads from: the attack's
-// counters (summed over an experiment step's attacks).
-func (e *Exporter) SetStats(f func() attack.Stats) {
-	e.mu.Lock()
-	e.stats = f
-	e.mu.Unlock()
-}
-
-// SetStep labels the following results with an experiment's step (""
-// for a single attack) and exports the counters of the step's attacks at
-// zero from the start, so a dashboard's panel shows 0 rather than "no
-// data" until the first drop or failure.
-func (e *Exporter) SetStep(name string, attacks ...string) {
-	e.step.Store(&name)
-	for _, a := range attacks {
-		e.requests.WithLabelValues(a, name)
-		e.success.WithLabelValues(a, name)
-		e.dropped.WithLabelValues(a, name)
-	}
-}
-
-// Begin is told that attacks begin (attackrun.Watcher): the step's
-// name and attacks (SetStep), and where their counters are (SetStats).
+// Begin is told that a job's attacks begin (attackrun.Watcher): the
+// following results are labelled with the step ("" for a single attack),
+// the step's attacks' counters are exported at zero from the start (a
+// dashboard's panel shows 0 rather than "no data" until the first drop or
+// failure), and the in-flight gauge reads stats.
 func (e *Exporter) Begin(step string, attacks []string, stats func() attack.Stats) {
-	e.SetStep(step, attacks...)
-	e.SetStats(stats)
+	e.job.Begin(step, stats)
+	for _, a := range attacks {
+		e.requests.WithLabelValues(a, step)
+		e.success.WithLabelValues(a, step)
+		e.dropped.WithLabelValues(a, step)
+	}
 }
 
 // Add counts one result.
 func (e *Exporter) Add(r *results.Result) {
-	step := ""
-	if p := e.step.Load(); p != nil {
-		step = *p
-	}
+	step := e.job.Step()
 	if r.Dropped() {
 		e.dropped.WithLabelValues(r.Attack, step).Inc()
 		return

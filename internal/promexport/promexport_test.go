@@ -75,7 +75,7 @@ func TestExportMatchesTheResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.SetStats(a.Stats)
+	e.Begin("", nil, a.Stats)
 	var rs []results.Result
 	midway := false
 	if err := a.Run(context.Background(), func(r *results.Result) {
@@ -135,7 +135,7 @@ func TestCountersStartAtZeroWithProcessCollectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	e.SetStep("200 rps", "search", "news")
+	e.Begin("200 rps", []string{"search", "news"}, nil)
 	fams := scrape(t, e.Addr())
 	for _, name := range []string{"loadlab_attack_requests_total", "loadlab_attack_success_total", "loadlab_attack_dropped_total"} {
 		f := fams[name]

@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/exp/api/remote"
 	writev2 "github.com/prometheus/client_golang/exp/api/remote/genproto/v2"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/loadlab/loadlab/internal/output"
 )
 
 // PushOptions configure Prometheus remote write: the same metrics as the
@@ -49,9 +51,7 @@ type pusher struct {
 	o    PushOptions
 	api  *remote.API
 	path string
-	stop chan struct{}
-	once sync.Once
-	done sync.WaitGroup
+	loop *output.Loop
 
 	mu     sync.Mutex
 	pushed int
@@ -88,33 +88,16 @@ func (e *Exporter) Push(o PushOptions) error {
 	if err != nil {
 		return err
 	}
-	p := &pusher{e: e, o: o, api: api, path: path, stop: make(chan struct{})}
+	p := &pusher{e: e, o: o, api: api, path: path}
+	// Every interval, and a last time at Close: the final counters, so
+	// the receiver's totals are exact. A failed push is logged (push).
+	p.loop = output.Every(o.Interval, func(bool) error { p.push(); return nil })
 	e.pushers = append(e.pushers, p)
-	p.done.Add(1)
-	go p.loop()
 	return nil
 }
 
-func (p *pusher) loop() {
-	defer p.done.Done()
-	t := time.NewTicker(p.o.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			p.push()
-		case <-p.stop:
-			p.push() // the final counters, so the receiver's totals are exact
-			return
-		}
-	}
-}
-
 // close makes the last push and waits for it.
-func (p *pusher) close() {
-	p.once.Do(func() { close(p.stop) })
-	p.done.Wait()
-}
+func (p *pusher) close() { _ = p.loop.Stop() }
 
 func (p *pusher) push() {
 	fams, err := p.e.reg.Gather()

@@ -45,7 +45,7 @@ func TestRemoteWriteV2(t *testing.T) {
 	}
 	due := time.Unix(1_795_296_174, 0)
 	for i, step := range []string{"1000/s", "1100/s"} {
-		e.SetStep(step)
+		e.Begin(step, nil, nil)
 		for k := 0; k < 10*(i+1); k++ {
 			r := results.Result{Attack: "search", Seq: uint64(k), Due: due, Sent: due, Latency: time.Millisecond, Code: 200, Method: "GET", URL: "http://x/"}
 			e.Add(&r)

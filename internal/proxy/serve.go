@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -103,8 +101,9 @@ func (p *Proxy) forward(w http.ResponseWriter, in inbound) {
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // serve forwards in along rte: a raw head by the byte path (bytepath.go),
-// an http.Request by the object path. It returns false, having written
-// nothing, if rte's pool was closed by a reload.
+// an http.Request by the object path. Every way out is an exit settled by
+// Proxy.exit (exit.go). It returns false, having written nothing, if rte's
+// pool was closed by a reload.
 func (p *Proxy) serve(w http.ResponseWriter, in inbound, rt *generation, rte *route) bool {
 	rc := rte.cfg
 	key := ""
@@ -113,28 +112,21 @@ func (p *Proxy) serve(w http.ResponseWriter, in inbound, rt *generation, rte *ro
 	}
 	if key != "" && rc.Cache {
 		if e, ok := rt.cache.Get(key); ok && e.Fresh(rt.cache.Now()) {
-			writeEntry(w, e, rt.cache.Now(), OriginCache, "")
-			rte.stats.count(e.Status, OriginCache)
-			return true
+			return p.exit(w, rt, rte, exit{write: answerEntry, entry: e, origin: OriginCache})
 		}
 	}
 	if rte.breaker != nil && !rte.breaker.Allow() {
-		p.fail(w, rt, rte, key, rc.Breaker.Status, OriginBreaker, errBreakerOpen)
-		return true
+		return p.exit(w, rt, rte, exit{write: answerError, key: key, status: rc.Breaker.Status, origin: OriginBreaker, cause: errBreakerOpen})
 	}
 	wk, _, err := rte.pool.p.Checkout(in.context())
 	switch {
 	case errors.Is(err, pool.ErrClosed):
-		rte.forget()
-		return false
+		return p.exit(w, rt, rte, exit{breaker: verdictForget})
 	case errors.Is(err, pool.ErrTimeout):
-		rte.record(true)
-		p.fail(w, rt, rte, key, rte.pool.cfg.TimeoutStatus, OriginPoolTimeout, err)
-		return true
+		return p.exit(w, rt, rte, exit{breaker: verdictFailed, write: answerError, key: key,
+			status: rte.pool.cfg.TimeoutStatus, origin: OriginPoolTimeout, cause: err})
 	case err != nil: // the client went away while waiting
-		rte.forget()
-		rte.stats.count(499, OriginClientGone)
-		return true
+		return p.exit(w, rt, rte, exit{breaker: verdictForget, status: 499, origin: OriginClientGone})
 	}
 	// The request timeout is the upstream connection's deadline
 	// (RoundTripUntil), not a context: no timer and no context of its own
@@ -149,8 +141,7 @@ func (p *Proxy) serve(w http.ResponseWriter, in inbound, rt *generation, rte *ro
 		// A route that caches or falls back reads every answer as a
 		// response (its header decides what is stored).
 		if resp, ans, bytePath, err = forwardBytes(w, hw, in, rte, wk, deadline, key == ""); ans != nil {
-			p.settle(rte, wk, start, deadline, ans.Status, err)
-			return true
+			return p.exit(w, rt, rte, relayed(wk, start, deadline, ans.Status, err))
 		}
 	}
 	if !bytePath {
@@ -162,45 +153,31 @@ func (p *Proxy) serve(w http.ResponseWriter, in inbound, rt *generation, rte *ro
 		resp, err = wk.RoundTripUntil(out, deadline)
 	}
 	if err != nil {
-		rte.pool.p.Checkin(wk)
-		rte.stats.upstream.Observe(time.Since(start))
-		if in.context().Err() != nil {
-			rte.forget()
-			rte.stats.count(499, OriginClientGone)
-			return true
+		x := exit{wk: wk, start: start, breaker: verdictForget}
+		switch {
+		case in.context().Err() != nil:
+			x.status, x.origin = 499, OriginClientGone
+		case sent != nil && sent.err != nil:
+			x.write = answerBadRequest
+		default:
+			x.breaker, x.write, x.key, x.origin, x.cause = verdictFailed, answerError, key, OriginUpstreamError, err
+			x.status = http.StatusBadGateway
+			if errors.Is(err, context.DeadlineExceeded) || !time.Now().Before(deadline) {
+				x.status = http.StatusGatewayTimeout
+			}
+			if rc.ErrorStatus != 0 {
+				x.status = rc.ErrorStatus
+			}
 		}
-		if sent != nil && sent.err != nil {
-			// The client's fault, not the upstream's: 400, and the
-			// connection closes (its framing can no longer be trusted).
-			rte.forget()
-			w.Header().Set("Connection", "close")
-			w.Header().Set(HeaderOrigin, OriginBadRequest)
-			http.Error(w, "loadlab proxy: malformed request body", http.StatusBadRequest)
-			rte.stats.count(http.StatusBadRequest, OriginBadRequest)
-			return true
-		}
-		rte.record(true)
-		status := http.StatusBadGateway
-		if errors.Is(err, context.DeadlineExceeded) || !time.Now().Before(deadline) {
-			status = http.StatusGatewayTimeout
-		}
-		if rc.ErrorStatus != 0 {
-			status = rc.ErrorStatus
-		}
-		p.fail(w, rt, rte, key, status, OriginUpstreamError, err)
-		return true
+		return p.exit(w, rt, rte, x)
 	}
 	failed := breaker.IsError(resp.StatusCode)
 	if failed && rc.Fallback && key != "" {
 		if e, ok := rt.cache.Get(key); ok {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
-			rte.pool.p.Checkin(wk)
-			rte.stats.upstream.Observe(time.Since(start))
-			rte.record(true)
-			writeEntry(w, e, rt.cache.Now(), OriginFallback, OriginUpstreamError)
-			rte.stats.count(e.Status, OriginFallback)
-			return true
+			return p.exit(w, rt, rte, exit{wk: wk, start: start, breaker: verdictFailed,
+				write: answerEntry, entry: e, origin: OriginFallback, reason: OriginUpstreamError})
 		}
 	}
 	h := w.Header()
@@ -227,7 +204,7 @@ func (p *Proxy) serve(w http.ResponseWriter, in inbound, rt *generation, rte *ro
 	copyErr := copyBody(dst, resp.Body, *bp)
 	bufPool.Put(bp)
 	resp.Body.Close()
-	p.settle(rte, wk, start, deadline, resp.StatusCode, copyErr)
+	p.exit(w, rt, rte, relayed(wk, start, deadline, resp.StatusCode, copyErr))
 	if store && copyErr == nil && !tee.over {
 		rt.cache.Put(key, &cache.Entry{
 			Status: resp.StatusCode, Header: storedHeader(resp.Header), Body: tee.buf.Bytes(),
@@ -235,58 +212,6 @@ func (p *Proxy) serve(w http.ResponseWriter, in inbound, rt *generation, rte *ro
 		})
 	}
 	return true
-}
-
-// settle ends an exchange whose answer (status) was relayed, copyErr the
-// error relaying its body: the worker goes back, the upstream time is
-// observed, the breaker fed (an error status, or a body that outlived the
-// request timeout, is a failure) and the answer counted.
-func (p *Proxy) settle(rte *route, wk *pool.Worker, start, deadline time.Time, status int, copyErr error) {
-	elapsed := time.Since(start)
-	rte.pool.p.Checkin(wk)
-	rte.stats.upstream.Observe(elapsed)
-	failed := breaker.IsError(status)
-	if copyErr != nil && (!time.Now().Before(deadline) || isTimeout(copyErr)) {
-		failed = true // the body outlived the request timeout
-	}
-	rte.record(failed)
-	rte.stats.count(status, OriginUpstream)
-}
-
-// record feeds the route's breaker, if any.
-func (rte *route) record(failed bool) {
-	if rte.breaker != nil {
-		rte.breaker.Record(failed)
-	}
-}
-
-// forget releases the breaker admission of a request without outcome.
-func (rte *route) forget() {
-	if rte.breaker != nil {
-		rte.breaker.Forget()
-	}
-}
-
-// fail serves the stale copy of key when the route allows fallbacks, or the
-// error status with a body naming the route, its upstream and the cause;
-// upstream errors are logged too (see errlog.go).
-func (p *Proxy) fail(w http.ResponseWriter, rt *generation, rte *route, key string, status int, origin string, cause error) {
-	if origin == OriginUpstreamError {
-		rte.errlog.note(p.opts.Logf, rte.cfg.Name, rte.cfg.Upstream, cause)
-	}
-	if rte.cfg.Fallback && key != "" {
-		if e, ok := rt.cache.Get(key); ok {
-			writeEntry(w, e, rt.cache.Now(), OriginFallback, origin)
-			rte.stats.count(e.Status, OriginFallback)
-			return
-		}
-	}
-	w.Header().Set(HeaderOrigin, origin)
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "private, no-cache")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, "loadlab proxy: %s on route %s (upstream %s): %v\n", strings.ReplaceAll(origin, "_", " "), rte.cfg.Name, rte.cfg.Upstream, cause)
-	rte.stats.count(status, origin)
 }
 
 // writeEntry serves a cached response.
