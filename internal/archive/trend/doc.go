@@ -6,9 +6,11 @@
 // verdict on the newest build.
 //
 // The runs sharing a value of the label are one build's replicates. The
-// change points are searched in the builds' levels; each candidate, and
-// the newest build against the level since the last change (or since a
-// run a team accepted as the baseline), is judged by package verdict over
+// change points are searched in the builds' levels (Apache Otava's
+// method, package changepoint); each candidate, and the newest build
+// against the level since the last improvement (or since a run a team
+// accepted as the baseline; a regression not accepted keeps the gate
+// failing), is judged by package verdict over
 // the runs, not the requests: a Student t interval (99%) over the runs'
 // figures with their run-to-run variance, each run's at least its
 // within-run variance (a block bootstrap over its time blocks when the

@@ -250,11 +250,11 @@ func method(o Options, vo verdict.Options) string {
 		least = "any size"
 	}
 	s := "each build's runs (replicates: the runs sharing its value of the label) judged as runs, not requests: "
-	s += "E-divisive means over the builds' levels (log scale) finds candidate changes (a permutation test at 5% where the series is long enough to decide); "
+	s += "E-divisive means over the builds' levels (log scale) finds candidate changes, Student's t-test between their sides deciding (as Apache Otava; package changepoint); "
 	if o.Metric == Success {
 		s = strings.Replace(s, " (log scale)", "", 1)
 	}
-	s += "each candidate, and the newest build against the level since the last change or accepted baseline, is judged by a Student t interval (99%) over the runs' figures, "
+	s += "each candidate, and the newest build against the level since the last improvement or accepted baseline (a regression not accepted keeps failing), is judged by a Student t interval (99%) over the runs' figures, "
 	s += "their run-to-run variance pooled from the replicates and the residuals around each level, each run's at least its within-run variance (a block bootstrap over its time blocks, when archived); "
 	s += "a change is reported when the interval excludes zero and its size is at least " + least
 	if o.NoiseFloor {
