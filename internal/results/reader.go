@@ -16,10 +16,18 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Limits that protect the reader from corrupt lengths.
+// Limits that protect the reader from corrupt and hostile lengths.
 const (
 	maxMetaBytes  = 1 << 20
-	maxBlockBytes = 256 << 20
+	maxBlockBytes = 256 << 20 // a block's compressed and decompressed length
+	// MinRecordBytes is the least a record takes decompressed: its flags
+	// byte and ten varints of at least one byte each. A block holds at
+	// most blockMaxRecords records (as many as the writer ever puts in
+	// one) and at most one per MinRecordBytes of its decompressed length.
+	MinRecordBytes = 11
+	// MaxBlockRecords is the most records a block holds: the writer
+	// flushes a block when it holds that many.
+	MaxBlockRecords = blockMaxRecords
 )
 
 // ErrCorrupt is wrapped by every *CorruptError.
@@ -33,6 +41,11 @@ type CorruptError struct {
 	Offset int64  // byte offset of the first bad block
 	Torn   bool   // the file ends inside a block (incomplete write)
 	Reason string // what is wrong
+	// Hostile is set for a block whose checksum holds but whose header
+	// announces more records than its bytes can hold or any writer puts
+	// in a block (a decompression bomb): not damage, so reading never
+	// skips it, even when resynchronising.
+	Hostile bool
 }
 
 // Error describes the problem and where it is.
@@ -163,7 +176,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 			}
 		}
 	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes))
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes), zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +298,7 @@ func (r *Reader) nextBlock() error {
 		}
 		return bad("bad block header")
 	}
-	if zlen > maxBlockBytes || rawLen > maxBlockBytes || count > rawLen {
+	if zlen > maxBlockBytes || rawLen > maxBlockBytes {
 		return bad("implausible block lengths")
 	}
 	r.blockEnd = r.src.n + 4 + int64(zlen)
@@ -304,7 +317,19 @@ func (r *Reader) nextBlock() error {
 	if crc != binary.LittleEndian.Uint32(crcb[:]) {
 		return bad("checksum mismatch")
 	}
-	raw, err := r.dec.DecodeAll(z, r.block[:0])
+	if count > MaxBlockRecords || count*MinRecordBytes > rawLen {
+		// Checked before anything is decompressed, with the checksum
+		// holding: a writer's count, not a damaged one.
+		return &CorruptError{Offset: start, Hostile: true, Reason: fmt.Sprintf(
+			"block announces %d results in %d bytes decompressed (at most %d per block, of at least %d bytes each): a hostile or forged file",
+			count, rawLen, MaxBlockRecords, MinRecordBytes)}
+	}
+	if uint64(cap(r.block)) < rawLen {
+		r.block = make([]byte, 0, rawLen)
+	}
+	// The output is bounded by the announced length: a block that
+	// decompresses to more fails here, having taken no more memory.
+	raw, err := r.dec.DecodeAll(z, r.block[:0:rawLen])
 	if err != nil || uint64(len(raw)) != rawLen {
 		return bad("block does not decompress")
 	}
