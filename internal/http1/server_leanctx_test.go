@@ -296,11 +296,19 @@ func TestLeanWatcherHandedToNextRequest(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	cancelled := make(chan string, 16)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Every request outlives the watch delay; the one whose client
+		// leaves waits for that, however late a loaded machine runs its
+		// watcher (a wait of a few watch delays would race the watcher
+		// and answer first).
+		wait := 3 * watchDelay
+		if r.URL.Path == "/left" {
+			wait = 10 * time.Second
+		}
 		select {
 		case <-r.Context().Done():
 			cancelled <- r.URL.Path
 			return
-		case <-time.After(3 * watchDelay):
+		case <-time.After(wait):
 		}
 		_, _ = io.WriteString(w, "ok "+r.URL.Path)
 	})
