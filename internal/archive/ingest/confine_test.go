@@ -258,3 +258,42 @@ func TestCancelStopsReading(t *testing.T) {
 		t.Fatal("still reading 20 s after the cancel")
 	}
 }
+
+// FuzzFolderNames gives the folder's name checks any name summary.json
+// could hold: a name they accept, and a file the root then finds, is
+// always inside the folder.
+func FuzzFolderNames(f *testing.F) {
+	for _, s := range []string{"../outside.lll", "/etc/passwd", "steps/01/page.lll", "a/../../b", "a/./b", "..", ".", "", "c:\\x", "steps/../steps/x"} {
+		f.Add(s)
+	}
+	base := f.TempDir()
+	dir := filepath.Join(base, "run")
+	if err := os.MkdirAll(filepath.Join(dir, "steps"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "outside.lll"), []byte("x"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink("../outside.lll", filepath.Join(dir, "steps", "out.lll")); err != nil {
+		f.Fatal(err)
+	}
+	fo, err := openFolder(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if fo.checkName("field", name) != nil {
+			return
+		}
+		abs := filepath.Join(dir, filepath.FromSlash(name))
+		if rel, err := filepath.Rel(dir, abs); err != nil || !filepath.IsLocal(rel) && rel != "." {
+			t.Fatalf("%q accepted, it is %s", name, abs)
+		}
+		if ref, err := fo.stat(name); err == nil {
+			b, err := ref.readAll(context.Background(), 1<<20)
+			if err == nil && string(b) == "x" {
+				t.Fatalf("%q read the file outside the folder", name)
+			}
+		}
+	})
+}
