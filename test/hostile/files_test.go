@@ -293,6 +293,7 @@ func TestArchiveAddResultsBomb(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stderr, "bomb.lll") || !strings.Contains(res.stderr, "hostile") {
 		t.Fatalf("exit %d, stderr %q; want 2 and the file named hostile", res.code, res.stderr)
 	}
+	t.Logf("%s", res.stderr)
 	oneLine(t, res.stderr)
 	if after := runs(t, dir); after != before {
 		t.Errorf("archive changed:\n%s\nwas\n%s", after, before)

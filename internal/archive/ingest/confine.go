@@ -27,7 +27,9 @@ const (
 
 // folder is a run folder opened for reading: every file is opened
 // through an os.Root, so that no name, `..` or link, however it changes
-// while the add runs, reaches a file outside it.
+// while the add runs, reaches a file outside it. The root stays open
+// while the bundles made of the folder are read (archive add is one
+// process: it ends with them).
 type folder struct {
 	dir  string
 	root *os.Root
@@ -40,8 +42,6 @@ func openFolder(dir string) (*folder, error) {
 	}
 	return &folder{dir: dir, root: root}, nil
 }
-
-func (f *folder) close() { f.root.Close() }
 
 // diskRef is one regular file to read: of a run folder (through its
 // root) or named on the command line. It is checked to be a regular file
