@@ -324,12 +324,7 @@ func (r *Reader) nextBlock() error {
 			"block announces %d results in %d bytes decompressed (at most %d per block, of at least %d bytes each): a hostile or forged file",
 			count, rawLen, MaxBlockRecords, MinRecordBytes)}
 	}
-	if uint64(cap(r.block)) < rawLen {
-		r.block = make([]byte, 0, rawLen)
-	}
-	// The output is bounded by the announced length: a block that
-	// decompresses to more fails here, having taken no more memory.
-	raw, err := r.dec.DecodeAll(z, r.block[:0:rawLen])
+	raw, err := r.decompress(z, rawLen)
 	if err != nil || uint64(len(raw)) != rawLen {
 		return bad("block does not decompress")
 	}
@@ -344,6 +339,32 @@ func (r *Reader) nextBlock() error {
 		return bad(fmt.Sprintf("block announces no records but holds %d bytes of them: its record count does not match its data", len(r.block)-r.pos))
 	}
 	return nil
+}
+
+// smallBlock is the decompressed length up to which a block is decoded
+// into a buffer of its announced length at once; the writer's blocks are
+// about half of it.
+const smallBlock = 1 << 20
+
+// decompress decodes a block's payload, never past rawLen, its announced
+// length: a block that holds more fails, having taken no more memory. A
+// block announced larger than smallBlock is decoded as a stream into a
+// buffer that grows with what the payload really holds, so that a forged
+// length commits no memory the data does not fill.
+func (r *Reader) decompress(z []byte, rawLen uint64) ([]byte, error) {
+	if rawLen <= smallBlock || uint64(cap(r.block)) >= rawLen {
+		if uint64(cap(r.block)) < rawLen {
+			r.block = make([]byte, 0, smallBlock)
+		}
+		return r.dec.DecodeAll(z, r.block[:0:rawLen])
+	}
+	if err := r.dec.Reset(bytes.NewReader(z)); err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(r.block[:0])
+	_, err := buf.ReadFrom(io.LimitReader(r.dec, int64(rawLen)+1))
+	r.dec.Reset(nil)
+	return buf.Bytes(), err
 }
 
 func (r *Reader) readDict() error {
