@@ -80,7 +80,7 @@ func TestHostileCountsStopReading(t *testing.T) {
 		name          string
 		rawLen, count uint64
 	}{
-		{"more than a block holds", rawLen, 16 << 20},
+		{"more than a block holds", (MaxBlockRecords + 1) * MinRecordBytes, MaxBlockRecords + 1},
 		{"more than its bytes hold", rawLen, rawLen/MinRecordBytes + 1},
 		{"a bomb's count and length", 200 << 20, 16 << 20},
 	} {
@@ -94,6 +94,14 @@ func TestHostileCountsStopReading(t *testing.T) {
 		if n != 0 {
 			t.Errorf("%s: %d results read", tc.name, n)
 		}
+	}
+	// A count larger than the block's length is taken for damage before
+	// the checksum is read (as a damaged header most likely is): the block
+	// is skipped, none of its results read, the next block's are.
+	data := append(append([]byte(nil), good[:at]...), forgeBlock(z, rawLen, 16<<20)...)
+	data = append(data, blk...)
+	if n, err := readCounting(t, data); err != io.EOF || n != 100 {
+		t.Fatalf("a count larger than its length: %d results, %v; want the next block's 100", n, err)
 	}
 	// the writer's own blocks, full ones included, are not hostile
 	if n, err := readCounting(t, encodeAll(t, sample(3*MaxBlockRecords, 1000))); err != io.EOF || n != 3*MaxBlockRecords {

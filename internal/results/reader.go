@@ -298,7 +298,9 @@ func (r *Reader) nextBlock() error {
 		}
 		return bad("bad block header")
 	}
-	if zlen > maxBlockBytes || rawLen > maxBlockBytes {
+	if zlen > maxBlockBytes || rawLen > maxBlockBytes || count > rawLen {
+		// damage, most likely (the checksum is not read yet): skipped
+		// as such when resynchronising
 		return bad("implausible block lengths")
 	}
 	r.blockEnd = r.src.n + 4 + int64(zlen)
