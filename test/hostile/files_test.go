@@ -328,27 +328,7 @@ func TestArchiveServeSurvivesChunkBomb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "archive", "serve", "-db", "runs.db", "-listen", "127.0.0.1:0")
-	cmd.Dir = dir
-	errPipe, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	sc := bufio.NewScanner(errPipe)
-	var base string
-	for sc.Scan() {
-		if m := regexp.MustCompile(`archive site: (http://[0-9.:]+)/`).FindStringSubmatch(sc.Text()); m != nil {
-			base = m[1]
-			break
-		}
-	}
-	if base == "" {
-		t.Fatal("archive serve printed no address")
-	}
-	go io.Copy(io.Discard, errPipe)
+	base, cmd := startSite(t, dir, "runs.db")
 	cl := &http.Client{Timeout: 30 * time.Second}
 	get := func(path string) (int, int64) {
 		resp, err := cl.Get(base + path)
@@ -385,5 +365,90 @@ func TestArchiveServeSurvivesChunkBomb(t *testing.T) {
 	t.Logf("archive serve's peak RSS: %d MiB", peakKB>>10)
 	if peakKB == 0 || peakKB > 256<<10 {
 		t.Errorf("archive serve's peak RSS %d MiB, want under 256 MiB", peakKB>>10)
+	}
+}
+
+// startSite runs archive serve on the archive db in dir until the test
+// ends; it returns the site's address and the running command.
+func startSite(t *testing.T, dir, db string) (string, *exec.Cmd) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	cmd := exec.CommandContext(ctx, bin, "archive", "serve", "-db", db, "-listen", "127.0.0.1:0")
+	cmd.Dir = dir
+	errPipe, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); cancel() })
+	sc := bufio.NewScanner(errPipe)
+	var base string
+	for sc.Scan() {
+		if m := regexp.MustCompile(`archive site: (http://[0-9.:]+)/`).FindStringSubmatch(sc.Text()); m != nil {
+			base = m[1]
+			break
+		}
+	}
+	if base == "" {
+		t.Fatal("archive serve printed no address")
+	}
+	go io.Copy(io.Discard, errPipe)
+	return base, cmd
+}
+
+// An archive forged to hold, as a run's results file, a bomb (a few KiB
+// announcing a million results): its vegeta download stops at the bomb
+// at once, nothing of it decoded, and the site serves on.
+func TestArchiveServeResultsBomb(t *testing.T) {
+	dir := caseDir(t, nil)
+	res := run(t, dir, "", "archive", "add", "-db", "runs.db", "r.lll")
+	if res.code != 0 {
+		t.Fatalf("archive add: exit %d: %s", res.code, res.stderr)
+	}
+	id := strings.TrimSpace(res.stdout)
+	const count = 1 << 20
+	raw := append([]byte{0}, bytes.Repeat([]byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0}, count)...)
+	bomb := forgeResults(t, raw, uint64(len(raw)), count)
+	db, err := sql.Open("sqlite", filepath.Join(dir, "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`DELETE FROM chunks WHERE name = 'r.lll' AND n > 0`, nil},
+		{`UPDATE chunks SET codec = 'raw', data = ? WHERE name = 'r.lll' AND n = 0`, []any{bomb}},
+		{`UPDATE files SET size = ? WHERE name = 'r.lll'`, []any{len(bomb)}},
+	} {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
+			db.Close()
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	base, _ := startSite(t, dir, "runs.db")
+	cl := &http.Client{Timeout: 30 * time.Second}
+	start := time.Now()
+	resp, err := cl.Get(base + "/runs/" + id + "/results.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	took := time.Since(start)
+	t.Logf("results.bin of the bomb: %d bytes in %v", n, took)
+	if n > 1<<20 || took > 10*time.Second {
+		t.Fatalf("results.bin of the bomb: %d bytes in %v; want it stopped at the bomb", n, took)
+	}
+	for _, path := range []string{"/", "/runs/" + id} {
+		resp, err := cl.Get(base + path)
+		if err != nil {
+			t.Fatalf("%s after the bomb: %v", path, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s after the bomb: %d", path, resp.StatusCode)
+		}
 	}
 }
