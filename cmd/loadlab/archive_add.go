@@ -51,6 +51,15 @@ func runArchiveAdd(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	for _, id := range ids {
 		fmt.Fprintln(stdout, id)
 	}
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C or SIGTERM: reading and storing stop at their next
+		// chunk; a run being stored is rolled back whole.
+		msg := "interrupted: nothing was added"
+		if len(ids) > 0 {
+			msg = fmt.Sprintf("interrupted: the %d runs above were added before it, nothing more", len(ids))
+		}
+		return exitError{code: 130, msg: msg}
+	}
 	return err
 }
 

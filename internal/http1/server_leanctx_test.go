@@ -8,9 +8,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/testwait"
 )
 
 // A handler that asks for its context's Done before it reads the body
@@ -166,18 +168,66 @@ func TestLeanClientGoneOnReusedConnection(t *testing.T) {
 }
 
 // startOneConn serves h with the lean server; it returns the server's URL,
-// a client that keeps one connection to it, and the count of connections
-// the server opened.
-func startOneConn(t *testing.T, h http.Handler) (string, *http.Client, *atomic.Int64) {
+// a client that keeps one connection to it, and a count of the
+// connections the server accepted from that client. Connections from
+// elsewhere are not counted (logged): a port the server got may have
+// served an earlier test's server, whose clients, still running, then
+// reach this one.
+func startOneConn(t *testing.T, h http.Handler) (string, *http.Client, *connCount) {
 	t.Helper()
-	opened := new(atomic.Int64)
-	u := startLean(t, ServerConfig{ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
-		opened.Add(1)
+	cc := &connCount{dialed: map[string]bool{}}
+	u := startLean(t, ServerConfig{ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+		cc.accepted(t, c.RemoteAddr().String())
 		return ctx
 	}}, h)
-	tr := &http.Transport{MaxConnsPerHost: 1}
+	var d net.Dialer
+	tr := &http.Transport{MaxConnsPerHost: 1, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err == nil {
+			cc.dial(c.LocalAddr().String())
+		}
+		return c, err
+	}}
 	t.Cleanup(tr.CloseIdleConnections)
-	return u, &http.Client{Transport: tr}, opened
+	return u, &http.Client{Transport: tr}, cc
+}
+
+// connCount counts the connections a server accepted from one client.
+type connCount struct {
+	mu     sync.Mutex
+	dialed map[string]bool // the client's local addresses
+	n      int64
+}
+
+func (c *connCount) dial(local string) {
+	c.mu.Lock()
+	c.dialed[local] = true
+	c.mu.Unlock()
+}
+
+// accepted counts a connection the server accepted from remote. The
+// client's dial returns once the connection is established, which may be
+// after the server accepted it: its address is waited for a little.
+func (c *connCount) accepted(t *testing.T, remote string) {
+	ok := testwait.Until(2*time.Second, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.dialed[remote]
+	})
+	if !ok {
+		t.Logf("a connection from %s, not this test's client: not counted", remote)
+		return
+	}
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+}
+
+// Load is the count.
+func (c *connCount) Load() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // getOK gets url n times with cl, each answer "ok".
@@ -296,11 +346,19 @@ func TestLeanWatcherHandedToNextRequest(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	cancelled := make(chan string, 16)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Every request outlives the watch delay; the one whose client
+		// leaves waits for that, however late a loaded machine runs its
+		// watcher (a wait of a few watch delays would race the watcher
+		// and answer first).
+		wait := 3 * watchDelay
+		if r.URL.Path == "/left" {
+			wait = 10 * time.Second
+		}
 		select {
 		case <-r.Context().Done():
 			cancelled <- r.URL.Path
 			return
-		case <-time.After(3 * watchDelay):
+		case <-time.After(wait):
 		}
 		_, _ = io.WriteString(w, "ok "+r.URL.Path)
 	})

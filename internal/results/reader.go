@@ -16,10 +16,18 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Limits that protect the reader from corrupt lengths.
+// Limits that protect the reader from corrupt and hostile lengths.
 const (
 	maxMetaBytes  = 1 << 20
-	maxBlockBytes = 256 << 20
+	maxBlockBytes = 256 << 20 // a block's compressed and decompressed length
+	// MinRecordBytes is the least a record takes decompressed: its flags
+	// byte and ten varints of at least one byte each. A block holds at
+	// most blockMaxRecords records (as many as the writer ever puts in
+	// one) and at most one per MinRecordBytes of its decompressed length.
+	MinRecordBytes = 11
+	// MaxBlockRecords is the most records a block holds: the writer
+	// flushes a block when it holds that many.
+	MaxBlockRecords = blockMaxRecords
 )
 
 // ErrCorrupt is wrapped by every *CorruptError.
@@ -33,6 +41,11 @@ type CorruptError struct {
 	Offset int64  // byte offset of the first bad block
 	Torn   bool   // the file ends inside a block (incomplete write)
 	Reason string // what is wrong
+	// Hostile is set for a block whose checksum holds but whose header
+	// announces more records than its bytes can hold or any writer puts
+	// in a block (a decompression bomb): not damage, so reading never
+	// skips it, even when resynchronising.
+	Hostile bool
 }
 
 // Error describes the problem and where it is.
@@ -168,7 +181,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 			}
 		}
 	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes))
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes), zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return nil, err
 	}
@@ -291,6 +304,8 @@ func (r *Reader) nextBlock() error {
 		return bad("bad block header")
 	}
 	if zlen > maxBlockBytes || rawLen > maxBlockBytes || count > rawLen {
+		// damage, most likely (the checksum is not read yet): skipped
+		// as such when resynchronising
 		return bad("implausible block lengths")
 	}
 	r.blockEnd = r.src.n + 4 + int64(zlen)
@@ -309,7 +324,14 @@ func (r *Reader) nextBlock() error {
 	if crc != binary.LittleEndian.Uint32(crcb[:]) {
 		return bad("checksum mismatch")
 	}
-	raw, err := r.dec.DecodeAll(z, r.block[:0])
+	if count > MaxBlockRecords || count*MinRecordBytes > rawLen {
+		// Checked before anything is decompressed, with the checksum
+		// holding: a writer's count, not a damaged one.
+		return &CorruptError{Offset: start, Hostile: true, Reason: fmt.Sprintf(
+			"block announces %d results in %d bytes decompressed (at most %d per block, of at least %d bytes each): a hostile or forged file",
+			count, rawLen, MaxBlockRecords, MinRecordBytes)}
+	}
+	raw, err := r.decompress(z, rawLen)
 	if err != nil || uint64(len(raw)) != rawLen {
 		return bad("block does not decompress")
 	}
@@ -324,6 +346,32 @@ func (r *Reader) nextBlock() error {
 		return bad(fmt.Sprintf("block announces no records but holds %d bytes of them: its record count does not match its data", len(r.block)-r.pos))
 	}
 	return nil
+}
+
+// smallBlock is the decompressed length up to which a block is decoded
+// into a buffer of its announced length at once; the writer's blocks are
+// about half of it.
+const smallBlock = 1 << 20
+
+// decompress decodes a block's payload, never past rawLen, its announced
+// length: a block that holds more fails, having taken no more memory. A
+// block announced larger than smallBlock is decoded as a stream into a
+// buffer that grows with what the payload really holds, so that a forged
+// length commits no memory the data does not fill.
+func (r *Reader) decompress(z []byte, rawLen uint64) ([]byte, error) {
+	if rawLen <= smallBlock || uint64(cap(r.block)) >= rawLen {
+		if uint64(cap(r.block)) < rawLen {
+			r.block = make([]byte, 0, smallBlock)
+		}
+		return r.dec.DecodeAll(z, r.block[:0:rawLen])
+	}
+	if err := r.dec.Reset(bytes.NewReader(z)); err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(r.block[:0])
+	_, err := buf.ReadFrom(io.LimitReader(r.dec, int64(rawLen)+1))
+	r.dec.Reset(nil)
+	return buf.Bytes(), err
 }
 
 func (r *Reader) readDict() error {

@@ -12,7 +12,7 @@ import (
 // ends inside the block) or a version 1 stream is not skipped.
 func (r *Reader) skip(err error) bool {
 	var ce *CorruptError
-	if !r.resync || r.version < 2 || !errors.As(err, &ce) || ce.Torn && !r.markerAhead() {
+	if !r.resync || r.version < 2 || !errors.As(err, &ce) || ce.Hostile || ce.Torn && !r.markerAhead() {
 		return false
 	}
 	start := r.blockAt

@@ -1,10 +1,9 @@
 package ingest
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
@@ -14,11 +13,9 @@ import (
 // recipe copy of every component its steps ran against, those started
 // before the cell's first step and still running included. For a run
 // stored whole it is every file of components/ (configs, recipes, logs).
-// Names are relative to the folder, slash-separated, sorted.
-func componentFiles(dir string, sum *summary.Summary, c cell) []string {
-	if len(c.steps) == len(sum.Steps) {
-		return walkFiles(dir, "components")
-	}
+// Names are relative to the folder, slash-separated, sorted. (A run
+// stored whole stores every file of components/, walked by cellFiles.)
+func componentFiles(sum *summary.Summary, c cell) []string {
 	inCell := map[int]bool{}
 	for _, st := range c.steps {
 		inCell[st.Index] = true
@@ -47,26 +44,15 @@ func componentFiles(dir string, sum *summary.Summary, c cell) []string {
 	return names
 }
 
-// walkFiles are the regular files under dir/sub, relative to dir, sorted.
-func walkFiles(dir, sub string) []string {
-	var names []string
-	filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if rel, err := filepath.Rel(dir, p); err == nil {
-				names = append(names, filepath.ToSlash(rel))
-			}
-		}
-		return nil
-	})
-	sort.Strings(names)
-	return names
-}
-
 // planCopy is the name of the plan's copy in the run folder (plan.yaml,
 // plan.yml, plan.json: the plan's own extension), "" when there is none.
-func planCopy(dir string, sum *summary.Summary) string {
+// The name is plan and an extension: never a path.
+func planCopy(f *folder, sum *summary.Summary) string {
 	name := "plan" + filepath.Ext(sum.Plan)
-	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+	if strings.ContainsAny(name, `/\`) {
+		return ""
+	}
+	if _, err := f.root.Lstat(name); err != nil {
 		return ""
 	}
 	return name

@@ -12,6 +12,7 @@ import (
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/redact"
+	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/runblock"
 	"github.com/loadlab/loadlab/internal/shardset"
 )
@@ -47,6 +48,9 @@ func Bundles(ctx context.Context, paths []string, o Options) ([]*archive.Bundle,
 			return nil, warns, badinput.Wrap(p, err)
 		}
 		if !st.IsDir() {
+			if _, err := argFile(p); err != nil { // not a FIFO, device, socket
+				return nil, warns, err
+			}
 			files = append(files, p)
 			continue
 		}
@@ -67,7 +71,7 @@ func Bundles(ctx context.Context, paths []string, o Options) ([]*archive.Bundle,
 
 // resultsRuns groups results files into runs and ingests each.
 func resultsRuns(ctx context.Context, files []string, o Options) ([]*archive.Bundle, []string, error) {
-	members, err := shardset.Open(files)
+	members, err := openMembers(ctx, files)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -81,7 +85,7 @@ func resultsRuns(ctx context.Context, files []string, o Options) ([]*archive.Bun
 		if err := ctx.Err(); err != nil {
 			return nil, warns, err
 		}
-		b, ws, err := resultsRun(set.Names(), o)
+		b, ws, err := resultsRun(ctx, set.Names(), o)
 		warns = append(warns, ws...)
 		if err != nil {
 			return nil, warns, err
@@ -93,16 +97,22 @@ func resultsRuns(ctx context.Context, files []string, o Options) ([]*archive.Bun
 
 // resultsRun is one run from results files (one file, or one attack's
 // shards): one step, its figures as `loadlab report FILES` prints them.
-func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
+func resultsRun(ctx context.Context, paths []string, o Options) (*archive.Bundle, []string, error) {
 	used := map[string]bool{}
 	var files []archive.BundleFile
+	var refs []diskRef
 	for _, p := range paths {
+		ref, err := argFile(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		refs = append(refs, ref)
 		n := filepath.Base(p)
 		for i := 2; used[n]; i++ {
 			n = fmt.Sprintf("%d-%s", i, filepath.Base(p))
 		}
 		used[n] = true
-		files = append(files, diskFile(n, p))
+		files = append(files, diskFile(ctx, n, ref))
 	}
 	// the content hash reads the files while the report does (a second
 	// core, and the page cache serves both)
@@ -115,7 +125,7 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 		sum, err := archive.ContentHash(files, "")
 		hash <- hashed{sum, err}
 	}()
-	rep, err := reportFiles(paths)
+	rep, err := reportFiles(ctx, refs)
 	h := <-hash
 	if err != nil {
 		return nil, rep.warnings, err
@@ -181,9 +191,40 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 	return b, rep.warnings, nil
 }
 
-// diskFile is a file stored as it is on disk.
-func diskFile(name, path string) archive.BundleFile {
-	return archive.BundleFile{Name: name, Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+// diskFile is a file stored as it is on disk: opened and read as
+// diskRef.open does, the first ref.size bytes, stopping when ctx ends.
+func diskFile(ctx context.Context, name string, ref diskRef) archive.BundleFile {
+	return archive.BundleFile{Name: name, Open: func() (io.ReadCloser, error) { return ref.open(ctx) }}
+}
+
+// openMembers reads the header of every results file named on the
+// command line (as shardset.Open, through diskRef: never waiting on a
+// FIFO): a split attack's shard files carry their shard record.
+func openMembers(ctx context.Context, paths []string) ([]shardset.Member, error) {
+	out := make([]shardset.Member, 0, len(paths))
+	for _, p := range paths {
+		ref, err := argFile(p)
+		if err != nil {
+			return nil, err
+		}
+		rc, err := ref.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		src, err := results.OpenReader(rc, p)
+		if err != nil {
+			rc.Close()
+			return nil, err
+		}
+		m := shardset.Member{Name: p}
+		if src.Meta != nil {
+			m.Shard = src.Meta.Shard
+		}
+		src.Close()
+		rc.Close()
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // sortedKeys returns m's keys in order.

@@ -183,11 +183,15 @@ func TestPlainRunFolderIsOneRunWithReportsFigures(t *testing.T) {
 		t.Fatalf("%v, %d runs", err, len(bs))
 	}
 	r := bs[0].Run
-	var files []string
+	var files []diskRef
 	for _, st := range sum.Steps {
-		files = append(files, filepath.Join(dir, st.Scenarios[0].Results))
+		ref, err := argFile(filepath.Join(dir, st.Scenarios[0].Results))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, ref)
 	}
-	want, err := reportFiles(files) // what `loadlab report FILES...` computes
+	want, err := reportFiles(context.Background(), files) // what `loadlab report FILES...` computes
 	if err != nil {
 		t.Fatal(err)
 	}

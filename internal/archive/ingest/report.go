@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"strconv"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -37,27 +39,34 @@ type fileReport struct {
 // reportFiles reads paths as `loadlab report` reads them (shards checked
 // with shardset, damaged blocks skipped with a warning, a corrupt file
 // refused) and returns its figures and text.
-func reportFiles(paths []string) (fileReport, error) {
+func reportFiles(ctx context.Context, refs []diskRef) (fileReport, error) {
 	var rep fileReport
 	var inputs []report.Input
-	var srcs []*results.Source
+	var closers []io.Closer
 	defer func() {
-		for _, s := range srcs {
-			s.Close()
+		for _, c := range closers {
+			c.Close()
 		}
 	}()
 	rep.vegeta = true
 	cut := newCutter()
 	defer cut.stop()
-	for _, p := range paths {
-		s, err := results.Open(p)
+	var srcs []*results.Source
+	for _, ref := range refs {
+		rc, err := ref.open(ctx)
+		if err != nil {
+			return rep, err
+		}
+		closers = append(closers, rc)
+		s, err := results.OpenReader(rc, ref.path)
 		if err != nil {
 			return rep, err
 		}
 		s.Resync(true)
+		closers = append(closers, s)
 		srcs = append(srcs, s)
-		in := report.Input{Name: p, Dec: cut.decoder(s)}
-		if len(paths) == 1 { // several files are read in parallel by report already
+		in := report.Input{Name: ref.path, Dec: cut.decoder(s)}
+		if len(refs) == 1 { // several files are read in parallel by report already
 			pp := newPipe(s)
 			defer pp.Close()
 			in.Dec = cut.decoder(pp)
@@ -92,8 +101,11 @@ func reportFiles(paths []string) (fileReport, error) {
 		}
 		rep.warnings = append(rep.warnings, w.String())
 	}
+	if err := ctx.Err(); err != nil {
+		return rep, err // what was read was cut short
+	}
 	if m.Requests == 0 {
-		return rep, badinput.At(paths[0], 0, "holds no results: nothing to archive")
+		return rep, badinput.At(refs[0].path, 0, "holds no results: nothing to archive")
 	}
 	rep.m, rep.text = m, buf.String()
 	rep.blocks, rep.health = cut.blocks(), cut.health()

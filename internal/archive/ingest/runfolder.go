@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -39,22 +38,42 @@ type cell struct {
 	steps  []*summary.StepResult
 }
 
-// runFolder ingests a `loadlab run` folder.
+// runFolder ingests a `loadlab run` folder. Every file is read through
+// the folder's root (confine.go): nothing outside the folder is read.
+// The folder stays open while its bundles' files are read.
 func runFolder(ctx context.Context, dir string, o Options) ([]*archive.Bundle, []string, error) {
-	sum, err := summary.Load(dir)
+	f, err := openFolder(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ref, err := f.stat(summary.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, badinput.At(dir, 0, "not a loadlab run folder (no %s), nor a results file", summary.File)
 	}
 	if err != nil {
-		return nil, nil, badinput.Wrap(filepath.Join(dir, summary.File), err)
+		return nil, nil, err
+	}
+	data, err := ref.readAll(ctx, MaxParsedBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := new(summary.Summary)
+	if err := json.Unmarshal(data, sum); err != nil {
+		return nil, nil, badinput.Wrap(ref.path, err)
 	}
 	if len(sum.Steps) == 0 {
 		return nil, nil, badinput.At(dir, 0, "the run has no steps: nothing to archive")
 	}
 	cells := cellsOf(sum)
 	var plan []byte
-	if name := planCopy(dir, sum); name != "" {
-		plan, _ = os.ReadFile(filepath.Join(dir, name))
+	if name := planCopy(f, sum); name != "" {
+		ref, err := f.stat(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if plan, err = ref.readAll(ctx, MaxPlanBytes); err != nil {
+			return nil, nil, err
+		}
 	}
 	machine, _ := json.Marshal(sum.Machine)
 	var out []*archive.Bundle
@@ -63,7 +82,7 @@ func runFolder(ctx context.Context, dir string, o Options) ([]*archive.Bundle, [
 		if err := ctx.Err(); err != nil {
 			return nil, warns, err
 		}
-		b, ws, err := cellRun(dir, sum, c, o)
+		b, ws, err := cellRun(ctx, f, sum, c, o)
 		warns = append(warns, ws...)
 		if err != nil {
 			return nil, warns, err
@@ -124,6 +143,7 @@ func cellsOf(sum *summary.Summary) []cell {
 type stepJob struct {
 	step *summary.StepResult
 	sc   *summary.ScenarioResult
+	ref  diskRef // its results file
 	rep  fileReport
 	err  error
 }
@@ -131,23 +151,30 @@ type stepJob struct {
 // cellRun is the run of one cell: a step per step and scenario, each
 // reported from its results file; the run's figures are every file's
 // merged, as `loadlab report` of them all prints them.
-func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bundle, []string, error) {
+func cellRun(ctx context.Context, f *folder, sum *summary.Summary, c cell, o Options) (*archive.Bundle, []string, error) {
 	var jobs []*stepJob
 	for _, st := range c.steps {
-		for _, sc := range st.Scenarios {
+		for j, sc := range st.Scenarios {
 			if sc.Results == "" {
 				continue
 			}
-			if _, err := os.Stat(filepath.Join(dir, sc.Results)); err != nil {
+			if err := f.checkName(fmt.Sprintf("steps[%d].scenarios[%d].results", st.Index, j), sc.Results); err != nil {
+				return nil, nil, err
+			}
+			ref, err := f.stat(sc.Results)
+			if errors.Is(err, fs.ErrNotExist) {
 				continue // a step that never started its attack
 			}
-			jobs = append(jobs, &stepJob{step: st, sc: sc})
+			if err != nil {
+				return nil, nil, err
+			}
+			jobs = append(jobs, &stepJob{step: st, sc: sc, ref: ref})
 		}
 	}
 	if len(jobs) == 0 {
-		return nil, nil, badinput.At(dir, 0, "no results files of its steps are in the folder: nothing to archive")
+		return nil, nil, badinput.At(f.dir, 0, "no results files of its steps are in the folder: nothing to archive")
 	}
-	reportAll(dir, jobs)
+	reportAll(ctx, jobs)
 	var warns []string
 	var all []*metrics.Metrics
 	perScenario := map[string][]*metrics.Metrics{}
@@ -194,7 +221,11 @@ func cellRun(dir string, sum *summary.Summary, c cell, o Options) (*archive.Bund
 	b.Run.Command = strings.TrimSpace("loadlab run " + strings.Join(redact.Args(sum.RunArgs), " "))
 	b.Run.Started, b.Run.Ended = first.Started, last.Ended
 	b.Run.Figures = figures(merged(all))
-	files, hashed := cellFiles(dir, sum, c)
+	files, hashed, ws, err := cellFiles(ctx, f, sum, c)
+	warns = append(warns, ws...)
+	if err != nil {
+		return nil, warns, err
+	}
 	b.Files = files
 	content, err := archive.ContentHash(hashed, c.key)
 	if err != nil {
@@ -234,7 +265,7 @@ func closedUsers(jobs []*stepJob) []int {
 }
 
 // reportAll reports every job's results file, on every core.
-func reportAll(dir string, jobs []*stepJob) {
+func reportAll(ctx context.Context, jobs []*stepJob) {
 	next := make(chan *stepJob)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
@@ -242,7 +273,7 @@ func reportAll(dir string, jobs []*stepJob) {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				j.rep, j.err = reportFiles([]string{filepath.Join(dir, j.sc.Results)})
+				j.rep, j.err = reportFiles(ctx, []diskRef{j.ref})
 			}
 		}()
 	}
@@ -263,59 +294,110 @@ func reportAll(dir string, jobs []*stepJob) {
 // hashed are the files the run's content hash is taken over: those a
 // loadlab that stored no configs, recipes nor plan.yml/json stored, so that
 // adding a folder an older loadlab archived finds it already stored.
-func cellFiles(dir string, sum *summary.Summary, c cell) (files, hashed []archive.BundleFile) {
+//
+// Names from summary.json that are absolute or climb out with `..`, and
+// files that are links leading out of the folder, FIFOs, devices or
+// sockets, are refused; inside the folders walked (a step's folder,
+// components/), such entries are skipped with a warning.
+func cellFiles(ctx context.Context, f *folder, sum *summary.Summary, c cell) (files, hashed []archive.BundleFile, warns []string, err error) {
 	seen := map[string]bool{}
-	add := func(rel string, inHash bool) {
-		rel = filepath.ToSlash(filepath.Clean(rel))
-		if seen[rel] || strings.HasPrefix(rel, "../") {
-			return
+	add := func(field, rel string, inHash bool) error {
+		if err := f.checkName(field, rel); err != nil {
+			return err
 		}
-		if st, err := os.Stat(filepath.Join(dir, rel)); err != nil || !st.Mode().IsRegular() {
-			return
+		rel = filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
+		if seen[rel] {
+			return nil
+		}
+		ref, err := f.stat(rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
 		}
 		seen[rel] = true
-		f := diskFile(rel, filepath.Join(dir, rel))
-		files = append(files, f)
+		file := diskFile(ctx, rel, ref)
+		files = append(files, file)
 		if inHash {
-			hashed = append(hashed, f)
+			hashed = append(hashed, file)
 		}
+		return nil
 	}
-	for _, f := range topFiles {
-		add(f, true)
+	walk := func(field, sub string, inHash bool) error {
+		names, ws, err := f.walk(field, sub)
+		warns = append(warns, ws...)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if err := add(field, n, inHash); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, name := range topFiles {
+		if err := add(name, name, true); err != nil {
+			return nil, nil, warns, err
+		}
 	}
 	steps := map[int]bool{}
 	for _, st := range c.steps {
 		steps[st.Index+1] = true
 		if st.Dir != "" {
-			for _, n := range walkFiles(dir, st.Dir) {
-				add(n, true)
+			if err := walk(fmt.Sprintf("steps[%d].dir", st.Index), st.Dir, true); err != nil {
+				return nil, nil, warns, err
 			}
 		}
-		for _, sc := range st.Scenarios {
-			add(sc.Results, true)
-			add(sc.Report, true)
+		for j, sc := range st.Scenarios {
+			if sc.Results != "" {
+				if err := add(fmt.Sprintf("steps[%d].scenarios[%d].results", st.Index, j), sc.Results, true); err != nil {
+					return nil, nil, warns, err
+				}
+			}
+			if sc.Report != "" {
+				if err := add(fmt.Sprintf("steps[%d].scenarios[%d].report", st.Index, j), sc.Report, true); err != nil {
+					return nil, nil, warns, err
+				}
+			}
 		}
 		for _, cr := range append(append([]summary.ComponentRun{}, st.Components...), st.Deaths...) {
 			if cr.Log != "" {
-				add(cr.Log, true)
+				if err := add(fmt.Sprintf("steps[%d].components[%s].log", st.Index, cr.Name), cr.Log, true); err != nil {
+					return nil, nil, warns, err
+				}
 			}
 		}
 	}
-	if name := planCopy(dir, sum); name != "" {
-		add(name, false)
+	if name := planCopy(f, sum); name != "" {
+		if err := add(name, name, false); err != nil {
+			return nil, nil, warns, err
+		}
 	}
-	for _, n := range componentFiles(dir, sum, c) {
-		add(n, false)
+	if len(c.steps) == len(sum.Steps) {
+		if err := walk("components", "components", false); err != nil {
+			return nil, nil, warns, err
+		}
+	} else {
+		for _, n := range componentFiles(sum, c) {
+			if err := add("components", n, false); err != nil {
+				return nil, nil, warns, err
+			}
+		}
 	}
 	whole := len(c.steps) == len(sum.Steps)
 	for _, name := range []string{"samples.json", "samples.csv"} {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err != nil {
+		ref, err := f.stat(name)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
+		}
+		if err != nil {
+			return nil, nil, warns, err
 		}
 		seen[name] = true
 		if whole {
-			files = append(files, diskFile(name, p))
+			files = append(files, diskFile(ctx, name, ref))
 			hashed = append(hashed, files[len(files)-1])
 			continue
 		}
@@ -323,14 +405,17 @@ func cellFiles(dir string, sum *summary.Summary, c cell) (files, hashed []archiv
 		if strings.HasSuffix(name, ".csv") {
 			filter = samplesCSV
 		}
+		if ref.size > MaxParsedBytes {
+			return nil, nil, warns, badinput.At(ref.path, 0, "is %d bytes, more than the %d MiB archive add reads of it to keep one matrix cell's samples", ref.size, MaxParsedBytes>>20)
+		}
 		files = append(files, archive.BundleFile{Name: name, Open: func() (io.ReadCloser, error) {
-			data, err := os.ReadFile(p)
+			data, err := ref.readAll(ctx, MaxParsedBytes)
 			if err != nil {
 				return nil, err
 			}
 			out, err := filter(data, steps)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v", p, err)
+				return nil, badinput.Wrap(ref.path, err)
 			}
 			return io.NopCloser(bytes.NewReader(out)), nil
 		}})
@@ -341,7 +426,7 @@ func cellFiles(dir string, sum *summary.Summary, c cell) (files, hashed []archiv
 		return io.NopCloser(strings.NewReader(log)), nil
 	}})
 	hashed = append(hashed, files[len(files)-1])
-	return files, hashed
+	return files, hashed, warns, nil
 }
 
 // stepLog lists when each of the cell's steps started and ended, one line

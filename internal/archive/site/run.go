@@ -56,22 +56,32 @@ func notFound(w http.ResponseWriter, err error) {
 	writePage(w, http.StatusNotFound, p)
 }
 
+// MaxJSONBytes is the largest stored JSON file (summary.json,
+// samples.json) a page reads: the most archive add reads of one to parse.
+const MaxJSONBytes = ingest.MaxParsedBytes
+
 // readJSONFile decodes one of the run's stored JSON files; found is false
-// when the run has no such file.
+// when the run has no such file. A file larger than MaxJSONBytes (by its
+// recorded size, and as read) is an error, not memory.
 func (h *Handler) readJSONFile(ctx context.Context, id, name string, files []archive.File, v any) (found bool, err error) {
-	has := false
+	var size int64 = -1
 	for _, f := range files {
-		has = has || f.Name == name
+		if f.Name == name {
+			size = f.Size
+		}
 	}
-	if !has {
+	if size < 0 {
 		return false, nil
+	}
+	if size > MaxJSONBytes {
+		return false, fmt.Errorf("%s of run %s is %d bytes, more than the %d MiB a page reads", name, id, size, MaxJSONBytes>>20)
 	}
 	rc, err := h.store.OpenFile(ctx, id, name)
 	if err != nil {
 		return false, err
 	}
 	defer rc.Close()
-	if err := json.NewDecoder(rc).Decode(v); err != nil && err != io.EOF {
+	if err := json.NewDecoder(io.LimitReader(rc, MaxJSONBytes)).Decode(v); err != nil && err != io.EOF {
 		return false, fmt.Errorf("%s of run %s: %w", name, id, err)
 	}
 	return true, nil

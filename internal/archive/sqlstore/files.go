@@ -33,7 +33,9 @@ var (
 func codecs() (*zstd.Encoder, *zstd.Decoder) {
 	encOnce.Do(func() {
 		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		// A chunk never decompresses to more than ChunkSize: DecodeAll
+		// stops at its destination's capacity, whatever the frame says.
+		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(ChunkSize), zstd.WithDecodeAllCapLimit(true))
 	})
 	return enc, dec
 }
@@ -54,6 +56,10 @@ func (s *Store) insertFiles(ctx context.Context, tx *sql.Tx, seq int64, files []
 		var size int64
 		compress := true
 		for n := 0; ; n++ {
+			if err := ctx.Err(); err != nil {
+				rc.Close()
+				return err
+			}
 			k, rerr := io.ReadFull(rc, buf)
 			if k == 0 && n > 0 {
 				break
@@ -116,26 +122,32 @@ func (s *Store) OpenFile(ctx context.Context, id, name string) (io.ReadCloser, e
 	if err != nil {
 		return nil, err
 	}
-	var one int
-	err = s.db.QueryRowContext(ctx, s.d.rebind("SELECT 1 FROM files WHERE run_seq = ? AND name = ?"), seq, name).Scan(&one)
+	var size int64
+	err = s.db.QueryRowContext(ctx, s.d.rebind("SELECT size FROM files WHERE run_seq = ? AND name = ?"), seq, name).Scan(&size)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, archive.NotFound(fmt.Sprintf("file %s of run %s", name, id))
 	}
 	if err != nil {
 		return nil, s.dbError(err)
 	}
-	return &chunkReader{ctx: ctx, s: s, seq: seq, name: name}, nil
+	return &chunkReader{ctx: ctx, s: s, seq: seq, name: name, left: size}, nil
 }
 
 // chunkReader reads a file's chunks in order, one query each, so memory
-// stays at one chunk whatever the file's size.
+// stays at one chunk whatever the file's size. Each chunk must hold
+// exactly what the file's recorded size leaves for it (ChunkSize, less
+// for the last): a chunk that decompresses to more is cut off there (the
+// decoder writes no further than a chunk's room) and is an error, as is
+// one that holds less; nothing past the recorded size is read.
 type chunkReader struct {
 	ctx  context.Context
 	s    *Store
 	seq  int64
 	name string
 	n    int
+	left int64 // bytes of the file not yet read from chunks
 	cur  bytes.Reader
+	buf  []byte // a chunk decompressed
 	done bool
 }
 
@@ -144,27 +156,71 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 		if c.done {
 			return 0, io.EOF
 		}
-		var codec string
-		var data []byte
-		err := c.s.db.QueryRowContext(c.ctx, c.s.d.rebind("SELECT codec, data FROM chunks WHERE run_seq = ? AND name = ? AND n = ?"),
-			c.seq, c.name, c.n).Scan(&codec, &data)
-		if errors.Is(err, sql.ErrNoRows) {
+		if err := c.next(); err != nil {
 			c.done = true
-			return 0, io.EOF
+			return 0, err
 		}
-		if err != nil {
-			return 0, c.s.dbError(err)
-		}
-		c.n++
-		if codec == codecZstd {
-			_, d := codecs()
-			if data, err = d.DecodeAll(data, nil); err != nil {
-				return 0, fmt.Errorf("%s: chunk %d of %s: %v", c.s.name, c.n-1, c.name, err)
-			}
-		}
-		c.cur.Reset(data)
 	}
 	return c.cur.Read(p)
+}
+
+// next reads the next chunk into cur.
+func (c *chunkReader) next() error {
+	if c.left <= 0 && c.n > 0 {
+		return io.EOF
+	}
+	var codec string
+	var data []byte
+	err := c.s.db.QueryRowContext(c.ctx, c.s.d.rebind("SELECT codec, data FROM chunks WHERE run_seq = ? AND name = ? AND n = ?"),
+		c.seq, c.name, c.n).Scan(&codec, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		if c.left > 0 {
+			return c.damaged(fmt.Sprintf("missing, %d bytes short of its recorded size", c.left))
+		}
+		return io.EOF
+	}
+	if err != nil {
+		return c.s.dbError(err)
+	}
+	want := int(min(c.left, ChunkSize))
+	if c.buf == nil && codec == codecZstd {
+		c.buf = make([]byte, 0, ChunkSize)
+	}
+	if data, err = decodeChunk(codec, data, want, c.buf); err != nil {
+		return c.damaged(err.Error())
+	}
+	c.n++
+	c.left -= int64(want)
+	c.cur.Reset(data)
+	return nil
+}
+
+// decodeChunk is a stored chunk's bytes, which must be exactly want
+// (at most ChunkSize); a zstd chunk is decompressed into buf (of capacity
+// want at least), never past want bytes, whatever its frame announces.
+func decodeChunk(codec string, data []byte, want int, buf []byte) ([]byte, error) {
+	switch codec {
+	case codecZstd:
+		_, d := codecs()
+		out, err := d.DecodeAll(data, buf[:0:want])
+		if err != nil {
+			return nil, fmt.Errorf("does not decompress to its %d bytes (%v)", want, err)
+		}
+		data = out
+	case codecRaw:
+	default:
+		return nil, fmt.Errorf("has an unknown codec %q", codec)
+	}
+	if len(data) != want {
+		return nil, fmt.Errorf("holds %d bytes, its file's recorded size leaves %d for it", len(data), want)
+	}
+	return data, nil
+}
+
+// damaged is the error of a chunk that does not hold what the file's
+// recorded size says: a damaged or forged archive.
+func (c *chunkReader) damaged(what string) error {
+	return fmt.Errorf("%s: chunk %d of %s %s: a damaged or forged archive", c.s.name, c.n, c.name, what)
 }
 
 func (c *chunkReader) Close() error { c.done = true; return nil }
