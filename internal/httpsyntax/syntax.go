@@ -1,7 +1,11 @@
-// Package httpsyntax checks the pieces of HTTP/1.1 syntax loadlab's own
-// parsers (the attack's lean client, the lean server) read, exactly as
-// net/http checks them: field names, field values, Content-Length values
-// and chunk sizes. It allocates nothing: the parsers run per request.
+// Package httpsyntax is the bytes of HTTP/1.1 that loadlab's own wire
+// code shares: the attack's lean client (package http1), the lean server
+// (package leanserver) and the proxy's upstream pool. It checks field
+// names, field values, Content-Length values and chunk sizes exactly as
+// net/http checks them, scans an answer's head in place (ScanAnswer), and
+// writes request heads as net/http's Request.Write would (AppendRequest,
+// AppendForwarded, AppendForwardedFields). The checks and the scanner
+// allocate nothing: they run per request.
 package httpsyntax
 
 // tokenByte marks the bytes a field name may hold (RFC 9110 tchar).
