@@ -24,12 +24,12 @@ var tokenByte = func() (t [256]bool) {
 
 // Token reports whether b is a token (a field name, a method): not empty,
 // only tchar bytes.
-func Token(b []byte) bool {
+func Token[S ~string | ~[]byte](b S) bool {
 	if len(b) == 0 {
 		return false
 	}
-	for _, c := range b {
-		if !tokenByte[c] {
+	for i := 0; i < len(b); i++ {
+		if !tokenByte[b[i]] {
 			return false
 		}
 	}
@@ -37,10 +37,11 @@ func Token(b []byte) bool {
 }
 
 // FieldValue reports whether v may be a field value: no control byte but
-// tab (bytes from 0x80 are obs-text, allowed).
-func FieldValue(v []byte) bool {
-	for _, c := range v {
-		if c < ' ' && c != '\t' || c == 0x7f {
+// tab (bytes from 0x80 are obs-text, allowed). It is the check net/http
+// makes of a value it sends (httpguts.ValidHeaderFieldValue) and reads.
+func FieldValue[S ~string | ~[]byte](v S) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
 			return false
 		}
 	}
@@ -48,7 +49,7 @@ func FieldValue(v []byte) bool {
 }
 
 // TrimOWS trims spaces and tabs, and only them, around b.
-func TrimOWS(b []byte) []byte {
+func TrimOWS[S ~string | ~[]byte](b S) S {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
 	}
