@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/httpsyntax"
-	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -187,7 +186,7 @@ func hostAddr(host []byte) string {
 
 // redirect follows a Location: an http:// one through the lean client,
 // any other through net/http's (stdClient.follow), as net/http would.
-func (lw *leanWorker) redirect(w *Session, t *targets.Target, addr string, req []byte, loc []byte, r *results.Result, hops int) {
+func (lw *leanWorker) redirect(w *Session, t *targets.Target, addr string, req []byte, loc []byte, r *Exchange, hops int) {
 	o := lw.l.opts
 	fail := func(err error) { // worded as net/http words it: with the Location
 		r.Latency = time.Since(r.Sent)
