@@ -12,9 +12,9 @@ import (
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
-// Client sends one rendered target at a time and records what came back:
-// the attack's seam to the wire. NewClient returns one of two
-// implementations, chosen once from the options: the lean client
+// Client sends one rendered target at a time and returns what the wire
+// saw (an Exchange): the attack's seam to the wire. NewClient returns one
+// of two implementations, chosen once from the options: the lean client
 // (loadlab's own HTTP/1.1 code, which hands what it does not do to
 // net/http itself) or net/http's. docs/http1.md lists what each supports.
 type Client interface {
