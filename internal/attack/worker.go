@@ -9,10 +9,12 @@ import (
 
 // worker sends one request at a time through its wire session, whose
 // buffers and random source are reused for every request, so rendering
-// templates allocates nothing.
+// templates allocates nothing, and builds the request's result around
+// what the wire saw.
 type worker struct {
 	a   *Attacker
 	s   *http1.Session
+	x   http1.Exchange
 	res results.Result
 }
 
@@ -29,17 +31,21 @@ func (w *worker) fire(seq uint64, due time.Time, step uint32) {
 		a.targetsEnded(err)
 		return
 	}
+	x := &w.x
+	*x = http1.Exchange{Due: due}
+	a.client.Do(a.reqCtx, w.s, t, seq, x)
+	if due.IsZero() {
+		due = x.Sent
+	}
 	r := &w.res
 	*r = results.Result{
 		Attack: a.opts.Name, Seq: seq, Due: due, Step: step,
 		Method: t.Method, URL: t.Source(), Target: t.Index,
-	}
-	a.client.Do(a.reqCtx, w.s, t, seq, r)
-	if r.Due.IsZero() {
-		r.Due = r.Sent
+		Sent: x.Sent, Latency: x.Latency, Code: x.Code, BytesOut: x.BytesOut, BytesIn: x.BytesIn,
+		Body: x.Body, Error: x.Error,
 	}
 	a.done.Add(1)
 	a.inFlight.Add(-1)
 	a.sink.put(r)
-	r.Body = nil
+	r.Body, x.Body = nil, nil
 }

@@ -9,20 +9,20 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/harvest"
-	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
-// Client sends one rendered target at a time and records what came back:
-// the attack's seam to the wire. NewClient returns one of two
-// implementations, chosen once from the options: the lean client
+// Client sends one rendered target at a time and returns what the wire
+// saw (an Exchange): the attack's seam to the wire. NewClient returns one
+// of two implementations, chosen once from the options: the lean client
 // (loadlab's own HTTP/1.1 code, which hands what it does not do to
 // net/http itself) or net/http's. docs/http1.md lists what each supports.
 type Client interface {
 	// Do sends target t for request seq through session s (one sender's
-	// buffers) and fills r: Sent, Latency, Code, BytesOut, BytesIn, Body
-	// and Error. ctx ends the request early (the attack's hard stop).
-	Do(ctx context.Context, s *Session, t *targets.Target, seq uint64, r *results.Result)
+	// buffers) and fills x with what the wire saw (x.Due is the caller's:
+	// it goes to Options.OnSent). ctx ends the request early (the
+	// attack's hard stop).
+	Do(ctx context.Context, s *Session, t *targets.Target, seq uint64, x *Exchange)
 	// NewSession returns the state of one sender (a worker): buffers and
 	// a random source, reused for every request it sends.
 	NewSession() *Session
@@ -49,7 +49,7 @@ type Options struct {
 	H2C            bool          // HTTP/2 without TLS, prior knowledge (net/http only)
 	Insecure       bool          // skip TLS certificate checks
 	Redirects      int           // redirects to follow; -1 = return the 3xx as is
-	MaxBody        int64         // response body bytes kept in results: 0 none, -1 all
+	MaxBody        int64         // answer body bytes kept in Exchange.Body: 0 none, -1 all
 	// Harvest makes the lean client read answers through a harvest
 	// poller (see package harvest; paced attacks only).
 	Harvest bool
@@ -127,12 +127,12 @@ func (w *Session) urlString(t *targets.Target, seq uint64) string {
 	return string(w.url)
 }
 
-// keepLimit is how many body bytes results keep: 0 none, -1 all
+// keepLimit is how many body bytes Exchange.Body keeps: 0 none, -1 all
 // (bodies are always read to the end and counted in BytesIn).
 func (w *Session) keepLimit() int64 { return w.o.MaxBody }
 
 // sentNow stamps the send time and tells OnSent.
-func (w *Session) sentNow(r *results.Result) {
+func (w *Session) sentNow(r *Exchange) {
 	r.Sent = time.Now()
 	if w.o.OnSent != nil {
 		w.o.OnSent(r.Due, r.Sent)
@@ -148,7 +148,7 @@ type leanFirst struct {
 	std  *stdClient
 }
 
-func (c *leanFirst) Do(ctx context.Context, s *Session, t *targets.Target, seq uint64, r *results.Result) {
+func (c *leanFirst) Do(ctx context.Context, s *Session, t *targets.Target, seq uint64, r *Exchange) {
 	s.ctx = ctx
 	if !s.lean.do(s, t, seq, r) {
 		c.std.Do(ctx, s, t, seq, r)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/harvest"
-	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -35,7 +34,7 @@ const maxStaticCache = 4096
 
 // do sends t if it is a plain http:// request; it returns false, having
 // done nothing, when net/http must handle it.
-func (lw *leanWorker) do(w *Session, t *targets.Target, seq uint64, r *results.Result) bool {
+func (lw *leanWorker) do(w *Session, t *targets.Target, seq uint64, r *Exchange) bool {
 	var addr string
 	var req []byte
 	var bodyLen int
@@ -84,7 +83,7 @@ var errStale = errors.New("stale keep-alive connection")
 
 // roundTrip sends req on the worker's connection to addr and reads the
 // response into r, following redirects as Options.Redirects says.
-func (lw *leanWorker) roundTrip(w *Session, t *targets.Target, addr string, req []byte, r *results.Result, hops int) {
+func (lw *leanWorker) roundTrip(w *Session, t *targets.Target, addr string, req []byte, r *Exchange, hops int) {
 	o := lw.l.opts
 	if hops == 0 {
 		w.sentNow(r)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/httpcases"
-	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -87,7 +86,7 @@ func leanOutcome(t testing.TB, s *rawServer, method, raw string) outcome {
 	}
 	defer l.discard(c)
 	_ = c.c.SetDeadline(time.Now().Add(5 * time.Second))
-	var r results.Result
+	var r Exchange
 	_, err = w.lean.exchange(w, c, tg, []byte(method+" / HTTP/1.1\r\nHost: x\r\n\r\n"), &r)
 	if err != nil && err != errCloseAfter {
 		return outcome{}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -61,7 +60,7 @@ func FuzzLeanResponse(f *testing.F) {
 		}()
 		_ = client.SetDeadline(time.Now().Add(2 * time.Second))
 		c := &leanConn{c: client, br: bufio.NewReaderSize(client, 8<<10)}
-		var r results.Result
+		var r Exchange
 		_, err := w.lean.exchange(w, c, tg, []byte("GET / HTTP/1.1\r\nHost: fuzz.test\r\n\r\n"), &r)
 		if (err == nil || err == errCloseAfter) && (r.Code < 100 || r.Code > 999) {
 			t.Fatalf("accepted status %d", r.Code)

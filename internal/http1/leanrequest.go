@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -50,7 +50,7 @@ const clPlaceholder = "Content-Length: 0000000000\r\n\r\n"
 // whatever built the target.
 func (lw *leanWorker) appendHead(b []byte, w *Session, t *targets.Target, seq uint64, host, path []byte) (_ []byte, bad string) {
 	switch {
-	case !validToken(t.Method):
+	case !httpsyntax.Token(t.Method):
 		bad = fmt.Sprintf("net/http: invalid method %q", t.Method)
 	case !validHost(host):
 		bad = fmt.Sprintf("net/http: invalid Host header %q", host)
@@ -64,7 +64,7 @@ func (lw *leanWorker) appendHead(b []byte, w *Session, t *targets.Target, seq ui
 		if hd.Name == "Host" {
 			hasHost = true
 		}
-		if bad == "" && !validToken(hd.Name) {
+		if bad == "" && !httpsyntax.Token(hd.Name) {
 			bad = fmt.Sprintf("net/http: invalid header field name %q", hd.Name)
 		}
 		b = append(b, hd.Name...)
@@ -75,7 +75,7 @@ func (lw *leanWorker) appendHead(b []byte, w *Session, t *targets.Target, seq ui
 		} else {
 			b = hd.Value.AppendSeeded(b, w.rng, w.o.Seed, seq, targets.PartHeader(i))
 		}
-		if bad == "" && !validFieldValue(b[v:]) {
+		if bad == "" && !httpsyntax.FieldValue(b[v:]) {
 			bad = fmt.Sprintf("net/http: invalid header field value for %q", hd.Name)
 		}
 		b = append(b, "\r\n"...)
@@ -105,45 +105,6 @@ func (lw *leanWorker) appendHead(b []byte, w *Session, t *targets.Target, seq ui
 	b = append(b, clPlaceholder...)
 	return b, bad
 }
-
-// validFieldValue reports whether v may be sent as a header value, as
-// net/http decides (httpguts.ValidHeaderFieldValue) but on bytes: no
-// control character but tab, no DEL.
-func validFieldValue(v []byte) bool {
-	for _, c := range v {
-		if c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// validToken reports whether s is an HTTP token (a method, a header
-// name): one or more of the characters RFC 9110 allows.
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !tokenByte[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-var tokenByte = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
-	}
-	for _, c := range []byte("!#$%&'*+-.^_`|~") {
-		t[c] = true
-	}
-	return t
-}()
 
 // validHost reports whether host may be sent in a Host header: no control
 // character, DEL or space.
@@ -225,7 +186,7 @@ func hostAddr(host []byte) string {
 
 // redirect follows a Location: an http:// one through the lean client,
 // any other through net/http's (stdClient.follow), as net/http would.
-func (lw *leanWorker) redirect(w *Session, t *targets.Target, addr string, req []byte, loc []byte, r *results.Result, hops int) {
+func (lw *leanWorker) redirect(w *Session, t *targets.Target, addr string, req []byte, loc []byte, r *Exchange, hops int) {
 	o := lw.l.opts
 	fail := func(err error) { // worded as net/http words it: with the Location
 		r.Latency = time.Since(r.Sent)

@@ -1,6 +1,10 @@
 package http1
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/loadlab/loadlab/internal/httpsyntax"
+)
 
 // BenchmarkHeadChecks measures the byte scans the lean client makes on
 // every templated request it writes (method, Host, three header names and
@@ -11,9 +15,9 @@ func BenchmarkHeadChecks(b *testing.B) {
 	values := [][]byte{[]byte("0f8e2c1a-93b4-4c5d-8e7f-1a2b3c4d5e6f"), []byte("big co"), []byte("Bearer abcdefghijklmnopqrstuvwxyz0123456789")}
 	ok := true
 	for b.Loop() {
-		ok = validToken("GET") && validHost(host)
+		ok = httpsyntax.Token("GET") && validHost(host)
 		for i, n := range names {
-			ok = ok && validToken(n) && validFieldValue(values[i])
+			ok = ok && httpsyntax.Token(n) && httpsyntax.FieldValue(values[i])
 		}
 	}
 	if !ok {

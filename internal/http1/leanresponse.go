@@ -10,13 +10,12 @@ import (
 	"net/url"
 
 	"github.com/loadlab/loadlab/internal/httpsyntax"
-	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
 // exchange writes req and reads one response. It returns the Location of a
 // redirect to follow, if any.
-func (lw *leanWorker) exchange(w *Session, c *leanConn, t *targets.Target, req []byte, r *results.Result) ([]byte, error) {
+func (lw *leanWorker) exchange(w *Session, c *leanConn, t *targets.Target, req []byte, r *Exchange) ([]byte, error) {
 	reused := c.used
 	c.used = true
 	if err := c.write(req); err != nil {

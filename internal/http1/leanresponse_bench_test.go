@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -36,7 +35,7 @@ func BenchmarkLeanExchange(b *testing.B) {
 			rd := bytes.NewReader(all)
 			c := &leanConn{c: sinkConn{}, br: bufio.NewReaderSize(rd, 8<<10)}
 			req := []byte("GET / HTTP/1.1\r\nHost: bench.test\r\n\r\n")
-			var r results.Result
+			var r Exchange
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/harvest"
-	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -88,7 +87,7 @@ func (s *stdClient) Close() { s.tr.CloseIdleConnections() }
 func (s *stdClient) Conns() int { return 0 }
 
 // Do sends t for request seq through net/http and fills r.
-func (s *stdClient) Do(ctx context.Context, w *Session, t *targets.Target, seq uint64, r *results.Result) {
+func (s *stdClient) Do(ctx context.Context, w *Session, t *targets.Target, seq uint64, r *Exchange) {
 	rawURL := w.urlString(t, seq)
 	var body io.Reader
 	if t.Body != nil {
@@ -140,7 +139,7 @@ func (s *stdClient) Do(ctx context.Context, w *Session, t *targets.Target, seq u
 }
 
 // send sends req through c and reads the answer into r.
-func (s *stdClient) send(w *Session, c *http.Client, req *http.Request, t *targets.Target, r *results.Result) {
+func (s *stdClient) send(w *Session, c *http.Client, req *http.Request, t *targets.Target, r *Exchange) {
 	resp, err := c.Do(req)
 	if err != nil {
 		r.Latency = time.Since(r.Sent)
@@ -212,7 +211,7 @@ func errorText(err error, t *targets.Target) string {
 // net/http adds as it sees fit, and the credentials net/http drops on the
 // way to another domain), a Referer, its body when keepBody, and the
 // remaining redirects, within the request's Timeout.
-func (s *stdClient) follow(w *Session, t *targets.Target, prev, next *url.URL, method string, req []byte, keepBody, autoGzip bool, r *results.Result, hops int) {
+func (s *stdClient) follow(w *Session, t *targets.Target, prev, next *url.URL, method string, req []byte, keepBody, autoGzip bool, r *Exchange, hops int) {
 	head, body, _ := bytes.Cut(req, []byte("\r\n\r\n"))
 	var rd io.Reader
 	if keepBody && len(body) > 0 {

@@ -1,7 +1,11 @@
-// Package httpsyntax checks the pieces of HTTP/1.1 syntax loadlab's own
-// parsers (the attack's lean client, the lean server) read, exactly as
-// net/http checks them: field names, field values, Content-Length values
-// and chunk sizes. It allocates nothing: the parsers run per request.
+// Package httpsyntax is the bytes of HTTP/1.1 that loadlab's own wire
+// code shares: the attack's lean client (package http1), the lean server
+// (package leanserver) and the proxy's upstream pool. It checks field
+// names, field values, Content-Length values and chunk sizes exactly as
+// net/http checks them, scans an answer's head in place (ScanAnswer), and
+// writes request heads as net/http's Request.Write would (AppendRequest,
+// AppendForwarded, AppendForwardedFields). The checks and the scanner
+// allocate nothing: they run per request.
 package httpsyntax
 
 // tokenByte marks the bytes a field name may hold (RFC 9110 tchar).
@@ -20,12 +24,12 @@ var tokenByte = func() (t [256]bool) {
 
 // Token reports whether b is a token (a field name, a method): not empty,
 // only tchar bytes.
-func Token(b []byte) bool {
+func Token[S ~string | ~[]byte](b S) bool {
 	if len(b) == 0 {
 		return false
 	}
-	for _, c := range b {
-		if !tokenByte[c] {
+	for i := 0; i < len(b); i++ {
+		if !tokenByte[b[i]] {
 			return false
 		}
 	}
@@ -33,10 +37,11 @@ func Token(b []byte) bool {
 }
 
 // FieldValue reports whether v may be a field value: no control byte but
-// tab (bytes from 0x80 are obs-text, allowed).
-func FieldValue(v []byte) bool {
-	for _, c := range v {
-		if c < ' ' && c != '\t' || c == 0x7f {
+// tab (bytes from 0x80 are obs-text, allowed). It is the check net/http
+// makes of a value it sends (httpguts.ValidHeaderFieldValue) and reads.
+func FieldValue[S ~string | ~[]byte](v S) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
 			return false
 		}
 	}
@@ -44,7 +49,7 @@ func FieldValue(v []byte) bool {
 }
 
 // TrimOWS trims spaces and tabs, and only them, around b.
-func TrimOWS(b []byte) []byte {
+func TrimOWS[S ~string | ~[]byte](b S) S {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
 	}

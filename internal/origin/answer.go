@@ -196,7 +196,7 @@ func (s *Simulator) aborted(label string, start time.Time) {
 
 // sleeper is a request context that can wait out a latency itself,
 // noticing a client that goes away (the lean server's; see
-// http1/server_leansleep.go): cheaper than a timer plus ctx.Done.
+// internal/http1/leanserver/sleep.go): cheaper than a timer plus ctx.Done.
 type sleeper interface {
 	Sleep(d time.Duration, stop <-chan struct{}) bool
 }

@@ -5,14 +5,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/http1/leanserver"
 	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"github.com/loadlab/loadlab/internal/proxy/pool"
 )
 
 // The byte path forwards the common request (a GET or HEAD without a
 // body, its target a plain path, served by the lean server: a raw head,
-// see http1.RawHandler) without the per-request HTTP object model: no
+// see leanserver.RawHandler) without the per-request HTTP object model: no
 // http.Request and no header map is made of it, the upstream head is
 // written from the client's fields as read (appendOutHead, the rules of
 // forward.go), and, on a route that neither caches nor falls back, an
@@ -62,7 +62,7 @@ func acceptAnswer(_ int, fields []byte, length int64) bool {
 // ans is the answer relayed to w (only when relay: err the error relaying
 // its body, ans.Body closed), or resp an answer read as a response (for
 // the object path's answer code), or err the exchange's failure.
-func forwardBytes(w http.ResponseWriter, hw http1.HeadWriter, in inbound, rte *route, wk *pool.Worker, deadline time.Time, relay bool) (resp *http.Response, ans *pool.Answer, ok bool, err error) {
+func forwardBytes(w http.ResponseWriter, hw leanserver.HeadWriter, in inbound, rte *route, wk *pool.Worker, deadline time.Time, relay bool) (resp *http.Response, ans *pool.Answer, ok bool, err error) {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	head, ok := appendOutHead((*bp)[:0], in, rte)

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 )
 
 // The rules by which a request is forwarded, shared by outRequest (the
@@ -70,7 +70,7 @@ func forwardedFor(prior []string, remote string) (string, bool) {
 }
 
 // appendOutHead appends to b the upstream head of in (a raw head)
-// forwarded along rte: what http1.AppendRequest sends for
+// forwarded along rte: what httpsyntax.AppendRequest sends for
 // outRequest(in.request(), rte), written from the client's fields as read
 // (no request and no header map made). ok is false when it cannot
 // (AppendRequest would refuse, or in has no client address): the object
@@ -102,5 +102,5 @@ func appendOutHead(b []byte, in inbound, rte *route) ([]byte, bool) {
 		uri = u.RequestURI()
 	}
 	drop := func(k string) bool { return hopField(conn, k) }
-	return http1.AppendForwardedRaw(b, in.raw, uri, rte.upstream.Host, drop, xff)
+	return httpsyntax.AppendForwardedFields(b, in.raw.Method(), in.raw.HeadFields(), uri, rte.upstream.Host, drop, xff)
 }

@@ -9,14 +9,15 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/http1/leanserver"
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 )
 
 // FuzzOutHead checks the byte path's upstream head against the object
 // path's: for a request (read by the lean server from "GET or HEAD
 // target" and fields, its path plain), appendOutHead writes, when it can,
 // a head that reads (through net/http) the same as what
-// http1.AppendRequest writes for outRequest(r, rte), r the same head as an
+// httpsyntax.AppendRequest writes for outRequest(r, rte), r the same head as an
 // http.Request: method, target, Host and every field; and it can exactly
 // when AppendRequest can.
 func FuzzOutHead(f *testing.F) {
@@ -35,7 +36,7 @@ func FuzzOutHead(f *testing.F) {
 		if host, _, err := net.SplitHostPort(remote); err != nil || net.ParseIP(host) == nil {
 			return // a RemoteAddr is an address and a port
 		}
-		raw, err := http1.ReadRawRequest([]byte(method+" "+target+" HTTP/1.1\r\nHost: client.example\r\n"+fields+"\r\n"), remote)
+		raw, err := leanserver.ReadRawRequest([]byte(method+" "+target+" HTTP/1.1\r\nHost: client.example\r\n"+fields+"\r\n"), remote)
 		if err != nil || raw.ContentLength() != 0 {
 			return
 		}
@@ -52,7 +53,7 @@ func FuzzOutHead(f *testing.F) {
 		}
 		rte := &route{upstream: up}
 		got, ok := appendOutHead(nil, inbound{raw: raw, path: path}, rte)
-		want, wok := http1.AppendRequest(nil, outRequest(raw.Request(), rte))
+		want, wok := httpsyntax.AppendRequest(nil, outRequest(raw.Request(), rte))
 		if ok != wok {
 			t.Fatalf("%s %q %q: byte path %v, AppendRequest %v", method, target, fields, ok, wok)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/http1/leanserver"
 )
 
 // inbound is a client's request as the proxy forwards it: the lean
@@ -14,7 +14,7 @@ import (
 // server serves). path is the request's URL path, which routes it.
 type inbound struct {
 	r    *http.Request
-	raw  *http1.RawRequest
+	raw  *leanserver.RawRequest
 	path string
 }
 

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/http1/leanserver"
 	"github.com/loadlab/loadlab/internal/proxy/breaker"
 	"github.com/loadlab/loadlab/internal/proxy/cache"
 	"github.com/loadlab/loadlab/internal/proxy/pool"
@@ -64,10 +64,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // ServeRaw serves a request the lean server hands as it read it
-// (http1.RawHandler): a GET or HEAD without a body, its path plain and not
+// (leanserver.RawHandler): a GET or HEAD without a body, its path plain and not
 // reserved, is forwarded from its head as read (no http.Request made
 // unless the exchange needs one); any other is served by ServeHTTP.
-func (p *Proxy) ServeRaw(w http.ResponseWriter, raw *http1.RawRequest) {
+func (p *Proxy) ServeRaw(w http.ResponseWriter, raw *leanserver.RawRequest) {
 	path, plain := raw.Path()
 	if m := raw.Method(); !plain || p.opts.ObjectPath || raw.ContentLength() != 0 ||
 		(m != http.MethodGet && m != http.MethodHead) || path == "/metrics" || path == "/status" {
@@ -135,7 +135,7 @@ func (p *Proxy) serve(w http.ResponseWriter, in inbound, rt *generation, rte *ro
 	deadline := start.Add(rc.RequestTimeout.D())
 	var resp *http.Response
 	var sent *clientBody
-	hw, bytePath := w.(http1.HeadWriter)
+	hw, bytePath := w.(leanserver.HeadWriter)
 	if bytePath = bytePath && in.raw != nil; bytePath {
 		var ans *pool.Answer
 		// A route that caches or falls back reads every answer as a

@@ -18,7 +18,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/fdtable"
-	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/http1/leanserver"
 )
 
 // Config says how to serve. The zero value serves HTTP/1.1 with keep-alive
@@ -69,7 +69,7 @@ type Config struct {
 // ErrShutdownCut is returned by ServeLean when answers were still in
 // progress at the end of the shutdown timeout: their connections were
 // closed.
-var ErrShutdownCut = http1.ErrShutdownCut
+var ErrShutdownCut = leanserver.ErrShutdownCut
 
 type connCount struct{}
 
@@ -163,7 +163,7 @@ func stdServer(cfg Config, h http.Handler) (srv *http.Server, up *h2cUpgrade) {
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		if cfg.MaxConnRequests > 0 {
 			n := new(atomic.Int64)
-			n.Store(http1.HandedServed(c)) // requests the lean server answered, if it handed c over
+			n.Store(leanserver.HandedServed(c)) // requests the lean server answered, if it handed c over
 			ctx = context.WithValue(ctx, connCount{}, n)
 		}
 		if cfg.ConnContext != nil {
@@ -209,10 +209,10 @@ func or(d, def time.Duration) time.Duration {
 // the connections it hands over, net/http's server as stdServer makes it.
 func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, beforeShutdown func()) error {
 	std, up := stdServer(cfg, h)
-	lean := http1.ServerConfig{
+	lean := leanserver.Config{
 		NoKeepAlive: cfg.NoKeepAlive, MaxConnRequests: cfg.MaxConnRequests,
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ShutdownTimeout: cfg.ShutdownTimeout, ConnContext: cfg.ConnContext,
 	}
-	return http1.ServeLean(ctx, ln, lean, h, std, beforeShutdown, up.closeAll)
+	return leanserver.Serve(ctx, ln, lean, h, std, beforeShutdown, up.closeAll)
 }

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/http2"
 
-	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/http1/leanserver"
 )
 
 // h2cUpgrade serves HTTP/2 to HTTP/1.1 clients that ask for it with
@@ -63,7 +63,7 @@ func (u *h2cUpgrade) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if n := rw.Reader.Buffered(); n > 0 { // the client's preface, already read
 		b, _ := rw.Reader.Peek(n)
-		conn = http1.Replay(conn, bytes.Clone(b))
+		conn = leanserver.Replay(conn, bytes.Clone(b))
 	}
 	if !u.track(conn, true) {
 		_ = conn.Close()

@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 
@@ -56,63 +55,15 @@ func (w *Worker) plain(method string, accept AcceptFunc, stop func() bool) (*Ans
 }
 
 // plainAnswer checks an answer's head at the start of b in place: ok when
-// the head is there whole (n bytes) and of the plain kind, a subset of
-// what readLeanResponse reads (so what it would make of it is known
-// without a header map): "HTTP/1.1", a 2xx status other than 204 with a
-// reason of visible characters, field names of token bytes and values of
-// visible ASCII, spaces and tabs, CRLF line ends (no folded line), exactly
-// one Content-Length of decimal digits, and no Transfer-Encoding, Trailer,
-// Pragma or Connection field. FuzzPlainAnswer checks every head it takes
-// reads the same through http.ReadResponse.
+// the head is there whole (n bytes) and of the plain kind
+// (httpsyntax.ScanAnswer) with a 2xx status other than 204 and no
+// Connection field, a subset of what readLeanResponse reads (so what it
+// would make of it is known without a header map). FuzzPlainAnswer checks
+// every head it takes reads the same through http.ReadResponse.
 func plainAnswer(b []byte) (status int, fields []byte, length int64, n int, ok bool) {
-	end := bytes.Index(b, crlf2)
-	if end < 0 {
+	a, ok := httpsyntax.ScanAnswer(b)
+	if !ok || a.Status < 200 || a.Status > 299 || a.Status == http.StatusNoContent || a.KeepAlive {
 		return 0, nil, 0, 0, false
 	}
-	eol := bytes.Index(b, crlf)
-	line := b[:eol]
-	if len(line) < 13 || string(line[:10]) != "HTTP/1.1 2" || line[12] != ' ' ||
-		line[10] < '0' || line[10] > '9' || line[11] < '0' || line[11] > '9' || !visible(line[13:]) {
-		return 0, nil, 0, 0, false
-	}
-	status = 200 + int(line[10]-'0')*10 + int(line[11]-'0')
-	if status == http.StatusNoContent {
-		return 0, nil, 0, 0, false
-	}
-	fields = b[eol+2 : end+2]
-	length = -1
-	for rest := fields; len(rest) > 0; {
-		i := bytes.Index(rest, crlf)
-		field := rest[:i]
-		rest = rest[i+2:]
-		colon := 0
-		for colon < len(field) && isToken(field[colon]) {
-			colon++
-		}
-		if colon == 0 || colon == len(field) || field[colon] != ':' || !visible(field[colon+1:]) {
-			return 0, nil, 0, 0, false
-		}
-		name := field[:colon] // ASCII: EqualFold folds ASCII letters only
-		switch {
-		case httpsyntax.NameIs(name, "Transfer-Encoding"), httpsyntax.NameIs(name, "Trailer"),
-			httpsyntax.NameIs(name, "Pragma"), httpsyntax.NameIs(name, "Connection"):
-			return 0, nil, 0, 0, false
-		case httpsyntax.NameIs(name, "Content-Length"):
-			v := trimSpace(field[colon+1:])
-			if length >= 0 || len(v) == 0 || len(v) > 18 {
-				return 0, nil, 0, 0, false
-			}
-			length = 0
-			for i := 0; i < len(v); i++ {
-				if v[i] < '0' || v[i] > '9' {
-					return 0, nil, 0, 0, false
-				}
-				length = length*10 + int64(v[i]-'0')
-			}
-		}
-	}
-	if length < 0 {
-		return 0, nil, 0, 0, false
-	}
-	return status, fields, length, end + 4, true
+	return a.Status, a.Fields, a.Length, a.Size, true
 }

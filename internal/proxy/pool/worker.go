@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/http1"
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
@@ -167,7 +167,7 @@ func (w *Worker) exchange(ctx context.Context, deadline time.Time, req *http.Req
 	}
 	lean := head != nil
 	if !lean && w.raw != nil && req.Body == nil {
-		w.out, lean = http1.AppendRequest(w.out[:0], req)
+		w.out, lean = httpsyntax.AppendRequest(w.out[:0], req)
 		head = w.out
 	}
 	switch {

@@ -1,4 +1,4 @@
-package http1
+package leanserver
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
@@ -27,9 +28,9 @@ import (
 // only while the handler waits on its request context (latency, hang), by
 // a read started then.
 
-// ServerConfig says how the lean server serves. Zero durations take
+// Config says how the lean server serves. Zero durations take
 // net/http's usual defaults (below).
-type ServerConfig struct {
+type Config struct {
 	NoKeepAlive       bool          // close every connection after one request
 	MaxConnRequests   int64         // close a connection after this many requests (0: no limit)
 	IdleTimeout       time.Duration // keep-alive idle limit (0: 2 min)
@@ -40,19 +41,19 @@ type ServerConfig struct {
 	ConnContext func(ctx context.Context, c net.Conn) context.Context
 }
 
-// ErrShutdownCut is returned by ServeLean when answers were still in
+// ErrShutdownCut is returned by Serve when answers were still in
 // progress at the end of the shutdown timeout: their connections were
 // closed.
 var ErrShutdownCut = errors.New("answers still in progress at the end of the shutdown timeout")
 
-// ServeLean serves h on ln with the lean server until ctx ends, and hands
+// Serve serves h on ln with the lean server until ctx ends, and hands
 // the connections it does not serve itself to std (net/http's server for
 // the same handler), which it runs and shuts down. At the end it calls
 // beforeShutdown (if not nil; it should release long-running handlers),
 // closes idle connections and waits, up to cfg.ShutdownTimeout, for the
 // answers in progress; afterStd (if not nil) runs once std is shut down.
 // It closes ln, and returns ErrShutdownCut when answers had to be cut.
-func ServeLean(ctx context.Context, ln net.Listener, cfg ServerConfig, h http.Handler, std *http.Server, beforeShutdown, afterStd func()) error {
+func Serve(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, std *http.Server, beforeShutdown, afterStd func()) error {
 	handed := newConnListener(ln.Addr())
 	stdErr := make(chan error, 1)
 	go func() { stdErr <- std.Serve(handed) }()
@@ -140,7 +141,7 @@ type serverConn struct {
 	nc     net.Conn
 	rw     io.ReadWriter // raw system calls on Linux, else nc
 	raw    *rawconn.Conn // nil when not on Linux
-	cfg    ServerConfig
+	cfg    Config
 	h      http.Handler
 	base   context.Context
 	buf    []byte // bytes read, not yet used
@@ -161,7 +162,7 @@ type serverConn struct {
 	// reused (cleared) from one request to the next, and fields the
 	// request's fields (see leanReq).
 	reqHdr, respHdr http.Header
-	fields          []headField
+	fields          []httpsyntax.Field
 	mu              sync.Mutex
 	// sleepStop is the stop channel of the sleep in progress (see
 	// reqCtx.Sleep), nil when none.
@@ -185,7 +186,7 @@ type serverConn struct {
 	watchBuf []byte
 }
 
-func newServerConn(nc net.Conn, cfg ServerConfig, h http.Handler, hand func(net.Conn) bool) *serverConn {
+func newServerConn(nc net.Conn, cfg Config, h http.Handler, hand func(net.Conn) bool) *serverConn {
 	base := context.Background()
 	if cfg.ConnContext != nil {
 		base = cfg.ConnContext(base, nc)

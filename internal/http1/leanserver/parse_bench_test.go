@@ -1,8 +1,10 @@
-package http1
+package leanserver
 
 import (
 	"net/http"
 	"testing"
+
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 )
 
 // BenchmarkParseHead measures the lean server's head parser on a typical
@@ -13,7 +15,7 @@ func BenchmarkParseHead(b *testing.B) {
 	in := []byte("GET /search?q=abcdefghijklmnopqrstuvwxyz HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n" +
 		"User-Agent: loadlab\r\nAccept: */*\r\nAccept-Encoding: gzip\r\nX-Forwarded-For: 10.0.0.1\r\n\r\n")
 	hdr := make(http.Header, 8)
-	var fields []headField
+	var fields []httpsyntax.Field
 	for _, header := range []bool{false, true} {
 		name := "fields"
 		if header {

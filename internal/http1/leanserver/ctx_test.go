@@ -1,4 +1,4 @@
-package http1
+package leanserver
 
 import (
 	"bufio"
@@ -32,7 +32,7 @@ func TestLeanBodyIntactWhenDoneAskedFirst(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "got "+string(b))
 	})
-	u := startLean(t, ServerConfig{}, h)
+	u := startLean(t, Config{}, h)
 	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestLeanClientGoneCancels(t *testing.T) {
 		res.err, res.stopped = ctx.Err(), stopped
 		got <- res
 	})
-	u := startLean(t, ServerConfig{}, h)
+	u := startLean(t, Config{}, h)
 	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestLeanClientGoneOnReusedConnection(t *testing.T) {
 func startOneConn(t *testing.T, h http.Handler) (string, *http.Client, *connCount) {
 	t.Helper()
 	cc := &connCount{dialed: map[string]bool{}}
-	u := startLean(t, ServerConfig{ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+	u := startLean(t, Config{ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 		cc.accepted(t, c.RemoteAddr().String())
 		return ctx
 	}}, h)
@@ -271,7 +271,7 @@ func TestLeanWatchManyRequests(t *testing.T) {
 		case <-time.After(10 * time.Second):
 		}
 	})
-	u := startLean(t, ServerConfig{}, h)
+	u := startLean(t, Config{}, h)
 	addr := strings.TrimPrefix(u, "http://")
 	var conns []net.Conn
 	for i := 0; i < slow; i++ {
@@ -362,7 +362,7 @@ func TestLeanWatcherHandedToNextRequest(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "ok "+r.URL.Path)
 	})
-	u := startLean(t, ServerConfig{IdleTimeout: idle}, h)
+	u := startLean(t, Config{IdleTimeout: idle}, h)
 	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package http1
+package leanserver
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/loadlab/loadlab/internal/httpsyntax"
 )
 
 // RawHandler is an http.Handler the lean server hands each request as it
@@ -71,12 +73,17 @@ func (r *RawRequest) Context() context.Context { return r.ctx }
 func (r *RawRequest) Fields() iter.Seq2[string, string] {
 	return func(yield func(name, value string) bool) {
 		for _, f := range r.lr.fields {
-			if !yield(f.key, f.value) {
+			if !yield(f.Key, f.Value) {
 				return
 			}
 		}
 	}
 }
+
+// HeadFields are Fields as a slice, for writing the head on
+// (httpsyntax.AppendForwardedFields): pieces of the head's one copy, to
+// read only, valid while the request is.
+func (r *RawRequest) HeadFields() []httpsyntax.Field { return r.lr.fields }
 
 // Host is the request's Host field ("" when an HTTP/1.0 request has none).
 func (r *RawRequest) Host() string { return r.lr.host }

@@ -1,4 +1,4 @@
-package http1
+package leanserver
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // startLean serves h with the lean server on a loopback port, net/http's
 // server taking what it hands over, until the test ends; it returns the
 // base URL.
-func startLean(t testing.TB, cfg ServerConfig, h http.Handler) string {
+func startLean(t testing.TB, cfg Config, h http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -20,16 +20,16 @@ func startLean(t testing.TB, cfg ServerConfig, h http.Handler) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ServeLean(ctx, ln, cfg, h, &http.Server{Handler: h}, nil, nil) }()
+	go func() { done <- Serve(ctx, ln, cfg, h, &http.Server{Handler: h}, nil, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case err := <-done:
 			if err != nil && !errors.Is(err, ErrShutdownCut) {
-				t.Errorf("ServeLean: %v", err)
+				t.Errorf("Serve: %v", err)
 			}
 		case <-time.After(10 * time.Second):
-			t.Error("ServeLean did not stop")
+			t.Error("Serve did not stop")
 		}
 	})
 	return "http://" + ln.Addr().String()

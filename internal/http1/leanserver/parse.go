@@ -1,4 +1,4 @@
-package http1
+package leanserver
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ type leanReq struct {
 	// fields are the head's fields as they go into the header (Host
 	// aside, a repeated Content-Length once), in the order received;
 	// header is made of them by fillHeader, when a handler needs it.
-	fields        []headField
+	fields        []httpsyntax.Field
 	header        http.Header
 	host          string
 	contentLength int64
@@ -44,10 +44,6 @@ var errNeedMore = errors.New("incomplete request head")
 // maxHead is the largest request head (request line and headers) accepted.
 const maxHead = 64 << 10
 
-// headField is a field of a request head: its canonical name (the
-// header's key) and its value, pieces of the head's one copy.
-type headField struct{ key, value string }
-
 // parseHead parses a request head at the start of b, with its header. It
 // returns the bytes the head took, errNeedMore when b does not hold a
 // whole head yet, or a *headError for a request the lean server does not
@@ -63,7 +59,7 @@ func parseHead(b []byte) (*leanReq, int, error) {
 // parseHeadInto is parseHead without the header: the fields are appended
 // to fields[:0] (reused from one request to the next), and the header is
 // made by fillHeader only when a handler needs it.
-func parseHeadInto(b []byte, fields []headField) (*leanReq, int, error) {
+func parseHeadInto(b []byte, fields []httpsyntax.Field) (*leanReq, int, error) {
 	end := bytes.Index(b, []byte("\r\n\r\n"))
 	if end < 0 {
 		if len(b) >= maxHead {
@@ -164,7 +160,7 @@ func parseHeadInto(b []byte, fields []headField) (*leanReq, int, error) {
 				}
 			}
 		}
-		r.fields = append(r.fields, headField{key, val})
+		r.fields = append(r.fields, httpsyntax.Field{Key: key, Value: val})
 	}
 	if r.minor == 1 && !sawHost {
 		return nil, n, &headError{http.StatusBadRequest, "missing Host"}
@@ -186,11 +182,11 @@ func (r *leanReq) fillHeader(hdr http.Header) {
 	r.header = hdr
 	vals := make([]string, 0, len(r.fields))
 	for _, f := range r.fields {
-		if prior, ok := hdr[f.key]; ok {
-			hdr[f.key] = append(prior, f.value)
+		if prior, ok := hdr[f.Key]; ok {
+			hdr[f.Key] = append(prior, f.Value)
 		} else {
-			vals = append(vals, f.value)
-			hdr[f.key] = vals[len(vals)-1 : len(vals) : len(vals)]
+			vals = append(vals, f.Value)
+			hdr[f.Key] = vals[len(vals)-1 : len(vals) : len(vals)]
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package http1
+package leanserver
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func TestSendFileAt(t *testing.T) {
 	type atSender interface {
 		SendFileAt(f *os.File, off, n int64) (int64, bool, error)
 	}
-	url := startLean(t, ServerConfig{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := startLean(t, Config{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fs, ok := w.(atSender)
 		if !ok {
 			t.Error("the lean writer has no SendFileAt")

@@ -1,4 +1,4 @@
-package http1
+package httpsyntax
 
 import (
 	"net/http"
@@ -79,24 +79,28 @@ func appendHead(b []byte, method, uri, host string, closeConn bool, h http.Heade
 	return append(b, "\r\n"...), true
 }
 
-// AppendForwardedRaw is AppendForwarded for a request the lean server
-// handed as it read it (see RawHandler): r's fields are written in the
-// order received, by the same rules (its first User-Agent, none when it
-// has none).
-func AppendForwardedRaw(b []byte, r *RawRequest, uri, host string, drop func(name string) bool, xff string) ([]byte, bool) {
+// Field is one field of a request head as a server read it: its
+// canonical name and its value, trimmed.
+type Field struct{ Key, Value string }
+
+// AppendForwardedFields is AppendForwarded for a request head a server
+// handed as it read it (the lean server's RawRequest): method and fields
+// in the order received, written by the same rules (the first
+// User-Agent, none when there is none).
+func AppendForwardedFields(b []byte, method string, fields []Field, uri, host string, drop func(name string) bool, xff string) ([]byte, bool) {
 	if !plainHost(host) || hasCTL(uri) {
 		return b, false
 	}
-	b = appendRequestLine(b, r.lr.method, uri, host)
+	b = appendRequestLine(b, method, uri, host)
 	ua := false
-	for _, f := range r.lr.fields {
-		switch f.key {
+	for _, f := range fields {
+		switch f.Key {
 		case "User-Agent":
 			if ua {
 				continue
 			}
 			ua = true
-			if f.value == "" {
+			if f.Value == "" {
 				continue
 			}
 		case "Content-Length", "Transfer-Encoding", "Trailer":
@@ -106,8 +110,8 @@ func AppendForwardedRaw(b []byte, r *RawRequest, uri, host string, drop func(nam
 				continue
 			}
 		}
-		if !drop(f.key) {
-			b = appendField(b, f.key, f.value)
+		if !drop(f.Key) {
+			b = appendField(b, f.Key, f.Value)
 		}
 	}
 	if xff != "" {
