@@ -84,7 +84,8 @@ fuzz:
 	done
 
 # Benchmarks against the peer tools (install nginx, wrk, ... themselves when
-# missing); each records its table in bench/README.md. Minutes each: run on a
+# missing); each records its table in bench/HISTORY.md (the current
+# figure of each goal in bench/README.md). Minutes each: run on a
 # quiet machine.
 bench: bench-attack bench-origin bench-proxy bench-report bench-plot
 bench-attack:
