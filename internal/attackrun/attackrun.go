@@ -147,10 +147,9 @@ func Run(ctx context.Context, job Job) Outcome {
 	}
 	wg.Wait()
 	out.Machine = pr.Stop()
-	trailer := machineTrailer(out.Machine)
 	for i, rn := range runs {
 		if rn != nil {
-			if err := rn.close(trailer); err != nil && out.Errs[i] == nil {
+			if err := rn.close(machineTrailer(out.Machine, rn.a.Stats())); err != nil && out.Errs[i] == nil {
 				out.Errs[i] = err
 			}
 		}
@@ -286,8 +285,13 @@ func (rn *running) close(t *results.Trailer) error {
 	return nil
 }
 
-// machineTrailer is the results streams' trailer holding h.
-func machineTrailer(h runblock.Health) *results.Trailer {
+// machineTrailer is an attack's results stream's trailer: the machine's
+// health h, with the attack's pacer (and its fallback) from st.
+func machineTrailer(h runblock.Health, st attack.Stats) *results.Trailer {
+	h.Pacer = st.Pacer
+	if st.Fallback != nil {
+		h.PacerFallback = st.Fallback.String()
+	}
 	js, err := json.Marshal(h)
 	if err != nil {
 		return nil
