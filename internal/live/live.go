@@ -85,7 +85,7 @@ func listen(addr string, o Options, ticks <-chan time.Time) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{token: o.Token, started: time.Now(), stats: o.Stats, cur: newBucket(metrics.NewHistogram()), run: newBucket(metrics.NewHistogram()),
+	s := &Server{token: o.Token, started: time.Now(), stats: o.Stats, cur: newBucket(metrics.NewHistogram(), metrics.NewHistogram()), run: newBucket(metrics.NewHistogram(), metrics.NewHistogram()),
 		metrics: map[string]float64{}, units: map[string]string{}, changed: make(chan struct{}),
 		ln: ln, stop: make(chan struct{}), done: make(chan struct{})}
 	mux := http.NewServeMux()
