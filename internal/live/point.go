@@ -15,23 +15,23 @@ import (
 // attack's counters when it has them, so a slow server shows as requests
 // sent and not answered rather than as a lower sending rate.
 type Point struct {
-	ID       uint64             `json:"id"`
-	T        float64            `json:"t"` // seconds since the view started
-	Sent     uint64             `json:"sent"`
-	Answered uint64             `json:"answered"` // responses with a status
-	OK       uint64             `json:"ok"`       // 2xx and 3xx
-	Codes    map[string]uint64  `json:"codes"`    // "200": n, "0": errors without a status, "dropped": not sent
-	P50      float64            `json:"p50"`      // ms, from the due time
-	P90      float64            `json:"p90"`
-	P99      float64            `json:"p99"`
-	Max      float64            `json:"max"`
-	LagMax   float64            `json:"lag_max"` // ms
+	ID       uint64            `json:"id"`
+	T        float64           `json:"t"` // seconds since the view started
+	Sent     uint64            `json:"sent"`
+	Answered uint64            `json:"answered"` // responses with a status
+	OK       uint64            `json:"ok"`       // 2xx and 3xx
+	Codes    map[string]uint64 `json:"codes"`    // "200": n, "0": errors without a status, "dropped": not sent
+	P50      float64           `json:"p50"`      // ms, from the due time
+	P90      float64           `json:"p90"`
+	P99      float64           `json:"p99"`
+	Max      float64           `json:"max"`
+	LagMax   float64           `json:"lag_max"` // ms
 	// LagP50 is the median schedule lag (sent − due) of the second's
 	// requests, in ms: the generator's own part of the latency p50 beside it.
 	LagP50 float64 `json:"lag_p50"`
 	// Pacer is the attack's pacer: "precise", "batched", or, once the
 	// precise pacer fell back, "batched: " and why (attack.Fallback).
-	Pacer string `json:"pacer,omitempty"`
+	Pacer    string             `json:"pacer,omitempty"`
 	InFlight int64              `json:"in_flight"`
 	Metrics  map[string]float64 `json:"metrics,omitempty"` // sampled server metrics, latest values
 	Step     *Step              `json:"step,omitempty"`
