@@ -271,8 +271,10 @@ llvariants() {
 		vs=""
 		if [ -n "${VEG_CPU:-}" ]; then vs="; **CPU $(echo "$c $VEG_CPU" | awk '{printf "%.2f", $1 / $2}')x vegeta's**"; fi
 		ls=$(lagsplit "$name")
+		# the pacer the attack ended with (precise, batched, or fell back), from its trailer
+		pc=$("$LL" report "$WORK/$name.bin" 2>/dev/null | sed -n 's/^Machine .*pacer \([^;]*\).*/\1/p')
 		row "$sc" "loadlab${v:+ $v}" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$c" "$(rss "$name")" \
-			"dropped $(llstat "$name" 'd.get("dropped", 0)'), $(llstat "$name" '"p50 %.2fms, p99 %.2fms" % (d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6)') (from due time); ${ls#*"$TAB"}; $(rq "$name")$vs" \
+			"pacer ${pc:-?}; dropped $(llstat "$name" 'd.get("dropped", 0)'), $(llstat "$name" '"p50 %.2fms, p99 %.2fms" % (d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6)') (from due time); ${ls#*"$TAB"}; $(rq "$name")$vs" \
 			"${ls%%"$TAB"*}"
 	done
 }

@@ -19,8 +19,16 @@ func LagNote(lagP50, latencyP50 time.Duration) string {
 		return ""
 	}
 	share := int(100*float64(lagP50)/float64(latencyP50) + 0.5)
-	return "the load generator's own schedule lag (p50 " + Round(lagP50).String() + ") is " + strconv.Itoa(share) +
-		"% of the latency p50 (" + Round(latencyP50).String() + "): a visible share of what was measured is the generator's delay, not the target's. " +
-		"Use the precise pacer (-pacer=precise, the default, which falls back to batching when its CPU is saturated), " +
-		"give the generator a CPU of its own (taskset, away from the target), or split the rate over several generators (-shard i/n)"
+	return "the load generator's own schedule lag (p50 " + fine(lagP50).String() + ") is " + strconv.Itoa(share) +
+		"% of the latency p50 (" + fine(latencyP50).String() + "): a visible share of what was measured is the generator's delay, not the target's. " +
+		"To shrink it: pace with the precise pacer (-pacer=precise, the default; a run whose pacer fell back to batching says so on its Machine line), " +
+		"give the generator a CPU of its own, away from the target (taskset), or split the rate over several generators (-shard i/n)"
+}
+
+// fine rounds d to the microsecond below a millisecond, else as Round.
+func fine(d time.Duration) time.Duration {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond)
+	}
+	return Round(d)
 }
