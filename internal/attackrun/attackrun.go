@@ -285,14 +285,20 @@ func (rn *running) close(t *results.Trailer) error {
 	return nil
 }
 
-// machineTrailer is an attack's results stream's trailer: the machine's
-// health h, with the attack's pacer (and its fallback) from st.
-func machineTrailer(h runblock.Health, st attack.Stats) *results.Trailer {
-	h.Pacer = st.Pacer
+// WithPacer is h with the pacer of the attack whose counters are st:
+// its mode at the end, and when and why it fell back to batching.
+func WithPacer(h runblock.Health, st attack.Stats) runblock.Health {
+	h.Pacer, h.PacerFallback = st.Pacer, ""
 	if st.Fallback != nil {
 		h.PacerFallback = st.Fallback.String()
 	}
-	js, err := json.Marshal(h)
+	return h
+}
+
+// machineTrailer is an attack's results stream's trailer: the machine's
+// health h, with the attack's pacer (and its fallback) from st.
+func machineTrailer(h runblock.Health, st attack.Stats) *results.Trailer {
+	js, err := json.Marshal(WithPacer(h, st))
 	if err != nil {
 		return nil
 	}
