@@ -94,11 +94,14 @@ func TestReportLagNote(t *testing.T) {
 	if strings.Contains(text, "Note: the load generator") {
 		t.Errorf("precise against a 20 ms server: a lag note in\n%s", text)
 	}
-	want := attack.PacerPrecise
-	if !attack.PreciseSupported {
-		want = attack.PacerBatched
+	want, line := attack.PacerPrecise, "pacer precise"
+	switch {
+	case !attack.PreciseSupported:
+		want, line = attack.PacerBatched, "pacer batched"
+	case h.PacerFallback != "": // a loaded test machine: it may fall back, and says so
+		want, line = attack.PacerBatched, "pacer fell back to batching"
 	}
-	if h.Pacer != want || h.PacerFallback != "" || !strings.Contains(text, "pacer "+want) {
+	if h.Pacer != want || !strings.Contains(text, line) {
 		t.Errorf("default pacer: trailer %+v; report\n%s", h, text)
 	}
 }
