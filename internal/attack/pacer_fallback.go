@@ -46,14 +46,15 @@ type Fallback struct {
 	Over time.Duration `json:"over"`
 }
 
-// String is the fallback for a user, in one clause: "fell back to
-// batching 3.2s into the attack: the median schedule lag stayed above
-// 300µs for 1s (the generator's CPU is saturated or taken by other
-// processes)".
+// String is the fallback for a user, in one clause without a semicolon
+// (a report's Machine line separates its verdict with one): "fell back
+// to batching 3.2s into the attack: the median schedule lag stayed above
+// 300µs for 1s (86% of its requests later than that), the generator's
+// CPU saturated or taken by other processes".
 func (f *Fallback) String() string {
 	return "fell back to batching " + f.At.Round(100*time.Millisecond).String() + " into the attack: the median schedule lag stayed above " +
 		FallbackLag.String() + " for " + f.Over.Round(10*time.Millisecond).String() + " (" + strconv.Itoa(int(f.LateShare*100+0.5)) +
-		"% of its requests; the generator's CPU was saturated or taken by other processes)"
+		"% of its requests later than that), the generator's CPU saturated or taken by other processes"
 }
 
 // lagWatch is how the precise pacer sees its own lag: it cuts the
