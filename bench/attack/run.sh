@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# bench/attack/run.sh: loadlab attack side by side with wrk (Debian), hey
-# and k6 (Go modules built into a scratch GOBIN), in one run so the ratios
-# hold on a shared, noisy machine.
+# bench/attack/run.sh: loadlab attack side by side with wrk (Debian), wrk2
+# (the paced reference: taken from PATH or WRK2=, never downloaded), hey and
+# vegeta (Go modules built into a scratch GOBIN), in one run so the ratios
+# hold on a shared, noisy machine. (k6 is not used: its licence, the AGPL,
+# keeps it out of this repository's tooling.)
 #
 # Target: nginx with one worker serving a 1 kB file (and, for the latency
 # scenario, 100 ms responses from nginx's echo module, or loadlab origin
@@ -16,25 +18,34 @@
 #
 # Scenarios (issue 2's performance goals):
 #   max    as fast as possible, 64 connections
-#   paced  5,000 and 20,000 requests/s (PACED_RATES): achieved rate, drops,
-#          lag mean/p99 and latency p50 from the due time and from the send
-#   precision  the rows of the pacer's precision goal (issue 23), in under
-#          2 minutes with D=5s: paced at both rates by loadlab (defaults and
-#          -precise) and vegeta (the paced reference, with loadlab's CPU as a
-#          multiple of vegeta's; wrk2 is not packaged in Debian), then max
-#          rate by loadlab and wrk
+#   paced  1,000, 5,000 and 20,000 requests/s (PACED_RATES): achieved rate,
+#          drops, lag mean/p99 and latency p50 from the due time and from the
+#          send, beside vegeta, wrk2 and hey
+#   precision  the rows of the pacer's precision goal in a few minutes with
+#          D=5s: paced at each rate by loadlab (its default pacer, precise,
+#          and -pacer=batched), vegeta (loadlab's CPU as a multiple of
+#          vegeta's) and wrk2 (latency from the intended send time, corrected
+#          for coordinated omission, as loadlab's runs from the due time),
+#          then max rate by loadlab and wrk
 #   slow   2,000 requests/s against a 100 ms target (p99 from the due time)
 #   rss    2,000 requests/s for D and 2D: memory must stay flat
 # loadlab's paced rows split the due-based latency into lag (Sent - Due:
 # the pacer and the generator's scheduling) and send latency (connection,
 # target, reading the response). Each loadlab row of those two scenarios
 # runs once with the defaults and once per opt-in/opt-out flag the binary
-# has (-harvest=false, -precise), back to back; VARIANTS="-precise" picks.
+# has (-harvest=false, -pacer=batched; -precise for a binary from before
+# the precise pacer was the default), back to back; VARIANTS="-pacer=batched"
+# picks.
 #
-# Usage: bench/attack/run.sh            (D=10s per run; SKIP_K6=1 to skip k6's long build)
-#        SKIP_K6=1 D=5s SCENARIOS=precision bench/attack/run.sh
+# wrk2 is not packaged in Debian. Build it once (the bench never downloads
+# it): git clone https://github.com/giltene/wrk2 && make -C wrk2 (needs
+# libssl-dev and zlib1g-dev), then WRK2=$PWD/wrk2/wrk. Without it the
+# paced scenarios go without wrk2's rows and say so.
+#
+# Usage: bench/attack/run.sh            (D=10s per run)
+#        WRK2=/path/to/wrk2 D=5s SCENARIOS=precision bench/attack/run.sh
 #        D=5s SCENARIOS="max paced" bench/attack/run.sh
-#        HEY=/path/to/hey SKIP_K6=1 D=5s bench/attack/run.sh   (reuse a built hey)
+#        HEY=/path/to/hey D=5s bench/attack/run.sh   (reuse a built hey)
 #        LL=/path/to/loadlab bench/attack/run.sh                (bench that binary)
 # Prints a Markdown table on stdout; progress on stderr. Requests counted
 # are successful (200) responses.
@@ -53,10 +64,9 @@ SCENARIOS=${SCENARIOS:-"max paced slow rss"}
 # shellcheck source=../args.sh
 . "$(dirname "$0")/../args.sh"
 bench_each bench/attack SCENARIOS "$SCENARIOS" max paced precision slow rss
-PACED_RATES=${PACED_RATES:-"5000 20000"}
+PACED_RATES=${PACED_RATES:-"1000 5000 20000"}
 HEY_VERSION=${HEY_VERSION:-v0.1.4}
 VEGETA_VERSION=${VEGETA_VERSION:-v12.12.0}
-K6_VERSION=${K6_VERSION:-latest}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d /tmp/loadlab-bench-attack.XXXXXX)
 PIDS=()
@@ -107,12 +117,12 @@ if [ -z "$VEGETA" ]; then
 	go install "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" 2>/dev/null || log "vegeta build failed; skipping vegeta"
 	VEGETA=$GOBIN/vegeta
 fi
-if [ -z "${SKIP_K6:-}" ]; then
-	log "building k6 (takes a few minutes; SKIP_K6=1 skips it)"
-	timeout 1200 go install "go.k6.io/k6@$K6_VERSION" 2>/dev/null || log "k6 build failed; skipping k6"
-fi
 HEY=${HEY_BIN:-$GOBIN/hey}
-K6=$GOBIN/k6
+WRK2=${WRK2:-$(command -v wrk2 || true)}
+if [ -z "$WRK2" ] || [ ! -x "$WRK2" ]; then
+	log "wrk2 not found (give WRK2=/path/to/wrk or put wrk2 on PATH): its paced rows are left out. It is not packaged in Debian; build it with: git clone https://github.com/giltene/wrk2 && make -C wrk2 (needs libssl-dev zlib1g-dev), then WRK2=\$PWD/wrk2/wrk"
+	WRK2=""
+fi
 LL=$WORK/loadlab
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -237,7 +247,10 @@ VARIANTS_GIVEN=${VARIANTS+x}
 if [ -z "$VARIANTS_GIVEN" ]; then
 	VARIANTS=("")
 	case $LLHELP in *-harvest*) VARIANTS+=("-harvest=false") ;; esac
-	case $LLHELP in *-precise*) VARIANTS+=("-precise") ;; esac
+	case $LLHELP in
+	*-pacer*) VARIANTS+=("-pacer=batched") ;;
+	*-precise*) VARIANTS+=("-precise") ;;
+	esac
 else
 	read -r -a VARIANTS <<<"$VARIANTS"
 	VARIANTS=("" "${VARIANTS[@]}")
@@ -258,16 +271,17 @@ llvariants() {
 		vs=""
 		if [ -n "${VEG_CPU:-}" ]; then vs="; **CPU $(echo "$c $VEG_CPU" | awk '{printf "%.2f", $1 / $2}')x vegeta's**"; fi
 		ls=$(lagsplit "$name")
+		# the pacer the attack ended with (precise, batched, or fell back), from its trailer
+		pc=$("$LL" report "$WORK/$name.bin" 2>/dev/null | sed -n 's/^Machine .*pacer \([^;]*\).*/\1/p')
 		row "$sc" "loadlab${v:+ $v}" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$c" "$(rss "$name")" \
-			"dropped $(llstat "$name" 'd.get("dropped", 0)'), $(llstat "$name" '"p50 %.2fms, p99 %.2fms" % (d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6)') (from due time); ${ls#*"$TAB"}; $(rq "$name")$vs" \
+			"pacer ${pc:-?}; dropped $(llstat "$name" 'd.get("dropped", 0)'), $(llstat "$name" '"p50 %.2fms, p99 %.2fms" % (d["latencies"]["50th"] / 1e6, d["latencies"]["99th"] / 1e6)') (from due time); ${ls#*"$TAB"}; $(rq "$name")$vs" \
 			"${ls%%"$TAB"*}"
 	done
 }
 
-# pacedrate RATE [hey]: vegeta, loadlab's variants (and k6, hey) at RATE
-# req/s against the 1 kB file; loadlab's notes carry the lag split and its
-# CPU as a multiple of vegeta's in the same run (the paced reference: wrk2
-# is not packaged in Debian).
+# pacedrate RATE [hey]: vegeta, loadlab's variants, wrk2 (and hey) at RATE
+# req/s against the 1 kB file; loadlab's and wrk2's notes carry their CPU
+# as a multiple of vegeta's in the same run, loadlab's the lag split.
 pacedrate() {
 	local rate=$1 want n p50 p99
 	want=$(echo "$rate * $DSEC" | bc | cut -d. -f1)
@@ -286,11 +300,18 @@ pacedrate() {
 		row "paced $rate/s" "vegeta" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu "veg-paced$rate")" "$((n > 0 ? n : 1))")" "$(rss "veg-paced$rate")" "latency p50 $p50, p99 $p99 (from send time)"
 	fi
 	llvariants "paced $rate/s" "ll-paced$rate" "$rate" "$WORK/t.txt"
-	if [ "${2:-}" = hey ] && [ -x "$K6" ]; then
-		k6script "$WORK/k6paced$rate.js" "{ executor: 'constant-arrival-rate', rate: $rate, timeUnit: '1s', duration: '$D', preAllocatedVUs: 200, maxVUs: 1000 }" "$URL"
-		timed "k6-paced$rate" "$K6" run --quiet --no-color "$WORK/k6paced$rate.js"
-		n=$(k6reqs "k6-paced$rate")
-		row "paced $rate/s" "k6" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$(per100k "$(cpu "k6-paced$rate")" "$n")" "$(rss "k6-paced$rate")" "dropped iterations $(k6dropped "k6-paced$rate")"
+	if [ -n "$WRK2" ]; then
+		# wrk2 paces each connection (-R over -c) and records each latency
+		# from the request's intended send time (coordinated omission
+		# corrected): the same basis as loadlab's latency from due
+		timed "wrk2-paced$rate" "$WRK2" -t1 -c"${WRK2_CONNS:-32}" -d"$D" -R"$rate" --latency "$URL"
+		n=$(awk '/requests in/ {print $1}' "$WORK/wrk2-paced$rate.out")
+		n=$((${n:-0} - $(awk '/Non-2xx/ {x = $NF} END {print x + 0}' "$WORK/wrk2-paced$rate.out")))
+		c=$(per100k "$(cpu "wrk2-paced$rate")" "$((n > 0 ? n : 1))")
+		vs=""
+		if [ -n "${VEG_CPU:-}" ]; then vs="; **CPU $(echo "$c $VEG_CPU" | awk '{printf "%.2f", $1 / $2}')x vegeta's**"; fi
+		row "paced $rate/s" "wrk2 (-c ${WRK2_CONNS:-32})" "$n of $want" "$(echo "scale=2; 100 * $n / $want" | bc)%" "$c" "$(rss "wrk2-paced$rate")" \
+			"latency p50 $(wrk2q "wrk2-paced$rate" 50.000), p99 $(wrk2q "wrk2-paced$rate" 99.000) (from the intended send time); $(rq "wrk2-paced$rate")$vs"
 	fi
 	if [ "${2:-}" = hey ] && [ -x "$HEY" ]; then
 		# hey paces per connection: -c 50 -q RATE/50
@@ -323,15 +344,10 @@ TAB=$'\t'
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | ${8:-} | $6 | $7 |"); }
 WRK_MAX=""
 
-k6script() { # k6script FILE EXECUTOR-JSON
-	cat >"$1" <<EOF
-import http from 'k6/http';
-export const options = { discardResponseBodies: true, summaryTrendStats: ['p(50)','p(99)','max'], scenarios: { s: $2 } };
-export default function () { http.get('$3'); }
-EOF
+wrk2q() { # wrk2q RUN PERCENT: wrk2's latency at PERCENT (its --latency table), in µs
+	awk -v p="$2%" '$1 == p {v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+		printf "%.0f µs", v * (u == "s" ? 1e6 : u == "ms" ? 1e3 : u == "m" ? 6e7 : 1); exit}' "$WORK/$1.out"
 }
-k6reqs() { grep -E '^ *http_reqs' "$WORK/$1.out" | awk '{print $2}' | head -1; }
-k6dropped() { (grep -E '^ *dropped_iterations' "$WORK/$1.out" | awk '{print $2}' | head -1) || true; }
 
 for sc in $SCENARIOS; do
 	case $sc in
@@ -347,19 +363,15 @@ for sc in $SCENARIOS; do
 			n=$(awk '/\[200\]/ {s += $2} END {print s + 0}' "$WORK/hey-max.out")
 			row "max, 64 conns" "hey" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$(per100k "$(cpu hey-max)" "$n")" "$(rss hey-max)" ""
 		fi
-		if [ -x "$K6" ]; then
-			k6script "$WORK/k6max.js" "{ executor: 'constant-vus', vus: 64, duration: '$D' }" "$URL"
-			timed k6-max "$K6" run --quiet --no-color "$WORK/k6max.js"
-			n=$(k6reqs k6-max)
-			row "max, 64 conns" "k6" "$n" "$(echo "scale=0; $n / $DSEC" | bc)/s" "$(per100k "$(cpu k6-max)" "$n")" "$(rss k6-max)" ""
-		fi
 		;;
 	paced)
 		for rate in $PACED_RATES; do pacedrate "$rate" hey; done
 		;;
 	precision)
 		saved=("${VARIANTS[@]}")
-		[ -n "$VARIANTS_GIVEN" ] || VARIANTS=("" -precise)
+		if [ -z "$VARIANTS_GIVEN" ]; then
+			case $LLHELP in *-pacer*) VARIANTS=("" -pacer=batched) ;; *) VARIANTS=("" -precise) ;; esac
+		fi
 		for rate in $PACED_RATES; do pacedrate "$rate"; done
 		VARIANTS=("${saved[@]}")
 		maxrate

@@ -136,7 +136,7 @@ func recordedAttackArgs(args []string) []string {
 type attackFlags struct {
 	targets, format, output, body, name, rate, steps, client string
 	shard, segment, segments, startAt, ui, uiToken           string
-	duet                                                     string
+	duet, pacer                                              string
 	export                                                   exportFlags
 	vegeta                                                   vegetaFlags
 	shardIndex, shards                                       int
@@ -190,7 +190,8 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.StringVar(&f.body, "body", "", "request body `file` for targets without an @body (may be templated)")
 	fs.StringVar(&f.name, "name", "", "attack `name` recorded in every result (reports break down by it) and sent as the X-Vegeta-Attack header, as vegeta does")
 	fs.StringVar(&f.output, "output", "stdout", "results `file` (loadlab results stream, flushed every 250 ms so readers following the file see fresh data)")
-	fs.BoolVar(&f.precise, "precise", false, "wake the pacer at each request's due time (Linux timerfd): schedule lag of a few µs at the median instead of ~0.5 ms, for about 2.5x the CPU; while it runs, loadlab's threads ask for the kernel's shortest time slice (Linux 6.12+), so other processes on its CPU do not delay its sends")
+	fs.StringVar(&f.pacer, "pacer", attack.PacerPrecise, "how the pacer waits for due times: precise (wakes at each request's due time, Linux timerfd: schedule lag of tens of µs, about twice batched's CPU; falls back to batching on its own, and says so in the report, when the generator's CPU cannot keep it) or batched (requests due within a millisecond share a wake-up: lag up to ~1 ms, which due-based latencies include)")
+	fs.BoolVar(&f.precise, "precise", false, "the same as -pacer=precise (the default), kept for scripts that give it")
 	fs.BoolVar(&f.harvest, "harvest", true, "paced http:// attacks read answers when the pacer wakes up (about every millisecond), not as each arrives: far fewer wake-ups, same latencies (taken from the kernel's receive timestamps). -harvest=false wakes up per answer (Linux; elsewhere always false)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line on stderr (it is only drawn when stderr is a terminal)")
 	fs.DurationVar(&f.catchUp, "catch-up", time.Second, "after a generator stall, requests up to this late are still sent (and counted late); later ones are recorded as dropped")
@@ -218,6 +219,12 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	}
 	if f.catchUp <= 0 {
 		return nil, badinput.Field("-catch-up", "want a positive duration, got %v", f.catchUp)
+	}
+	switch {
+	case f.pacer != attack.PacerPrecise && f.pacer != attack.PacerBatched:
+		return nil, badinput.Field("-pacer", "want precise or batched, got %q", f.pacer)
+	case f.precise && f.pacer == attack.PacerBatched:
+		return nil, badinput.Field("-precise", "is -pacer=precise: it cannot go with -pacer=batched")
 	}
 	if fs.NArg() > 0 {
 		return nil, badinput.Errorf("unexpected argument %q (targets come from stdin or -targets)", fs.Arg(0))
@@ -305,7 +312,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	opts.Name, opts.Schedule, opts.Timeout = f.name, sched, f.timeout
 	opts.MaxWorkers, opts.Connections, opts.MaxConnections = f.maxWorkers, f.connections, f.maxConnections
 	opts.KeepAlive, opts.HTTP2, opts.H2C, opts.Insecure = f.keepalive, f.http2, f.h2c, f.insecure
-	opts.Precise, opts.Harvest = f.precise, f.harvest
+	opts.Pacer, opts.Harvest = f.pacer, f.harvest
 	opts.Redirects, opts.MaxBody, opts.CatchUp, opts.Seed, opts.Client = f.redirects, f.maxBody, f.catchUp, f.seed, f.client
 	if f.name != "" {
 		// As vegeta: servers (and proxies' logs) can tell attacks apart.

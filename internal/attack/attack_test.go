@@ -70,16 +70,11 @@ func TestPacing(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer srv.Close()
 	for _, tc := range []struct {
-		client  string
-		precise bool
-	}{{"lean", false}, {"std", false}, {"lean", true}} {
-		name := tc.client
-		if tc.precise {
-			name += "/precise"
-		}
-		t.Run(name, func(t *testing.T) {
+		client, pacer string
+	}{{"lean", PacerBatched}, {"std", PacerBatched}, {"lean", PacerPrecise}, {"std", PacerPrecise}} {
+		t.Run(tc.client+"/"+tc.pacer, func(t *testing.T) {
 			o := DefaultOptions()
-			o.Client, o.Name, o.Precise = tc.client, "pace", tc.precise
+			o.Client, o.Name, o.Pacer = tc.client, "pace", tc.pacer
 			o.Schedule = sched(t, "200/s", time.Second)
 			rs, a := run(t, context.Background(), static(t, "GET", srv.URL+"/"), o)
 			if len(rs) != 200 {
@@ -121,7 +116,7 @@ func TestPreciseStopsOnCancel(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(100*time.Millisecond, cancel)
 			o := DefaultOptions()
-			o.Precise = true
+			o.Pacer = PacerPrecise
 			o.Schedule = sched(t, rate, time.Minute)
 			t0 := time.Now()
 			rs, a := run(t, ctx, static(t, "GET", srv.URL), o)

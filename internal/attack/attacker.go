@@ -47,7 +47,20 @@ type Stats struct {
 	Late     uint64        // requests sent more than LateThreshold after their due time
 	MaxLag   time.Duration // the latest a request went out
 	Workers  int64         // workers started so far
+	// Pacer is the pacer's mode now: PacerPrecise, or PacerBatched (asked
+	// for, fallen back to, or no timerfd); "" before the attack paces and
+	// for an unpaced one.
+	Pacer string
+	// Fallback, when not nil, says when and why the precise pacer fell
+	// back to batching.
+	Fallback *Fallback
 }
+
+// The pacer's modes as Attacker.mode holds them.
+const (
+	modePrecise = 1 + iota
+	modeBatched
+)
 
 // Attacker runs one attack. Create it with New and call Run once.
 type Attacker struct {
@@ -74,6 +87,12 @@ type Attacker struct {
 	ticks                     chan tick
 	running                   atomic.Bool
 	harvestEvery              time.Duration // see defaultHarvestEvery
+	// mode is the pacer's mode now (modePrecise, modeBatched; 0 before
+	// it paces), fallback set when the precise pacer fell back, and
+	// fallbackLimit, when > 0, replaces FallbackLag (tests).
+	mode          atomic.Int32
+	fallback      atomic.Pointer[Fallback]
+	fallbackLimit time.Duration
 	// seed seeds every templated part of every request (Options.Seed, or
 	// a random one): see targets.PartSeed.
 	seed uint64
@@ -141,6 +160,13 @@ func (a *Attacker) Stats() Stats {
 	st.Late = a.late.Load()
 	st.MaxLag = time.Duration(a.maxLag.Load())
 	st.Workers = a.workers.Load()
+	switch a.mode.Load() {
+	case modePrecise:
+		st.Pacer = PacerPrecise
+	case modeBatched:
+		st.Pacer = PacerBatched
+	}
+	st.Fallback = a.fallback.Load()
 	return st
 }
 

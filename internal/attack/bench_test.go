@@ -50,19 +50,15 @@ func benchUnpaced(b *testing.B, target func(*testing.B) targets.Targeter) {
 }
 
 // BenchmarkPaced runs 5000 requests/s for 2 s per iteration, with the
-// default pacer and with Options.Precise (use -benchtime=1x with
+// batched pacer and the precise one (the default) (use -benchtime=1x with
 // LOADLAB_BENCH_URL and -cpuprofile to see what pacing costs).
 func BenchmarkPaced(b *testing.B) {
 	tr := benchTarget(b)
-	for _, precise := range []bool{false, true} {
-		name := "default"
-		if precise {
-			name = "precise"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, pacer := range []string{PacerBatched, PacerPrecise} {
+		b.Run(pacer, func(b *testing.B) {
 			for b.Loop() {
 				o := DefaultOptions()
-				o.Precise = precise
+				o.Pacer = pacer
 				o.Schedule, _ = schedule.Parse("5000/s", 2*time.Second)
 				a, _ := New(tr, o)
 				var lag time.Duration

@@ -31,19 +31,28 @@ type Options struct {
 	Redirects      int           // redirects to follow; -1 = return the 3xx as is (-redirects)
 	MaxBody        int64         // response body bytes kept in results: 0 none, -1 all (-max-body)
 	CatchUp        time.Duration // how late a request may still be sent after a stall; later ones are dropped
-	// Precise makes the pacer wake up at each request's due time (a Linux
-	// timerfd). Without it, waits of a millisecond or more use the timerfd
-	// too, but shorter ones use Go's timers, which wake a process about a
-	// millisecond apart: requests due within that millisecond then leave
-	// together, up to a millisecond late (recorded, so the lag is in the
-	// due-based latencies). Precise pacing sends each request at its due
-	// time at any rate: it sets the timer a wake-up's latency early (the
-	// median it measured so far, at most 100 µs) and spins to the due
-	// time, never past it. The cost is a wake-up of the generator per
-	// request, and of an idle target, which costs CPU (bench/README.md,
-	// attack, has the measured lag and CPU). Ignored where there is no
-	// timerfd.
-	Precise bool
+	// Pacer is how the pacer waits for due times: PacerPrecise (the
+	// default, also when empty) or PacerBatched; see pacer_fallback.go.
+	//
+	// The precise pacer wakes up at each request's due time (a Linux
+	// timerfd): it sets the timer a wake-up's latency early (the median it
+	// measured so far, at most 100 µs) and spins to the due time, never
+	// past it, so each request goes out within microseconds of its due
+	// time at any rate. The cost is a wake-up of the generator per
+	// request (and of an idle target). When the generator cannot keep
+	// that up (its CPU saturated, or taken by other processes: the median
+	// lag of its requests stays above FallbackLag for FallbackAfter), it
+	// falls back to batching on its own, and says so (Stats.Fallback).
+	//
+	// The batched pacer also uses the timerfd for waits of a millisecond
+	// or more, but Go's timers for shorter ones, which wake a process
+	// about a millisecond apart: requests due within that millisecond
+	// then leave together, up to a millisecond late (recorded, so the lag
+	// is in the due-based latencies), for about half the precise pacer's
+	// CPU. bench/README.md (attack) has both measured. Where there is no
+	// timerfd (other systems, the loadlab_portable build) every attack is
+	// batched.
+	Pacer string
 	// Harvest lets a paced attack's lean client read answers when the
 	// pacer wakes up anyway, not when each answer arrives (see package
 	// harvest): about one wake-up per millisecond instead of one per
@@ -89,6 +98,7 @@ func DefaultOptions() Options {
 		CatchUp:     time.Second,
 		Client:      "lean",
 		Harvest:     true,
+		Pacer:       PacerPrecise,
 	}
 }
 
@@ -139,6 +149,13 @@ func (o *Options) validate() error {
 	case "", "lean", "std":
 	default:
 		return badinput.Field("-client", "want lean or std, got %q", o.Client)
+	}
+	switch o.Pacer {
+	case "":
+		o.Pacer = PacerPrecise
+	case PacerPrecise, PacerBatched:
+	default:
+		return badinput.Field("-pacer", "want precise or batched, got %q", o.Pacer)
 	}
 	return nil
 }

@@ -11,10 +11,25 @@ import (
 // pace is the single pacer: it waits for each due time and hands the
 // request to an idle worker, starts a worker while fewer than MaxWorkers
 // exist, or records the request as dropped.
+//
+// The precise pacer (the default) watches its own lag and falls back to
+// batching when it cannot keep it (see lagWatch); the attack's Stats say
+// so.
 func (a *Attacker) pace(start time.Time) {
-	sleep, release, precise := a.sleeper()
-	defer release()
+	sl := a.sleeper()
+	defer sl.release()
+	precise := sl.precise != nil && a.opts.Pacer != PacerBatched
+	sleep := sl.batched
+	a.mode.Store(modeBatched)
+	if precise {
+		sleep = sl.precise
+		a.mode.Store(modePrecise)
+	}
 	var ew earlyWake
+	watch := newLagWatch()
+	if a.fallbackLimit > 0 {
+		watch.limit = a.fallbackLimit
+	}
 	seg := a.opts.Segment
 	next := func(i uint64) uint64 { return i }
 	if seg != nil {
@@ -41,10 +56,18 @@ func (a *Attacker) pace(start time.Time) {
 			a.drop(i, due, step, ErrBehind)
 			continue
 		}
-		if tk := (tick{seq: i, due: due, step: step}); precise {
-			a.handOffPrecise(tk)
-		} else {
+		tk := tick{seq: i, due: due, step: step}
+		if !precise {
 			a.handOff(tk)
+			continue
+		}
+		now := time.Now()
+		a.handOffPrecise(tk)
+		if fb, ok := watch.observe(now, now.Sub(due)); ok {
+			fb.At = now.Sub(start)
+			a.fallback.Store(fb)
+			a.mode.Store(modeBatched)
+			precise, sleep = false, sl.batched
 		}
 	}
 }
@@ -135,18 +158,26 @@ func (a *Attacker) harvestUntilDone() {
 	}
 }
 
-// sleeper returns the pacer's sleep, which waits d (> 0) and returns false
-// if the attack was stopped meanwhile, and a release for the end of
-// pacing. Where the system has a paceTimer, a wait of a millisecond or
-// more uses it: Go's timer would take two wake-ups for it (epoll_wait's
-// millisecond timeout wakes early, then rounds the rest up to a
-// millisecond, late), the timerfd one, on time. Shorter waits use Go's
-// timer, whose millisecond granularity lets the requests due within it
-// share one wake-up: fewer wake-ups at high rates, for up to 1 ms of lag.
-// With Options.Precise every wait uses the paceTimer, and precise says
-// the pacer is to wait with waitPrecise (false where there is no
-// paceTimer: Options.Precise is then ignored).
-func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func(), precise bool) {
+// sleeps are the pacer's two ways to wait: each waits d (> 0) and returns
+// false if the attack was stopped meanwhile; release ends pacing.
+type sleeps struct {
+	// precise always waits on the paceTimer (nil where there is none):
+	// the precise pacer's, with waitPrecise.
+	precise func(time.Duration) bool
+	// batched waits a millisecond or more on the paceTimer: Go's timer
+	// would take two wake-ups for it (epoll_wait's millisecond timeout
+	// wakes early, then rounds the rest up to a millisecond, late), the
+	// timerfd one, on time. Shorter waits use Go's timer, whose
+	// millisecond granularity lets the requests due within it share one
+	// wake-up: fewer wake-ups at high rates, for up to 1 ms of lag.
+	batched func(time.Duration) bool
+	release func()
+}
+
+// sleeper returns the pacer's sleeps. With Options.Pacer precise (and a
+// paceTimer), the process's threads also get a short time slice for as
+// long as the attack paces (slice_linux.go).
+func (a *Attacker) sleeper() sleeps {
 	timer := time.NewTimer(time.Hour)
 	goSleep := func(d time.Duration) bool {
 		timer.Reset(d)
@@ -159,7 +190,7 @@ func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func(), pr
 	}
 	pt := newPaceTimer()
 	if pt == nil {
-		return goSleep, func() { timer.Stop() }, false
+		return sleeps{batched: goSleep, release: func() { timer.Stop() }}
 	}
 	released := make(chan struct{})
 	go func() {
@@ -169,19 +200,20 @@ func (a *Attacker) sleeper() (sleep func(time.Duration) bool, release func(), pr
 		case <-released:
 		}
 	}()
-	release = func() { close(released); pt.close(); timer.Stop() }
-	if a.opts.Precise {
-		// The precise pacer's wake-ups also take the CPU at once from other
-		// processes (slice_linux.go).
-		unslice, untimer := useShortSlice(), release
-		return pt.wait, func() { untimer(); unslice() }, true
-	}
-	return func(d time.Duration) bool {
+	release := func() { close(released); pt.close(); timer.Stop() }
+	s := sleeps{precise: pt.wait, release: release, batched: func(d time.Duration) bool {
 		if d >= time.Millisecond {
 			return pt.wait(d)
 		}
 		return goSleep(d)
-	}, release, false
+	}}
+	if a.opts.Pacer != PacerBatched {
+		// The precise pacer's wake-ups also take the CPU at once from other
+		// processes (slice_linux.go).
+		unslice := useShortSlice()
+		s.release = func() { release(); unslice() }
+	}
+	return s
 }
 
 func (a *Attacker) startWorker(first *tick) {

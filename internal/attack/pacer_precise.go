@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The precise pacer (Options.Precise) wakes for every due instant. Even a
+// The precise pacer (Options.Pacer precise, the default) wakes for every due instant. Even a
 // timerfd wakes the pacer late: the timer interrupt, the thread's wake-up
 // and the runtime's poller take 22-24 µs at the median on the VM the
 // benchmarks ran on (BenchmarkPaceTimerIdle, p99 78-86 µs), which alone

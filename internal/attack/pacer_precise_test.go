@@ -145,7 +145,7 @@ func TestPreciseNeverEarly(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer srv.Close()
 	o := DefaultOptions()
-	o.Precise = true
+	o.Pacer = PacerPrecise
 	o.Schedule = sched(t, "2000/s", 500*time.Millisecond)
 	rs, a := run(t, context.Background(), static(t, "GET", srv.URL+"/"), o)
 	if len(rs) != 1000 {

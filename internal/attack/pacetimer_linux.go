@@ -100,3 +100,7 @@ func (t *paceTimer) interrupt() {
 }
 
 func (t *paceTimer) close() { _ = t.f.Close() }
+
+// PreciseSupported says whether this build has the precise pacer: it
+// needs the paceTimer (a Linux timerfd); elsewhere every attack is batched.
+const PreciseSupported = true

@@ -12,3 +12,7 @@ func newPaceTimer() *paceTimer                 { return nil }
 func (t *paceTimer) wait(d time.Duration) bool { return false }
 func (t *paceTimer) interrupt()                {}
 func (t *paceTimer) close()                    {}
+
+// PreciseSupported says whether this build has the precise pacer: it
+// needs the paceTimer, a Linux timerfd; here every attack is batched.
+const PreciseSupported = false

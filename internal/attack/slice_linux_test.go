@@ -84,7 +84,7 @@ func TestPreciseAttackAsksForAShortSlice(t *testing.T) {
 	}))
 	defer srv.Close()
 	o := DefaultOptions()
-	o.Precise = true
+	o.Pacer = PacerPrecise
 	o.Schedule = sched(t, "50/s", 200*time.Millisecond)
 	release := useShortSlice() // a second precise attack, still running after the first
 	rs, _ := run(t, context.Background(), static(t, "GET", srv.URL), o)

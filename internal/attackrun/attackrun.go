@@ -147,10 +147,9 @@ func Run(ctx context.Context, job Job) Outcome {
 	}
 	wg.Wait()
 	out.Machine = pr.Stop()
-	trailer := machineTrailer(out.Machine)
 	for i, rn := range runs {
 		if rn != nil {
-			if err := rn.close(trailer); err != nil && out.Errs[i] == nil {
+			if err := rn.close(machineTrailer(out.Machine, rn.a.Stats())); err != nil && out.Errs[i] == nil {
 				out.Errs[i] = err
 			}
 		}
@@ -286,9 +285,20 @@ func (rn *running) close(t *results.Trailer) error {
 	return nil
 }
 
-// machineTrailer is the results streams' trailer holding h.
-func machineTrailer(h runblock.Health) *results.Trailer {
-	js, err := json.Marshal(h)
+// WithPacer is h with the pacer of the attack whose counters are st:
+// its mode at the end, and when and why it fell back to batching.
+func WithPacer(h runblock.Health, st attack.Stats) runblock.Health {
+	h.Pacer, h.PacerFallback = st.Pacer, ""
+	if st.Fallback != nil {
+		h.PacerFallback = st.Fallback.String()
+	}
+	return h
+}
+
+// machineTrailer is an attack's results stream's trailer: the machine's
+// health h, with the attack's pacer (and its fallback) from st.
+func machineTrailer(h runblock.Health, st attack.Stats) *results.Trailer {
+	js, err := json.Marshal(WithPacer(h, st))
 	if err != nil {
 		return nil
 	}

@@ -60,10 +60,16 @@ func TestRunWritesAReadableStream(t *testing.T) {
 	if st := res.Stats[0]; n != 5 || st.Sent != 5 || st.Dropped != 0 {
 		t.Fatalf("%d results, counters %+v", n, st)
 	}
-	// the stream ends with what the machine did while the attack ran
+	// the stream ends with what the machine did while the attack ran,
+	// and the pacer the attack used (the default: precise; no fallback)
 	var h runblock.Health
-	if tr := rd.Trailer(); tr == nil || json.Unmarshal(tr.Health, &h) != nil || h != res.Machine {
-		t.Errorf("trailer %+v, want the health %+v", rd.Trailer(), res.Machine)
+	want := res.Machine
+	want.Pacer = attack.PacerPrecise
+	if !attack.PreciseSupported {
+		want.Pacer = attack.PacerBatched
+	}
+	if tr := rd.Trailer(); tr == nil || json.Unmarshal(tr.Health, &h) != nil || h != want {
+		t.Errorf("trailer %+v, want the health %+v", rd.Trailer(), want)
 	}
 }
 

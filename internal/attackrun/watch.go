@@ -35,6 +35,12 @@ func sum(counters []func() attack.Stats) func() attack.Stats {
 			s.Late += st.Late
 			s.Workers += st.Workers
 			s.MaxLag = max(s.MaxLag, st.MaxLag)
+			if s.Pacer == "" || st.Pacer == attack.PacerBatched {
+				s.Pacer = st.Pacer // batched if any attack is
+			}
+			if s.Fallback == nil {
+				s.Fallback = st.Fallback
+			}
 			if !st.Started.IsZero() && (s.Started.IsZero() || st.Started.Before(s.Started)) {
 				s.Started = st.Started
 			}

@@ -342,10 +342,14 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 			ran[i].RunError = err.Error()
 		}
 	}
+	stats := map[*scenarioRun]attack.Stats{} // each attack's pacer
+	for i, sr := range ran {
+		stats[sr] = out.Stats[i]
+	}
 	var parts []runblock.Health
 	for _, sr := range res.scenarios {
 		r.finishScenario(sr)
-		h := sr.lag.Health().WithMachine(out.Machine)
+		h := attackrun.WithPacer(sr.lag.Health().WithMachine(out.Machine), stats[sr])
 		sr.Health = &h
 		parts = append(parts, h)
 	}

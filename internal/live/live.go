@@ -86,7 +86,7 @@ func listen(addr string, o Options, ticks <-chan time.Time) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{token: o.Token, started: time.Now(), cur: newBucket(metrics.NewHistogram()), run: newBucket(metrics.NewHistogram()),
+	s := &Server{token: o.Token, started: time.Now(), cur: newBucket(metrics.NewHistogram(), metrics.NewHistogram()), run: newBucket(metrics.NewHistogram(), metrics.NewHistogram()),
 		metrics: map[string]float64{}, units: map[string]string{}, changed: make(chan struct{}),
 		ln: ln}
 	s.job.Begin("", o.Stats)

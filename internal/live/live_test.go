@@ -520,3 +520,32 @@ func TestHostChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestLagBesideLatency: a point carries the median schedule lag of its
+// requests beside their latency, and the attack's pacer, with the
+// fallback's reason once the precise pacer fell back to batching.
+func TestLagBesideLatency(t *testing.T) {
+	var fb atomic.Pointer[attack.Fallback]
+	s, tick := newTestServer(t, Options{Stats: func() attack.Stats {
+		st := attack.Stats{Pacer: attack.PacerPrecise}
+		if f := fb.Load(); f != nil {
+			st.Pacer, st.Fallback = attack.PacerBatched, f
+		}
+		return st
+	}})
+	due := time.Now()
+	for i, lag := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond} {
+		s.Add(&results.Result{Seq: uint64(i), Code: 200, Due: due, Sent: due.Add(lag), Latency: 4 * time.Millisecond})
+	}
+	tick()
+	fb.Store(&attack.Fallback{At: 2 * time.Second, LateShare: 0.9, Over: time.Second})
+	tick()
+	st := openStream(t, s, "")
+	p0, p1 := st.point(t), st.point(t)
+	if p0.LagP50 < 1.9 || p0.LagP50 > 2.1 || p0.P50 < 5.9 || p0.P50 > 6.1 || p0.Pacer != "precise" {
+		t.Errorf("first point: lag p50 %v ms, p50 %v ms, pacer %q; want 2, 6, precise", p0.LagP50, p0.P50, p0.Pacer)
+	}
+	if !strings.HasPrefix(p1.Pacer, "batched: fell back to batching 2s into the attack") || p1.LagP50 != 0 {
+		t.Errorf("second point: pacer %q, lag p50 %v", p1.Pacer, p1.LagP50)
+	}
+}

@@ -29,11 +29,13 @@ var pageTmpl = template.Must(template.New("live").Parse(`<!DOCTYPE html>
 <span>p50 <b id="k-p50">-</b></span>
 <span>p99 <b id="k-p99">-</b></span>
 <span>in flight <b id="k-inflight">-</b></span>
+<span>lag p50 <b id="k-lagp50">-</b></span>
 <span>lag max <b id="k-lag">-</b></span>
+<span>pacer <b id="k-pacer">-</b></span>
 <span>requests <b id="k-total">0</b></span>
 <span>time left <b id="k-left">-</b></span>
 </div>
-<p class="hint">A point a second. Latency, status codes and lag are those of the requests answered in that second, latency from the due time; the last hour is kept.</p>
+<p class="hint">A point a second. Latency, status codes and lag are those of the requests answered in that second, latency from the due time; the last hour is kept. Lag is the generator's own delay (sent − due), part of the latency from due: the latency chart shows its median beside the latency's.</p>
 <section><h2>Rate</h2><div class="chart" id="c-rate"></div></section>
 <section><h2>Latency per second (from the due time)</h2><div class="chart" id="c-lat"></div></section>
 <section><h2>Status codes per second</h2><div class="chart" id="c-codes"></div></section>
@@ -89,10 +91,11 @@ const liveJS = `(function () {
   function unitTitle(u) { return u === "" ? "count" : u === "/s" ? "per second" : u; }
   function col(f) { return pts.map(f); }
   function fmt(ms) { return ms >= 1000 ? (ms / 1000).toFixed(2) + " s" : ms.toFixed(1) + " ms"; }
+  function fmtFine(ms) { return ms < 1 ? (ms * 1000).toFixed(0) + " µs" : fmt(ms); }
   function fmtLeft(s) { s = Math.round(s); return Math.floor(s / 60) + ":" + ("0" + (s % 60)).slice(-2); }
   function rebuild() {
     charts.rate = chart(document.getElementById("c-rate"), "requests per second", ["sent", "answered", "success"], "req/s");
-    charts.lat = chart(document.getElementById("c-lat"), "latency per second", ["p50", "p90", "p99", "max"], "ms");
+    charts.lat = chart(document.getElementById("c-lat"), "latency per second", ["p50", "p90", "p99", "max", "lag p50"], "ms");
     charts.codes = chart(document.getElementById("c-codes"), "status codes per second", codes, "req/s", codeColor);
     charts.load = chart(document.getElementById("c-load"), "in flight and lag", ["in flight", "lag max (ms)"], "");
     var byUnit = {};
@@ -110,7 +113,7 @@ const liveJS = `(function () {
   function redraw() {
     var t = col(function (p) { return p.t; });
     charts.rate.setData([t, col(function (p) { return p.sent; }), col(function (p) { return p.answered; }), col(function (p) { return p.ok; })]);
-    charts.lat.setData([t, col(function (p) { return p.p50; }), col(function (p) { return p.p90; }), col(function (p) { return p.p99; }), col(function (p) { return p.max; })]);
+    charts.lat.setData([t, col(function (p) { return p.p50; }), col(function (p) { return p.p90; }), col(function (p) { return p.p99; }), col(function (p) { return p.max; }), col(function (p) { return p.lag_p50; })]);
     charts.codes.setData([t].concat(codes.map(function (c) { return col(function (p) { return p.codes[c] || 0; }); })));
     charts.load.setData([t, col(function (p) { return p.in_flight; }), col(function (p) { return p.lag_max; })]);
     groups.forEach(function (g) {
@@ -127,6 +130,8 @@ const liveJS = `(function () {
     document.getElementById("k-p99").textContent = fmt(p.p99);
     document.getElementById("k-inflight").textContent = p.in_flight;
     document.getElementById("k-lag").textContent = fmt(p.lag_max);
+    document.getElementById("k-lagp50").textContent = fmtFine(p.lag_p50 || 0);
+    document.getElementById("k-pacer").textContent = p.pacer || "-";
     document.getElementById("k-total").textContent = total;
     var s = p.step;
     document.getElementById("k-left").textContent = s && s.ends ? fmtLeft(s.left || 0) : "-";

@@ -15,17 +15,23 @@ import (
 // attack's counters when it has them, so a slow server shows as requests
 // sent and not answered rather than as a lower sending rate.
 type Point struct {
-	ID       uint64             `json:"id"`
-	T        float64            `json:"t"` // seconds since the view started
-	Sent     uint64             `json:"sent"`
-	Answered uint64             `json:"answered"` // responses with a status
-	OK       uint64             `json:"ok"`       // 2xx and 3xx
-	Codes    map[string]uint64  `json:"codes"`    // "200": n, "0": errors without a status, "dropped": not sent
-	P50      float64            `json:"p50"`      // ms, from the due time
-	P90      float64            `json:"p90"`
-	P99      float64            `json:"p99"`
-	Max      float64            `json:"max"`
-	LagMax   float64            `json:"lag_max"` // ms
+	ID       uint64            `json:"id"`
+	T        float64           `json:"t"` // seconds since the view started
+	Sent     uint64            `json:"sent"`
+	Answered uint64            `json:"answered"` // responses with a status
+	OK       uint64            `json:"ok"`       // 2xx and 3xx
+	Codes    map[string]uint64 `json:"codes"`    // "200": n, "0": errors without a status, "dropped": not sent
+	P50      float64           `json:"p50"`      // ms, from the due time
+	P90      float64           `json:"p90"`
+	P99      float64           `json:"p99"`
+	Max      float64           `json:"max"`
+	LagMax   float64           `json:"lag_max"` // ms
+	// LagP50 is the median schedule lag (sent − due) of the second's
+	// requests, in ms: the generator's own part of the latency p50 beside it.
+	LagP50 float64 `json:"lag_p50"`
+	// Pacer is the attack's pacer: "precise", "batched", or, once the
+	// precise pacer fell back, "batched: " and why (attack.Fallback).
+	Pacer    string             `json:"pacer,omitempty"`
 	InFlight int64              `json:"in_flight"`
 	Metrics  map[string]float64 `json:"metrics,omitempty"` // sampled server metrics, latest values
 	Step     *Step              `json:"step,omitempty"`
@@ -66,14 +72,16 @@ type bucket struct {
 	sentCounted               uint64 // sent by an earlier counters source since the last point
 	codes                     map[string]uint64
 	hist                      *hdrhistogram.Histogram
+	lag                       *hdrhistogram.Histogram // schedule lag
 	lagMax                    time.Duration
 }
 
-// newBucket starts a second, reusing h (one histogram for the view's
-// life rather than one a second).
-func newBucket(h *hdrhistogram.Histogram) bucket {
+// newBucket starts a second, reusing h and lag (histograms for the
+// view's life rather than new ones a second).
+func newBucket(h, lag *hdrhistogram.Histogram) bucket {
 	h.Reset()
-	return bucket{codes: map[string]uint64{}, hist: h}
+	lag.Reset()
+	return bucket{codes: map[string]uint64{}, hist: h, lag: lag}
 }
 
 func (b *bucket) add(r *results.Result) {
@@ -90,8 +98,12 @@ func (b *bucket) add(r *results.Result) {
 		b.ok++
 	}
 	metrics.RecordLatency(b.hist, r.DueLatency())
-	if lag := r.Lag(); lag > b.lagMax {
+	lag := r.Lag()
+	if lag > b.lagMax {
 		b.lagMax = lag
+	}
+	if !r.Due.IsZero() {
+		metrics.RecordLatency(b.lag, lag)
 	}
 }
 
@@ -107,10 +119,17 @@ func (s *Server) publish(ended bool) {
 	if b.hist.TotalCount() > 0 {
 		p.P50, p.P90, p.P99, p.Max = ms(b.hist.ValueAtQuantile(50)), ms(b.hist.ValueAtQuantile(90)), ms(b.hist.ValueAtQuantile(99)), ms(b.hist.Max())
 	}
+	if b.lag.TotalCount() > 0 {
+		p.LagP50 = ms(b.lag.ValueAtQuantile(50))
+	}
 	var started time.Time
 	if c, ok := s.job.Stats(); ok {
 		p.Sent = b.sentCounted + sub(c.Sent, s.prevSent)
 		p.InFlight, started = c.InFlight, c.Started
+		p.Pacer = c.Pacer
+		if c.Fallback != nil {
+			p.Pacer += ": " + c.Fallback.String()
+		}
 		s.prevSent = c.Sent
 	} else {
 		p.Sent = b.answeredAll
@@ -140,7 +159,7 @@ func (s *Server) publish(ended bool) {
 		}
 		p.Run = t
 	}
-	s.cur = newBucket(b.hist)
+	s.cur = newBucket(b.hist, b.lag)
 	s.nextID++
 	s.points = append(s.points, p)
 	if len(s.points) > MaxPoints {

@@ -78,6 +78,9 @@ type Lag struct {
 	// by Close; groups and intervals leave it 0): whether the generator
 	// kept its schedule, where Max is one outlier.
 	P99 time.Duration
+	// P50 is the median lag (set by Close, as P99): the generator's
+	// typical own share of a due-based latency.
+	P50 time.Duration
 
 	hist *hdrhistogram.Histogram
 }
@@ -288,6 +291,11 @@ func (m *Metrics) Close() {
 			v = 0 // below the histogram's resolution: on time
 		}
 		m.Lag.P99 = min(v, m.Lag.Max)
+		v = time.Duration(m.Lag.hist.ValueAtQuantile(50)) * HistogramUnit
+		if v < HistogramLowest {
+			v = 0
+		}
+		m.Lag.P50 = min(v, m.Lag.Max)
 	}
 }
 

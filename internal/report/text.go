@@ -27,7 +27,8 @@ func newTabWriter(w io.Writer) *tabwriter.Writer {
 // WriteText writes m (closed) in vegeta's text layout, then loadlab's
 // additions: latencies from the other basis (the send time by default) when
 // they differ, schedule lag, dropped requests, errors beyond the kept set,
-// and the breakdowns that have more than one group.
+// a note when the generator's lag is a visible share of the latency
+// (LagNote), and the breakdowns that have more than one group.
 func WriteText(w io.Writer, m *metrics.Metrics) error { return writeText(w, m, nil) }
 
 // writeText is WriteText saying which inputs had due times when some had
@@ -135,6 +136,9 @@ func writeAdditions(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 	}
 	if m.DueDiffers() {
 		fmt.Fprintln(w, basisNote(m, bases))
+	}
+	if note := LagNote(m.Lag.P50, m.Latencies.P50); note != "" {
+		fmt.Fprintln(w, "Note: "+note+".")
 	}
 	if b := m.Breakdown(); b != nil {
 		for _, t := range []struct {

@@ -27,9 +27,11 @@ func LagHealth(lagP50, lagP99, latencyP99 time.Duration) Health {
 }
 
 // WithMachine is h with the machine's part (generator CPU, saturation,
-// busy and steal shares) taken from m, as a Probe measured it.
+// busy and steal shares) taken from m, as a Probe measured it, and the
+// pacer's mode and fallback, as the attack recorded them.
 func (h Health) WithMachine(m Health) Health {
 	h.GeneratorCPU, h.GeneratorSaturated, h.Busy, h.Steal = m.GeneratorCPU, m.GeneratorSaturated, m.Busy, m.Steal
+	h.Pacer, h.PacerFallback = m.Pacer, m.PacerFallback
 	return h
 }
 
@@ -80,6 +82,12 @@ func (h Health) Line() string {
 	if h.LagP99 >= 0 {
 		parts = append(parts, "lag p99 "+h.LagP99.Round(10*time.Microsecond).String()+" ("+percent(h.Noise)+" of p99)")
 	}
+	switch {
+	case h.PacerFallback != "":
+		parts = append(parts, "pacer "+h.PacerFallback)
+	case h.Pacer != "":
+		parts = append(parts, "pacer "+h.Pacer)
+	}
 	if len(parts) == 0 {
 		return ""
 	}
@@ -94,7 +102,8 @@ func (h Health) Line() string {
 // other (a run's steps) or at once (a step's scenarios), each weighted
 // by its wall time: the machine's shares and the generator's CPU are the
 // weighted means of the parts that measured them; the lag and Noise are
-// the worst part's, since one noisy part is enough to doubt the whole.
+// the worst part's, since one noisy part is enough to doubt the whole;
+// so is the pacer (batched if any part was) and its first fallback.
 func Combine(parts []Health, weights []time.Duration) Health {
 	out := UnknownHealth()
 	var sum [4]float64
@@ -109,6 +118,12 @@ func Combine(parts []Health, weights []time.Duration) Health {
 				sum[j] += v * w
 				wsum[j] += w
 			}
+		}
+		if out.PacerFallback == "" {
+			out.PacerFallback = p.PacerFallback
+		}
+		if out.Pacer == "" || p.Pacer == "batched" {
+			out.Pacer = p.Pacer
 		}
 		if p.LagP99 >= 0 {
 			out.LagP50 = max(out.LagP50, p.LagP50)

@@ -77,6 +77,13 @@ type Health struct {
 	// Noise is the run's own delay against the figure it reports: its
 	// lag p99 over its latency p99 (both from due); 0 when unknown.
 	Noise float64 `json:"noise"`
+	// Pacer is the attack's pacer at its end: "precise" or "batched"
+	// (asked for, or fallen back to); "" when not recorded.
+	Pacer string `json:"pacer,omitempty"`
+	// PacerFallback, when not empty, says when and why the precise pacer
+	// fell back to batching because the generator could not keep its
+	// schedule (attack.Fallback's text).
+	PacerFallback string `json:"pacer_fallback,omitempty"`
 }
 
 // Unknown marks a share or figure of Health that was not measured.

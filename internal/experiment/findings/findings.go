@@ -93,6 +93,7 @@ func measured(sum *summary.Summary) (out []finding) {
 			out = append(out, fact(summary.KindFailure, fmt.Sprintf("Component %s failed in step %q (%s)%s; results up to that point are kept.", d.Name, st.Name, orText(d.Exit, d.StartError), last)))
 		}
 	}
+	out = append(out, generatorLag(sum)...)
 	main := sum.Main()
 	if main == "" {
 		return out

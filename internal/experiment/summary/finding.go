@@ -18,6 +18,7 @@ const (
 	KindModel      = "model"      // what the model says happened in a step, and why
 	KindPrediction = "prediction" // whether the measurements agreed with the model's predictions
 	KindSearch     = "search"     // a capacity search's answer per configuration
+	KindGenerator  = "generator"  // the generator's own lag was a visible share of the latency, or its pacer fell back
 )
 
 // Finding is one sentence the data supports, of one kind. A heuristic
