@@ -32,31 +32,45 @@ type Run struct {
 	// thing (Replicated); nil for a single run.
 	Replicas []*Run
 
-	basis    metrics.Basis
-	timeline *timeline // its results by due time, for the run-level verdicts; nil when rebuilt from a histogram
+	basis metrics.Basis
+	// cut cuts its results into time blocks for the run-level verdicts
+	// (blocks.go); nil when rebuilt from a histogram or made of
+	// replicates. pairs places a duet side's results by request pair.
+	cut   *runblock.Cutter
+	pairs *pairClock
+	fine  []runblock.Block // cut's blocks, once asked for
 }
 
 var _ results.Sink = (*Run)(nil)
 
 // NewRun returns an empty run whose latencies are measured from basis.
 func NewRun(name string, basis metrics.Basis) *Run {
-	return newRunOn(name, basis, nil)
+	return &Run{Name: name, Metrics: metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: basis}),
+		basis: basis, cut: runblock.NewCutter(time.Time{}, grain)}
 }
 
-// newRunOn returns an empty run whose time blocks count from c (nil: its
-// own first due time).
-func newRunOn(name string, basis metrics.Basis, c *clock) *Run {
-	return &Run{Name: name, Metrics: metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: basis}),
-		basis: basis, timeline: newTimeline(basis, c)}
+// newDuetSide returns an empty side of a duet whose results are cut into
+// blocks by their request pairs (c, shared by both sides).
+func newDuetSide(name string, basis metrics.Basis, c *pairClock) *Run {
+	r := NewRun(name, basis)
+	r.cut, r.pairs = runblock.NewCutter(c.origin, grain), c
+	return r
 }
 
 // Add records one result, as report counts it: every request's latency
 // but the dropped ones', and whether it succeeded.
 func (r *Run) Add(res *results.Result) {
 	r.Metrics.Add(res)
-	if r.timeline != nil {
-		r.timeline.add(res)
+	switch {
+	case r.cut == nil:
+	case r.pairs != nil:
+		r.cut.AddAt(res, r.pairs.at(res.Seq))
+	case !res.Due.IsZero() || !res.Sent.IsZero():
+		r.cut.Add(res)
+	default:
+		return // no time to cut it by
 	}
+	r.fine = nil
 }
 
 // Health is what the machine did to the run as far as its results tell:
