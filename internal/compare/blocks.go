@@ -57,8 +57,12 @@ func grainsPerBlock(span int) int {
 	return per
 }
 
-// blocksOf is the run's grains joined per grains a block.
+// blocksOf is the run's grains joined per grains a block, or the
+// blocks an archive kept of it.
 func blocksOf(r *Run, per int) []runblock.Block {
+	if r.cut == nil {
+		return r.kept
+	}
 	b, err := runblock.Join(r.grains(), per)
 	if err != nil {
 		return nil // encoded by the run's own Cutter: cannot fail

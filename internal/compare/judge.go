@@ -24,8 +24,8 @@ const (
 	// CannotTell: the interval is too wide to rule out the minimum change
 	// either way.
 	CannotTell = "cannot tell"
-	// TooShort: a run of a side has fewer than verdict.MinBlocks time
-	// blocks.
+	// TooShort: a run of a side has time blocks, but fewer than
+	// verdict.MinBlocks.
 	TooShort = "too short"
 )
 
@@ -121,14 +121,25 @@ func runsFor(side []sideRun, s Stat) []verdict.Run {
 	return out
 }
 
-// short reports whether a run of the side has too few blocks to judge.
+// short reports whether a run of the side has too few blocks to judge
+// (a run with none at all is left to the verdict: without run-level
+// evidence it cannot tell).
 func short(side []sideRun) bool {
 	for _, r := range side {
-		if len(r.run.Blocks) < verdict.MinBlocks {
+		if n := len(r.run.Blocks); n > 0 && n < verdict.MinBlocks {
 			return true
 		}
 	}
 	return false
+}
+
+// healthless is runs with their health unknown.
+func healthless(runs []verdict.Run) []verdict.Run {
+	out := make([]verdict.Run, len(runs))
+	for i, r := range runs {
+		out[i], out[i].Health = r, nil
+	}
+	return out
 }
 
 // vstat is s as package verdict names it.
@@ -211,10 +222,18 @@ func judgeRow(s Stat, base, run *Run, bside, rside []sideRun, opt Options, judge
 		row.Verdict = TooShort
 		return row
 	}
-	v, err := judge(runsFor(bside, s), runsFor(rside, s), voptions(s, opt))
+	before, after, vo := runsFor(bside, s), runsFor(rside, s), voptions(s, opt)
+	v, err := judge(before, after, vo)
 	if err != nil {
 		row.Verdict = CannotTell
 		return row
+	}
+	if v.Outcome == verdict.CannotTell && len(v.Noisy) > 0 && math.IsNaN(v.Lo) {
+		// A side of noisy runs only: no verdict, but the reader still
+		// sees how wide the interval is with them.
+		if w, err := judge(healthless(before), healthless(after), vo); err == nil {
+			v.Lo, v.Hi = w.Lo, w.Hi
+		}
 	}
 	if v.Relative {
 		row.RatioLo, row.RatioHi = 1+v.Lo, 1+v.Hi

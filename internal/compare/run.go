@@ -39,6 +39,20 @@ type Run struct {
 	cut   *runblock.Cutter
 	pairs *pairClock
 	fine  []runblock.Block // cut's blocks, once asked for
+	// kept are the time blocks and health an archive kept of a run
+	// rebuilt from a histogram (Keep).
+	kept   []runblock.Block
+	health *runblock.Health
+}
+
+// Keep gives a run rebuilt from a histogram the time blocks an archive
+// kept of it (cut as runblock.Cutter cuts them) and the health it
+// recorded: its run-level verdicts rest on them, as on the blocks of a
+// run read from its results. Without blocks (a run archived before the
+// archive kept them) there is no run-level evidence, and its verdicts
+// are cannot tell.
+func (r *Run) Keep(blocks []runblock.Block, health runblock.Health) {
+	r.kept, r.health = blocks, &health
 }
 
 var _ results.Sink = (*Run)(nil)
@@ -77,6 +91,9 @@ func (r *Run) Add(res *results.Result) {
 // its schedule lag, and its lag p99 over its latency p99 from the due
 // time (Noise). The shares the results do not hold are runblock.Unknown.
 func (r *Run) Health() runblock.Health {
+	if r.health != nil {
+		return *r.health
+	}
 	r.Metrics.Close()
 	due := r.Metrics.Latencies
 	if r.basis != metrics.FromDue {
