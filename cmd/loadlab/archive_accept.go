@@ -40,8 +40,14 @@ func runArchiveAccept(ctx context.Context, args []string, _ io.Reader, stdout, s
 	if err := needDB(*db); err != nil {
 		return err
 	}
+	// An existing archive only (refused as a reader refuses it), then
+	// opened for writing: readers open read-only, and accepting writes.
 	st, err := archive.OpenExisting(ctx, *db)
 	if err != nil {
+		return err
+	}
+	st.Close()
+	if st, err = archive.Open(ctx, *db); err != nil {
 		return err
 	}
 	defer st.Close()

@@ -9,13 +9,13 @@ import (
 // This file cuts a run into time blocks for the run-level verdicts
 // (judge.go), with runblock.Cutter, the cutter the attack and the archive
 // use: results by due time (latency from it), first in grains of
-// BlockLength/8, joined into blocks of runblock.BlockLength (the archive's
+// BlockLength/20, joined into blocks of runblock.BlockLength (the archive's
 // blocks of the same run), or of fewer grains so that a short run still
 // has minBlocks (runblock.Join).
 
 // grain is the length a run's results are cut at first; a block is whole
-// grains.
-const grain = runblock.BlockLength / 8
+// grains (a run of a second still has 10).
+const grain = runblock.BlockLength / 20
 
 // minBlocks is how many blocks a run is cut into at least when it is
 // shorter than minBlocks block lengths (a 6 s run: 10 blocks of 0.5 s).

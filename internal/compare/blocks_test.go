@@ -27,8 +27,8 @@ func TestRunBlocksHoldEveryResult(t *testing.T) {
 	span := len(run.grains())
 	per := grainsPerBlock(span)
 	blocks := blocksOf(run, per)
-	if span != 40 || per != 4 || len(blocks) != 10 {
-		t.Fatalf("span %d grains, %d per block, %d blocks; want 40, 4, 10", span, per, len(blocks))
+	if span != 100 || per != 10 || len(blocks) != 10 {
+		t.Fatalf("span %d grains, %d per block, %d blocks; want 100, 10, 10", span, per, len(blocks))
 	}
 	var n, ok uint64
 	var lat int64

@@ -12,7 +12,7 @@ import (
 // order) into one: their counts added, their histograms merged, the
 // highest lag p99 kept, the last block made of what remains. A run cut
 // finely once can so be judged in blocks of any whole multiple of the
-// grain: blocks of BlockLength from a grain of BlockLength/8 are those a
+// grain: blocks of BlockLength from a grain of BlockLength/20 are those a
 // Cutter of BlockLength cuts from the same origin.
 func Join(blocks []Block, per int) ([]Block, error) {
 	if per <= 1 {
