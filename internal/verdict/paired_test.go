@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/runblock"
 )
@@ -26,11 +24,7 @@ func sharedNoiseRun(t *testing.T, rng *rand.Rand, id string, scale float64, slow
 			metrics.RecordLatency(h, d)
 			metrics.RecordLatency(all, d)
 		}
-		enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bs = append(bs, runblock.Block{Start: time.Duration(b) * runblock.BlockLength, Length: runblock.BlockLength, Requests: 300, OK: 300, Hist: enc})
+		bs = append(bs, blockOf(t, b, h))
 	}
 	return Run{ID: id, Value: all.Mean() / 1e6, Requests: uint64(300 * len(slow)), Blocks: bs}
 }
