@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -42,16 +40,14 @@ func runArchiveAccept(ctx context.Context, args []string, _ io.Reader, stdout, s
 	if err := needDB(*db); err != nil {
 		return err
 	}
-	// Accepting writes: the archive is opened as add opens it (its schema
-	// upgraded), but only once a reader found it is one, so a mistyped
-	// path creates nothing.
-	if !archive.IsPostgres(*db) {
-		if _, err := os.Stat(*db); err != nil {
-			return badinput.Field("-db", "%s: no archive there (%v)", *db, errors.Unwrap(err))
-		}
-	}
-	st, err := archive.Open(ctx, *db)
+	// An existing archive only (refused as a reader refuses it), then
+	// opened for writing: readers open read-only, and accepting writes.
+	st, err := archive.OpenExisting(ctx, *db)
 	if err != nil {
+		return err
+	}
+	st.Close()
+	if st, err = archive.Open(ctx, *db); err != nil {
 		return err
 	}
 	defer st.Close()

@@ -54,7 +54,7 @@ func runCompare(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	output := fs.String("output", "", "`dir` to write percentiles.svg, compare.html and compare.md into; none when empty")
 	title := fs.String("title", "Latency by percentile", "chart and page `title`")
 	baseline := fs.String("baseline", "1", "baseline run: its 1-based `position` among the runs (within each group), or its name")
-	resamples := fs.Int("resamples", compare.RunLevelResamples, "block-bootstrap resamples per side (`n`); more gives steadier intervals, slower")
+	resamples := fs.Int("resamples", compare.RunLevelResamples, "block-bootstrap resamples per run (`n`); more gives steadier intervals, slower")
 	seed := fs.Uint64("seed", 1, "random `seed` of the bootstrap; the same seed prints the same table")
 	format := fs.String("format", "text", "table `format`: text or markdown")
 	typ := fs.String("type", "text", "output `type`: text (the table, in -format) or json (docs/plots.md)")

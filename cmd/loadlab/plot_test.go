@@ -52,7 +52,7 @@ func TestPlotAndCompareCommands(t *testing.T) {
 		{"plot threshold against resolution", nil, []string{"plot", "-threshold", "100", "-resolution", "20", plotVector("mixed.bin")}, 2, nil, "-threshold: -threshold 100 means -resolution 50", nil, ""},
 		{"plot help", nil, []string{"plot", "-help"}, 0, []string{"Examples:"}, "", nil, ""},
 		{"compare", nil, []string{"compare", "-resamples", "200", "-output", filepath.Join(dir, "cmp"), plotVector("basic.bin"), plotVector("mixed.bin"), plotVector("basic.json")}, 0,
-			[]string{"Baseline: basic.bin", "mixed.bin", "slower", "worse", "basic.json", "no difference", "Method: each side resampled by time blocks"},
+			[]string{"Baseline: basic.bin", "mixed.bin", "slower", "worse", "basic.json", "no difference", "Method: runs judged, not requests"},
 			"wrote", []string{"cmp/percentiles.svg", "cmp/compare.html", "cmp/compare.md"}, "<svg"},
 		{"compare markdown, baseline by name", nil, []string{"compare", "-resamples", "100", "-format", "markdown", "-baseline", "mixed.bin", plotVector("basic.bin"), plotVector("mixed.bin")}, 0,
 			[]string{"| Run | Stat |", "| basic.bin | p99 |", "faster", "Baseline: mixed.bin"}, "", nil, ""},

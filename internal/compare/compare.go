@@ -208,7 +208,7 @@ func row(s Stat, base, run *Run, bpoint, rpoint [numStats]float64, bres, rres []
 	if s == Success {
 		row.Lo, row.Hi = newcombe(run.OK(), run.N(), base.OK(), base.N(), opt.Confidence)
 	}
-	row.Verdict = verdict(s, row.Lo, row.Hi)
+	row.Verdict = perRequest(s, row.Lo, row.Hi)
 	return row
 }
 
@@ -255,7 +255,9 @@ func sampleSize(s Stat, run *Run) int64 {
 	return int64(run.Latencies().Count)
 }
 
-func verdict(s Stat, lo, hi float64) string {
+// perRequest is the per-request verdict of an interval [lo, hi] of a
+// difference: real when it excludes zero.
+func perRequest(s Stat, lo, hi float64) string {
 	switch {
 	case lo > 0 && s == Success:
 		return Better

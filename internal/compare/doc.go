@@ -6,15 +6,20 @@
 // prints): its latency histogram and its success count. Every run is
 // compared with its baseline on mean, p50, p90, p99 and success ratio.
 //
-// `loadlab compare` judges runs, not requests (Options.RunLevel, judge.go):
-// the requests of one run share its machine, so each run is cut into time
-// blocks by due time (timeline.go) and each side's figures are resampled
-// by blocks, and by runs when it has replicates (Replicated), at 99%, a
-// difference being called worse or better only past a minimum change;
-// the two sides of a duet (one attack alternating between two builds,
-// duet.go) are resampled with the same blocks, so noise that hits both
-// cancels. The per-request method below is what the run archive's trend
-// and site still use for runs kept as histograms, which have no blocks.
+// `loadlab compare` judges runs, not requests (Options.RunLevel, judge.go),
+// with package verdict, the one method `archive trend` and the results
+// site use too: each run is cut into time blocks by due time with
+// runblock.Cutter (blocks.go: the archive's blocks of 2 s for a run of 20
+// s or more, 10 finer ones for a shorter run), each figure's within-run
+// uncertainty is verdict's block bootstrap, the replicates of a side
+// (Replicated) add their run-to-run spread, and the verdict's outcome is
+// worded as the table words it; the two sides of a duet (one attack
+// alternating between two builds, duet.go) are judged by
+// verdict.JudgePaired, the same blocks drawn for both, so noise that hits
+// both cancels. A run rebuilt from an archived histogram is judged over
+// the blocks and health the archive kept of it (Run.Keep). The
+// per-request method below is what Compare does without RunLevel (the Go
+// API): it sees only the variance within runs.
 //
 // Per request, each difference gets a 95% confidence interval:
 //

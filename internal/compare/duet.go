@@ -2,12 +2,13 @@ package compare
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/verdict"
 )
 
 // Duet is the two sides of one duet attack (loadlab attack -duet): A, the
@@ -60,20 +61,19 @@ func LoadDuets(arg string, o LoadOptions) ([]Duet, error) {
 			}
 			return nil, &badinput.Error{File: path, Msg: "not the results of a duet (made by loadlab attack -duet URL or a plan scenario's duet:)"}
 		}
-		pps, err := pairsPerSlot(path)
+		step, err := pairStep(path)
 		if err != nil {
 			src.Close()
 			return nil, err
 		}
-		c := &clock{}
+		c := &pairClock{origin: duetOrigin, step: step}
 		name := filepath.Clean(path)
 		if folder {
 			if rel, err := filepath.Rel(arg, path); err == nil {
 				name = filepath.ToSlash(rel)
 			}
 		}
-		d := Duet{File: name, A: newRunOn("A (as written)", o.Basis, c), B: newRunOn("B ("+b+")", o.Basis, c)}
-		d.A.timeline.pairsPerSlot, d.B.timeline.pairsPerSlot = pps, pps
+		d := Duet{File: name, A: newDuetSide("A (as written)", o.Basis, c), B: newDuetSide("B ("+b+")", o.Basis, c)}
 		d.A.Files, d.B.Files = []string{path}, []string{path}
 		d.A.Group, d.B.Group = name, name
 		sink := &duetSink{base: b, sides: [2]*Run{d.A, d.B}}
@@ -98,10 +98,14 @@ func LoadDuets(arg string, o LoadOptions) ([]Duet, error) {
 	return out, nil
 }
 
+// duetOrigin is where a duet's pair clock starts (any instant will do:
+// only the pairs' places after it matter).
+var duetOrigin = time.Unix(0, 0).UTC()
+
 // ComparePaired compares side B of a duet with side A: B/A of every
-// figure, its interval from a paired block bootstrap (the same time blocks
-// drawn for both sides, so noise that hits both at once cancels), judged
-// as Compare's run-level verdicts (opt.RunLevel is implied).
+// figure, judged by verdict.JudgePaired (the same time blocks drawn for
+// both sides, so noise that hits both at once cancels), with Compare's
+// run-level words (opt.RunLevel is implied).
 func ComparePaired(d Duet, opt Options) Report {
 	opt.RunLevel = true
 	opt = opt.withDefaults()
@@ -109,49 +113,23 @@ func ComparePaired(d Duet, opt Options) Report {
 	rep := Report{Group: d.File, Baseline: a.Name, Options: opt, Duet: true}
 	rep.addRun(a)
 	rep.addRun(b)
-	span := max(a.timeline.span(), b.timeline.span())
-	per := blockSlots(span)
-	acut := [][]*slot{a.timeline.blocks(per, span)}
-	bcut := [][]*slot{b.timeline.blocks(per, span)}
-	grid, pos := gridOf([][]*slot{acut[0], bcut[0]})
-	as := newBlockSide(a, grid, pos, acut)
-	bs := newBlockSide(b, grid, pos, bcut)
-	ares, bres := pairedResample(as, bs, opt.Seed, opt.Resamples)
+	per := grainsPerBlock(max(len(a.grains()), len(b.grains())))
+	as, bs := []sideRun{sideRunOf(a, per)}, []sideRun{sideRunOf(b, per)}
 	stats := Stats
 	if a.Users > 0 {
 		stats = append([]Stat{Throughput}, Stats...)
 	}
+	paired := func(before, after []verdict.Run, o verdict.Options) (verdict.Verdict, error) {
+		return verdict.JudgePaired(before[0], after[0], o)
+	}
 	for _, s := range stats {
-		rep.Rows = append(rep.Rows, judgeRow(s, a, b, as, bs, ares, bres, opt))
+		rep.Rows = append(rep.Rows, judgeRow(s, a, b, as, bs, opt, paired))
 	}
 	rep.Notes = busyNotes([]*Run{a, b})
 	if len(rep.Notes) > 0 {
 		rep.Notes = append(rep.Notes, "both sides of a duet share the machine's delays, which the paired intervals cancel: its verdicts stand")
 	}
 	return rep
-}
-
-// pairedResample draws the same blocks for both sides of a duet, reps
-// times.
-func pairedResample(a, b *blockSide, seed uint64, reps int) (ares, bres [][numStats]float64) {
-	rng := rand.New(rand.NewPCG(seed, a.seed^b.seed))
-	ares, bres = make([][numStats]float64, reps), make([][numStats]float64, reps)
-	ablocks, bblocks := a.runs[0], b.runs[0]
-	ca, cb := make([]int64, len(a.grid.top)), make([]int64, len(b.grid.top))
-	for r := range ares {
-		clear(ca)
-		clear(cb)
-		var aok, ako, bok, bko int64
-		for range ablocks {
-			i := rng.IntN(len(ablocks))
-			o, k := ablocks[i].add(ca)
-			aok, ako = aok+o, ako+k
-			o, k = bblocks[i].add(cb)
-			bok, bko = bok+o, bko+k
-		}
-		ares[r], bres[r] = a.value(ca, aok, ako), b.value(cb, bok, bko)
-	}
-	return ares, bres
 }
 
 // span measures a results stream: its requests and the span of their
@@ -176,11 +154,11 @@ func (s *span) Add(r *results.Result) {
 	s.n++
 }
 
-// pairsPerSlot is how many request pairs of the duet in path are due in
-// one slotLength on average (at least 1): the duet's sides are cut by
-// pairs (see timeline), so that both requests of a pair, one a side, are
-// always in the same block however the block's edges fall.
-func pairsPerSlot(path string) (int, error) {
+// pairStep is the mean time between two request pairs of the duet in
+// path (grain when it cannot be told): a duet's sides are cut by pairs
+// (pairClock), so that both requests of a pair, one a side, are always
+// in the same block however the blocks' edges fall.
+func pairStep(path string) (time.Duration, error) {
 	src, err := results.Open(path)
 	if err != nil {
 		return 0, badinput.Wrap(path, err)
@@ -191,10 +169,9 @@ func pairsPerSlot(path string) (int, error) {
 		return 0, badinput.Wrap(path, err)
 	}
 	if s.n < 2 || s.last <= s.first {
-		return 1, nil
+		return grain, nil
 	}
-	perSlot := float64(s.n-1) / float64(s.last-s.first) * float64(slotLength)
-	return max(1, int(perSlot/2+0.5)), nil
+	return max(time.Duration(float64(s.last-s.first)/float64(s.n-1)*2), 1), nil
 }
 
 // statDir reports whether path is a folder.

@@ -1,24 +1,20 @@
 package compare
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
-	"sort"
 	"strings"
 
-	"github.com/loadlab/loadlab/internal/metrics"
+	"github.com/loadlab/loadlab/internal/verdict"
 )
 
 // This file is the run-level judgement `loadlab compare` uses (Options.
-// RunLevel): each side's figures resampled by time blocks of its runs (a
-// block bootstrap), and by its runs when it has replicates, so that noise
-// shared by the requests of one run (a paused or busy machine) widens
-// the interval instead of becoming a verdict. It is kept apart from the
-// per-request bootstrap so that it can be pointed at the project's
-// verdict package later.
+// RunLevel): every figure of a run against its baseline judged by package
+// verdict, the method `archive trend` and the results site use too, over
+// the runs' time blocks (blocks.go), so that noise shared by the requests
+// of one run (a paused or busy machine) widens the interval instead of
+// becoming a verdict. What is compare's own: which figures a table has,
+// the minimum requests a figure needs (MinTail), and its verdict words.
 
 // Run-level verdicts, beside Slower, Faster, Worse, Better, Higher and
 // Lower (a difference beyond noise and the minimum change).
@@ -28,7 +24,8 @@ const (
 	// CannotTell: the interval is too wide to rule out the minimum change
 	// either way.
 	CannotTell = "cannot tell"
-	// TooShort: a side has fewer than judgedBlocks time blocks.
+	// TooShort: a run of a side has time blocks, but fewer than
+	// verdict.MinBlocks.
 	TooShort = "too short"
 )
 
@@ -52,8 +49,9 @@ func Outcome(verdict string) string {
 const (
 	// RunLevelConfidence is the confidence of a run-level interval.
 	RunLevelConfidence = 0.99
-	// RunLevelResamples is how many block-bootstrap replicates a side
-	// gets: enough that a verdict does not depend on the seed.
+	// RunLevelResamples is how many block-bootstrap resamples a run gets
+	// (verdict.Options.Resamples): enough that a verdict does not depend
+	// on the seed.
 	RunLevelResamples = 4000
 	// DefaultMinChange is the smallest relative change of a latency or a
 	// throughput called worse or better (5%), DefaultMinPoints that of the
@@ -77,7 +75,7 @@ func Replicated(name string, runs []*Run) *Run {
 		out.Metrics.Merge(r.Metrics)
 		out.Replicas = append(out.Replicas, r)
 	}
-	out.timeline = nil
+	out.cut = nil
 	return out
 }
 
@@ -90,294 +88,102 @@ func (r *Run) replicas() []*Run {
 	return []*Run{r}
 }
 
-// sparse is a block's latency counts on a grid, its requests and
-// successes.
-type sparse struct {
-	idx   []int32
-	count []int64
-	n, ok int64
+// sideRun is one run of a side as package verdict reads it: its time
+// blocks, health and requests, with its figures (the Values judged).
+type sideRun struct {
+	run    verdict.Run
+	points [numStats]float64
 }
 
-// blockSide is a side cut into blocks on a shared grid of buckets.
-type blockSide struct {
-	grid   *buckets   // mid, top and secs of the grid; values computes from it
-	runs   [][]sparse // per replicate, its blocks
-	shift  [numStats]float64
-	point  [numStats]float64
-	seed   uint64
-	blocks int // fewest blocks of a replicate
-}
-
-// gridOf is the union of the bucket tops of every block, and each top's
-// position in it.
-func gridOf(cut [][]*slot) (*buckets, map[int64]int32) {
-	seen := map[int64]bar{}
-	for _, blocks := range cut {
-		for _, b := range blocks {
-			for _, v := range b.bars {
-				seen[v.to] = v
-			}
-		}
-	}
-	tops := make([]int64, 0, len(seen))
-	for k := range seen {
-		tops = append(tops, k)
-	}
-	sort.Slice(tops, func(i, j int) bool { return tops[i] < tops[j] })
-	unit := float64(metrics.HistogramUnit) / 1e6 // ns to ms
-	g := &buckets{}
-	pos := make(map[int64]int32, len(tops))
-	for i, k := range tops {
-		g.mid = append(g.mid, float64(seen[k].from+seen[k].to)/2*unit)
-		g.top = append(g.top, float64(k)*unit)
-		pos[k] = int32(i)
-	}
-	return g, pos
-}
-
-// newBlockSide puts the blocks cut from run (each of its replicates') on
-// the grid.
-func newBlockSide(run *Run, grid *buckets, pos map[int64]int32, cut [][]*slot) *blockSide {
-	bs := &blockSide{grid: grid, blocks: math.MaxInt}
-	pooled := make([]int64, len(grid.top))
-	var ok, ko int64
-	h := fnv.New64a()
-	var buf [8]byte
-	for _, blocks := range cut {
-		var sp []sparse
-		for _, b := range blocks {
-			s := sparse{n: b.n, ok: b.ok}
-			for _, v := range b.bars { // sorted by value
-				i := pos[v.to]
-				s.idx = append(s.idx, i)
-				s.count = append(s.count, v.count)
-				pooled[i] += v.count
-				binary.LittleEndian.PutUint64(buf[:], uint64(v.to)^uint64(v.count)<<20)
-				h.Write(buf[:])
-			}
-			ok += b.ok
-			ko += b.n - b.ok
-			sp = append(sp, s)
-		}
-		bs.runs = append(bs.runs, sp)
-		bs.blocks = min(bs.blocks, len(sp))
-	}
-	g := *grid
-	g.secs = 0
-	for _, r := range run.replicas() {
-		g.secs += flatten(r).secs
-	}
-	bs.grid = &g
-	bucketed := g.values(pooled, ok, ko)
-	exact := flatten(run).exact
-	exact[Throughput] = bucketed[Throughput]
-	for s := range bs.shift {
-		if d := exact[s] - bucketed[s]; !math.IsNaN(d) {
-			bs.shift[s] = d
-		}
-	}
-	bs.point = exact
-	bs.seed = h.Sum64()
-	return bs
-}
-
-// cutSide cuts each replicate of run into blocks of its own length
-// (blockSlots of its span).
-func cutSide(run *Run) [][]*slot {
-	var cut [][]*slot
-	for _, r := range run.replicas() {
-		if r.timeline == nil {
-			cut = append(cut, nil)
-			continue
-		}
-		span := r.timeline.span()
-		cut = append(cut, r.timeline.blocks(blockSlots(span), span))
-	}
-	return cut
-}
-
-// add adds block b's counts to counts, returning its successes and
-// failures.
-func (s *sparse) add(counts []int64) (ok, ko int64) {
-	for j, i := range s.idx {
-		counts[i] += s.count[j]
-	}
-	return s.ok, s.n - s.ok
-}
-
-// value is the side's statistics from counts, shifted to centre on the
-// exact figures.
-func (bs *blockSide) value(counts []int64, ok, ko int64) [numStats]float64 {
-	v := bs.grid.values(counts, ok, ko)
-	for s := range v {
-		v[s] += bs.shift[s]
-	}
-	return v
-}
-
-// resample returns reps replicates of the side's statistics: each draws
-// as many replicates as the side has, with replacement, and of each as
-// many of its blocks, with replacement.
-func (bs *blockSide) resample(seed uint64, reps int) [][numStats]float64 {
-	rng := rand.New(rand.NewPCG(seed, bs.seed))
-	out := make([][numStats]float64, reps)
-	counts := make([]int64, len(bs.grid.top))
-	for r := range out {
-		clear(counts)
-		var ok, ko int64
-		for range bs.runs {
-			blocks := bs.runs[0]
-			if len(bs.runs) > 1 {
-				blocks = bs.runs[rng.IntN(len(bs.runs))]
-			}
-			for range blocks {
-				o, k := blocks[rng.IntN(len(blocks))].add(counts)
-				ok, ko = ok+o, ko+k
-			}
-		}
-		out[r] = bs.value(counts, ok, ko)
+// sideOf is each replicate of side (or side itself) with its blocks.
+func sideOf(side *Run) []sideRun {
+	var out []sideRun
+	for _, r := range side.replicas() {
+		out = append(out, sideRunOf(r, grainsPerBlock(len(r.grains()))))
 	}
 	return out
 }
 
-// compareRunLevel is Compare with run-level intervals.
-func compareRunLevel(base *Run, runs []*Run, opt Options) Report {
-	rep := Report{Group: base.Group, Baseline: base.Name, Options: opt}
-	rep.addRun(base)
-	bcut := cutSide(base)
-	for _, run := range runs {
-		rep.addRun(run)
-		rcut := cutSide(run)
-		grid, pos := gridOf(append(append([][]*slot{}, bcut...), rcut...))
-		b := newBlockSide(base, grid, pos, bcut)
-		r := newBlockSide(run, grid, pos, rcut)
-		bres := b.resample(opt.Seed, opt.Resamples)
-		rres := r.resample(opt.Seed, opt.Resamples)
-		stats := Stats
-		if base.Users > 0 || run.Users > 0 {
-			stats = append([]Stat{Throughput}, Stats...)
-		}
-		noisy := busy(base) || busy(run)
-		for _, s := range stats {
-			row := judgeRow(s, base, run, b, r, bres, rres, opt)
-			if noisy && (Outcome(row.Verdict) == "worse" || Outcome(row.Verdict) == "better") {
-				// runblock.Health.Judge: no verdict may rest on a noisy run.
-				row.Verdict = CannotTell
-			}
-			rep.Rows = append(rep.Rows, row)
-		}
-	}
-	rep.Notes = busyNotes(append([]*Run{base}, runs...))
-	if len(rep.Notes) > 0 {
-		rep.Notes = append(rep.Notes, "a difference resting on a run made on a busy machine is not called worse or better but cannot tell: compare runs of a quiet machine, repeat them, or measure both builds at once (a duet)")
-	}
-	return rep
+// sideRunOf is run r with its grains joined per to a block.
+func sideRunOf(r *Run, per int) sideRun {
+	h := r.Health()
+	b := flatten(r)
+	return sideRun{run: verdict.Run{ID: r.Name, Requests: uint64(r.N()), Blocks: blocksOf(r, per), Health: &h}, points: b.point()}
 }
 
-// busy reports whether run, or one of its replicates, ran on a busy
-// machine (runblock.Health.Judge).
-func busy(run *Run) bool {
-	for _, r := range run.replicas() {
-		if noisy, _ := r.Health().Judge(); noisy {
+// runsFor is the side's runs with stat s's figure as their Value.
+func runsFor(side []sideRun, s Stat) []verdict.Run {
+	out := make([]verdict.Run, len(side))
+	for i, r := range side {
+		out[i] = r.run
+		out[i].Value = r.points[s]
+	}
+	return out
+}
+
+// short reports whether a run of the side has too few blocks to judge
+// (a run with none at all is left to the verdict: without run-level
+// evidence it cannot tell).
+func short(side []sideRun) bool {
+	for _, r := range side {
+		if n := len(r.run.Blocks); n > 0 && n < verdict.MinBlocks {
 			return true
 		}
 	}
 	return false
 }
 
-// judgeRow judges statistic s of run against base from their points and
-// replicates (paired or not: replicate i of each side).
-func judgeRow(s Stat, base, run *Run, b, r *blockSide, bres, rres [][numStats]float64, opt Options) Row {
-	row := Row{Run: run.Name, Stat: s, Base: b.point[s], Value: r.point[s], P: math.NaN(),
-		Ratio: math.NaN(), RatioLo: math.NaN(), RatioHi: math.NaN()}
-	row.Diff = row.Value - row.Base
-	row.Rel = math.NaN()
-	if row.Base != 0 {
-		row.Rel = row.Diff / row.Base
-		row.Ratio = row.Value / row.Base
+// healthless is runs with their health unknown.
+func healthless(runs []verdict.Run) []verdict.Run {
+	out := make([]verdict.Run, len(runs))
+	for i, r := range runs {
+		out[i], out[i].Health = r, nil
 	}
-	var diffs, ratios []float64
-	for i := range rres {
-		d := rres[i][s] - bres[i][s]
-		if math.IsNaN(d) {
-			continue
-		}
-		diffs = append(diffs, d)
-		if bres[i][s] > 0 {
-			ratios = append(ratios, rres[i][s]/bres[i][s])
-		}
-	}
-	row.Lo, row.Hi = math.NaN(), math.NaN()
-	switch {
-	case len(diffs) == 0 || math.IsNaN(row.Diff):
-		row.Verdict = NoData
-		return row
-	case !enough(s, sampleSize(s, base)) || !enough(s, sampleSize(s, run)):
-		row.Verdict = TooFew
-		return row
-	case b.blocks < judgedBlocks || r.blocks < judgedBlocks:
-		row.Verdict = TooShort
-		return row
-	}
-	alpha := (1 - opt.Confidence) / 2
-	sort.Float64s(diffs)
-	row.Lo, row.Hi = quantile(diffs, alpha), quantile(diffs, 1-alpha)
-	row.P = bootstrapP(diffs)
-	if len(ratios) > 0 {
-		sort.Float64s(ratios)
-		row.RatioLo, row.RatioHi = quantile(ratios, alpha), quantile(ratios, 1-alpha)
-	}
+	return out
+}
+
+// vstat is s as package verdict names it.
+func vstat(s Stat) verdict.Stat { return verdict.Stat(s.String()) }
+
+// voptions is the verdict's options for stat s.
+func voptions(s Stat, opt Options) verdict.Options {
+	m := opt.MinChange
 	if s == Success {
-		// Failures rare or absent: a bootstrap alone would be too sure.
-		lo, hi := newcombe(run.OK(), run.N(), base.OK(), base.N(), opt.Confidence)
-		row.Lo, row.Hi = math.Min(row.Lo, lo), math.Max(row.Hi, hi)
+		m = opt.MinPoints
 	}
-	row.Verdict = runLevelVerdict(s, row, opt)
-	return row
+	if m == 0 {
+		m = -1 // every change beyond noise
+	}
+	return verdict.Options{Stat: vstat(s), MinChange: m, Confidence: opt.Confidence, Seed: opt.Seed, Resamples: opt.Resamples}
 }
 
-// runLevelVerdict: worse or better when the interval excludes no change
-// and the point is at least the minimum change away; no difference when
-// the interval lies within the minimum change; cannot tell otherwise.
-func runLevelVerdict(s Stat, row Row, opt Options) string {
-	lo, hi, d, m := row.RatioLo-1, row.RatioHi-1, row.Ratio-1, opt.MinChange
-	if s == Success {
-		lo, hi, d, m = row.Lo, row.Hi, row.Diff, opt.MinPoints
-	}
-	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsNaN(d) {
-		return CannotTell
-	}
-	switch {
-	case lo > 0 && d >= m:
-		return verdict(s, lo, hi)
-	case hi < 0 && -d >= m:
-		return verdict(s, lo, hi)
-	case lo >= -m && hi <= m:
-		return NoChange
-	}
-	return CannotTell
-}
-
-// runLevelMethod states the run-level method for the report.
-func (r Report) runLevelMethod() string {
-	var b strings.Builder
-	b.WriteString("each side resampled by time blocks of its runs (about 2 s of due time each, shorter runs cut into 10): ")
-	fmt.Fprintf(&b, "%d block-bootstrap resamples, seed %d; ", r.Options.Resamples, r.Options.Seed)
-	b.WriteString("replicates of a side are resampled too, so the variance between runs counts; ")
-	fmt.Fprintf(&b, "%g%% percentile interval of run / baseline (success: run - baseline, widened to Newcombe's score interval). ", 100*r.Options.Confidence)
-	fmt.Fprintf(&b, "Worse or better: the interval excludes no change and the change is at least %g%% (success: %g points); "+
-		"no difference: the interval lies within that; cannot tell: neither.", 100*r.Options.MinChange, r.Options.MinPoints)
-	for _, row := range r.Rows {
-		if row.Stat == Throughput {
-			b.WriteString(" Throughput (successful answers a second, what a closed loop's users achieve): the same block bootstrap of the success count.")
-			break
+// compareRunLevel is Compare with run-level intervals.
+func compareRunLevel(base *Run, runs []*Run, opt Options) Report {
+	rep := Report{Group: base.Group, Baseline: base.Name, Options: opt}
+	rep.addRun(base)
+	bside := sideOf(base)
+	for _, run := range runs {
+		rep.addRun(run)
+		rside := sideOf(run)
+		stats := Stats
+		if base.Users > 0 || run.Users > 0 {
+			stats = append([]Stat{Throughput}, Stats...)
+		}
+		for _, s := range stats {
+			rep.Rows = append(rep.Rows, judgeRow(s, base, run, bside, rside, opt, func(b, r []verdict.Run, o verdict.Options) (verdict.Verdict, error) {
+				return verdict.Judge(b, r, o)
+			}))
 		}
 	}
-	return b.String()
+	rep.Notes = busyNotes(append([]*Run{base}, runs...))
+	if len(rep.Notes) > 0 {
+		rep.Notes = append(rep.Notes, "no verdict rests on a run made on a busy machine: it is left out while its side keeps another run, else the difference cannot tell "+
+			"(unless the machine's delays, which only add latency, could only have hidden it): compare runs of a quiet machine, repeat them, or measure both builds at once (a duet)")
+	}
+	return rep
 }
 
-// busyNotes says which runs ran on a busy machine: their own schedule
-// lag p99 above runblock.NoisyLagShare of their latency p99.
+// busyNotes says which runs ran on a busy machine (runblock.Health.Judge).
 func busyNotes(runs []*Run) []string {
 	var out []string
 	for _, run := range runs {
@@ -388,4 +194,100 @@ func busyNotes(runs []*Run) []string {
 		}
 	}
 	return out
+}
+
+// judgeFunc judges a figure of two sides' runs: verdict.Judge, or
+// verdict.JudgePaired for a duet.
+type judgeFunc func(before, after []verdict.Run, o verdict.Options) (verdict.Verdict, error)
+
+// judgeRow judges statistic s of run against base with judge: the
+// figures are compare's (the pooled requests of a side's replicates),
+// the interval and outcome the verdict's.
+func judgeRow(s Stat, base, run *Run, bside, rside []sideRun, opt Options, judge judgeFunc) Row {
+	row := Row{Run: run.Name, Stat: s, Base: Point(base, s), Value: Point(run, s), P: math.NaN(),
+		Ratio: math.NaN(), RatioLo: math.NaN(), RatioHi: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Rel: math.NaN()}
+	row.Diff = row.Value - row.Base
+	if row.Base != 0 {
+		row.Rel = row.Diff / row.Base
+		row.Ratio = row.Value / row.Base
+	}
+	switch {
+	case math.IsNaN(row.Diff):
+		row.Verdict = NoData
+		return row
+	case !enough(s, sampleSize(s, base)) || !enough(s, sampleSize(s, run)):
+		row.Verdict = TooFew
+		return row
+	case short(bside) || short(rside):
+		row.Verdict = TooShort
+		return row
+	}
+	before, after, vo := runsFor(bside, s), runsFor(rside, s), voptions(s, opt)
+	v, err := judge(before, after, vo)
+	if err != nil {
+		row.Verdict = CannotTell
+		return row
+	}
+	if v.Outcome == verdict.CannotTell && len(v.Noisy) > 0 && math.IsNaN(v.Lo) {
+		// A side of noisy runs only: no verdict, but the reader still
+		// sees how wide the interval is with them.
+		if w, err := judge(healthless(before), healthless(after), vo); err == nil {
+			v.Lo, v.Hi = w.Lo, w.Hi
+		}
+	}
+	if v.Relative {
+		row.RatioLo, row.RatioHi = 1+v.Lo, 1+v.Hi
+		row.Lo, row.Hi = row.Base*v.Lo, row.Base*v.Hi
+	} else {
+		row.Lo, row.Hi = v.Lo, v.Hi
+	}
+	switch v.Outcome {
+	case verdict.Worse, verdict.Better:
+		row.Verdict = words(s, v.Outcome == verdict.Worse)
+	case verdict.Same:
+		row.Verdict = NoChange
+	default:
+		row.Verdict = CannotTell
+	}
+	return row
+}
+
+// words is compare's word for a figure that got worse (or better).
+func words(s Stat, worse bool) string {
+	switch {
+	case s == Success && worse:
+		return Worse
+	case s == Success:
+		return Better
+	case s == Throughput && worse:
+		return Lower
+	case s == Throughput:
+		return Higher
+	case worse:
+		return Slower
+	}
+	return Faster
+}
+
+// runLevelMethod states the run-level method for the report.
+func (r Report) runLevelMethod() string {
+	var b strings.Builder
+	b.WriteString("runs judged, not requests (package verdict, the method of loadlab archive trend and the results site): ")
+	b.WriteString("each run's figure, its uncertainty from a bootstrap of its time blocks (2 s of due time each, shorter runs cut into 10), ")
+	fmt.Fprintf(&b, "%d resamples a run; ", r.Options.Resamples)
+	if r.Duet {
+		b.WriteString("the duet's sides paired: the same blocks drawn for both, so noise that hit both cancels; ")
+	} else {
+		b.WriteString("the replicates of a side add their run-to-run spread, runs made on a busy machine are left out; ")
+	}
+	fmt.Fprintf(&b, "%g%% Student t interval of run / baseline (success: run - baseline in points, at least its requests' binomial spread). ", 100*r.Options.Confidence)
+	fmt.Fprintf(&b, "Worse or better: the interval excludes no change and the change is at least %g%% (success: %g points); "+
+		"no difference: the interval's worse side lies within that; cannot tell: neither.", 100*r.Options.MinChange, r.Options.MinPoints)
+	for _, row := range r.Rows {
+		if row.Stat == Throughput {
+			b.WriteString(" Throughput (successful answers a second, what a closed loop's users achieve): the same block bootstrap of the success count.")
+			break
+		}
+	}
+	return b.String()
 }

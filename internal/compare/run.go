@@ -32,37 +32,68 @@ type Run struct {
 	// thing (Replicated); nil for a single run.
 	Replicas []*Run
 
-	basis    metrics.Basis
-	timeline *timeline // its results by due time, for the run-level verdicts; nil when rebuilt from a histogram
+	basis metrics.Basis
+	// cut cuts its results into time blocks for the run-level verdicts
+	// (blocks.go); nil when rebuilt from a histogram or made of
+	// replicates. pairs places a duet side's results by request pair.
+	cut   *runblock.Cutter
+	pairs *pairClock
+	fine  []runblock.Block // cut's blocks, once asked for
+	// kept are the time blocks and health an archive kept of a run
+	// rebuilt from a histogram (Keep).
+	kept   []runblock.Block
+	health *runblock.Health
+}
+
+// Keep gives a run rebuilt from a histogram the time blocks an archive
+// kept of it (cut as runblock.Cutter cuts them) and the health it
+// recorded: its run-level verdicts rest on them, as on the blocks of a
+// run read from its results. Without blocks (a run archived before the
+// archive kept them) there is no run-level evidence, and its verdicts
+// are cannot tell.
+func (r *Run) Keep(blocks []runblock.Block, health runblock.Health) {
+	r.kept, r.health = blocks, &health
 }
 
 var _ results.Sink = (*Run)(nil)
 
 // NewRun returns an empty run whose latencies are measured from basis.
 func NewRun(name string, basis metrics.Basis) *Run {
-	return newRunOn(name, basis, nil)
+	return &Run{Name: name, Metrics: metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: basis}),
+		basis: basis, cut: runblock.NewCutter(time.Time{}, grain)}
 }
 
-// newRunOn returns an empty run whose time blocks count from c (nil: its
-// own first due time).
-func newRunOn(name string, basis metrics.Basis, c *clock) *Run {
-	return &Run{Name: name, Metrics: metrics.NewWith(metrics.Options{NoBreakdown: true, Basis: basis}),
-		basis: basis, timeline: newTimeline(basis, c)}
+// newDuetSide returns an empty side of a duet whose results are cut into
+// blocks by their request pairs (c, shared by both sides).
+func newDuetSide(name string, basis metrics.Basis, c *pairClock) *Run {
+	r := NewRun(name, basis)
+	r.cut, r.pairs = runblock.NewCutter(c.origin, grain), c
+	return r
 }
 
 // Add records one result, as report counts it: every request's latency
 // but the dropped ones', and whether it succeeded.
 func (r *Run) Add(res *results.Result) {
 	r.Metrics.Add(res)
-	if r.timeline != nil {
-		r.timeline.add(res)
+	switch {
+	case r.cut == nil:
+	case r.pairs != nil:
+		r.cut.AddAt(res, r.pairs.at(res.Seq))
+	case !res.Due.IsZero() || !res.Sent.IsZero():
+		r.cut.Add(res)
+	default:
+		return // no time to cut it by
 	}
+	r.fine = nil
 }
 
 // Health is what the machine did to the run as far as its results tell:
 // its schedule lag, and its lag p99 over its latency p99 from the due
 // time (Noise). The shares the results do not hold are runblock.Unknown.
 func (r *Run) Health() runblock.Health {
+	if r.health != nil {
+		return *r.health
+	}
 	r.Metrics.Close()
 	due := r.Metrics.Latencies
 	if r.basis != metrics.FromDue {

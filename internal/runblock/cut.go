@@ -62,6 +62,14 @@ func (c *Cutter) Add(r *results.Result) {
 	if due.IsZero() {
 		due = r.Sent
 	}
+	c.AddAt(r, due)
+}
+
+// AddAt records r in the block instant at falls in, rather than its due
+// time: a caller that pairs results by another clock (the two sides of
+// a duet by their request pairs) keeps each pair in one block. Its
+// latency is still r's from due.
+func (c *Cutter) AddAt(r *results.Result, due time.Time) {
 	if c.origin.IsZero() {
 		c.origin = due
 	}

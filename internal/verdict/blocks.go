@@ -178,32 +178,38 @@ func (f *flatBlocks) statOf(s Stat, pick []int) float64 {
 // merged and the figure recomputed, Resamples times, from a random stream
 // seeded by seed and the blocks' content. NaN when the run has fewer than
 // MinBlocks blocks or the figure has no block form.
-func blockVariance(f *flatBlocks, s Stat, seed uint64) (float64, error) {
-	bs := f.req
-	if len(bs) < MinBlocks || s == Max {
+func blockVariance(f *flatBlocks, s Stat, seed uint64, resamples int) (float64, error) {
+	if len(f.req) < MinBlocks || s == Max {
 		return math.NaN(), nil
 	}
-	rng := rand.New(rand.NewPCG(seed, f.seed))
-	pick := make([]int, len(bs))
+	return bootVariance(len(f.req), rand.New(rand.NewPCG(seed, f.seed)), resamples, func(pick []int) float64 {
+		return f.statOf(s, pick)
+	}), nil
+}
+
+// bootVariance is the variance of stat over resamples draws of n blocks
+// with replacement; NaN when fewer than half the draws give a figure.
+func bootVariance(n int, rng *rand.Rand, resamples int, stat func(pick []int) float64) float64 {
+	pick := make([]int, n)
 	var sum, sum2 float64
-	n := 0
-	for range Resamples {
+	k := 0
+	for range resamples {
 		for i := range pick {
-			pick[i] = rng.IntN(len(bs))
+			pick[i] = rng.IntN(n)
 		}
-		v := f.statOf(s, pick)
+		v := stat(pick)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
 		sum += v
 		sum2 += v * v
-		n++
+		k++
 	}
-	if n < Resamples/2 {
-		return math.NaN(), nil
+	if k < 2 || k < resamples/2 {
+		return math.NaN()
 	}
-	m := sum / float64(n)
-	return max(sum2/float64(n)-m*m, 0) * float64(n) / float64(n-1), nil
+	m := sum / float64(k)
+	return max(sum2/float64(k)-m*m, 0) * float64(k) / float64(k-1)
 }
 
 // MinBlocks is the fewest blocks a run's block bootstrap resamples: fewer

@@ -41,6 +41,12 @@
 //     with a power calculation: how many runs of the newer build would
 //     decide ("6 runs cannot show a 5% change of p99 at 3.1% run-to-run
 //     noise; 4 repeats of the newer build would").
+//   - Two runs made at once on one machine, their blocks paired (a duet:
+//     both builds in one attack), are judged by JudgePaired: a paired
+//     block bootstrap draws the same blocks for both and recomputes the
+//     difference of their figures, so noise that hit both cancels; the
+//     difference gets a Student t interval with the blocks' degrees of
+//     freedom, and the same three outcomes.
 //   - Noisy runs (runblock.Health.Judge: the generator's own lag a visible
 //     share of what it measured, steal, a saturated generator) are named
 //     and left out while each side keeps a clean run; otherwise the

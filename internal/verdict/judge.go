@@ -182,24 +182,34 @@ func judge(before, after []Run, o Options) (Verdict, error) {
 	t := studentQuantile(1-(1-o.Confidence)/2, dfEff)
 	lo, hi := d-t*se, d+t*se
 	v.Lo, v.Hi = s.sizeOf(lo), s.sizeOf(hi)
-	sign := 1.0
-	if !s.HigherIsWorse() {
-		sign = -1
-	}
-	worstSide := max(sign*lo, sign*hi)
-	switch {
-	case (lo > 0 || hi < 0) && math.Abs(d) >= m:
-		v.Outcome = Better
-		if sign*d > 0 {
-			v.Outcome = Worse
-		}
-	case worstSide < m || m == 0:
-		v.Outcome = Same
-	default:
+	if v.Outcome = decide(s, d, lo, hi, m); v.Outcome == CannotTell {
 		v.Repeats = repeats(vb, s2, wb, max(df, 1), len(after), m, o.Confidence)
 	}
 	v.Text = describe(&v, o)
 	return v, nil
+}
+
+// decide is the outcome of a difference d with interval [lo, hi] on the
+// judged scale, against the minimum change m: worse or better when the
+// interval excludes zero and the change is at least m, no change when the
+// interval's worse side is below m, cannot tell otherwise.
+func decide(s Stat, d, lo, hi, m float64) Outcome {
+	sign := 1.0
+	if !s.HigherIsWorse() {
+		sign = -1
+	}
+	switch {
+	case math.IsNaN(lo) || math.IsNaN(hi) || math.IsNaN(d):
+		return CannotTell
+	case (lo > 0 || hi < 0) && math.Abs(d) >= m:
+		if sign*d > 0 {
+			return Worse
+		}
+		return Better
+	case max(sign*lo, sign*hi) < m || m == 0:
+		return Same
+	}
+	return CannotTell
 }
 
 // repeats is the fewest runs of the newer side (MaxRepeats at most; 0
@@ -264,17 +274,14 @@ func clean(rs []Run) (ok []Run, noisy []Excluded) {
 func scaled(rs []Run, o Options) (ys, ws, wdf []float64, err error) {
 	for _, r := range rs {
 		ys = append(ys, o.Stat.figure(r.Value))
-		if r.prepared == nil || r.prepared.stat != o.Stat || r.prepared.seed != o.Seed {
-			if err := r.Prepare(o.Stat, o.Seed); err != nil {
+		if r.prepared == nil || *r.prepared != (preparedFor{o.Stat, o.Seed, o.Resamples}) {
+			if err := r.prepare(o.Stat, o.Seed, o.Resamples); err != nil {
 				return nil, nil, nil, fmt.Errorf("run %s: %w", r.ID, err)
 			}
 		}
 		w, k := r.within, float64(len(r.Blocks)-1)
 		if o.Stat.Points() && r.Requests > 0 {
-			// (x+1)/(n+2): a run with no failure still has a variance
-			n := float64(r.Requests)
-			p := (r.Value/100*n + 1) / (n + 2)
-			if b := 100 * 100 * p * (1 - p) / n; math.IsNaN(w) || b > w {
+			if b := binomial(r); math.IsNaN(w) || b > w {
 				w, k = b, binomialDF
 			}
 		}

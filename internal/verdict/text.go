@@ -15,6 +15,10 @@ func describe(v *Verdict, o Options) string {
 	switch {
 	case v.RunsBefore == 0 || v.RunsAfter == 0:
 		fmt.Fprintf(&b, "cannot tell: %s before and %s after to judge %s", runs(v.RunsBefore), runs(v.RunsAfter), v.Stat)
+	case v.Paired && (math.IsNaN(v.Change) || math.IsNaN(v.Lo)):
+		fmt.Fprintf(&b, "cannot tell: the two sides' time blocks (at least %d are needed) do not give %s", MinBlocks, v.Stat)
+	case v.Paired && v.Outcome == CannotTell:
+		fmt.Fprintf(&b, "cannot tell whether %s changed by %s or more: %s (%s)", v.Stat, least, Size(v.Stat, v.Change, true), interval(v))
 	case math.IsNaN(v.Change):
 		b.WriteString("cannot tell: every run of one side was noisy, and a verdict does not rest on noisy runs")
 	case v.Outcome == Worse || v.Outcome == Better:
@@ -41,7 +45,10 @@ func describe(v *Verdict, o Options) string {
 			fmt.Fprintf(&b, "; even %d repeats of the newer build would not: more runs of the older builds are needed", MaxRepeats)
 		}
 	}
-	if v.WithinOnly {
+	switch {
+	case v.Paired:
+		b.WriteString("; paired: both sides ran at once, and the same time blocks of each were drawn, so noise that hit both cancels")
+	case v.WithinOnly:
 		b.WriteString("; the run-to-run noise is unknown (one run each, no replicates): the interval rests on the spread of the runs' time blocks")
 	}
 	if v.FloorFromReplicates {

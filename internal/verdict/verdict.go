@@ -68,8 +68,9 @@ type Run struct {
 }
 
 type preparedFor struct {
-	stat Stat
-	seed uint64
+	stat      Stat
+	seed      uint64
+	resamples int
 }
 
 // Prepare computes the run's within-run variance of the stat (the block
@@ -77,18 +78,31 @@ type preparedFor struct {
 // split of a series, costs nothing; Judge computes it when not prepared
 // for its stat and seed.
 func (r *Run) Prepare(s Stat, seed uint64) error {
-	if r.flat == nil {
-		f, err := flatten(r.Blocks)
-		if err != nil {
-			return err
-		}
-		r.flat = f
+	return r.prepare(s, seed, Resamples)
+}
+
+func (r *Run) prepare(s Stat, seed uint64, resamples int) error {
+	if err := r.flatten(); err != nil {
+		return err
 	}
-	w, err := blockVariance(r.flat, s, seed)
+	w, err := blockVariance(r.flat, s, seed, resamples)
 	if err != nil {
 		return err
 	}
-	r.within, r.prepared = w, &preparedFor{s, seed}
+	r.within, r.prepared = w, &preparedFor{s, seed, resamples}
+	return nil
+}
+
+// flatten decodes the run's blocks once.
+func (r *Run) flatten() error {
+	if r.flat != nil {
+		return nil
+	}
+	f, err := flatten(r.Blocks)
+	if err != nil {
+		return err
+	}
+	r.flat = f
 	return nil
 }
 
@@ -112,6 +126,9 @@ type Options struct {
 	Replicates [][]float64
 	// Seed seeds the block bootstrap (mixed with each run's content).
 	Seed uint64
+	// Resamples is the block bootstrap's resamples per run (Resamples
+	// when 0): more give steadier intervals, slower.
+	Resamples int
 
 	keepNoisy bool // judge the noisy runs too (Judge's second look)
 }
@@ -128,6 +145,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MinChange < 0 {
 		o.MinChange = 0
+	}
+	if o.Resamples <= 0 {
+		o.Resamples = Resamples
 	}
 	return o
 }
@@ -182,6 +202,10 @@ type Verdict struct {
 	// WithinOnly says no run-to-run variance could be estimated (one run
 	// each, no replicates): the interval rests on the runs' blocks alone.
 	WithinOnly bool `json:"within_only,omitempty"`
+	// Paired says the two sides ran at once on one machine and were
+	// judged block by block (JudgePaired): the interval rests on the
+	// spread of their difference over the same time blocks.
+	Paired bool `json:"paired,omitempty"`
 	// RunsBefore and RunsAfter are the runs judged on each side.
 	RunsBefore int `json:"runs_before"`
 	RunsAfter  int `json:"runs_after"`

@@ -34,13 +34,21 @@ func synthRun(t testing.TB, rng *rand.Rand, id string, scale float64, pause int)
 			metrics.RecordLatency(h, d)
 			metrics.RecordLatency(all, d)
 		}
-		enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bs = append(bs, runblock.Block{Start: time.Duration(b) * runblock.BlockLength, Length: runblock.BlockLength, Requests: 200, OK: 200, Hist: enc})
+		bs = append(bs, blockOf(t, b, h))
 	}
 	return Run{ID: id, Value: float64(all.ValueAtQuantile(99)) / 1e6, Requests: 3000, Blocks: bs}
+}
+
+// blockOf is the b-th two-second block of a run, holding h's requests,
+// all successful, encoded as the archive stores it.
+func blockOf(t testing.TB, b int, h *hdrhistogram.Histogram) runblock.Block {
+	t.Helper()
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := uint64(h.TotalCount())
+	return runblock.Block{Start: time.Duration(b) * runblock.BlockLength, Length: runblock.BlockLength, Requests: n, OK: n, Hist: enc}
 }
 
 // pool is a set of synthetic runs of one build, each prepared for p99

@@ -12,8 +12,8 @@
 // It skips, saying why, only when Chromium is missing and CI is not set.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { collectProblems, here, inked, launch, loadlab as binary, skip, start as startLoadlab } from "./lab.mjs";
@@ -31,6 +31,23 @@ const start = (args, re) => startLoadlab(loadlab(), args, re);
 // lastLine is the last non-empty line: archive add prints the new run's ID last.
 const lastLine = (s) => s.trim().split("\n").pop().trim();
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// pausedAttack runs a real attack and stops its process for 400 ms once
+// it is under way (SIGSTOP, SIGCONT): a machine pause as a busy CI
+// runner makes one, which the archive keeps as the run's health (noisy).
+async function pausedAttack(args, input, file) {
+  const proc = spawn(loadlab(), args, { stdio: ["pipe", "ignore", "inherit"] });
+  const exited = new Promise((res, rej) => proc.on("exit", (code) => (code === 0 ? res() : rej(new Error(`attack exited ${code}`)))));
+  proc.stdin.end(input);
+  for (let i = 0; i < 600 && !(existsSync(file) && statSync(file).size > 0); i++) await sleep(50);
+  await sleep(1000);
+  process.kill(proc.pid, "SIGSTOP");
+  await sleep(400);
+  process.kill(proc.pid, "SIGCONT");
+  await exited;
+}
+
 // overflow is how far the page is wider than the window (0: it fits).
 const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
@@ -44,11 +61,17 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
     origin = (await start(["origin", "-recipe", join(here, "testdata", "recipe.json"), "-listen", "127.0.0.1:0"], /origin listening on (http:\/\/\S+)/));
     const originURL = origin.match[1];
     const ids = [];
+    // Three builds of 8 s (four time blocks each, enough to judge); the
+    // third's attack is paused: a noisy run.
     for (const build of ["01", "02", "03"]) {
       const file = join(dir, `build-${build}.lll`);
-      run(["attack", "-rate", "50/s", "-duration", "2s", "-output", file], `GET ${originURL}/news\n`);
+      const args = ["attack", "-rate", "50/s", "-duration", "8s", "-output", file];
+      if (build === "03") await pausedAttack(args, `GET ${originURL}/news\n`, file);
+      else run(args, `GET ${originURL}/news\n`);
       ids.push(lastLine(run(["archive", "add", "-db", db, "-name", "news", "-label", `build=${build}`, "-label", "team=search", file])));
     }
+    // Build 02 accepted as the baseline (archive accept): the trend chart marks it.
+    assert.match(run(["archive", "accept", "-db", db, "-note", "faster news on purpose", ids[1]]), /accepted run/);
     const folder = join(dir, "run-folder");
     run(["run", "-quiet", "-out", folder, join(here, "testdata", "live-plan.yaml")]);
     const folderID = lastLine(run(["archive", "add", "-db", db, "-label", "build=04", folder]));
@@ -58,6 +81,7 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
     const base = serve.match[1].replace(/\/$/, "");
     browser = await launch();
 
+    let noisyIDs = new Set();
     for (const [width, height, tag] of [[1280, 900, "desktop"], [390, 844, "phone"]]) {
       const problems = [];
       const page = await browser.newPage({ viewport: { width, height } });
@@ -89,6 +113,20 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
       // the name's link (a noisy run's cell also holds its "noisy" mark)
       const names = await page.$$eval("table.runs tbody tr td:nth-child(4) > a", (as) => as.map((a) => a.textContent));
       assert.deepEqual(names, [...names].sort(), `sorted by name: ${names}`);
+      // The noisy mark: on the paused build's row only, saying why.
+      const marks = await page.$$eval("table.runs tbody tr", (trs) => trs.map((tr) => {
+        const m = tr.querySelector("span.noisy");
+        return [tr.querySelector("td:nth-child(2) code").textContent, m ? m.getAttribute("title") : ""];
+      }));
+      // (On a busy machine the other runs may be noisy too: the marks
+      // are checked against each other below, the paused run's always.)
+      noisyIDs = new Set(marks.filter(([, why]) => why).map(([id]) => id));
+      assert.ok(noisyIDs.has(ids[2]), `the paused run is marked noisy: ${JSON.stringify(marks)}`);
+      const why = marks.find(([id]) => id === ids[2])[1];
+      assert.match(why, /^noisy: its own schedule lag p99 \(([\d.]+)(ms|s)\) is \d+% of its latency p99$/, "the mark says why");
+      const [, lag, unit] = why.match(/p99 \(([\d.]+)(ms|s)\)/);
+      assert.ok(Number(lag) * (unit === "s" ? 1000 : 1) >= 200, `the paused run's lag p99 holds the 400 ms pause: ${why}`);
+      assert.ok(await page.isVisible(`table.runs tr:has(code:text("${ids[2]}")) span.noisy`), "the mark is shown");
       await page.goto(base + "/", { waitUntil: "load" });
       await Promise.all([page.waitForURL(/\/runs\//), page.click(`table.runs a[href="/runs/${folderID}"] >> nth=0`)]);
 
@@ -112,12 +150,29 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
       // A plain results run's page, reached from the index by its ID.
       await visit(`/runs/${ids[0]}`, "run-results");
       assert.ok((await inked(page, ".uplot canvas")).every((n) => n > 0), "its percentile plot is drawn");
+      if (!noisyIDs.has(ids[0])) assert.doesNotMatch(await page.evaluate(() => document.body.innerText), /noisy/, "a quiet run is not called noisy");
+      // The paused run's page: its machine-health line names the pause.
+      await visit(`/runs/${ids[2]}`, "run-noisy");
+      assert.match(await page.evaluate(() => document.body.innerText), /machine health: .*lag p99 [\d.]+m?s \(\d+% of p99\); noisy: its own schedule lag p99/, "the noisy run's machine-health line");
 
       // Compare: the three builds side by side with compare's verdicts.
       await visit(`/compare?ids=${ids.join(",")}`, "compare");
       const cmp = await page.evaluate(() => document.body.innerText);
-      assert.match(cmp, /no significant difference|slower|faster/, "compare's verdicts");
-      assert.match(cmp, /95% CI/, "confidence intervals");
+      assert.match(cmp, /no difference|cannot tell|slower|faster/, "compare's run-level verdicts");
+      assert.match(cmp, /99% CI/, "confidence intervals");
+      // The noisy note: the paused build ran on a busy machine, and no
+      // verdict rests on it.
+      const notes = await page.$$eval("p.noisy-note", (ps) => ps.map((p) => p.textContent));
+      assert.ok(notes.some((n) => /build=03 ran on a busy machine: its own schedule lag p99/.test(n)), `the note names the paused run: ${notes}`);
+      for (const [i, b] of ["01", "02", "03"].entries()) {
+        assert.equal(notes.some((n) => n.includes(`build=${b} ran on a busy machine`)), noisyIDs.has(ids[i]), `build ${b}: a note when, and only when, the index marks it noisy: ${notes}`);
+      }
+      assert.ok(notes.some((n) => /no verdict rests on a run made on a busy machine/.test(n)), `the note says what it means: ${notes}`);
+      assert.ok(await page.isVisible("p.noisy-note"), "the note is shown");
+      const statRows = await page.$$eval("table tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+      const noisyRows = statRows.filter((c) => c.length === 7 && c[0].includes("build=03"));
+      assert.ok(noisyRows.length >= 5, `the noisy build's statistics: ${JSON.stringify(statRows)}`);
+      for (const c of noisyRows) assert.doesNotMatch(c[6], /slower|faster|worse|better/, `no verdict rests on the noisy build: ${c}`);
       const cink = await inked(page, ".uplot canvas");
       assert.ok(cink.length >= 1 && cink.every((n) => n > 0), `the overlay is drawn: ${cink}`);
       await Promise.all([page.waitForURL(/\/runs\//), page.click(`a[href="/runs/${ids[1]}"] >> nth=0`)]);
@@ -127,7 +182,34 @@ test("loadlab archive serve: index, run, compare and trend pages in Chromium", {
       const tink = await inked(page, "#trend canvas");
       assert.ok(tink.length >= 1 && tink.every((n) => n > 0), `the trend chart is drawn: ${tink}`);
       const labels = await page.$$eval("table.points tbody tr td:nth-child(2)", (tds) => tds.map((t) => t.textContent));
-      assert.deepEqual(labels, ["01", "02", "03", "04"], "ordered by build");
+      assert.deepEqual(labels, ["01", "02 (accepted)", "03", "04"], "ordered by build, the accepted one said so");
+      // The chart's marks: an orange ring around the noisy run's dot, a
+      // green line at the accepted run, read from the canvas's pixels.
+      const chart = await page.evaluate(() => {
+        const u = window.LOADLAB_PLOTS[window.LOADLAB_PLOTS.length - 1];
+        const d = window.LOADLAB_TREND;
+        const dpr = window.devicePixelRatio || 1;
+        const near = (x, y, rgb) => {
+          for (let dx = -3; dx <= 3; dx++) for (let dy = -3; dy <= 3; dy++) {
+            const p = u.ctx.getImageData(Math.round(x + dx), Math.round(y + dy), 1, 1).data;
+            if (p[3] > 0 && Math.abs(p[0] - rgb[0]) < 40 && Math.abs(p[1] - rgb[1]) < 40 && Math.abs(p[2] - rgb[2]) < 40) return true;
+          }
+          return false;
+        };
+        const ring = (i) => near(u.valToPos(i, "x", true), u.valToPos(d.values[i], "y", true) - 8 * dpr, [160, 90, 0]);
+        const line = (i) => near(u.valToPos(i, "x", true), u.bbox.top + u.bbox.height * 0.05, [44, 160, 44]);
+        return { noisy: d.noisy, accepted: d.accepted, rings: d.values.map((_, i) => ring(i)), lines: d.values.map((_, i) => line(i)) };
+      });
+      const wantNoisy = [...ids, folderID].map((id) => noisyIDs.has(id));
+      assert.equal(chart.noisy[2], true, `the paused build is a noisy point: ${JSON.stringify(chart)}`);
+      assert.deepEqual(chart.noisy, wantNoisy, `the noisy points are the index's noisy runs: ${JSON.stringify(chart)}`);
+      assert.deepEqual(chart.rings, wantNoisy, `an orange ring around each noisy point, and only there: ${JSON.stringify(chart)}`);
+      assert.deepEqual(chart.accepted, [1], `build 02 is the accepted run: ${JSON.stringify(chart)}`);
+      assert.deepEqual(chart.lines, [false, true, false, false], `a green line at the accepted run only: ${JSON.stringify(chart)}`);
+      const tnoisy = await page.$$eval("table.points tbody tr", (trs) => trs.map((tr) => !!tr.querySelector("span.noisy")));
+      assert.deepEqual(tnoisy, wantNoisy, "the points table marks the noisy runs");
+      const accepted = await page.evaluate(() => document.body.innerText);
+      assert.match(accepted, new RegExp(`run ${ids[1]} accepted .*: faster news on purpose`), "the accepted run is listed with its note");
       // Click the second dot: its run opens.
       const box = await page.evaluate(() => {
         const u = window.LOADLAB_PLOTS[window.LOADLAB_PLOTS.length - 1];

@@ -20,8 +20,9 @@ import (
 // maxCompare bounds the runs on one compare page.
 const maxCompare = 20
 
-// compareSeed is the bootstrap's seed, loadlab compare's default: the
-// page's intervals are the command's.
+// compareSeed is the block bootstrap's seed, loadlab compare's default:
+// the page's intervals are the command's (its verdicts do not depend on
+// it).
 const compareSeed = 1
 
 // compareIDs reads the runs to compare: ids=a,b,c and/or id=a&id=b.
@@ -55,13 +56,14 @@ var compareFormTmpl = template.Must(template.New("cmpform").Parse(`<form class="
 <p class="hint">Or tick runs on the <a href="/">list of runs</a>.</p>`))
 
 // compare serves two or more runs side by side with `loadlab compare`'s
-// statistics, from their stored histograms.
+// run-level verdicts, from their stored histograms, time blocks and
+// health.
 func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
 	ids := compareIDs(r)
 	form, _ := fragment(compareFormTmpl, strings.Join(ids, ","))
 	p := newPage("Compare runs")
 	if len(ids) < 2 {
-		p.Intro = "Two or more runs side by side: each one's figures, and which differences from the first (the baseline) are real, with 95% confidence intervals (the statistics of loadlab compare)."
+		p.Intro = "Two or more runs side by side: each one's figures, and which differences from the first (the baseline) are real, judged run against run as loadlab compare judges them."
 		p.Sections = []web.Section{{HTML: form}}
 		status := http.StatusOK
 		if len(ids) == 1 {
@@ -94,7 +96,7 @@ func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
 		failure(w, err)
 		return
 	}
-	p.Intro = "The first run is the baseline. A difference is real when its 95% confidence interval excludes zero (latencies: a Poisson bootstrap over each run's stored latency histogram; success: Newcombe's score interval), as loadlab compare reports it."
+	p.Intro = "The first run is the baseline. Runs are judged, not requests, as loadlab compare judges them: each run's figure with a 99% interval from the time blocks the archive kept of it (a block bootstrap, so a pause of the machine widens the interval instead of becoming a verdict); worse or better past a 5% change (1 point of success), no difference when the interval rules that out, cannot tell otherwise. A run archived before the archive kept time blocks has no run-level evidence: its differences cannot tell. A run made on a busy machine (noisy) is not what a verdict rests on."
 	if slices.ContainsFunc(runs, func(r *archive.Run) bool { return len(r.Users) > 0 }) {
 		p.Intro += " A closed loop (users, each sending its next request when its answer came, rather than a rate) is judged on its throughput first: the successful answers a second its users got, the figure that tells whether the system kept up."
 	}
@@ -173,6 +175,11 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 			}
 			cr := compare.NewRunFromHistogram(names[i], hist, st.Requests, successes(st.Figures))
 			cr.Span = span(st.Figures)
+			blocks, err := h.store.Blocks(ctx, run.ID, st.Index, st.Scenario)
+			if err != nil && !errors.Is(err, archive.ErrNotFound) {
+				return nil, err
+			}
+			cr.Keep(blocks, st.Health) // none: archived before blocks were kept, cannot tell
 			if users != nil {
 				cr.Users = users[j]
 			}
@@ -186,7 +193,7 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 			all = append(all, cr)
 		}
 	}
-	comps, alone, err := compare.CompareGroups(all, "1", compare.Options{Seed: compareSeed})
+	comps, alone, err := compare.CompareGroups(all, "1", compare.Options{Seed: compareSeed, RunLevel: true})
 	if err != nil && len(comps) == 0 {
 		out = append(out, web.Section{Title: "Statistics", HTML: `<p class="empty">These runs share no step and scenario to compare (or have no stored latency histograms).</p>`})
 		return out, nil
@@ -200,8 +207,12 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 			title += ": " + c.Report.Group
 		}
 		hdr, rows := c.Report.Table()
+		meta := `<p class="meta">` + template.HTMLEscapeString(fmt.Sprintf("Baseline: %s. Requests: %s.", c.Report.Baseline, c.Report.Sizes())) + `</p>`
+		for _, n := range c.Report.Notes { // runs made on a busy machine
+			meta += `<p class="note noisy-note">` + template.HTMLEscapeString("Note: "+n) + `</p>`
+		}
 		out = append(out, web.Section{Title: title,
-			HTML:   template.HTML(`<p class="meta">` + template.HTMLEscapeString(fmt.Sprintf("Baseline: %s. Requests: %s.", c.Report.Baseline, c.Report.Sizes())) + `</p>`),
+			HTML:   template.HTML(meta),
 			Tables: []web.Table{{Header: hdr, Rows: rows}},
 			Charts: []plot.Chart{plot.PercentileChart("Latency by percentile"+strings.TrimPrefix(title, "Statistics"), compare.Distributions(c.Runs)...)}})
 	}

@@ -484,7 +484,7 @@ func TestCompare(t *testing.T) {
 	// The regression hunt's healthy 3 Feb build against the 4 Feb one: compare's table, p50 slower.
 	a, b := fix.builds["2020-02-03"], fix.builds["2020-02-04"]
 	body := mustGet(t, srv, "/compare?ids="+a+","+b)
-	for _, want := range []string{"95% CI", "Baseline:", "/runs/" + a, "/runs/" + b, "Latency by percentile", "Poisson bootstrap"} {
+	for _, want := range []string{"99% CI", "Baseline:", "/runs/" + a, "/runs/" + b, "Latency by percentile", "bootstrap of its time blocks"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the compare page lacks %q", want)
 		}
