@@ -132,13 +132,14 @@ func resultsRun(paths []string, o Options) (*archive.Bundle, []string, error) {
 	var command []string
 	users, closed := 0, len(rep.metas) > 0
 	for _, m := range rep.metas {
-		if m == nil || m.Users <= 0 { // a negative count is a broken header's
-			closed = false
-		} else {
-			users += m.Users
-		}
 		if m == nil {
+			closed = false
 			continue
+		}
+		if n, _ := m.Load.Bounds(); n > 0 { // a broken header's negative count is none
+			users += n
+		} else {
+			closed = false
 		}
 		if m.Shard != nil {
 			source = "shards"

@@ -76,7 +76,7 @@ func TestIndexLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cells[id] != run.Load() {
+		if cells[id] != run.Load().String() {
 			t.Errorf("%s: the index's load %q, archive list's %q", p, cells[id], run.Load())
 		}
 	}

@@ -47,10 +47,10 @@ func TestUsersKeptAndOlderSchemaMigrates(t *testing.T) {
 		if u := users(s); !slices.Equal(u[closedID], []int{4, 4, 16, 16}) || u[pacedID] != nil {
 			t.Errorf("users read back: closed %v, paced %v", u[closedID], u[pacedID])
 		}
-		if r, _ := s.Get(ctx, closedID); r.Load() != "4-16 users" {
+		if r, _ := s.Get(ctx, closedID); r.Load().String() != "4-16 users" {
 			t.Errorf("closed loop's load %q", r.Load())
 		}
-		if r, _ := s.Get(ctx, pacedID); r.Load() != "10/s" {
+		if r, _ := s.Get(ctx, pacedID); r.Load().String() != "10/s" {
 			t.Errorf("paced run's load %q", r.Load())
 		}
 
