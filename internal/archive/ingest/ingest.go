@@ -62,6 +62,11 @@ func Bundles(ctx context.Context, paths []string, o Options) ([]*archive.Bundle,
 	if err := flush(); err != nil {
 		return nil, warns, err
 	}
+	for _, b := range out { // each run's identity is given here, once
+		if err := b.Identify(); err != nil {
+			return nil, warns, err
+		}
+	}
 	return out, warns, nil
 }
 
