@@ -132,3 +132,15 @@ func FmtRate(r float64) string {
 	}
 	return s
 }
+
+// FmtPerSecond writes a measured per-second figure (a rate sent, a
+// throughput) to about three places: "1040/s", "15.2/s", "0.25/s".
+func FmtPerSecond(r float64) string {
+	switch {
+	case r >= 100:
+		return fmt.Sprintf("%.0f/s", r)
+	case r >= 10:
+		return fmt.Sprintf("%.1f/s", r)
+	}
+	return fmt.Sprintf("%.2f/s", r)
+}

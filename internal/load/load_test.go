@@ -82,3 +82,15 @@ func TestFmtRate(t *testing.T) {
 		}
 	}
 }
+
+// A measured per-second figure is written to about three places.
+func TestFmtPerSecond(t *testing.T) {
+	for _, c := range []struct {
+		r    float64
+		want string
+	}{{1040.4, "1040/s"}, {100, "100/s"}, {15.24, "15.2/s"}, {0.254, "0.25/s"}, {0, "0.00/s"}} {
+		if got := FmtPerSecond(c.r); got != c.want {
+			t.Errorf("FmtPerSecond(%v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+}
