@@ -26,8 +26,10 @@ type Options struct {
 // folder is a `loadlab run` folder (one run, or one per matrix cell);
 // results files are grouped as `loadlab plot` groups them, the shard files
 // of one split attack one run and every other file a run of its own.
-// Warnings (a torn tail a killed attack left) are returned for the caller
-// to print; a file that is not results, or is corrupt, is bad input.
+// Each run comes with its identity (archive.Bundle.Identify), given here
+// once: a store persists it. Warnings (a torn tail a killed attack left)
+// are returned for the caller to print; a file that is not results, or is
+// corrupt, is bad input.
 func Bundles(ctx context.Context, paths []string, o Options) ([]*archive.Bundle, []string, error) {
 	var out []*archive.Bundle
 	var warns []string
