@@ -61,7 +61,7 @@ func TestArchiveClosedLoopAttackSlug(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		users := src.Meta.Users
+		users, _ := src.Meta.Load.Bounds()
 		src.Close()
 		if users != tc.users {
 			t.Errorf("%s: the results header records %d users, want %d", tc.name, users, tc.users)

@@ -14,7 +14,6 @@ import (
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/badinput"
-	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/live"
 	"github.com/loadlab/loadlab/internal/outfile"
 	"github.com/loadlab/loadlab/internal/progress"
@@ -360,11 +359,8 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		Watchers: ex.list(),
 	}
 	if lv != nil {
-		load := sched.String()
-		if n := attackrun.ClosedUsers(opts); n > 0 {
-			load = summary.UsersText(n) // a closed loop: its users, not a rate of 0
-		}
-		lv.SetStep(live.Step{Name: cmp.Or(f.name, "attack"), Rate: load, For: sched.Length()})
+		// a closed loop shows its users, not a rate of 0
+		lv.SetStep(live.Step{Name: cmp.Or(f.name, "attack"), Rate: attackrun.LoadOf(opts).String(), For: sched.Length()})
 		job.Watchers = append([]attackrun.Watcher{lv}, job.Watchers...)
 	}
 	var bar *progress.Bar

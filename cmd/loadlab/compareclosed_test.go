@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // TestCompareClosedLoops: closed-loop runs are compared on the throughput
@@ -31,8 +31,8 @@ func TestCompareClosedLoops(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no throughput row (16 users higher than 4) in:\n%s", out)
 	}
-	if m[1] != summary.FmtRate(x4)+" req/s" || m[2] != summary.FmtRate(x16)+" req/s" {
-		t.Errorf("throughput %s against %s, summary.json says %s and %s req/s", m[2], m[1], summary.FmtRate(x16), summary.FmtRate(x4))
+	if m[1] != load.FmtRate(x4)+" req/s" || m[2] != load.FmtRate(x16)+" req/s" {
+		t.Errorf("throughput %s against %s, summary.json says %s and %s req/s", m[2], m[1], load.FmtRate(x16), load.FmtRate(x4))
 	}
 	if !strings.Contains(out, "Throughput (successful answers a second") {
 		t.Errorf("the method does not say how throughput is judged:\n%s", out)
@@ -46,7 +46,7 @@ func TestCompareClosedLoops(t *testing.T) {
 	if !strings.Contains(out, "== page, 16 users ==") || strings.Contains(out, "== page, 4 users ==") {
 		t.Fatalf("the folders' steps are not compared by users:\n%s\n%s", out, errOut)
 	}
-	if want := fmt.Sprintf("throughput  %s req/s", summary.FmtRate(x16)); !strings.Contains(out, want) {
+	if want := fmt.Sprintf("throughput  %s req/s", load.FmtRate(x16)); !strings.Contains(out, want) {
 		t.Errorf("the 16-user comparison's baseline throughput is not the first run's (%q):\n%s", want, out)
 	}
 	if !strings.Contains(errOut, "4-users") || !strings.Contains(errOut, "nothing to compare with") {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // TestRewriteNeedsOnlyTheFolder: `run -rewrite` reads the run folder
@@ -48,7 +49,7 @@ func TestRewriteNeedsOnlyTheFolder(t *testing.T) {
 	again := readText(t, filepath.Join(moved, "report.md"))
 	for i, st := range sum.Steps {
 		sc := st.Scenarios[0]
-		if row := fmt.Sprintf("| %d users | %d users, %s req/s |", sc.Users, sc.Users, summary.FmtRate(sc.Throughput)); !strings.Contains(again, row) {
+		if row := fmt.Sprintf("| %d users | %d users, %s req/s |", sc.Users, sc.Users, load.FmtRate(sc.Throughput)); !strings.Contains(again, row) {
 			t.Errorf("step %d: the rewritten report has no row %q", i+1, row)
 		}
 	}
@@ -149,7 +150,7 @@ func TestRewriteAppliesTheRunsOverrides(t *testing.T) {
 	}
 	again := readText(t, filepath.Join(out, "report.md"))
 	sc := sum.Steps[0].Scenarios[0]
-	if row := fmt.Sprintf("| 8 users | 8 users, %s req/s |", summary.FmtRate(sc.Throughput)); !strings.Contains(again, row) {
+	if row := fmt.Sprintf("| 8 users | 8 users, %s req/s |", load.FmtRate(sc.Throughput)); !strings.Contains(again, row) {
 		t.Errorf("the rewritten report has no row %q", row)
 	}
 	if again != md {

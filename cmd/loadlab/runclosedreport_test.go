@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // closedWaitProxy is closedProxy whose checkout waits 2 s: 32 users on
@@ -64,11 +64,11 @@ scenarios:
 		}
 		// The comparison row: the users and the throughput summary.json
 		// holds, where a paced step shows its rate.
-		row := fmt.Sprintf("| %d users | %d users, %s req/s |", users, users, summary.FmtRate(sc.Throughput))
+		row := fmt.Sprintf("| %d users | %d users, %s req/s |", users, users, load.FmtRate(sc.Throughput))
 		if !strings.Contains(md, row) {
 			t.Errorf("report.md has no comparison row %q", row)
 		}
-		if cell := fmt.Sprintf("<td>%d users, %s req/s</td>", users, summary.FmtRate(sc.Throughput)); !strings.Contains(html, cell) {
+		if cell := fmt.Sprintf("<td>%d users, %s req/s</td>", users, load.FmtRate(sc.Throughput)); !strings.Contains(html, cell) {
 			t.Errorf("report.html has no comparison cell %q", cell)
 		}
 	}
@@ -126,7 +126,7 @@ scenarios:
 	if len(probes) < 3 || c.Requests != sent || c.Scenario != "page" || c.Before != "4 users" || c.HighestRate <= 0 || c.Took <= 0 || !strings.HasPrefix(c.Target, "GET http://127.0.0.1:") {
 		t.Errorf("calibration recorded as %+v; its %d probes sent %d requests\n%s", c, len(probes), sent, stderr)
 	}
-	if want := fmt.Sprintf("page (`%s`) before step \"4 users\": %d requests, up to %s req/s", c.Target, c.Requests, summary.FmtRate(c.HighestRate)); !strings.Contains(md, want) {
+	if want := fmt.Sprintf("page (`%s`) before step \"4 users\": %d requests, up to %s req/s", c.Target, c.Requests, load.FmtRate(c.HighestRate)); !strings.Contains(md, want) {
 		t.Errorf("report.md does not say the calibration's cost %q", want)
 	}
 

@@ -14,14 +14,20 @@ type Acceptance struct {
 	At    time.Time `json:"at"`
 }
 
+// AcceptanceReader is a Reader that keeps acceptances: what the results
+// site and the trend verdicts read of them.
+type AcceptanceReader interface {
+	// Accepted lists the acceptances, oldest first.
+	Accepted(ctx context.Context) ([]Acceptance, error)
+}
+
 // Accepter is a Store that records acceptances (schema with the accepted
-// table; every sqlstore.Store is one).
+// table; every sqlstore.Store is one): what `loadlab archive accept` uses.
 type Accepter interface {
+	AcceptanceReader
 	// Accept records that run id's level is accepted, with a note; accepting
 	// a run again replaces its note.
 	Accept(ctx context.Context, id, note string) (Acceptance, error)
-	// Accepted lists the acceptances, oldest first.
-	Accepted(ctx context.Context) ([]Acceptance, error)
 }
 
 // RunDetail is one run with its stored files: what `loadlab archive show

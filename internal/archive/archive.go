@@ -119,11 +119,10 @@ type Point struct {
 	Figures
 }
 
-// Store is an archive database. Implementations are safe for concurrent use.
-type Store interface {
-	// Add stores a run in one transaction and returns its ID; dup is true
-	// (and nothing is written) when the same content is already stored.
-	Add(ctx context.Context, b *Bundle) (id string, dup bool, err error)
+// Reader reads archived runs. It is what the results site (archive/site)
+// is given: a reader never adds; the trend verdicts read through a part
+// of it (trend.Source).
+type Reader interface {
 	// List returns the runs the filter selects (without steps) and how
 	// many runs it selects in all.
 	List(ctx context.Context, f Filter) (runs []Run, total int, err error)
@@ -145,6 +144,23 @@ type Store interface {
 	Files(ctx context.Context, id string) ([]File, error)
 	// OpenFile streams one stored file, decompressed.
 	OpenFile(ctx context.Context, id, name string) (io.ReadCloser, error)
+}
+
+// Adder stores runs: what `loadlab archive add` (and run and attack's
+// -archive) gives the runs package archive/ingest made, each with its
+// identity (Bundle.Identify).
+type Adder interface {
+	// Add stores a run in one transaction and returns its ID; dup is true
+	// (and nothing is written) when the same content is already stored.
+	Add(ctx context.Context, b *Bundle) (id string, dup bool, err error)
+}
+
+// Store is an open archive database: it reads and adds runs, and is
+// closed by the one who opened it (Open). Implementations are safe for
+// concurrent use.
+type Store interface {
+	Reader
+	Adder
 	// Close releases the database.
 	Close() error
 }

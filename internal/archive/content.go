@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/load"
 	"github.com/loadlab/loadlab/internal/slug"
 )
 
@@ -85,7 +86,7 @@ func Slug(name string, d time.Duration, rate float64, users []int, id string) st
 	if s := int64(math.Round(d.Seconds())); s > 0 {
 		parts = append(parts, fmt.Sprintf("%ds", s))
 	}
-	if u := usersRange(users); u != "" {
+	if u := load.Closed(users...).Count(); u != "" {
 		parts = append(parts, u+"users")
 	} else if r := int64(math.Round(rate)); r > 0 {
 		parts = append(parts, fmt.Sprintf("%drps", r))

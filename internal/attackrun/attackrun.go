@@ -19,6 +19,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/load"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/runblock"
 	"github.com/loadlab/loadlab/internal/runblock/probe"
@@ -61,7 +62,7 @@ type Attack struct {
 	// warm-up). It is called once every attack's targets and options are
 	// known good, so bad input never truncates an existing results file.
 	Output func() (io.Writer, error)
-	Meta   results.Meta // the stream's header; Attack, Rate and Planned are filled in when empty
+	Meta   results.Meta // the stream's header; Attack, Load and Planned are filled in when empty
 	// Sinks also receive this attack's results (a step's per-scenario
 	// metrics).
 	Sinks []results.Sink
@@ -235,17 +236,14 @@ func (rn *running) open() error {
 	if meta.Attack == "" {
 		meta.Attack = spec.Options.Name
 	}
-	if meta.Rate == "" {
-		meta.Rate = spec.Options.Schedule.String()
+	// A closed loop is named by its users, not by the rate it achieved.
+	if meta.Load == (load.Load{}) {
+		meta.Load = LoadOf(spec.Options)
 	}
 	// A results file that holds fewer than planned tells a reader the
 	// attack was cut short.
 	if n, ok := spec.Options.Schedule.Total(); ok && spec.Options.Segment == nil && meta.Shard == nil && meta.Planned == 0 {
 		meta.Planned = n
-	}
-	// A closed loop is named by its users, not by the rate it achieved.
-	if meta.Users == 0 {
-		meta.Users = ClosedUsers(spec.Options)
 	}
 	if spec.Duet != "" {
 		labels := map[string]string{results.DuetLabel: spec.Duet}
@@ -319,15 +317,17 @@ func (rn *running) started(ctx context.Context) bool {
 	}
 }
 
-// ClosedUsers is how many users an attack with options o keeps busy when
-// it is a closed loop (no rate: -rate=0 with -max-workers N): N, or this
-// shard's share of N; 0 for a paced attack.
-func ClosedUsers(o attack.Options) int {
-	if !o.Schedule.Unpaced() {
-		return 0
+// LoadOf is the load of an attack with options o: its schedule, and when
+// it is a closed loop (no rate: -rate=0 with -max-workers N) the users it
+// keeps busy, N or this shard's share of N.
+func LoadOf(o attack.Options) load.Load {
+	users := 0
+	switch {
+	case !o.Schedule.Unpaced():
+	case o.Segment != nil:
+		users = o.Segment.Share(o.MaxWorkers)
+	default:
+		users = o.MaxWorkers
 	}
-	if o.Segment != nil {
-		return o.Segment.Share(o.MaxWorkers)
-	}
-	return o.MaxWorkers
+	return load.Of(o.Schedule.String(), users)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // cellGroups groups the runs of one loadlab run output folder like with
@@ -89,7 +90,7 @@ func closedLoops(sum *summary.Summary, runs []*Run, rels []string, byUsers bool)
 // ClosedGroup is the group of a closed loop of users running scenario
 // when runs are compared users against users: "page, 32 users".
 func ClosedGroup(scenario string, users int) string {
-	return scenario + ", " + summary.UsersText(users)
+	return scenario + ", " + load.Closed(users).String()
 }
 
 // replicates joins the runs of a loadlab run folder that are replicates

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // Header is the table's column titles.
@@ -126,7 +126,7 @@ func fmtRate(r float64) string {
 	if math.IsNaN(r) {
 		return "-"
 	}
-	return summary.FmtRate(r) + " req/s"
+	return load.FmtRate(r) + " req/s"
 }
 
 func fmtDiffRate(r float64) string { return signed(r, fmtRate) }

@@ -11,6 +11,7 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // maxProbes bounds one configuration's search (bracketing, bisection and
@@ -77,7 +78,7 @@ func (s *searcher) configuration(ctx context.Context, st *plan.Step) (summary.Se
 	if res.Predicted > 0 {
 		from = "the model's knee"
 	}
-	s.r.progress("search %s: from %s req/s (%s)", res.Configuration, summary.FmtRate(start), from)
+	s.r.progress("search %s: from %s req/s (%s)", res.Configuration, load.FmtRate(start), from)
 	probe := func(rate float64, confirm bool) (bool, error) {
 		if len(res.Probes) >= maxProbes {
 			return false, fmt.Errorf("search %s: %d probes without converging", res.Configuration, maxProbes)
@@ -191,7 +192,7 @@ func (s *searcher) probe(ctx context.Context, tmpl *plan.Step, rate float64, con
 	if !p.Pass {
 		verdict = "fails: " + p.Broken
 	}
-	s.r.progress("  %s req/s %s", summary.FmtRate(rate), verdict)
+	s.r.progress("  %s req/s %s", load.FmtRate(rate), verdict)
 	if fatal != nil && !errors.Is(fatal, errInterrupted) {
 		fatal = fmt.Errorf("probe %q: %w", st.Name, fatal)
 	}
@@ -208,7 +209,7 @@ func (s *searcher) probeStep(tmpl *plan.Step, rate float64, confirm bool) (*plan
 	if confirm {
 		what = "confirmation"
 	}
-	st.Name = fmt.Sprintf("%s at %s req/s (%s)", s.r.plan.Configuration(tmpl), summary.FmtRate(rate), what)
+	st.Name = fmt.Sprintf("%s at %s req/s (%s)", s.r.plan.Configuration(tmpl), load.FmtRate(rate), what)
 	st.Vars = map[string]string{}
 	for k, v := range tmpl.Vars {
 		st.Vars[k] = v
@@ -222,7 +223,7 @@ func (s *searcher) probeStep(tmpl *plan.Step, rate float64, confirm bool) (*plan
 			if err != nil {
 				return nil, err
 			}
-			spec.Text = summary.FmtRate(rate) + "/s"
+			spec.Text = load.FmtRate(rate) + "/s"
 			cp.Rate = spec
 			sc = &cp
 		}

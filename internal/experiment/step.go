@@ -405,11 +405,7 @@ func (r *runner) liveStep(st *plan.Step, configuration string) live.Step {
 		if ls.Rate != "" {
 			ls.Rate += " + "
 		}
-		if n := sc.Users(); n > 0 {
-			ls.Rate += sc.Name + " " + summary.UsersText(n)
-		} else {
-			ls.Rate += sc.Name + " " + sc.Rate.Text
-		}
+		ls.Rate += sc.Name + " " + sc.Load().String()
 	}
 	return ls
 }

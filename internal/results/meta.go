@@ -1,6 +1,10 @@
 package results
 
-import "time"
+import (
+	"time"
+
+	"github.com/loadlab/loadlab/internal/load"
+)
 
 // Version is the stream format version written; version 1 streams are
 // still read.
@@ -17,29 +21,30 @@ const blockMagic = "LLB1"
 // scan for the next one and go on (see Reader.Resync).
 const syncMarker = "\x89LLSYNC2\r\n\x1a\n\xf3\x5e\x9c\x21"
 
-// Meta describes a stream; it is stored as JSON in the file header.
+// Meta describes a stream; it is stored as JSON in the file header (its
+// form on disk: metaJSON).
 type Meta struct {
 	Version   int               `json:"version"`
 	Created   time.Time         `json:"created"`
 	Generator string            `json:"generator,omitempty"` // e.g. "loadlab v0.1.0"
 	Command   []string          `json:"command,omitempty"`   // command line that produced it
 	Attack    string            `json:"attack,omitempty"`    // default attack name
-	Rate      string            `json:"rate,omitempty"`      // schedule as given by the user
 	Labels    map[string]string `json:"labels,omitempty"`    // free-form (step names, variant, ...)
 	Shard     *Shard            `json:"shard,omitempty"`     // this file is one shard of a split attack
+
+	// Load is the attack's load: its schedule as given by the user
+	// (Load.Rate, kept for a closed loop too), and a closed loop's users
+	// (an attack at rate 0 keeps this many requests in flight:
+	// -max-workers N; a plan's workers: N), each user sending its next
+	// request when its answer came; a shard's share of them. No users for
+	// a paced attack, and in streams written before the header kept them.
+	Load load.Load `json:"-"`
 
 	// Planned is how many requests the schedule plans in all (rate ×
 	// duration, steps, ramp), 0 when unbounded or for a shard: a stream
 	// recording fewer is of an attack that did not finish (killed,
 	// interrupted, or out of targets).
 	Planned uint64 `json:"planned,omitempty"`
-
-	// Users is a closed loop's concurrency: an attack at rate 0 keeps this
-	// many requests in flight (-max-workers N; a plan's workers: N), each
-	// user sending its next request when its answer came; a shard's share
-	// of them. 0 for a paced attack, and in streams written before the
-	// header kept it.
-	Users int `json:"users,omitempty"`
 
 	// Seed and Templates let the requests really sent be rendered again
 	// (package sent): the seed every templated part was rendered with,

@@ -27,8 +27,10 @@ type Options struct {
 // folder is a `loadlab run` folder (one run, or one per matrix cell);
 // results files are grouped as `loadlab plot` groups them, the shard files
 // of one split attack one run and every other file a run of its own.
-// Warnings (a torn tail a killed attack left) are returned for the caller
-// to print; a file that is not results, or is corrupt, is bad input.
+// Each run comes with its identity (archive.Bundle.Identify), given here
+// once: a store persists it. Warnings (a torn tail a killed attack left)
+// are returned for the caller to print; a file that is not results, or is
+// corrupt, is bad input.
 func Bundles(ctx context.Context, paths []string, o Options) ([]*archive.Bundle, []string, error) {
 	var out []*archive.Bundle
 	var warns []string
@@ -65,6 +67,11 @@ func Bundles(ctx context.Context, paths []string, o Options) ([]*archive.Bundle,
 	}
 	if err := flush(); err != nil {
 		return nil, warns, err
+	}
+	for _, b := range out { // each run's identity is given here, once
+		if err := b.Identify(); err != nil {
+			return nil, warns, err
+		}
 	}
 	return out, warns, nil
 }
@@ -142,13 +149,14 @@ func resultsRun(ctx context.Context, paths []string, o Options) (*archive.Bundle
 	var command []string
 	users, closed := 0, len(rep.metas) > 0
 	for _, m := range rep.metas {
-		if m == nil || m.Users <= 0 { // a negative count is a broken header's
-			closed = false
-		} else {
-			users += m.Users
-		}
 		if m == nil {
+			closed = false
 			continue
+		}
+		if n, _ := m.Load.Bounds(); n > 0 { // a broken header's negative count is none
+			users += n
+		} else {
+			closed = false
 		}
 		if m.Shard != nil {
 			source = "shards"

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/loadlab/loadlab/internal/load"
 	"github.com/loadlab/loadlab/internal/results"
 )
 
@@ -17,7 +18,7 @@ func TestResultsHeaderUsers(t *testing.T) {
 		users int
 		want  []int
 	}{{4, []int{4}}, {0, nil}, {-3, nil}} {
-		path := writeStreamMeta(t, 200, results.Meta{Attack: "a", Users: c.users})
+		path := writeStreamMeta(t, 200, results.Meta{Attack: "a", Load: load.Load{Users: c.users, MaxUsers: c.users}})
 		bs, _, err := Bundles(context.Background(), []string{path}, Options{})
 		if err != nil {
 			t.Fatal(err)

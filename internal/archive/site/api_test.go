@@ -145,7 +145,7 @@ func TestTrendMarksAccepted(t *testing.T) {
 	}
 	ids := map[string]string{}
 	for _, b := range bs {
-		id, _, err := store.Add(ctx, b)
+		id, _, err := store.Add(ctx, identified(t, b))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,12 +182,12 @@ func addSynthetic(t *testing.T, store archive.Store, rng *rand.Rand, build strin
 	}
 	f := archive.Figures{Requests: run.Metrics.Requests, Success: run.Metrics.Success, Throughput: 100, Latencies: l.LatencySummary}
 	started := time.Unix(1000+rng.Int64N(100000), 0)
-	id, _, err := store.Add(context.Background(), &archive.Bundle{
+	id, _, err := store.Add(context.Background(), identified(t, &archive.Bundle{
 		Run: archive.Run{Name: "page", Labels: map[string]string{"build": build}, Source: "results", Started: started, Ended: started.Add(30 * time.Second),
 			Figures: f, Steps: []archive.Step{{Index: 0, Scenario: "page", Figures: f}}},
 		Histograms: map[archive.StepKey][]byte{{Step: 0, Scenario: "page"}: b},
 		Files:      []archive.BundleFile{{Name: "hist", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }}},
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,4 +225,14 @@ func TestTrendChanges(t *testing.T) {
 			t.Errorf("the trend page lacks %q", w)
 		}
 	}
+}
+
+// identified is b with its identity (archive.Bundle.Identify), as ingest
+// gives it before a store sees it.
+func identified(t testing.TB, b *archive.Bundle) *archive.Bundle {
+	t.Helper()
+	if err := b.Identify(); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -43,7 +43,7 @@ func closedSite(t *testing.T) (*httptest.Server, archive.Store, map[string]strin
 		if err != nil || len(bs) != 1 {
 			t.Fatalf("%s: %d bundles, %v", p, len(bs), err)
 		}
-		if ids[p], _, err = store.Add(ctx, bs[0]); err != nil {
+		if ids[p], _, err = store.Add(ctx, identified(t, bs[0])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +76,7 @@ func TestIndexLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cells[id] != run.Load() {
+		if cells[id] != run.Load().String() {
 			t.Errorf("%s: the index's load %q, archive list's %q", p, cells[id], run.Load())
 		}
 	}

@@ -141,7 +141,7 @@ func (h *Handler) compareSections(ctx context.Context, runs []*archive.Run) ([]w
 	for i, run := range runs {
 		cols = append(cols, col{Name: names[i], ID: run.ID, URL: runURL(run.ID), Started: fmtTime(run.Started), Labels: sortedLabels(run.Labels),
 			Health: run.Health.Short(), Noisy: noisyWhy(run.Health)})
-		figs[0].Cells = append(figs[0].Cells, run.Load())
+		figs[0].Cells = append(figs[0].Cells, run.Load().String())
 		cells := figureCells(run.Figures)
 		for j, k := range order {
 			figs[j+1].Cells = append(figs[j+1].Cells, cells[k])

@@ -1,5 +1,5 @@
 // Package site is the archive's results site (`loadlab archive serve`):
-// an http.Handler that shows a team's archived runs from an archive.Store.
+// an http.Handler that shows a team's archived runs from an archive.Reader (it never adds).
 //
 //   - /                  every run, newest first: filter by name and label,
 //     sort by any column, page through (server-side, so 10,000 runs stay fast);

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // fmtDur shows a latency with 3 significant digits (12.3ms, 1.24s).
@@ -20,17 +21,6 @@ func fmtDur(d time.Duration) string {
 	}
 	digits := int(math.Floor(math.Log10(float64(d)))) + 1
 	return d.Round(time.Duration(math.Pow10(digits - 3))).String()
-}
-
-// fmtRate shows a per-second figure.
-func fmtRate(r float64) string {
-	switch {
-	case r >= 100:
-		return fmt.Sprintf("%.0f/s", r)
-	case r >= 10:
-		return fmt.Sprintf("%.1f/s", r)
-	}
-	return fmt.Sprintf("%.2f/s", r)
 }
 
 // fmtPct shows a success ratio in percent.
@@ -78,9 +68,9 @@ func sortedLabels(m map[string]string) []label {
 // summary tables show them, in figureHeader's order.
 func figureCells(f archive.Figures) []string {
 	l := f.Latencies
-	return []string{fmt.Sprint(f.Requests), fmtRate(f.Rate), fmtPct(f.Success),
+	return []string{fmt.Sprint(f.Requests), load.FmtPerSecond(f.Rate), fmtPct(f.Success),
 		fmtDur(l.P50), fmtDur(l.P90), fmtDur(l.P95), fmtDur(l.P99), fmtDur(l.Max), fmtDur(l.Mean),
-		fmtRate(f.Throughput), fmtDur(f.LagP99), fmt.Sprint(f.Dropped)}
+		load.FmtPerSecond(f.Throughput), fmtDur(f.LagP99), fmt.Sprint(f.Dropped)}
 }
 
 // figureHeader names figureCells' columns.

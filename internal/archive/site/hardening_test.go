@@ -44,7 +44,7 @@ func newArchive(t *testing.T, dsn string, labels ...map[string]string) []string 
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, _, err := store.Add(ctx, bs[0])
+		id, _, err := store.Add(ctx, identified(t, bs[0]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func TestTarEntryNames(t *testing.T) {
 		data := []byte("x")
 		b.Files = append(b.Files, archive.BundleFile{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }})
 	}
-	id, _, err := store.Add(ctx, b)
+	id, _, err := store.Add(ctx, identified(t, b))
 	if err != nil {
 		t.Skipf("the store refuses such names itself: %v", err)
 	}

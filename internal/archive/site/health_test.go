@@ -40,7 +40,7 @@ func TestNoisyRunMarked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ids[f.path], _, err = store.Add(ctx, bs[0]); err != nil {
+		if ids[f.path], _, err = store.Add(ctx, identified(t, bs[0])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,7 +48,7 @@ func TestNoisyRunMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hunt, _, err := store.Add(ctx, bs[0])
+	hunt, _, err := store.Add(ctx, identified(t, bs[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

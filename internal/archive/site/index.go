@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/load"
 	"github.com/loadlab/loadlab/internal/plot/web"
 )
 
@@ -245,8 +246,8 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 	for i, run := range runs {
 		l := run.Latencies
 		rows[i] = indexRow{ID: run.ID, URL: runURL(run.ID), Name: run.Name, Started: fmtTime(run.Started),
-			Requests: fmt.Sprint(run.Requests), Load: run.Load(), Success: fmtPct(run.Success),
-			P50: fmtDur(l.P50), P99: fmtDur(l.P99), Throughput: fmtRate(run.Throughput), Noisy: noisyWhy(run.Health)}
+			Requests: fmt.Sprint(run.Requests), Load: run.Load().String(), Success: fmtPct(run.Success),
+			P50: fmtDur(l.P50), P99: fmtDur(l.P99), Throughput: load.FmtPerSecond(run.Throughput), Noisy: noisyWhy(run.Health)}
 		for _, lb := range sortedLabels(run.Labels) {
 			u := lq.url(func(q *listQuery) {
 				m := map[string]string{}

@@ -49,7 +49,7 @@ const (
 
 // Handler serves the results site. It only reads the store.
 type Handler struct {
-	store  archive.Store
+	store  archive.Reader
 	opts   Options
 	mux    *http.ServeMux
 	trends trendCache
@@ -57,7 +57,7 @@ type Handler struct {
 }
 
 // New returns the site for store.
-func New(store archive.Store, o Options) *Handler {
+func New(store archive.Reader, o Options) *Handler {
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}

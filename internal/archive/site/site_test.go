@@ -74,7 +74,7 @@ func fixture(t *testing.T) {
 			return
 		}
 		for _, b := range bs {
-			id, _, err := fix.store.Add(ctx, b)
+			id, _, err := fix.store.Add(ctx, identified(t, b))
 			if err != nil {
 				fixErr = err
 				return
@@ -90,7 +90,7 @@ func fixture(t *testing.T) {
 				fixErr = err
 				return
 			}
-			if *f.to, _, fixErr = fix.store.Add(ctx, bs[0]); fixErr != nil {
+			if *f.to, _, fixErr = fix.store.Add(ctx, identified(t, bs[0])); fixErr != nil {
 				return
 			}
 			fix.paths[*f.to] = f.path
@@ -637,7 +637,7 @@ func TestTrendFollowsAdds(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, b := range bs {
-			if _, _, err := store.Add(ctx, b); err != nil {
+			if _, _, err := store.Add(ctx, identified(t, b)); err != nil {
 				t.Fatal(err)
 			}
 		}

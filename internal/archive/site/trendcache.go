@@ -44,7 +44,7 @@ type trendJob struct {
 
 // get returns the trend for o, or pending when it is still being
 // computed after the wait.
-func (c *trendCache) get(ctx context.Context, store archive.Store, o trend.Options) (t *trend.Trend, pending bool, err error) {
+func (c *trendCache) get(ctx context.Context, store archive.Reader, o trend.Options) (t *trend.Trend, pending bool, err error) {
 	// Runs are only ever added: the count, and the latest started run,
 	// tell whether the archive changed (ordered as the index's first page,
 	// the cheapest query).
@@ -58,7 +58,7 @@ func (c *trendCache) get(ctx context.Context, store archive.Store, o trend.Optio
 	}
 	// acceptances change the gate and the chart's marks, not the runs
 	accepted := ""
-	if acc, ok := store.(archive.Accepter); ok {
+	if acc, ok := store.(archive.AcceptanceReader); ok {
 		as, err := acc.Accepted(ctx)
 		if err != nil {
 			return nil, false, err
@@ -101,7 +101,7 @@ func (c *trendCache) get(ctx context.Context, store archive.Store, o trend.Optio
 
 // compute runs one trend apart from the request that asked for it (a
 // page that reloads finds it done).
-func (c *trendCache) compute(key string, j *trendJob, store archive.Store, o trend.Options) {
+func (c *trendCache) compute(key string, j *trendJob, store archive.Reader, o trend.Options) {
 	c.one.Lock()
 	ctx, cancel := context.WithTimeout(context.Background(), trendTimeout)
 	j.t, j.err = trend.Compute(ctx, store, o)

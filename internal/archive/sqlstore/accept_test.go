@@ -17,13 +17,13 @@ func TestAcceptAndMigrate(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, dsn)
 		t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-		a, _, err := s.Add(ctx, bundle(t, "a", t0, 50*time.Millisecond, nil))
+		a, _, err := s.Add(ctx, identified(t, bundle(t, "a", t0, 50*time.Millisecond, nil)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// the schema as it was before acceptances
 		s = reopenAfter(t, s, dsn, "DROP TABLE accepted", "UPDATE schema_version SET version = 4")
-		b, _, err := s.Add(ctx, bundle(t, "b", t0.Add(time.Minute), 60*time.Millisecond, nil))
+		b, _, err := s.Add(ctx, identified(t, bundle(t, "b", t0.Add(time.Minute), 60*time.Millisecond, nil)))
 		if err != nil {
 			t.Fatal(err)
 		}

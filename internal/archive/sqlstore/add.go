@@ -17,27 +17,15 @@ import (
 
 // Add stores b in one transaction: the run, its labels, steps, scenarios
 // and files land together or not at all. The same content already stored
-// returns that run's ID with dup set, and writes nothing.
+// returns that run's ID with dup set, and writes nothing. The run comes
+// with its identity (archive.Bundle.Identify): Add persists it.
 func (s *Store) Add(ctx context.Context, b *archive.Bundle) (string, bool, error) {
 	r := b.Run
 	if err := checkBundle(b); err != nil {
 		return "", false, err
 	}
-	if r.Content == "" {
-		c, err := archive.ContentHash(b.Files, "")
-		if err != nil {
-			return "", false, err
-		}
-		r.Content = c
-	}
 	if id, ok, err := s.byContent(ctx, s.db, r.Content); err != nil || ok {
 		return id, ok, err
-	}
-	if r.ID == "" {
-		r.ID = archive.NewID(r.Content)
-	}
-	if r.Slug == "" {
-		r.Slug = archive.Slug(r.Name, r.Ended.Sub(r.Started), r.Rate, r.Users, r.ID)
 	}
 	if r.Added.IsZero() {
 		r.Added = time.Now()
@@ -85,6 +73,9 @@ func (s *Store) Add(ctx context.Context, b *archive.Bundle) (string, bool, error
 
 // checkBundle refuses what the schema cannot hold, before writing.
 func checkBundle(b *archive.Bundle) error {
+	if r := b.Run; r.Content == "" || r.ID == "" || r.Slug == "" {
+		return errors.New("archive: a run is stored with its identity (content hash, ID, slug: archive.Bundle.Identify)")
+	}
 	for k := range b.Run.Labels {
 		if _, _, err := archive.ParseLabel(k + "=x"); err != nil {
 			return badinput.Errorf("%v", err)

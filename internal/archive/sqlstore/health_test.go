@@ -49,7 +49,7 @@ func TestHealthAndBlocksKeptAndVersion3Migrates(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, dsn)
 		t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-		old, _, err := s.Add(ctx, bundle(t, "before", t0, 50*time.Millisecond, nil))
+		old, _, err := s.Add(ctx, identified(t, bundle(t, "before", t0, 50*time.Millisecond, nil)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestHealthAndBlocksKeptAndVersion3Migrates(t *testing.T) {
 		}
 		b := bundle(t, "after", t0.Add(time.Minute), 50*time.Millisecond, nil)
 		withHealth(b)
-		id, _, err := s.Add(ctx, b)
+		id, _, err := s.Add(ctx, identified(t, b))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
 
-	"github.com/loadlab/loadlab/internal/archive"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // The "load" sort orders runs as archive.Run.Load shows them: the paced
@@ -16,13 +19,14 @@ const loadOrder = "r.users_min, r.users_max, F.rate"
 
 // usersRange are the users_min and users_max columns of a run.
 func usersRange(users []int) (lo, hi int64) {
-	l, h := archive.UsersBounds(users)
+	l, h := load.Closed(users...).Bounds()
 	return int64(l), int64(h)
 }
 
 // backfillUsersRange fills users_min and users_max of the runs stored
 // before the schema had them, from their users or, for a run stored
-// before the archive kept its users, its slug (as List reads them).
+// before the archive kept its users, its slug (migrations[5] then keeps
+// those in its users).
 func backfillUsersRange(ctx context.Context, s *Store, tx *sql.Tx) error {
 	rows, err := tx.QueryContext(ctx, "SELECT seq, id, slug, users FROM runs")
 	if err != nil {
@@ -41,7 +45,7 @@ func backfillUsersRange(ctx context.Context, s *Store, tx *sql.Tx) error {
 		if users != "" {
 			json.Unmarshal([]byte(users), &u)
 		} else {
-			u = archive.SlugUsers(slug, id)
+			u = slugUsers(slug, id)
 		}
 		if lo, hi := usersRange(u); hi > 0 {
 			fills = append(fills, fill{seq, lo, hi})
@@ -58,4 +62,27 @@ func backfillUsersRange(ctx context.Context, s *Store, tx *sql.Tx) error {
 		}
 	}
 	return nil
+}
+
+// slugUsersPart matches the load part of a closed loop's slug
+// (archive.Slug), before its ID.
+var slugUsersPart = regexp.MustCompile(`-([0-9]+)(?:-([0-9]+))?users-$`)
+
+// slugUsers are the users a run's slug names when it was a closed loop:
+// [32] of "users-60s-32users-<id>", [4 32] of "...-4-32users-<id>"; nil
+// for a paced run's slug. It gives the users of a run archived before
+// the archive kept them. (A run shorter than half a second has no length
+// in its slug: if its name ends in a number, that number reads as users.)
+func slugUsers(slug, id string) []int {
+	m := slugUsersPart.FindStringSubmatch(strings.TrimSuffix(slug, id))
+	if m == nil || !strings.HasSuffix(slug, "-"+id) {
+		return nil
+	}
+	var users []int
+	for _, s := range m[1:] {
+		if n, err := strconv.Atoi(s); err == nil {
+			users = append(users, n)
+		}
+	}
+	return users
 }

@@ -167,8 +167,6 @@ func scanRun(sc interface{ Scan(...any) error }) (archive.Run, error) {
 	json.Unmarshal([]byte(labels), &r.Labels)
 	if users != "" {
 		json.Unmarshal([]byte(users), &r.Users)
-	} else {
-		r.Users = archive.SlugUsers(r.Slug, r.ID) // a run stored before the archive kept its users
 	}
 	r.Figures = fs.figures()
 	r.Health = parseHealth(health)

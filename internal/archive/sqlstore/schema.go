@@ -61,6 +61,11 @@ var migrations = [][]string{
 	{ // 5: accepted changes and baselines (archive.Accepter): a CI gate judges newer runs against the level from an accepted run on
 		`CREATE TABLE accepted (run_seq BIGINT NOT NULL PRIMARY KEY REFERENCES runs (seq) ON DELETE CASCADE, note TEXT NOT NULL, at BIGINT NOT NULL)`,
 	},
+	{ // 6: the users of the closed loops stored before the archive kept them, as their slug named them (filled into users_min
+		// and users_max by backfills[2]): the fewest and the most, so that a run is read as it is stored
+		`UPDATE runs SET users = '[' || CAST(users_min AS TEXT) || ']' WHERE users = '' AND users_max > 0 AND users_min = users_max`,
+		`UPDATE runs SET users = '[' || CAST(users_min AS TEXT) || ',' || CAST(users_max AS TEXT) || ']' WHERE users = '' AND users_max > users_min AND users_min > 0`,
+	},
 }
 
 // backfills[i], when set, fills what migrations[i] added to the rows

@@ -120,7 +120,7 @@ func TestKeywordDSN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _, err := w.Add(ctx, bundle(t, "kw", time.Unix(1700000000, 0), time.Millisecond, nil))
+	id, _, err := w.Add(ctx, identified(t, bundle(t, "kw", time.Unix(1700000000, 0), time.Millisecond, nil)))
 	w.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestPostgresReadersDoNotWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, _, err := r.Add(ctx, bundle(t, "x", time.Unix(1700000000, 0), time.Millisecond, nil)); err == nil {
+	if _, _, err := r.Add(ctx, identified(t, bundle(t, "x", time.Unix(1700000000, 0), time.Millisecond, nil))); err == nil {
 		t.Error("an archive opened to read took a run")
 	}
 }

@@ -107,13 +107,23 @@ func bundle(t *testing.T, name string, started time.Time, p99 time.Duration, lab
 	return b
 }
 
+// identified is b with its identity (archive.Bundle.Identify), as ingest
+// gives it before a store sees it.
+func identified(t testing.TB, b *archive.Bundle) *archive.Bundle {
+	t.Helper()
+	if err := b.Identify(); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestAddGetFilesRoundTrip(t *testing.T) {
 	forEach(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := open(t, dsn)
 		t0 := time.Date(2020, 2, 4, 10, 0, 0, 0, time.UTC)
 		b := bundle(t, "Regression Hunt", t0, 50*time.Millisecond, map[string]string{"build": "2020-02-04"})
-		id, dup, err := s.Add(ctx, b)
+		id, dup, err := s.Add(ctx, identified(t, b))
 		if err != nil || dup {
 			t.Fatalf("add: %v dup=%v", err, dup)
 		}
@@ -174,12 +184,12 @@ func TestSameContentTwiceKeepsOne(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, dsn)
 		t0 := time.Now().UTC()
-		id, dup, err := s.Add(ctx, bundle(t, "a", t0, time.Millisecond, nil))
+		id, dup, err := s.Add(ctx, identified(t, bundle(t, "a", t0, time.Millisecond, nil)))
 		if err != nil || dup {
 			t.Fatal(err, dup)
 		}
 		b := bundle(t, "a", t0, time.Millisecond, map[string]string{"other": "label"})
-		id2, dup, err := s.Add(ctx, b)
+		id2, dup, err := s.Add(ctx, identified(t, b))
 		if err != nil || !dup || id2 != id {
 			t.Fatalf("second add: id %q dup %v err %v, want %q dup", id2, dup, err, id)
 		}
@@ -202,6 +212,7 @@ func TestConcurrentAddsBothLand(t *testing.T) {
 		errs := make([]error, len(bs))
 		var wg sync.WaitGroup
 		for i, b := range bs {
+			identified(t, b)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -246,7 +257,7 @@ func TestAddMidwayFailureLeavesNothing(t *testing.T) {
 		b := bundle(t, "broken", time.Now(), time.Millisecond, map[string]string{"k": "v"})
 		b.Files = append(b.Files, failingFile("z-broken.lll"))
 		b.Run.Content = "fixed-content-hash" // the hash would read the failing file first
-		if _, _, err := s.Add(ctx, b); err == nil || !strings.Contains(err.Error(), "midway") {
+		if _, _, err := s.Add(ctx, identified(t, b)); err == nil || !strings.Contains(err.Error(), "midway") {
 			t.Fatalf("add: %v, want the read error", err)
 		}
 		// a cancelled context (a kill's closest in-process stand-in) too
@@ -286,7 +297,7 @@ func TestListFilterSortPage(t *testing.T) {
 			if i == 4 {
 				b.Scenarios = nil // two steps each: no per-scenario figures derived
 			}
-			if _, _, err := s.Add(ctx, b); err != nil {
+			if _, _, err := s.Add(ctx, identified(t, b)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -345,7 +356,7 @@ func TestUnknownRun(t *testing.T) {
 		if _, err := s.Histogram(ctx, "nosuchrun", 0, ""); !errors.Is(err, archive.ErrNotFound) {
 			t.Errorf("histogram: %v", err)
 		}
-		id, _, _ := s.Add(ctx, bundle(t, "x", time.Now(), time.Millisecond, nil))
+		id, _, _ := s.Add(ctx, identified(t, bundle(t, "x", time.Now(), time.Millisecond, nil)))
 		if _, err := s.OpenFile(ctx, id, "nosuch.txt"); !errors.Is(err, archive.ErrNotFound) {
 			t.Errorf("open file: %v", err)
 		}
@@ -372,7 +383,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 func TestReopenKeepsRuns(t *testing.T) {
 	forEach(t, func(t *testing.T, dsn string) {
 		s := open(t, dsn)
-		id, _, err := s.Add(context.Background(), bundle(t, "kept", time.Now(), time.Millisecond, nil))
+		id, _, err := s.Add(context.Background(), identified(t, bundle(t, "kept", time.Now(), time.Millisecond, nil)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,7 +403,7 @@ func TestDamagedSQLiteFile(t *testing.T) {
 	good := filepath.Join(dir, "good.db")
 	s := open(t, good)
 	for i := 0; i < 3; i++ {
-		s.Add(context.Background(), bundle(t, fmt.Sprint(i), time.Now(), time.Millisecond, nil))
+		s.Add(context.Background(), identified(t, bundle(t, fmt.Sprint(i), time.Now(), time.Millisecond, nil)))
 	}
 	s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 	s.Close()

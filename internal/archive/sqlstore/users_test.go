@@ -20,11 +20,11 @@ func TestUsersKeptAndOlderSchemaMigrates(t *testing.T) {
 		t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 		closed := bundle(t, "users", t0, 50*time.Millisecond, nil)
 		closed.Run.Users = []int{4, 4, 16, 16}
-		closedID, _, err := s.Add(ctx, closed)
+		closedID, _, err := s.Add(ctx, identified(t, closed))
 		if err != nil {
 			t.Fatal(err)
 		}
-		pacedID, _, err := s.Add(ctx, bundle(t, "paced", t0.Add(time.Minute), 50*time.Millisecond, nil))
+		pacedID, _, err := s.Add(ctx, identified(t, bundle(t, "paced", t0.Add(time.Minute), 50*time.Millisecond, nil)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,10 +47,10 @@ func TestUsersKeptAndOlderSchemaMigrates(t *testing.T) {
 		if u := users(s); !slices.Equal(u[closedID], []int{4, 4, 16, 16}) || u[pacedID] != nil {
 			t.Errorf("users read back: closed %v, paced %v", u[closedID], u[pacedID])
 		}
-		if r, _ := s.Get(ctx, closedID); r.Load() != "4-16 users" {
+		if r, _ := s.Get(ctx, closedID); r.Load().String() != "4-16 users" {
 			t.Errorf("closed loop's load %q", r.Load())
 		}
-		if r, _ := s.Get(ctx, pacedID); r.Load() != "10/s" {
+		if r, _ := s.Get(ctx, pacedID); r.Load().String() != "10/s" {
 			t.Errorf("paced run's load %q", r.Load())
 		}
 
@@ -67,7 +67,7 @@ func TestUsersKeptAndOlderSchemaMigrates(t *testing.T) {
 		}
 		later := bundle(t, "later", t0.Add(2*time.Minute), 50*time.Millisecond, nil)
 		later.Run.Users = []int{32}
-		id, _, err := s.Add(ctx, later)
+		id, _, err := s.Add(ctx, identified(t, later))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestLoadOrder(t *testing.T) {
 		} {
 			b := bundle(t, r.name, t0.Add(time.Duration(i)*time.Minute), 50*time.Millisecond, nil)
 			b.Run.Rate, b.Run.Users = r.rate, r.users
-			id, _, err := s.Add(ctx, b)
+			id, _, err := s.Add(ctx, identified(t, b))
 			if err != nil {
 				t.Fatal(err)
 			}

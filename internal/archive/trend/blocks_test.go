@@ -69,12 +69,12 @@ func (b *blockStore) addBlocks(t *testing.T, rng *rand.Rand, commit string, p50m
 	}
 	f := archive.Figures{Requests: run.Metrics.Requests, Success: run.Metrics.Success, Throughput: 150, Latencies: l.LatencySummary}
 	started := time.Unix(int64(1000+10*len(b.ids)), 0)
-	id, _, err := b.Add(context.Background(), &archive.Bundle{
+	id, _, err := b.Add(context.Background(), identified(t, &archive.Bundle{
 		Run: archive.Run{Name: name, Labels: map[string]string{"commit": commit}, Source: "results", Started: started, Ended: started.Add(30 * time.Second),
 			Figures: f, Steps: []archive.Step{{Index: 0, Scenario: "page", Figures: f}}},
 		Histograms: map[archive.StepKey][]byte{{Step: 0, Scenario: "page"}: hb},
 		Files:      []archive.BundleFile{{Name: "hist", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(hb)), nil }}},
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}

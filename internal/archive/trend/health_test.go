@@ -32,12 +32,12 @@ func TestNoisyRunsMarked(t *testing.T) {
 		f := archive.Figures{Requests: 1, Success: 1, Latencies: metrics.LatencySummary{P50: 40 * time.Millisecond, P99: 40 * time.Millisecond}}
 		started := time.Unix(int64(1000+10*i), 0)
 		name := "run" + string(rune('a'+i))
-		_, _, err = src.Add(context.Background(), &archive.Bundle{
+		_, _, err = src.Add(context.Background(), identified(t, &archive.Bundle{
 			Run: archive.Run{Name: name, Source: "results", Started: started, Ended: started.Add(time.Second), Figures: f, Health: h,
 				Steps: []archive.Step{{Index: 0, Scenario: "page", Figures: f, Health: h}}},
 			Histograms: map[archive.StepKey][]byte{{Step: 0, Scenario: "page"}: b},
 			Files:      []archive.BundleFile{{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(name)), nil }}},
-		})
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,9 +18,9 @@ import (
 // alarm in a hundred at most is noise, before the minimum size cuts more.
 const Confidence = 0.99
 
-// Source is what a trend reads from the archive; archive.Store is one.
+// Source is what a trend reads from the archive; archive.Reader (and so archive.Store) is one.
 // A Source that is also a BlockSource gives each run's time blocks (its
-// within-run spread), and an archive.Accepter its accepted baselines.
+// within-run spread), and an archive.AcceptanceReader its accepted baselines.
 type Source interface {
 	Points(ctx context.Context, f archive.Filter, scenario string) ([]archive.Point, error)
 	Get(ctx context.Context, id string) (*archive.Run, error)
@@ -203,7 +203,7 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 			}
 		}
 	}
-	if acc, ok := src.(archive.Accepter); ok {
+	if acc, ok := src.(archive.AcceptanceReader); ok {
 		all, err := acc.Accepted(ctx)
 		if err != nil {
 			return nil, err

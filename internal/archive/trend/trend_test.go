@@ -80,7 +80,7 @@ func (s *store) addLagged(t *testing.T, rng *rand.Rand, labels map[string]string
 		Histograms: map[archive.StepKey][]byte{{Step: 0, Scenario: "page"}: b},
 		Files:      []archive.BundleFile{{Name: "hist", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }}},
 	}
-	id, dup, err := s.Add(context.Background(), bundle)
+	id, dup, err := s.Add(context.Background(), identified(t, bundle))
 	if err != nil || dup {
 		t.Fatal(err, dup)
 	}
@@ -302,4 +302,14 @@ func FuzzNaturalLess(f *testing.F) {
 			t.Fatalf("%q before itself", a)
 		}
 	})
+}
+
+// identified is b with its identity (archive.Bundle.Identify), as ingest
+// gives it before a store sees it.
+func identified(t testing.TB, b *archive.Bundle) *archive.Bundle {
+	t.Helper()
+	if err := b.Identify(); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

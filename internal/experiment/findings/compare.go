@@ -92,7 +92,7 @@ func compareConfigs(sum *summary.Summary, main string) []finding {
 		if worstOther.Requests > 0 && worstOther.Success < summary.Healthy && worstMain != nil {
 			asked := "requested at only " + sc.Rate
 			if sc.Closed() {
-				asked = "sent by only " + sc.Load()
+				asked = "sent by only " + sc.Load().String()
 			}
 			out = append(out, fact(summary.KindShared, fmt.Sprintf("%s, %s through the same proxy, fell to %.2f%% success %s (%s: %.2f%%): every route waits for the same pool, and for its manager.",
 				sc.Name, asked, 100*worstOther.Success, sum.AtLoad(last[0]), main, 100*worstMain.Success)))

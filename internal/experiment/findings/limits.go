@@ -54,7 +54,7 @@ func limits(sum *summary.Summary, main string) string {
 			continue
 		}
 		if sc.Success >= summary.Healthy && st.Aborted == "" {
-			l.good = sc.Load()
+			l.good = sc.Load().String()
 		} else {
 			l.bad = fmt.Sprintf("%s (%.2f%%)", sc.Load(), 100*sc.Success)
 		}

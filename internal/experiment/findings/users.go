@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // Below a closed loop's knee, throughput grows with the users (each more
@@ -48,7 +49,7 @@ func usersSweep(sum *summary.Summary, main string) (finding, bool) {
 	sort.Slice(pts, func(i, j int) bool { return pts[i].users < pts[j].users })
 	little := func(p point) string {
 		r := p.sc.Latency.Mean.Seconds()
-		return fmt.Sprintf("%s ≈ %s req/s × %s = %.1f", summary.UsersText(p.users), summary.FmtRate(p.sc.Throughput), summary.FmtSeconds(r), p.sc.Throughput*r)
+		return fmt.Sprintf("%s ≈ %s req/s × %s = %.1f", load.Closed(p.users).String(), load.FmtRate(p.sc.Throughput), summary.FmtSeconds(r), p.sc.Throughput*r)
 	}
 	// The pair of numbers of users past which throughput was flat says
 	// most; else the first pair between which it rose far less than the
@@ -81,20 +82,20 @@ func usersSweep(sum *summary.Summary, main string) (finding, bool) {
 		var what string
 		if b.sc.Throughput/a.sc.Throughput-1 < flatRise {
 			what = fmt.Sprintf("%s's throughput stopped rising beyond %s (%s req/s): with %s it was %s req/s",
-				main, summary.UsersText(a.users), summary.FmtRate(a.sc.Throughput), summary.UsersText(b.users), summary.FmtRate(b.sc.Throughput))
+				main, load.Closed(a.users).String(), load.FmtRate(a.sc.Throughput), load.Closed(b.users).String(), load.FmtRate(b.sc.Throughput))
 		} else {
 			what = fmt.Sprintf("%s's throughput rose far less than its users between %s and %s (%.0f× the users, %s to %s req/s)",
-				main, summary.UsersText(a.users), summary.UsersText(b.users), float64(b.users)/float64(a.users), summary.FmtRate(a.sc.Throughput), summary.FmtRate(b.sc.Throughput))
+				main, load.Closed(a.users).String(), load.Closed(b.users).String(), float64(b.users)/float64(a.users), load.FmtRate(a.sc.Throughput), load.FmtRate(b.sc.Throughput))
 		}
 		text := fmt.Sprintf("%s while its mean response time grew from %s to %s, so the added users mostly waited (Little's law: %s). "+
 			"The knee lies at about %s: the peak throughput times the response time at the lightest load (%s req/s × %s).",
 			what, summary.FmtSeconds(a.sc.Latency.Mean.Seconds()), summary.FmtSeconds(b.sc.Latency.Mean.Seconds()), little(b),
-			summary.UsersText(int(math.Max(1, math.Round(peak*light)))), summary.FmtRate(peak), summary.FmtSeconds(light))
+			load.Closed(int(math.Max(1, math.Round(peak*light)))).String(), load.FmtRate(peak), summary.FmtSeconds(light))
 		return fact(summary.KindSweep, text), true
 	}
 	last := pts[len(pts)-1]
 	return fact(summary.KindSweep, fmt.Sprintf("%s kept at least 99%% success and its throughput kept rising with the users, up to %s (%s req/s, p99 %s): the knee lies beyond the users tried (Little's law: %s).",
-		main, summary.UsersText(last.users), summary.FmtRate(last.sc.Throughput), summary.FmtSeconds(last.sc.Latency.P99.Seconds()), little(last))), true
+		main, load.Closed(last.users).String(), load.FmtRate(last.sc.Throughput), summary.FmtSeconds(last.sc.Latency.P99.Seconds()), little(last))), true
 }
 
 // usersFell is a closed loop's sweep where success fell below 99% in step
@@ -103,7 +104,7 @@ func usersSweep(sum *summary.Summary, main string) (finding, bool) {
 func usersFell(main string, lastGood, bad *summary.StepResult) finding {
 	b := bad.Scenario(main)
 	fell := fmt.Sprintf("with %s (step %q) success fell to %.2f%% and p99 rose to %s, at %s req/s answered: this is the knee.",
-		summary.UsersText(b.Users), bad.Name, 100*b.Success, summary.FmtSeconds(b.Latency.P99.Seconds()), summary.FmtRate(b.Throughput))
+		load.Closed(b.Users).String(), bad.Name, 100*b.Success, summary.FmtSeconds(b.Latency.P99.Seconds()), load.FmtRate(b.Throughput))
 	g := (*summary.ScenarioResult)(nil)
 	if lastGood != nil {
 		g = lastGood.Scenario(main)
@@ -112,7 +113,7 @@ func usersFell(main string, lastGood, bad *summary.StepResult) finding {
 		return fact(summary.KindSweep, "From the first step, "+fell)
 	}
 	return fact(summary.KindSweep, fmt.Sprintf("%s held up to %s (%.2f%% success, p99 %s, %s req/s answered); %s",
-		main, summary.UsersText(g.Users), 100*g.Success, summary.FmtSeconds(g.Latency.P99.Seconds()), summary.FmtRate(g.Throughput), fell))
+		main, load.Closed(g.Users).String(), 100*g.Success, summary.FmtSeconds(g.Latency.P99.Seconds()), load.FmtRate(g.Throughput), fell))
 }
 
 // usersKnees is each configuration's knee in users, when configurations

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/experiment/findings"
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // computed is the findings of a recorded run (its summary records the
@@ -47,7 +48,7 @@ func TestFindingsOfUsersSweep(t *testing.T) {
 	}
 	// Where it stopped rising, throughput was already at its peak, and
 	// below it, it was not.
-	if byUsers[flat].Throughput < 0.9*peak || byUsers[4].Throughput > 0.75*peak || summary.FmtRate(byUsers[flat].Throughput) != m[2] {
+	if byUsers[flat].Throughput < 0.9*peak || byUsers[4].Throughput > 0.75*peak || load.FmtRate(byUsers[flat].Throughput) != m[2] {
 		t.Errorf("throughput by users %v: peak %.1f, the finding says it stopped rising at %d users (%s req/s)", throughputs(byUsers), peak, flat, m[2])
 	}
 	if n, _ := strconv.ParseFloat(m[4], 64); n < 0.8*float64(more) || n > 1.2*float64(more) {
@@ -78,7 +79,7 @@ func TestFindingsOfRefusedUsers(t *testing.T) {
 		t.Fatalf("the fixture changed: 16 users %.2f%%, 64 users %.2f%%", 100*good.Success, 100*bad.Success)
 	}
 	want := fmt.Sprintf("page held up to 16 users (100.00%% success, p99 %s, %s req/s answered); with 64 users (step \"64 users\") success fell to %.2f%% and p99 rose to %s, at %s req/s answered: this is the knee.",
-		summary.FmtSeconds(good.Latency.P99.Seconds()), summary.FmtRate(good.Throughput), 100*bad.Success, summary.FmtSeconds(bad.Latency.P99.Seconds()), summary.FmtRate(bad.Throughput))
+		summary.FmtSeconds(good.Latency.P99.Seconds()), load.FmtRate(good.Throughput), 100*bad.Success, summary.FmtSeconds(bad.Latency.P99.Seconds()), load.FmtRate(bad.Throughput))
 	if !strings.Contains(got, want) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

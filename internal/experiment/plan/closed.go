@@ -2,6 +2,8 @@ package plan
 
 import (
 	"strconv"
+
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // MaxUsers bounds a closed loop's workers: each is a connection and a
@@ -46,6 +48,10 @@ func (sc *Scenario) Users() int {
 	}
 	return 0
 }
+
+// Load is the scenario's load: its rate as written, and its users when
+// it is a closed loop.
+func (sc *Scenario) Load() load.Load { return load.Of(sc.Rate.Text, sc.Users()) }
 
 // setsUsers reports whether a matrix value v is the closed loop's users.
 func setsUsers(sc *Scenario, v string) bool {

@@ -2,8 +2,9 @@ package summary
 
 import (
 	"fmt"
-	"strconv"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // Closed reports whether the scenario ran as a closed loop: Users users,
@@ -13,12 +14,7 @@ func (sc *ScenarioResult) Closed() bool { return sc.Users > 0 }
 
 // Load is what the scenario was asked for: its rate as the plan gave it
 // ("40/s"), or a closed loop's users ("32 users").
-func (sc *ScenarioResult) Load() string {
-	if sc.Closed() {
-		return UsersText(sc.Users)
-	}
-	return sc.Rate
-}
+func (sc *ScenarioResult) Load() load.Load { return load.Of(sc.Rate, sc.Users) }
 
 // Achieved is the scenario's load with what it achieved, for a table
 // cell: a paced scenario's rate as asked ("40/s"), a closed loop's users
@@ -26,17 +22,9 @@ func (sc *ScenarioResult) Load() string {
 // req/s"), which is what a closed loop's users produce.
 func (sc *ScenarioResult) Achieved() string {
 	if sc.Closed() {
-		return fmt.Sprintf("%s, %s req/s", UsersText(sc.Users), FmtRate(sc.Throughput))
+		return fmt.Sprintf("%s, %s req/s", sc.Load(), load.FmtRate(sc.Throughput))
 	}
 	return sc.Rate
-}
-
-// UsersText is n users: "1 user", "32 users".
-func UsersText(n int) string {
-	if n == 1 {
-		return "1 user"
-	}
-	return strconv.Itoa(n) + " users"
 }
 
 // Calibration is what one calibration of a black box (a scenario with

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"github.com/loadlab/loadlab/internal/load"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -33,7 +34,7 @@ func TestUsersAndCalibrationsAreOptional(t *testing.T) {
 	}
 	for _, st := range demo.Steps {
 		for _, sc := range st.Scenarios {
-			if sc.Closed() || sc.Load() != sc.Rate || sc.Achieved() != sc.Rate {
+			if sc.Closed() || sc.Load().String() != sc.Rate || sc.Achieved() != sc.Rate {
 				t.Errorf("%s: paced %s reads as %q / %q", st.Name, sc.Rate, sc.Load(), sc.Achieved())
 			}
 		}
@@ -58,11 +59,8 @@ func TestUsersAndCalibrationsAreOptional(t *testing.T) {
 	if !reflect.DeepEqual(got.Calibrations, s.Calibrations) || got.Steps[0].Scenarios[0].Users != 32 {
 		t.Errorf("loaded %+v, %+v", got.Calibrations, got.Steps[0].Scenarios[0])
 	}
-	if sc := got.Steps[0].Scenarios[0]; sc.Load() != "32 users" || sc.Achieved() != "32 users, 155 req/s" {
+	if sc := got.Steps[0].Scenarios[0]; sc.Load().String() != "32 users" || sc.Achieved() != "32 users, 155 req/s" {
 		t.Errorf("a closed loop reads as %q / %q", sc.Load(), sc.Achieved())
-	}
-	if UsersText(1) != "1 user" {
-		t.Errorf("UsersText(1) = %q", UsersText(1))
 	}
 }
 
@@ -86,7 +84,7 @@ func TestUsersAreTheLoad(t *testing.T) {
 		t.Fatalf("rate axis %q, want the users", s.RateAxis())
 	}
 	for _, st := range s.Steps {
-		users := UsersText(st.Scenarios[0].Users)
+		users := load.Closed(st.Scenarios[0].Users).String()
 		if s.CellLabel(st) != users || s.AtLoad(st) != "with "+users || s.KeyText(st) != users || s.VarsLabel(st) != "" {
 			t.Errorf("step %q: cell %q, at %q, key %q, vars %q; want %s", st.Name, s.CellLabel(st), s.AtLoad(st), s.KeyText(st), s.VarsLabel(st), users)
 		}

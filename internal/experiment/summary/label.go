@@ -44,7 +44,7 @@ func (s *Summary) CellLabel(st *StepResult) string {
 	rate := s.RateAxis()
 	label := s.VarsLabel(st)
 	if rate != "" && len(st.Scenarios) > 0 {
-		label = strings.TrimSpace(label + " at " + st.Scenarios[0].Load())
+		label = strings.TrimSpace(label + " at " + st.Scenarios[0].Load().String())
 		label = strings.TrimPrefix(label, "at ")
 	}
 	return label
@@ -216,7 +216,7 @@ func (s *Summary) AtLoad(st *StepResult) string {
 func (s *Summary) KeyText(st *StepResult) string {
 	k := s.RateKey(st)
 	if len(st.Scenarios) > 0 && st.Scenarios[0].Closed() && k == strconv.Itoa(st.Scenarios[0].Users) {
-		return UsersText(st.Scenarios[0].Users)
+		return st.Scenarios[0].Load().String()
 	}
 	return LoadText(k)
 }

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/load"
 	"github.com/loadlab/loadlab/internal/metrics"
 	"github.com/loadlab/loadlab/internal/prediction"
 )
@@ -171,37 +171,24 @@ func SearchSentence(rs []SearchResult) string {
 		var s string
 		switch {
 		case r.Rate == 0:
-			s = fmt.Sprintf("%s: no rate from %s req/s holds", r.Configuration, FmtRate(r.Min))
+			s = fmt.Sprintf("%s: no rate from %s req/s holds", r.Configuration, load.FmtRate(r.Min))
 		case r.AtMax:
-			s = fmt.Sprintf("%s: still holds at %s req/s, the top of the range", r.Configuration, FmtRate(r.Rate))
+			s = fmt.Sprintf("%s: still holds at %s req/s, the top of the range", r.Configuration, load.FmtRate(r.Rate))
 		case !r.Confirmed:
 			var failed []string
 			for _, p := range r.Probes {
 				if p.Confirmation && !p.Pass {
-					failed = append(failed, FmtRate(p.Rate))
+					failed = append(failed, load.FmtRate(p.Rate))
 				}
 			}
-			s = fmt.Sprintf("%s: below %s req/s, not confirmed (the confirmation runs at %s req/s failed)", r.Configuration, FmtRate(r.Rate/(1-r.Precision)), strings.Join(failed, ", "))
+			s = fmt.Sprintf("%s: below %s req/s, not confirmed (the confirmation runs at %s req/s failed)", r.Configuration, load.FmtRate(r.Rate/(1-r.Precision)), strings.Join(failed, ", "))
 		default:
-			s = fmt.Sprintf("%s: %s req/s ± %.0f%%", r.Configuration, FmtRate(r.Rate), 100*r.Precision)
+			s = fmt.Sprintf("%s: %s req/s ± %.0f%%", r.Configuration, load.FmtRate(r.Rate), 100*r.Precision)
 		}
 		if r.Predicted > 0 {
-			s += fmt.Sprintf(" (model: %s)", FmtRate(r.Predicted))
+			s += fmt.Sprintf(" (model: %s)", load.FmtRate(r.Predicted))
 		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// FmtRate writes a rate with thousands separators: 1,040 or 12.5.
-func FmtRate(r float64) string {
-	if r < 100 {
-		return strconv.FormatFloat(math.Round(r*10)/10, 'f', -1, 64)
-	}
-	n := int64(math.Round(r))
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

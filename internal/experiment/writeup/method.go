@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 	"github.com/loadlab/loadlab/internal/redact"
 )
 
@@ -174,7 +175,7 @@ func designLoads(sum *summary.Summary, sd summary.ScenarioDesign) string {
 			rates = append(rates, r)
 		}
 	}
-	by := "by " + summary.UsersText(users[0])
+	by := "by " + load.Closed(users[0]).String()
 	if len(users) > 1 {
 		n := make([]string, len(users))
 		for i, u := range users {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // The findings' sentences about single steps, taken apart so that a
@@ -263,7 +264,7 @@ func calibrationCost(cs []summary.Calibration) string {
 			where = " before the capacity search of " + c.Configuration
 		}
 		parts = append(parts, fmt.Sprintf("%s (`%s`)%s: %d requests, up to %s req/s, in %s",
-			c.Scenario, c.Target, where, c.Requests, summary.FmtRate(c.HighestRate), c.Took.Round(100*time.Millisecond)))
+			c.Scenario, c.Target, where, c.Requests, load.FmtRate(c.HighestRate), c.Took.Round(100*time.Millisecond)))
 	}
 	lead := "The model of a scenario with calibrate: true is a queue fitted against its live target, once per configuration; the calibration sent requests of its own, not counted in any step"
 	if len(cs) == 1 {

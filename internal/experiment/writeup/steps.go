@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // manySteps is the number of steps above which a step's text reports are
@@ -71,7 +72,7 @@ func stepNotes(st *summary.StepResult) []block {
 // (a closed loop: each sends its next request when its answer came)".
 func loadPhrase(sc *summary.ScenarioResult) string {
 	if sc.Closed() {
-		return "by " + summary.UsersText(sc.Users) + " (" + closedLoopNote + ")"
+		return "by " + load.Closed(sc.Users).String() + " (" + closedLoopNote + ")"
 	}
 	return "at " + sc.Rate
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/experiment/summary"
+	"github.com/loadlab/loadlab/internal/load"
 	"github.com/loadlab/loadlab/internal/metrics"
 )
 
@@ -44,7 +45,7 @@ func comparisonRows(sum *summary.Summary, name string) (rows [][]string, closed 
 		if first := st.Scenarios[0]; first.Name != name {
 			// A scenario beside the flood: its own rate says nothing of the
 			// step, the flood's does.
-			rate += " (" + first.Name + " " + first.Load() + ")"
+			rate += " (" + first.Name + " " + first.Load().String() + ")"
 			closed = closed || first.Closed()
 		}
 		row := []string{sum.GroupLabel(st), rate, latencyCells(sc.Latency), fmt.Sprintf("%.2f%%", 100*sc.Success), strconv.FormatUint(sc.Requests, 10)}
@@ -111,7 +112,7 @@ func searchRows(sum *summary.Summary) [][]string {
 					lat, n = latencyCells(sc.Latency), strconv.FormatUint(sc.Requests, 10)
 				}
 			}
-			rows = append(rows, []string{r.Configuration, summary.FmtRate(p.Rate), fmt.Sprintf("%.2f%%", 100*p.Success), lat, n, verdict})
+			rows = append(rows, []string{r.Configuration, load.FmtRate(p.Rate), fmt.Sprintf("%.2f%%", 100*p.Success), lat, n, verdict})
 		}
 	}
 	return rows

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadlab/loadlab/internal/experiment/summary"
 	"github.com/loadlab/loadlab/internal/experiment/writeup"
+	"github.com/loadlab/loadlab/internal/load"
 )
 
 // A closed loop of 4, 16 and 32 users (a real run): the comparison shows
@@ -22,7 +22,7 @@ func TestClosedLoopReportSpeaksInUsers(t *testing.T) {
 	}
 	for _, st := range sum.Steps {
 		sc := st.Scenarios[0]
-		cell := fmt.Sprintf("%d users, %s req/s", sc.Users, summary.FmtRate(sc.Throughput))
+		cell := fmt.Sprintf("%d users, %s req/s", sc.Users, load.FmtRate(sc.Throughput))
 		if !strings.Contains(md, "| "+st.Name+" | "+cell+" |") || !strings.Contains(html, "<td>"+cell+"</td>") {
 			t.Errorf("no comparison row for %s with %q", st.Name, cell)
 		}
@@ -53,7 +53,7 @@ func TestReportSaysTheCalibrationsCost(t *testing.T) {
 		t.Fatalf("the fixture recorded %+v", sum.Calibrations)
 	}
 	c := sum.Calibrations[0]
-	want := fmt.Sprintf("the calibration sent requests of its own, not counted in any step: page (`%s`) before step %q: %d requests, up to %s req/s, in ", c.Target, c.Before, c.Requests, summary.FmtRate(c.HighestRate))
+	want := fmt.Sprintf("the calibration sent requests of its own, not counted in any step: page (`%s`) before step %q: %d requests, up to %s req/s, in ", c.Target, c.Before, c.Requests, load.FmtRate(c.HighestRate))
 	model := md[strings.Index(md, "## Against the model"):]
 	if !strings.Contains(model, want) {
 		t.Errorf("the model section does not say %q:\n%s", want, model[:min(len(model), 800)])
