@@ -75,7 +75,7 @@ func main() {
 	t0 := time.Now()
 	var ids []string
 	for i := 0; i < *runs-1; i++ {
-		id, _, err := store.Add(ctx, variant(tmpl, raw, i, *runs))
+		id, _, err := store.Add(ctx, identified(variant(tmpl, raw, i, *runs)))
 		check(err)
 		ids = append(ids, id)
 	}
@@ -235,4 +235,13 @@ func check(err error) {
 		fmt.Fprintln(os.Stderr, "archivesite:", err)
 		os.Exit(1)
 	}
+}
+
+// identified is b with its content hash, ID and slug filled, as
+// archive add fills them before the store keeps a run.
+func identified(b *archive.Bundle) *archive.Bundle {
+	if err := b.Identify(); err != nil {
+		panic(err)
+	}
+	return b
 }

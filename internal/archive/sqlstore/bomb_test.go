@@ -50,7 +50,7 @@ func TestForgedChunksAreErrors(t *testing.T) {
 			ctx := context.Background()
 			s := open(t, filepath.Join(t.TempDir(), "a.db"))
 			b := bundle(t, tc.name, time.Date(2020, 2, 4, 10, 0, 0, 0, time.UTC), time.Millisecond, nil)
-			id, _, err := s.Add(ctx, b)
+			id, _, err := s.Add(ctx, identified(t, b))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func TestForgedChunksAreErrors(t *testing.T) {
 func TestChunksPastRecordedSizeUnread(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, filepath.Join(t.TempDir(), "a.db"))
-	id, _, err := s.Add(ctx, bundle(t, "extra", time.Date(2020, 2, 4, 10, 0, 0, 0, time.UTC), time.Millisecond, nil))
+	id, _, err := s.Add(ctx, identified(t, bundle(t, "extra", time.Date(2020, 2, 4, 10, 0, 0, 0, time.UTC), time.Millisecond, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
