@@ -63,7 +63,7 @@ func (g *gateArchive) attack(commit string, delay time.Duration) string {
 		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
 			t.Fatalf("report: exit %d %s", code, out)
 		}
-		if r.Lag.P99*20 > r.Latencies["99th"] {
+		if r.Lag.P99*10 > r.Latencies["99th"] { // noisy as the verdicts judge it (runblock.NoisyLagShare)
 			t.Logf("%s: lag p99 %v of p99 %v: the machine was busy, again", commit, time.Duration(r.Lag.P99), time.Duration(r.Latencies["99th"]))
 			if try == 6 {
 				t.Fatalf("the machine was too loaded to make a clean run in %d tries", try)

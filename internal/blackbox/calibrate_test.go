@@ -39,13 +39,26 @@ func TestCalibrateAQueueItDidNotWrite(t *testing.T) {
 	}
 	defer box.Close()
 	var log strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	f, err := Calibrate(ctx, Options{Target: "GET " + box.URL + "/page", Step: 1500 * time.Millisecond, Timeout: 5 * time.Second, Log: &log})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
+	var f *Fit
+	// A fit most of whose evidence the machine's pauses spoiled says so
+	// (LeftOut): this test cannot judge it then; it fits again, and fails
+	// if the machine never lets it judge.
+	for tries := 1; ; tries++ {
+		log.Reset()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		f, err = Calibrate(ctx, Options{Target: "GET " + box.URL + "/page", Step: 1500 * time.Millisecond, Timeout: 5 * time.Second, Log: &log})
+		cancel()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, log.String())
+		}
+		t.Logf("probes:\n%s", log.String())
+		if 4*f.LeftOut <= f.Blocks {
+			break
+		}
+		if tries == 4 {
+			t.Fatalf("the machine paused through %d of %d probe blocks in 4 fits: too busy to judge", f.LeftOut, f.Blocks)
+		}
 	}
-	t.Logf("probes:\n%s", log.String())
 	if f.USL == nil || f.USL.Significant {
 		t.Errorf("contention: %+v, want a fit and none significant (the origin answers in a constant 50 ms)", f.USL)
 	}

@@ -20,7 +20,7 @@ func TestThreeFitsAgree(t *testing.T) {
 	}
 	q := startQueue(t, 4, 20*time.Millisecond, 100*time.Millisecond)
 	var fits []*Fit
-	for i := range 3 {
+	for i, tries := 0, 0; i < 3; {
 		before := q.received.Load()
 		var log strings.Builder
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -35,6 +35,16 @@ func TestThreeFitsAgree(t *testing.T) {
 		if got := q.received.Load() - before; got > f.Worst.Requests {
 			t.Errorf("fit %d: the target received %d requests, announced at most %d", i+1, got, f.Worst.Requests)
 		}
+		// A fit most of whose evidence the machine's pauses spoiled says
+		// so (LeftOut); this test cannot judge its agreement then: it
+		// fits again, and fails if the machine never lets it judge.
+		if 4*f.LeftOut > f.Blocks {
+			if tries++; tries == 6 {
+				t.Fatalf("the machine paused through %d of %d probe blocks in 6 fits: too busy to judge", f.LeftOut, f.Blocks)
+			}
+			continue
+		}
+		i++
 		if f.Queue != QueueBounded {
 			t.Fatalf("fit %d: queue %s, want bounded (the target refuses after 100 ms)", i+1, f.Queue)
 		}
