@@ -40,6 +40,7 @@ var (
 	builds    = flag.Int("builds", 8, "builds in each series")
 	changeAt  = flag.Int("change", 5, "the first `build` of the slower origin (1-based)")
 	disturbed = flag.Int("disturbed", 2, "unchanged builds run beside the noisy neighbour")
+	repeat    = flag.Int("repeat", 1, "runs of each build (its replicates, as loadlab run -repeat makes them)")
 	rate      = flag.Int("rate", 200, "requests per second of each run")
 	duration  = flag.Duration("duration", 3*time.Second, "length of each run")
 	burst     = flag.Duration("burst", 60*time.Millisecond, "the neighbour's burst: every core taken for this long")
@@ -75,8 +76,8 @@ func main() {
 	self, err := os.Executable()
 	check(err)
 	fmt.Printf("machine: %s; %s\n", machine.Describe(), stealLine())
-	fmt.Printf("series: %d builds, +15%% origin from build %d, neighbour (SCHED_FIFO bursts of %v every %v on every core) beside %d unchanged builds, %d req/s for %v per run, %d repetitions\n\n",
-		*builds, *changeAt, *burst, *every, *disturbed, *rate, *duration, *reps)
+	fmt.Printf("series: %d builds of %d runs each, +15%% origin from build %d, neighbour (SCHED_FIFO bursts of %v every %v on every core) beside %d unchanged builds, %d req/s for %v per run, %d repetitions\n\n",
+		*builds, *repeat, *changeAt, *burst, *every, *disturbed, *rate, *duration, *reps)
 
 	before := origin(bin, dir, "before", "10ms", "20ms")
 	after := origin(bin, dir, "after", "11.5ms", "23ms")
@@ -104,22 +105,24 @@ func main() {
 			if b >= *changeAt {
 				o = after
 			}
-			var n *exec.Cmd
-			if noisy[b] {
-				n = exec.Command("chrt", "-f", "1", self, "-neighbour", "-burst", burst.String(), "-every", every.String(), "-for", (*duration + time.Second).String())
-				check(n.Start())
-			}
-			attack := exec.Command(bin, "attack", "-rate", fmt.Sprint(*rate), "-duration", duration.String(),
-				"-archive", db, "-label", fmt.Sprintf("build=%d", b), "-name", "page", "-output", filepath.Join(dir, "last.lll"))
-			attack.Stdin = strings.NewReader("GET http://" + o.addr + "/\n")
-			out, err := attack.CombinedOutput()
-			if n != nil {
-				_ = n.Process.Kill()
-				_ = n.Wait()
-			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "gate: attack of build %d: %v\n%s", b, err, out)
-				os.Exit(1)
+			for r := 0; r < *repeat; r++ {
+				var n *exec.Cmd
+				if noisy[b] {
+					n = exec.Command("chrt", "-f", "1", self, "-neighbour", "-burst", burst.String(), "-every", every.String(), "-for", (*duration + time.Second).String())
+					check(n.Start())
+				}
+				attack := exec.Command(bin, "attack", "-rate", fmt.Sprint(*rate), "-duration", duration.String(),
+					"-archive", db, "-label", fmt.Sprintf("build=%d", b), "-name", "page", "-output", filepath.Join(dir, "last.lll"))
+				attack.Stdin = strings.NewReader("GET http://" + o.addr + "/\n")
+				out, err := attack.CombinedOutput()
+				if n != nil {
+					_ = n.Process.Kill()
+					_ = n.Wait()
+				}
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "gate: attack of build %d: %v\n%s", b, err, out)
+					os.Exit(1)
+				}
 			}
 			lag := lastLagMS(bin, db)
 			if noisy[b] {

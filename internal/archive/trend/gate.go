@@ -135,7 +135,7 @@ func (j *judge) gate(t *Trend) (*Gate, error) {
 		g.Text = fmt.Sprintf("cannot tell: %s has nothing before it to be judged against", j.where(n))
 		return g, nil
 	}
-	v, err := j.compare(start, n, n+1, false)
+	v, err := j.compare(start, n, n+1, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,10 @@ type judge struct {
 	health []*runblock.Health
 	reqs   []uint64
 	groups []group
+	// search are the groups the change points are searched among: the
+	// builds with a clean run (all of them when fewer than two are), so
+	// that a change is never placed at a build the machine disturbed.
+	search []int
 	runs   []*verdict.Run // per point, loaded on first use
 	judged map[[4]int]*verdict.Verdict
 	err    error
@@ -62,12 +66,28 @@ func (j *judge) vopt() verdict.Options {
 	return vo
 }
 
-// levels is each build's level, the series the change points are
-// searched in: the geometric mean of its clean runs' figures (of all its
-// runs when none is clean), the mean for success.
+// levels is the series the change points are searched in: the level of
+// each build of j.search, the geometric mean of its clean runs' figures
+// (of all its runs when none is clean), the mean for success.
 func (j *judge) levels() []float64 {
-	xs := make([]float64, len(j.groups))
+	j.search = j.search[:0]
 	for g, gr := range j.groups {
+		for i := gr.from; i < gr.to; i++ {
+			if j.points[i].Noisy == "" {
+				j.search = append(j.search, g)
+				break
+			}
+		}
+	}
+	if len(j.search) < 2 {
+		j.search = j.search[:0]
+		for g := range j.groups {
+			j.search = append(j.search, g)
+		}
+	}
+	xs := make([]float64, len(j.search))
+	for k, g := range j.search {
+		gr := j.groups[g]
 		var all, clean []float64
 		for i := gr.from; i < gr.to; i++ {
 			v := float64(j.points[i].Value)
@@ -79,9 +99,18 @@ func (j *judge) levels() []float64 {
 		if len(clean) == 0 {
 			clean = all
 		}
-		xs[g] = level(clean, j.o.Metric != Success)
+		xs[k] = level(clean, j.o.Metric != Success)
 	}
 	return xs
+}
+
+// group is the build of index k of the searched series; len(j.search)
+// is the end of the builds.
+func (j *judge) group(k int) int {
+	if k >= len(j.search) {
+		return len(j.groups)
+	}
+	return j.search[k]
 }
 
 func level(xs []float64, geometric bool) float64 {
@@ -178,11 +207,7 @@ func (j *judge) replicates(from, to int) [][]float64 {
 // advance) is judged at a confidence raised for the splits it was chosen
 // among (Bonferroni): 99% over the stretch's splits, so that picking the
 // most extreme split of a flat series does not make a false alarm.
-func (j *judge) compare(start, after, end int, candidate bool) (*verdict.Verdict, error) {
-	splits := 1
-	if candidate {
-		splits = max(end-start-1, 1)
-	}
+func (j *judge) compare(start, after, end, splits int) (*verdict.Verdict, error) {
 	key := [4]int{start, after, end, splits}
 	if v, ok := j.judged[key]; ok {
 		return v, nil
@@ -212,7 +237,7 @@ func (j *judge) judge(c *changepoint.Change) changepoint.Outcome {
 	if j.err != nil {
 		return changepoint.CannotTell
 	}
-	v, err := j.compare(c.Start, c.Index, c.End, true)
+	v, err := j.compare(j.group(c.Start), j.group(c.Index), j.group(c.End), max(c.End-c.Start-1, 1))
 	if err != nil {
 		j.err = err
 		return changepoint.CannotTell
@@ -239,7 +264,7 @@ func relative(v *verdict.Verdict) (rel, lo, hi float64) {
 
 // verdictOf is the verdict behind a change Detect returned.
 func (j *judge) verdictOf(c changepoint.Change) *verdict.Verdict {
-	return j.judged[[4]int{c.Start, c.Index, c.End, max(c.End-c.Start-1, 1)}]
+	return j.judged[[4]int{j.group(c.Start), j.group(c.Index), j.group(c.End), max(c.End-c.Start-1, 1)}]
 }
 
 // healthOf is a run's health as the archive keeps it (schema v4 on:

@@ -227,7 +227,7 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 	}
 	for _, c := range cps {
 		v := j.verdictOf(c)
-		g := j.groups[c.Index]
+		g := j.groups[j.group(c.Index)]
 		p := &t.Points[g.from]
 		p.Change = true
 		ch := Change{Index: g.from, ID: p.ID, Label: p.Label, Before: Number(c.Before), After: Number(c.After), Rel: Number(c.Rel),
