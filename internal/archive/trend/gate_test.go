@@ -229,3 +229,26 @@ func TestGateRegressionUndone(t *testing.T) {
 		t.Errorf("gate: %+v", tr.Gate)
 	}
 }
+
+// A build the machine disturbed (its runs noisy, and slower for it) is
+// never where a change is placed: the change is named at the first clean
+// build of the new level, and the disturbed build is named noisy.
+func TestChangeNeverAtANoisyBuild(t *testing.T) {
+	src := newStore(t)
+	rng := rand.New(rand.NewPCG(27, 1))
+	commits(t, src, rng, 0, 2, 10, 10)
+	for range 2 { // c02: unchanged, but measured beside a busy neighbour
+		src.addLagged(t, rng, map[string]string{"commit": "c02"}, 8000, 13, 0, 30*time.Millisecond)
+	}
+	commits(t, src, rng, 3, 2, 10, 13, 13, 13)
+	tr, err := Compute(context.Background(), src, Options{Metric: P99, By: "commit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Changes) != 1 || tr.Changes[0].Label != "c04" || !tr.Changes[0].Worse {
+		t.Fatalf("changes %+v, want one, at c04", tr.Changes)
+	}
+	if tr.Points[4].Noisy == "" || tr.Points[4].Change {
+		t.Errorf("the disturbed build: %+v", tr.Points[4])
+	}
+}
