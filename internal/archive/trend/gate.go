@@ -3,6 +3,7 @@ package trend
 import (
 	"fmt"
 
+	"github.com/loadlab/loadlab/internal/archive/changepoint"
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/verdict"
 )
@@ -127,6 +128,13 @@ func (j *judge) gate(t *Trend) (*Gate, error) {
 		g.Text = fmt.Sprintf("%s is at the level of a regression not accepted since %s: %s (loadlab archive accept -db DB %s makes it the new normal)",
 			j.where(n), j.where(gi), Describe(t, *regressed), regressed.ID)
 		return g, nil
+	}
+	// The level is that of the builds since the baseline, the latest
+	// half window of them at most (as a candidate change is judged: package
+	// changepoint), so that a long quiet history costs the gate no more
+	// than a short one.
+	if recent := n - changepoint.DefaultWindow/2; recent > start {
+		start, g.Baseline = recent, g.Baseline+", its latest "+fmt.Sprint(changepoint.DefaultWindow/2)+" builds"
 	}
 	first := t.Points[j.groups[start].from]
 	g.From, g.FromRun = first.Label, first.ID
