@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -36,8 +35,7 @@ func TestArchiveHealthOfAPausedAttack(t *testing.T) {
 	db, out := filepath.Join(dir, "runs.db"), filepath.Join(dir, "paused.lll")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "attack", "-rate", "100/s", "-duration", "5s", "-quiet", "-output", out, "-archive", db)
-	cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
+	cmd := loadlabCommand(ctx, "attack", "-rate", "100/s", "-duration", "5s", "-quiet", "-output", out, "-archive", db)
 	cmd.Stdin = strings.NewReader("GET " + srv.URL + "/\n")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -63,7 +61,7 @@ func TestArchiveHealthOfAPausedAttack(t *testing.T) {
 	}
 	id := strings.TrimPrefix(strings.TrimSpace(stdout.String()), "archived: ")
 
-	listed, errOut, code := loadlabBin(t, "", "archive", "list", "-db", db, "-type", "json")
+	listed, errOut, code := runBinary(t, "", "archive", "list", "-db", db, "-type", "json")
 	var runs []struct {
 		ID     string          `json:"id"`
 		Health runblock.Health `json:"health"`
@@ -75,11 +73,11 @@ func TestArchiveHealthOfAPausedAttack(t *testing.T) {
 	if h.LagP99 < 150*time.Millisecond || h.Noise <= runblock.NoisyLagShare || (probe.GeneratorMeasured() && h.GeneratorCPU <= 0) || h.Busy <= 0 {
 		t.Errorf("the paused attack's health %+v: want a lag p99 of the pause (the 5th of 30 requests due in it: about 250ms), noisy, the machine measured", h)
 	}
-	text, _, _ := loadlabBin(t, "", "archive", "list", "-db", db)
+	text, _, _ := runBinary(t, "", "archive", "list", "-db", db)
 	if hdr := lines(text)[0]; !strings.HasSuffix(hdr, "NOISE") || !strings.HasSuffix(lines(text)[1], "noisy") {
 		t.Errorf("archive list does not mark the run noisy:\n%s", text)
 	}
-	shown, _, _ := loadlabBin(t, "", "archive", "show", "-db", db, id)
+	shown, _, _ := runBinary(t, "", "archive", "show", "-db", db, id)
 	if !strings.Contains(shown, "machine: ") || !strings.Contains(shown, "busy ") || !strings.Contains(shown, "; noisy: its own schedule lag p99") {
 		t.Errorf("archive show:\n%s", shown)
 	}
@@ -130,14 +128,14 @@ func TestReportMachineLine(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "r.lll")
-	if _, errOut, code := loadlabBin(t, "GET "+srv.URL+"/\n", "attack", "-rate", "40/s", "-duration", "1s", "-quiet", "-output", out); code != 0 {
+	if _, errOut, code := runBinary(t, "GET "+srv.URL+"/\n", "attack", "-rate", "40/s", "-duration", "1s", "-quiet", "-output", out); code != 0 {
 		t.Fatalf("attack: %s", errOut)
 	}
-	text, errOut, code := loadlabBin(t, "", "report", out)
+	text, errOut, code := runBinary(t, "", "report", out)
 	if code != 0 || !strings.Contains(text, "\nMachine       ") || !strings.Contains(text, "busy ") || !strings.Contains(text, "% of p99)") {
 		t.Errorf("report: exit %d %s\n%s", code, errOut, text)
 	}
-	old, _, code := loadlabBin(t, "", "report", "../../internal/results/testdata/v1-stream.lll")
+	old, _, code := runBinary(t, "", "report", "testdata/v1-stream.lll")
 	if code != 0 || strings.Contains(old, "Machine") {
 		t.Errorf("report of a stream without a trailer:\n%s", old)
 	}

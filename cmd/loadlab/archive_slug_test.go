@@ -18,7 +18,7 @@ func TestArchiveClosedLoopSlug(t *testing.T) {
 	dir := t.TempDir()
 	out, _ := sharedClosedLoopFolder(t)
 	db := filepath.Join(dir, "runs.db")
-	if _, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, out); code != 0 {
+	if _, errOut, code := runBinary(t, "", "archive", "add", "-db", db, out); code != 0 {
 		t.Fatalf("archive add: exit %d: %s", code, errOut)
 	}
 	runs := listJSON(t, db)
@@ -54,7 +54,7 @@ func TestArchiveClosedLoopAttackSlug(t *testing.T) {
 	} {
 		file := filepath.Join(dir, tc.name+".lll")
 		args := append([]string{"attack", "-duration=1s", "-output", file}, tc.flags...)
-		if _, errOut, code := loadlabBin(t, "GET "+srv.URL+"/\n", args...); code != 0 {
+		if _, errOut, code := runBinary(t, "GET "+srv.URL+"/\n", args...); code != 0 {
 			t.Fatalf("%s attack: exit %d: %s", tc.name, code, errOut)
 		}
 		src, err := results.Open(file)
@@ -76,7 +76,7 @@ func TestArchiveClosedLoopAttackSlug(t *testing.T) {
 		if !regexp.MustCompile(tc.slug + regexp.QuoteMeta(id) + `$`).MatchString(slug) {
 			t.Errorf("%s: slug %q, want %s<id>", tc.name, slug, tc.slug)
 		}
-		text, errOut, code := loadlabBin(t, "", "archive", "list", "-db", db)
+		text, errOut, code := runBinary(t, "", "archive", "list", "-db", db)
 		if code != 0 || !regexp.MustCompile(`(?m)^`+id+` .* [0-9]+ +`+tc.load+` +[0-9.]+%`).MatchString(text) {
 			t.Errorf("%s: archive list (exit %d %s) does not give the load as %q:\n%s", tc.name, code, errOut, tc.load, text)
 		}

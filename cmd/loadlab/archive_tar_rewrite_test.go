@@ -28,7 +28,7 @@ import (
 func TestArchivedRunRewritesFromItsTar(t *testing.T) {
 	dir := t.TempDir()
 	out, _ := closedLoopFolder(t, dir)
-	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", out); code != 0 {
+	if _, errOut, code := runBinary(t, "", "run", "-rewrite", out); code != 0 {
 		t.Fatalf("rewrite of the run folder: exit %d: %s", code, errOut)
 	}
 	md, html := readText(t, filepath.Join(out, "report.md")), readText(t, filepath.Join(out, "report.html"))
@@ -68,12 +68,12 @@ func TestArchivedRunRewritesFromItsTar(t *testing.T) {
 	}
 
 	// The load in users, in the table and in JSON.
-	text, errOut, code := loadlabBin(t, "", "archive", "list", "-db", db)
+	text, errOut, code := runBinary(t, "", "archive", "list", "-db", db)
 	if code != 0 || !regexp.MustCompile(`(?m)^ID .* REQUESTS +LOAD +SUCCESS`).MatchString(text) ||
 		!regexp.MustCompile(`(?m)^`+id+` .* [0-9]+ +4-16 users +[0-9.]+%`).MatchString(text) {
 		t.Errorf("archive list: exit %d %s\n%s", code, errOut, text)
 	}
-	js, _, _ := loadlabBin(t, "", "archive", "list", "-db", db, "-type", "json")
+	js, _, _ := runBinary(t, "", "archive", "list", "-db", db, "-type", "json")
 	var runs []struct {
 		ID    string  `json:"id"`
 		Rate  float64 `json:"rate"`
@@ -91,7 +91,7 @@ func TestArchivedRunRewritesFromItsTar(t *testing.T) {
 		t.Fatal(err)
 	}
 	fetched := fetchTar(t, db, id, filepath.Join(dir, "fetched"))
-	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", fetched); code != 0 {
+	if _, errOut, code := runBinary(t, "", "run", "-rewrite", fetched); code != 0 {
 		t.Fatalf("rewrite of the fetched archive: exit %d: %s", code, errOut)
 	}
 	if got := readText(t, filepath.Join(fetched, "report.md")); got != md {
@@ -102,7 +102,7 @@ func TestArchivedRunRewritesFromItsTar(t *testing.T) {
 	}
 
 	oldFetched := fetchTar(t, oldDB, oldID, filepath.Join(dir, "old-fetched"))
-	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", oldFetched); code != 0 {
+	if _, errOut, code := runBinary(t, "", "run", "-rewrite", oldFetched); code != 0 {
 		t.Fatalf("rewrite of an older archive: exit %d: %s", code, errOut)
 	}
 	oldMD := readText(t, filepath.Join(oldFetched, "report.md"))
@@ -114,7 +114,7 @@ func TestArchivedRunRewritesFromItsTar(t *testing.T) {
 // addOne adds the run folder to the archive db and returns its run's ID.
 func addOne(t *testing.T, db, folder string) string {
 	t.Helper()
-	stdout, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, folder)
+	stdout, errOut, code := runBinary(t, "", "archive", "add", "-db", db, folder)
 	ids := lines(stdout)
 	if code != 0 || len(ids) != 1 {
 		t.Fatalf("archive add %s: exit %d %q: %s", folder, code, ids, errOut)

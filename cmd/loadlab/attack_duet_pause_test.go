@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -32,7 +32,7 @@ type compareJSON struct {
 // interval of stat (of the first comparison) and its verdict.
 func figureInterval(t *testing.T, stat string, args ...string) ([2]float64, string, bool) {
 	t.Helper()
-	out, errOut, code := loadlabBin(t, "", append([]string{"compare", "-type", "json"}, args...)...)
+	out, errOut, code := runBinary(t, "", append([]string{"compare", "-type", "json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("compare %v: exit %d: %s", args, code, errOut)
 	}
@@ -58,8 +58,7 @@ func figureInterval(t *testing.T, stat string, args ...string) ([2]float64, stri
 // hypervisor inflicts. pause 0 runs it undisturbed.
 func pausedAttack(t *testing.T, targets, out string, pause time.Duration, args ...string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"attack", "-quiet", "-output", out}, args...)...)
-	cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
+	cmd := loadlabCommand(context.Background(), append([]string{"attack", "-quiet", "-output", out}, args...)...)
 	cmd.Stdin = strings.NewReader(targets)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

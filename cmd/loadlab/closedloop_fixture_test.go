@@ -53,7 +53,7 @@ step_name: "${users} users"
 scenarios:
   - {name: page, target: "GET ${proxy.url}/page", rate: 0, workers: "${users}", duration: 1s, timeout: 5s}
 `})
-	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	t.Setenv(asBinaryEnv, "1")
 	var stdout, stderr bytes.Buffer
 	args := []string{"run", "-quiet", "-out", out}
 	for _, o := range set {
@@ -121,7 +121,7 @@ type sharedRun struct {
 // sharedClosedLoopFolder is closedLoopFolder (4 and 16 users when none is
 // given) made once per test binary: it returns the shared run folder and
 // its summary, making them on first use. The caller must not change either,
-// and must not be a parallel test (the run sets LOADLAB_TEST_AS_BINARY with
+// and must not be a parallel test (the run sets asBinaryEnv with
 // t.Setenv).
 func sharedClosedLoopFolder(t *testing.T, users ...int) (string, *summary.Summary) {
 	t.Helper()

@@ -42,7 +42,7 @@ func TestRewriteNeedsOnlyTheFolder(t *testing.T) {
 	if err := os.Rename(out, moved); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", moved); code != 0 {
+	if _, errOut, code := runBinary(t, "", "run", "-rewrite", moved); code != 0 {
 		t.Fatalf("rewrite: exit %d: %s", code, errOut)
 	}
 	again := readText(t, filepath.Join(moved, "report.md"))
@@ -93,7 +93,7 @@ func TestRewriteReadsComponentCopiesOnlyFromItsFolder(t *testing.T) {
 	if len(kept) < 2 {
 		t.Fatalf("the run kept %d configs and recipes in components/, want the proxy's and the origin's", len(kept))
 	}
-	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", copied); code != 0 {
+	if _, errOut, code := runBinary(t, "", "run", "-rewrite", copied); code != 0 {
 		t.Fatalf("rewrite: exit %d: %s", code, errOut)
 	}
 	again := readText(t, filepath.Join(copied, "report.md"))
@@ -122,7 +122,7 @@ func TestRewriteReadsComponentCopiesOnlyFromItsFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", copied); code != 0 {
+	if _, errOut, code := runBinary(t, "", "run", "-rewrite", copied); code != 0 {
 		t.Fatalf("rewrite: exit %d: %s", code, errOut)
 	}
 	if again := readText(t, filepath.Join(copied, "report.md")); again != md {
@@ -144,7 +144,7 @@ func TestRewriteAppliesTheRunsOverrides(t *testing.T) {
 	}
 	md := readText(t, filepath.Join(out, "report.md"))
 	dropUsers(t, out)
-	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", out); code != 0 {
+	if _, errOut, code := runBinary(t, "", "run", "-rewrite", out); code != 0 {
 		t.Fatalf("rewrite: exit %d: %s", code, errOut)
 	}
 	again := readText(t, filepath.Join(out, "report.md"))

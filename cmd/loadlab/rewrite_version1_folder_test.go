@@ -14,7 +14,7 @@ import (
 // oldSweep is a real `loadlab run` folder (two builds swept over rates)
 // written before the prediction had one type: its summary.json keeps each
 // step's model in version 1's shape (seconds, keys of its own).
-const oldSweep = "../../internal/compare/testdata/run-001"
+const oldSweep = "testdata/version1-run"
 
 // TestRewriteAndArchiveOldRunFolder: run -rewrite rebuilds the report of
 // an old run folder with the predictions it kept (the predicted | measured
@@ -27,7 +27,7 @@ func TestRewriteAndArchiveOldRunFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "runs.db")
-	if _, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, run); code != 0 {
+	if _, errOut, code := runBinary(t, "", "archive", "add", "-db", db, run); code != 0 {
 		t.Fatalf("archive add of the old folder: exit %d: %s", code, errOut)
 	}
 	// the copy has no charts folder: the rewrite makes it
@@ -41,7 +41,7 @@ func TestRewriteAndArchiveOldRunFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if out, errOut, code := loadlabBin(t, "", "run", "-rewrite", run); code != 0 || !strings.Contains(out, "report: ") {
+	if out, errOut, code := runBinary(t, "", "run", "-rewrite", run); code != 0 || !strings.Contains(out, "report: ") {
 		t.Fatalf("rewrite of the old folder: exit %d\n%s\n%s", code, out, errOut)
 	}
 	md, err := os.ReadFile(filepath.Join(run, "report.md"))
@@ -91,7 +91,7 @@ func TestRewriteAndArchiveOldRunFolder(t *testing.T) {
 			t.Errorf("step %d: the rewritten summary.json keeps the model as version %v", i, m["version"])
 		}
 	}
-	if _, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, run); code != 0 {
+	if _, errOut, code := runBinary(t, "", "archive", "add", "-db", db, run); code != 0 {
 		t.Fatalf("archive add of the rewritten folder: exit %d: %s", code, errOut)
 	}
 }

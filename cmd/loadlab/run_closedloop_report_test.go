@@ -132,7 +132,7 @@ scenarios:
 
 	// A rewrite of the folder as a loadlab that kept no users wrote it.
 	dropUsers(t, out)
-	if _, errOut, code := loadlabBin(t, "", "run", "-rewrite", out); code != 0 {
+	if _, errOut, code := runBinary(t, "", "run", "-rewrite", out); code != 0 {
 		t.Fatalf("rewrite: exit %d: %s", code, errOut)
 	}
 	if again := readText(t, filepath.Join(out, "report.md")); again != md {

@@ -30,7 +30,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // the exit code, the summary, stdout and stderr.
 func runPlan(t *testing.T, dir string, flags ...string) (int, *summary.Summary, string, string) {
 	t.Helper()
-	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	t.Setenv(asBinaryEnv, "1")
 	out := filepath.Join(dir, "out")
 	var stdout, stderr bytes.Buffer
 	args := append(append([]string{"run", "-out", out}, flags...), filepath.Join(dir, "plan.yaml"))

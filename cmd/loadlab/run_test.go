@@ -13,10 +13,10 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
-// With LOADLAB_TEST_AS_BINARY set, the test binary is loadlab itself, so
+// With asBinaryEnv set, the test binary is loadlab itself, so
 // that `loadlab run` can start it as the origin and proxy components.
 func TestMain(m *testing.M) {
-	if os.Getenv("LOADLAB_TEST_AS_BINARY") == "1" {
+	if os.Getenv(asBinaryEnv) == "1" {
 		os.Exit(runMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if spec := os.Getenv("LOADLAB_TEST_KUBECTL"); spec != "" {
@@ -76,7 +76,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes and runs 4 s of load")
 	}
-	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	t.Setenv(asBinaryEnv, "1")
 	dir := t.TempDir()
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -239,7 +239,7 @@ func TestRunCapacitySearch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes and runs about 20 s of load")
 	}
-	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	t.Setenv(asBinaryEnv, "1")
 	dir := t.TempDir()
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -23,8 +22,7 @@ import (
 // on a free loopback port and returns its URL.
 func startOrigin(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "origin", "-listen", "127.0.0.1:0", "-seed", "1")
-	cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
+	cmd := loadlabCommand(context.Background(), "origin", "-listen", "127.0.0.1:0", "-seed", "1")
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -46,8 +44,7 @@ func startOrigin(t *testing.T) string {
 
 // shardProcess starts `loadlab attack` as a process of its own.
 func shardProcess(ctx context.Context, targets []byte, args ...string) (*exec.Cmd, *strings.Builder) {
-	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"attack", "-quiet"}, args...)...)
-	cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
+	cmd := loadlabCommand(ctx, append([]string{"attack", "-quiet"}, args...)...)
 	cmd.Stdin = strings.NewReader(string(targets))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
