@@ -395,7 +395,7 @@ func TestArchiveAddShards(t *testing.T) {
 }
 
 func TestArchiveSubcommandsHaveHelp(t *testing.T) {
-	for _, name := range archiveNames() {
+	for _, name := range archiveCommands.names() {
 		code, stdout, stderr := runCLI(t, nil, "archive", name, "-help")
 		if code != 0 || !strings.Contains(stdout, "Usage: loadlab archive "+name) || !strings.Contains(stdout, "-db") || !strings.Contains(stdout, "Examples:") || stderr != "" {
 			t.Errorf("archive %s -help: exit %d\n%s\nstderr: %s", name, code, stdout, stderr)
