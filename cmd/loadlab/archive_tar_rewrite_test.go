@@ -27,7 +27,7 @@ import (
 // users.
 func TestArchivedRunRewritesFromItsTar(t *testing.T) {
 	dir := t.TempDir()
-	out, _ := closedLoopFolder(t, dir)
+	out, _ := closedLoopFolderCopy(t, dir)
 	if _, errOut, code := runBinary(t, "", "run", "-rewrite", out); code != 0 {
 		t.Fatalf("rewrite of the run folder: exit %d: %s", code, errOut)
 	}

@@ -169,6 +169,27 @@ func sharedClosedLoopFolder(t *testing.T, users ...int) (string, *summary.Summar
 	return r.out, r.sum
 }
 
+// closedLoopFolderCopy is a copy of the shared closed-loop run of 4 and 16
+// users (sharedClosedLoopFolder) in dir: its plan in dir/plan, its run
+// folder in dir/out, for a test that changes them; it returns the copy's
+// folder and summary. One real run serves every test that needs that run,
+// instead of one run each.
+func closedLoopFolderCopy(t *testing.T, dir string) (string, *summary.Summary) {
+	t.Helper()
+	shared, _ := sharedClosedLoopFolder(t)
+	out := filepath.Join(dir, "out")
+	for _, sub := range []string{"plan", "out"} {
+		if err := os.CopyFS(filepath.Join(dir, sub), os.DirFS(filepath.Join(filepath.Dir(shared), sub))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := summary.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, sum
+}
+
 // removeSharedFixtures removes what the tests shared, once they are done.
 func removeSharedFixtures() {
 	if sharedClosed.dir != "" {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPlotAndCompareCommands(t *testing.T) {
+	t.Parallel() // reads and writes only files of its own
 	dir := t.TempDir()
 	mixed, err := os.ReadFile(vegetaVector("mixed.bin"))
 	if err != nil {

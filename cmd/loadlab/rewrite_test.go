@@ -21,7 +21,7 @@ import (
 // and gives the run's report byte for byte.
 func TestRewriteNeedsOnlyTheFolder(t *testing.T) {
 	dir := t.TempDir()
-	out, sum := closedLoopFolder(t, dir)
+	out, sum := closedLoopFolderCopy(t, dir)
 	md := readText(t, filepath.Join(out, "report.md"))
 	for _, want := range []string{"Origin simulator recipe:", `"latency": "50ms"`, "checkout_timeout: 2s"} {
 		if !strings.Contains(md, want) {
@@ -69,7 +69,7 @@ func TestRewriteNeedsOnlyTheFolder(t *testing.T) {
 // rewrites to the run's report byte for byte.
 func TestRewriteReadsComponentCopiesOnlyFromItsFolder(t *testing.T) {
 	dir := t.TempDir()
-	out, _ := closedLoopFolder(t, dir)
+	out, _ := closedLoopFolderCopy(t, dir)
 	md := readText(t, filepath.Join(out, "report.md"))
 	copied := filepath.Join(dir, "copied")
 	if err := os.CopyFS(copied, os.DirFS(out)); err != nil {

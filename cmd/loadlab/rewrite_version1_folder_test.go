@@ -16,11 +16,12 @@ import (
 // step's model in version 1's shape (seconds, keys of its own).
 const oldSweep = "testdata/version1-run"
 
-// TestRewriteAndArchiveOldRunFolder: run -rewrite rebuilds the report of
+// TestRewriteAndArchiveVersion1RunFolder: run -rewrite rebuilds the report of
 // an old run folder with the predictions it kept (the predicted | measured
 // table shows the old file's figures), writes summary.json in the current
 // shape, and archive add takes the folder before and after.
-func TestRewriteAndArchiveOldRunFolder(t *testing.T) {
+func TestRewriteAndArchiveVersion1RunFolder(t *testing.T) {
+	t.Parallel() // reads and writes only files of its own
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run-001")
 	if err := os.CopyFS(run, os.DirFS(oldSweep)); err != nil {

@@ -52,11 +52,12 @@ func writeRun(t *testing.T, path string, seed uint64, n int, slow float64) {
 	}
 }
 
-// TestOneTruth: the same statistic of the same file is the same number in
+// TestSameStatisticInEveryCommand: the same statistic of the same file is the same number in
 // report, plot, compare and a CSV handed to vegeta, on either latency
 // basis, and the two bases differ on this file (so the check means
 // something).
-func TestOneTruth(t *testing.T) {
+func TestSameStatisticInEveryCommand(t *testing.T) {
+	t.Parallel() // reads and writes only files of its own
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.lll"), filepath.Join(dir, "b.lll")
 	writeRun(t, a, 1, 4000, 1)
@@ -183,12 +184,13 @@ func splitRun(t *testing.T, path string, n int) []string {
 	return out
 }
 
-// TestOneTruthShardSet: the shard files of a split attack are one run with
+// TestSameStatisticFromShardFiles: the shard files of a split attack are one run with
 // the numbers of the whole attack, in report, plot and compare alike, on
 // either latency basis: the run is dealt into three shard files (written
 // here, as the attacks of TestShardSetIsOneRun would have), and every
 // command reads them as the one file they came from.
-func TestOneTruthShardSet(t *testing.T) {
+func TestSameStatisticFromShardFiles(t *testing.T) {
+	t.Parallel() // reads and writes only files of its own
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.lll"), filepath.Join(dir, "b.lll")
 	writeRun(t, a, 1, 4000, 1)
