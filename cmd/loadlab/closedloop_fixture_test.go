@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -54,13 +53,12 @@ scenarios:
   - {name: page, target: "GET ${proxy.url}/page", rate: 0, workers: "${users}", duration: 1s, timeout: 5s}
 `})
 	t.Setenv(asBinaryEnv, "1")
-	var stdout, stderr bytes.Buffer
 	args := []string{"run", "-quiet", "-out", out}
 	for _, o := range set {
 		args = append(args, "-set", o)
 	}
-	if code := runMain(append(args, filepath.Join(planDir, "plan.yaml")), nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("run: exit %d\n%s", code, stderr.String())
+	if code, _, stderr := runCLI(t, nil, append(args, filepath.Join(planDir, "plan.yaml"))...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	sum, err := summary.Load(out)
 	if err != nil {

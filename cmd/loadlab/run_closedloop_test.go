@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -32,18 +31,17 @@ func runPlan(t *testing.T, dir string, flags ...string) (int, *summary.Summary, 
 	t.Helper()
 	t.Setenv(asBinaryEnv, "1")
 	out := filepath.Join(dir, "out")
-	var stdout, stderr bytes.Buffer
 	args := append(append([]string{"run", "-out", out}, flags...), filepath.Join(dir, "plan.yaml"))
-	code := runMain(args, nil, &stdout, &stderr)
+	code, stdout, stderr := runCLI(t, nil, args...)
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
-		t.Fatalf("exit %d, no summary: %v\nstdout: %s\nstderr: %s", code, err, stdout.String(), stderr.String())
+		t.Fatalf("exit %d, no summary: %v\nstdout: %s\nstderr: %s", code, err, stdout, stderr)
 	}
 	var sum summary.Summary
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
 	}
-	return code, &sum, stdout.String(), stderr.String()
+	return code, &sum, stdout, stderr
 }
 
 // closedProxy is a pool of 8 workers whose checkout waits 300 ms, then

@@ -185,16 +185,14 @@ func TestRunBadPlan(t *testing.T) {
 	plan := filepath.Join(dir, "plan.yaml")
 	os.WriteFile(plan, []byte("target: http://127.0.0.1:9\nscenarios:\n  - target: GET ${target}/\n    rate: 5/s\n    duration: 2 seconds\n"), 0o644)
 	for _, args := range [][]string{{"run", plan}, {"run", filepath.Join(dir, "missing.yaml")}, {"run"}} {
-		var stdout, stderr bytes.Buffer
-		code := runMain(args, nil, &stdout, &stderr)
-		if code != 2 || strings.Count(stderr.String(), "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		code, _, stderr := runCLI(t, nil, args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	runMain([]string{"run", plan}, nil, &stdout, &stderr)
-	if want := "plan.yaml:5: scenarios[0].duration: \"2 seconds\" is not a duration"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr %q lacks %q", stderr.String(), want)
+	_, _, stderr := runCLI(t, nil, "run", plan)
+	if want := "plan.yaml:5: scenarios[0].duration: \"2 seconds\" is not a duration"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks %q", stderr, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
 		t.Error("an output folder was created for a bad plan")
@@ -219,13 +217,12 @@ func TestRunSet(t *testing.T) {
 		{[]string{"run", "-check", "-set", "duration=forever", plan}, 2, "", `scenarios[0].duration: "forever" is not a duration`},
 		{[]string{"run", "-check", "-set", "rate", plan}, 2, "", `invalid value "rate" for flag -set: want NAME=VALUE`},
 	} {
-		var stdout, stderr bytes.Buffer
-		code := runMain(tc.args, nil, &stdout, &stderr)
-		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args[1:], code, stdout.String(), stderr.String())
+		code, stdout, stderr := runCLI(t, nil, tc.args...)
+		if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args[1:], code, stdout, stderr)
 		}
-		if tc.code == 2 && strings.Count(stderr.String(), "\n") != 1 {
-			t.Errorf("%v: stderr is not one line: %q", tc.args[1:], stderr.String())
+		if tc.code == 2 && strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: stderr is not one line: %q", tc.args[1:], stderr)
 		}
 	}
 }
