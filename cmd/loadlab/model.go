@@ -169,51 +169,17 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if fs.NArg() > 0 || *cfgFile != "" || *recipeFile != "" {
 			return badinput.Field("-fit", "calibrates a live -target: give no plan, -config or -recipe with it")
 		}
-		if *target == "" && *fitLoad == "" {
-			return badinput.Field("-target", "give the request line to calibrate, e.g. -target 'GET http://127.0.0.1:8080/page'")
-		}
-		if *fitLoad != "" && *fitSave != "" {
-			return badinput.Field("-fit-save", "give -fit-load (reuse a calibration) or -fit-save (keep a new one), not both")
-		}
-		if *fitStep < 100*time.Millisecond || *fitStep > time.Minute {
-			return badinput.Field("-fit-step", "want 100ms to 1m, got %v", *fitStep)
-		}
-		if *fitMaxRate < 20 || *fitMaxRate > 1e6 {
-			return badinput.Field("-fit-max-rate", "want 20 to 1000000 req/s, got %v", *fitMaxRate)
-		}
-		if *fitBudget < 10 {
-			return badinput.Field("-fit-budget", "want at least 10 requests, got %d", *fitBudget)
-		}
-		if *timeout <= 0 {
-			return badinput.Field("-timeout", "want a positive duration, got %v", *timeout)
+		calib := blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep, MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr}
+		if err := calib.Validate(); err != nil {
+			return err
 		}
 		scheds, err := attackSchedules(fs, *rate, *stepList, *duration, *stepDuration, *workers)
 		if err != nil {
 			return err
 		}
-		var f *blackbox.Fit
-		if *fitLoad != "" {
-			if f, err = blackbox.Load(*fitLoad); err != nil {
-				return err
-			}
-			if *target != "" && *target != f.Target {
-				return badinput.Field("-target", "%s holds a fit of %q, not of %q: leave -target out, or calibrate it", *fitLoad, f.Target, *target)
-			}
-		} else {
-			f, err = blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
-				MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
-			var bad *blackbox.BadTargetError
-			switch {
-			case errors.As(err, &bad):
-				return badinput.Field("-target", "%s", bad.Msg)
-			case err != nil:
-				return err
-			}
-			if *fitSave != "" {
-				if err := blackbox.Save(*fitSave, f); err != nil {
-					return badinput.Field("-fit-save", "%v", err)
-				}
-			}
+		f, err := blackbox.LoadOrCalibrate(ctx, *fitLoad, *fitSave, calib)
+		if err != nil {
+			return err
 		}
 		w := stdout
 		if *typ == "json" {
