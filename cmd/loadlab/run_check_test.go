@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,26 +27,25 @@ func TestRunCheckForeignUpstream(t *testing.T) {
 	}
 	write("plan.yaml", plan("proxy.yaml"))
 	write("good-plan.yaml", plan("good.yaml"))
-	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"run", "-check", filepath.Join(dir, "plan.yaml")}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	code, stdout, stderr := runCLI(t, nil, "run", "-check", filepath.Join(dir, "plan.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var warnings []string
-	for _, l := range strings.Split(stdout.String(), "\n") {
+	for _, l := range strings.Split(stdout, "\n") {
 		if strings.HasPrefix(l, "warning: ") {
 			warnings = append(warnings, l)
 		}
 	}
 	if len(warnings) != 1 {
-		t.Fatalf("want one warning line, got %q", stdout.String())
+		t.Fatalf("want one warning line, got %q", stdout)
 	}
 	for _, part := range []string{"proxy.yaml", "route search", "http://127.0.0.1:8080", "origin (component origin, ${origin.url})"} {
 		if !strings.Contains(warnings[0], part) {
 			t.Errorf("%q lacks %q", warnings[0], part)
 		}
 	}
-	stdout.Reset()
-	if code := runMain([]string{"run", "-check", filepath.Join(dir, "good-plan.yaml")}, nil, &stdout, &stderr); code != 0 || strings.Contains(stdout.String(), "warning") {
-		t.Errorf("exit %d, stdout %q", code, stdout.String())
+	if code, stdout, _ := runCLI(t, nil, "run", "-check", filepath.Join(dir, "good-plan.yaml")); code != 0 || strings.Contains(stdout, "warning") {
+		t.Errorf("exit %d, stdout %q", code, stdout)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -87,13 +86,12 @@ func TestRunEndToEnd(t *testing.T) {
 	write("proxy.yaml", e2eProxy)
 	write("origin.json", `{"stages": [{"at": 0, "status": 200, "latency": "200ms"}]}`)
 	out := filepath.Join(dir, "out")
-	var stdout, stderr bytes.Buffer
-	code := runMain([]string{"run", "-quiet", "-out", out, filepath.Join(dir, "plan.yaml")}, nil, &stdout, &stderr)
+	code, stdout, stderr := runCLI(t, nil, "run", "-quiet", "-out", out, filepath.Join(dir, "plan.yaml"))
 	if code != 1 {
-		t.Fatalf("exit %d, want 1 (the small pool fails the threshold)\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+		t.Fatalf("exit %d, want 1 (the small pool fails the threshold)\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr.String(), "threshold checks failed") || !strings.Contains(stdout.String(), "report: ") {
-		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	if !strings.Contains(stderr, "threshold checks failed") || !strings.Contains(stdout, "report: ") {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
 	}
 	var sum struct {
 		Steps []struct {
@@ -157,26 +155,24 @@ func TestRunEndToEnd(t *testing.T) {
 	if len(files) != 2 {
 		t.Fatalf("search results files: %v", files)
 	}
-	var csv bytes.Buffer
-	if code := runMain([]string{"encode", "-to", "csv", files[0]}, nil, &csv, &stderr); code != 0 {
-		t.Fatalf("encode: %s", stderr.String())
+	code, csv, stderr := runCLI(t, nil, "encode", "-to", "csv", files[0])
+	if code != 0 {
+		t.Fatalf("encode: %s", stderr)
 	}
-	if lines := strings.Count(csv.String(), "\n"); lines != 80 || strings.Contains(csv.String(), "{{") || !regexp.MustCompile(`/search\?q=[a-z]{50},`).MatchString(csv.String()) {
-		t.Errorf("encode of a run's templated scenario, %d lines:\n%.400s", lines, csv.String())
+	if lines := strings.Count(csv, "\n"); lines != 80 || strings.Contains(csv, "{{") || !regexp.MustCompile(`/search\?q=[a-z]{50},`).MatchString(csv) {
+		t.Errorf("encode of a run's templated scenario, %d lines:\n%.400s", lines, csv)
 	}
 
 	// -rewrite rebuilds the same report from the folder, running nothing.
 	os.Remove(filepath.Join(out, "report.md"))
-	stdout.Reset()
-	if code := runMain([]string{"run", "-rewrite", out}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "report: ") {
-		t.Fatalf("rewrite: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	if code, stdout, stderr := runCLI(t, nil, "run", "-rewrite", out); code != 0 || !strings.Contains(stdout, "report: ") {
+		t.Fatalf("rewrite: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if again, _ := os.ReadFile(filepath.Join(out, "report.md")); string(again) != string(md) {
 		t.Errorf("the rewritten report.md differs from the run's")
 	}
-	stderr.Reset()
-	if code := runMain([]string{"run", "-rewrite", dir}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "holds no run") {
-		t.Errorf("rewrite of a folder without a run: exit %d, stderr %q", code, stderr.String())
+	if code, _, stderr := runCLI(t, nil, "run", "-rewrite", dir); code != 2 || !strings.Contains(stderr, "holds no run") {
+		t.Errorf("rewrite of a folder without a run: exit %d, stderr %q", code, stderr)
 	}
 }
 
