@@ -23,20 +23,10 @@ func init() {
 	})
 }
 
-// archiveCommand is one `loadlab archive` subcommand. Each lives in its
+// archiveCommands are `loadlab archive`'s subcommands. Each lives in its
 // own file (archive_add.go, archive_list.go, ...) and registers itself
-// with registerArchive from init.
-type archiveCommand struct {
-	name    string
-	summary string
-	order   int
-	run     func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
-}
-
-var archiveCommands = map[string]archiveCommand{}
-
-// registerArchive adds an archive subcommand.
-func registerArchive(c archiveCommand) { archiveCommands[c.name] = c }
+// from init.
+var archiveCommands = registry{}
 
 func runArchive(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -50,31 +40,13 @@ func runArchive(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	c, ok := archiveCommands[args[0]]
 	if !ok {
-		return badinput.Errorf("unknown subcommand %q (one of %s)", args[0], strings.Join(archiveNames(), ", "))
+		return badinput.Errorf("unknown subcommand %q (one of %s)", args[0], strings.Join(archiveCommands.names(), ", "))
 	}
 	err := c.run(ctx, args[1:], stdin, stdout, stderr)
 	if errors.Is(err, archive.ErrNotFound) && !badinput.Is(err) {
 		err = &badinput.Error{Msg: err.Error()} // an unknown run ID is the user's input
 	}
 	return err
-}
-
-func archiveNames() []string {
-	cs := make([]archiveCommand, 0, len(archiveCommands))
-	for _, c := range archiveCommands {
-		cs = append(cs, c)
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].order != cs[j].order {
-			return cs[i].order < cs[j].order
-		}
-		return cs[i].name < cs[j].name
-	})
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.name
-	}
-	return names
 }
 
 func archiveUsage(w io.Writer) {
@@ -85,8 +57,8 @@ missing) or a postgres://user:password@host/db URL (a team's Postgres).
 
 Subcommands:
 `)
-	for _, n := range archiveNames() {
-		fmt.Fprintf(w, "  %-7s %s\n", n, archiveCommands[n].summary)
+	for _, c := range archiveCommands.sorted() {
+		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Flags:

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	registerArchive(archiveCommand{name: "accept", summary: "accept a run's level as the baseline the CI gate judges newer runs against", order: 35, run: runArchiveAccept})
+	archiveCommands.register(command{name: "accept", summary: "accept a run's level as the baseline the CI gate judges newer runs against", order: 35, run: runArchiveAccept})
 }
 
 const archiveAcceptExamples = `  # The newest commit is slower on purpose: accept it, so that

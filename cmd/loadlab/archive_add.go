@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	registerArchive(archiveCommand{name: "add", summary: "add runs: results files, a split attack's shards, run folders, vegeta results", order: 10, run: runArchiveAdd})
+	archiveCommands.register(command{name: "add", summary: "add runs: results files, a split attack's shards, run folders, vegeta results", order: 10, run: runArchiveAdd})
 }
 
 const archiveAddExamples = `  # A results file, labelled: prints the new run's ID

@@ -50,10 +50,10 @@ func (g *gateArchive) attack(commit string, delay time.Duration) string {
 	g.delay.Store(int64(delay))
 	for try := 1; ; try++ {
 		file := filepath.Join(g.dir, fmt.Sprintf("%s-%d-%d.lll", commit, len(g.ids[commit]), try))
-		if _, errOut, code := loadlabBin(t, "GET "+g.url+"/\n", "attack", "-rate", "40/s", "-duration", "1s", "-quiet", "-output", file); code != 0 {
+		if _, errOut, code := runBinary(t, "GET "+g.url+"/\n", "attack", "-rate", "40/s", "-duration", "1s", "-quiet", "-output", file); code != 0 {
 			t.Fatalf("attack: exit %d: %s", code, errOut)
 		}
-		out, _, code := loadlabBin(t, "", "report", "-type", "json", file)
+		out, _, code := runBinary(t, "", "report", "-type", "json", file)
 		var r struct {
 			Latencies map[string]int64 `json:"latencies"`
 			Lag       struct {
@@ -70,7 +70,7 @@ func (g *gateArchive) attack(commit string, delay time.Duration) string {
 			}
 			continue
 		}
-		out, errOut, code := loadlabBin(t, "", "archive", "add", "-db", g.db, "-label", "commit="+commit, file)
+		out, errOut, code := runBinary(t, "", "archive", "add", "-db", g.db, "-label", "commit="+commit, file)
 		if code != 0 {
 			t.Fatalf("archive add: exit %d %s", code, errOut)
 		}
@@ -83,7 +83,7 @@ func (g *gateArchive) attack(commit string, delay time.Duration) string {
 // gate runs the CI gate through the real binary.
 func (g *gateArchive) gate(extra ...string) (code int, stdout, stderr string) {
 	args := append([]string{"archive", "trend", "-db", g.db, "-by", "commit", "-metric", "p50", "-fail-on-regression"}, extra...)
-	stdout, stderr, code = loadlabBin(g.t, "", args...)
+	stdout, stderr, code = runBinary(g.t, "", args...)
 	g.t.Logf("gate %v: exit %d\n%s%s", extra, code, stdout, stderr)
 	return code, stdout, stderr
 }
@@ -141,7 +141,7 @@ func TestArchiveGateExitCodes(t *testing.T) {
 		t.Errorf("slower: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Accepted: the gate passes.
-	if out, errOut, code := loadlabBin(t, "", "archive", "accept", "-db", g.db, g.ids["c3"][0], "-note", "twice the work on purpose"); code != 0 || !strings.Contains(out, "accepted run "+g.ids["c3"][0]) {
+	if out, errOut, code := runBinary(t, "", "archive", "accept", "-db", g.db, g.ids["c3"][0], "-note", "twice the work on purpose"); code != 0 || !strings.Contains(out, "accepted run "+g.ids["c3"][0]) {
 		t.Fatalf("accept: exit %d %s%s", code, out, errOut)
 	}
 	if code, stdout, _ := g.gate(); code != 0 || !strings.Contains(stdout, "accepted") {
@@ -187,7 +187,7 @@ func TestArchiveGateExitCodes(t *testing.T) {
 		t.Errorf("whole series: exit %d\n%s", code, stdout)
 	}
 	// The exit codes are documented in -help.
-	if out, _, code := loadlabBin(t, "", "archive", "trend", "-help"); code != 0 || !strings.Contains(out, "Exit status:") || !strings.Contains(out, "3  -fail-on-regression: cannot tell") {
+	if out, _, code := runBinary(t, "", "archive", "trend", "-help"); code != 0 || !strings.Contains(out, "Exit status:") || !strings.Contains(out, "3  -fail-on-regression: cannot tell") {
 		t.Errorf("-help: exit %d\n%s", code, out)
 	}
 }

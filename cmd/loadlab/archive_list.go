@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	registerArchive(archiveCommand{name: "list", summary: "list runs, newest first, filtered by label and name; text or JSON", order: 20, run: runArchiveList})
+	archiveCommands.register(command{name: "list", summary: "list runs, newest first, filtered by label and name; text or JSON", order: 20, run: runArchiveList})
 }
 
 const archiveListExamples = `  # Every run, newest first

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	registerArchive(archiveCommand{name: "serve", summary: "the results site: every run, a page per run, compare, trends (read-only)", order: 40, run: runArchiveServe})
+	archiveCommands.register(command{name: "serve", summary: "the results site: every run, a page per run, compare, trends (read-only)", order: 40, run: runArchiveServe})
 }
 
 const archiveServeExamples = `  # The results site of an archive, on this machine only

@@ -21,8 +21,7 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"archive", "serve"}, args...)...)
-	cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
+	cmd := loadlabCommand(ctx, append([]string{"archive", "serve"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +60,7 @@ func fetchStatus(t *testing.T, method, url string) (int, string) {
 // read-only, and ends cleanly on SIGINT.
 func TestArchiveServe(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "runs.db")
-	out, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, regressionHunt)
+	out, errOut, code := runBinary(t, "", "archive", "add", "-db", db, regressionHunt)
 	ids := lines(out)
 	if code != 0 || len(ids) != 6 {
 		t.Fatalf("add: exit %d %q %s", code, ids, errOut)
@@ -98,7 +97,7 @@ func TestArchiveServe(t *testing.T) {
 // Beyond loopback a token is made up and printed, and required.
 func TestArchiveServeToken(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "runs.db")
-	if _, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, regressionHunt); code != 0 {
+	if _, errOut, code := runBinary(t, "", "archive", "add", "-db", db, regressionHunt); code != 0 {
 		t.Fatal(errOut)
 	}
 	_, url := startServe(t, "-db", db, "-listen", "0.0.0.0:0") // reached below on loopback only
@@ -131,7 +130,7 @@ func TestArchiveServeBadInput(t *testing.T) {
 		{"-db", junk, "-link", "commit=javascript:alert(1)//{}"}, // only http(s) templates
 		{"-db", junk, "-link", "commit=https://git.example/commit/"},
 	} {
-		out, errOut, code := loadlabBin(t, "", append([]string{"archive", "serve"}, args...)...)
+		out, errOut, code := runBinary(t, "", append([]string{"archive", "serve"}, args...)...)
 		if code != 2 || out != "" || len(lines(errOut)) != 1 || (len(args) > 2 && args[2] == "-link" && !strings.Contains(errOut, "-link")) {
 			t.Errorf("serve %q: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, out, errOut)
 		}

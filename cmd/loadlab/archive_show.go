@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	registerArchive(archiveCommand{name: "show", summary: "one run: its figures, each step's text report, its stored files", order: 30, run: runArchiveShow})
+	archiveCommands.register(command{name: "show", summary: "one run: its figures, each step's text report, its stored files", order: 30, run: runArchiveShow})
 }
 
 const archiveShowExamples = `  # A run's steps with their vegeta-style text reports, and its files

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -22,28 +21,7 @@ import (
 )
 
 // regressionHunt is a real `loadlab run` folder of examples/004-regression-hunt.
-const regressionHunt = "../../internal/archive/ingest/testdata/regression-hunt"
-
-// loadlabBin runs the real binary (this test binary as loadlab) and
-// returns its stdout, stderr and exit code.
-func loadlabBin(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
-}
+const regressionHunt = "testdata/regression-hunt"
 
 // listedRun is what `archive list -type json` promises for each run.
 type listedRun struct {
@@ -59,7 +37,7 @@ type listedRun struct {
 
 func listJSON(t *testing.T, db string, filter ...string) []listedRun {
 	t.Helper()
-	out, errOut, code := loadlabBin(t, "", append([]string{"archive", "list", "-db", db, "-type", "json"}, filter...)...)
+	out, errOut, code := runBinary(t, "", append([]string{"archive", "list", "-db", db, "-type", "json"}, filter...)...)
 	if code != 0 {
 		t.Fatalf("list: exit %d: %s", code, errOut)
 	}
@@ -73,7 +51,7 @@ func listJSON(t *testing.T, db string, filter ...string) []listedRun {
 // reportJSON is `loadlab report -type json FILE`'s latencies: the one truth.
 func reportJSON(t *testing.T, file string) map[string]int64 {
 	t.Helper()
-	out, errOut, code := loadlabBin(t, "", "report", "-type", "json", file)
+	out, errOut, code := runBinary(t, "", "report", "-type", "json", file)
 	if code != 0 {
 		t.Fatalf("report: %s", errOut)
 	}
@@ -101,12 +79,12 @@ func TestArchiveAddListShow(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
 			db := dbs[engine]()
-			out, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, "-label", "commit=abc123", regressionHunt)
+			out, errOut, code := runBinary(t, "", "archive", "add", "-db", db, "-label", "commit=abc123", regressionHunt)
 			ids := lines(out)
 			if code != 0 || len(ids) != 6 || errOut != "" {
 				t.Fatalf("add: exit %d, ids %q, stderr %q; want the six builds' IDs", code, ids, errOut)
 			}
-			out, errOut, code = loadlabBin(t, "", "archive", "add", "-db", db, regressionHunt)
+			out, errOut, code = runBinary(t, "", "archive", "add", "-db", db, regressionHunt)
 			if code != 0 || out != "" || len(lines(errOut)) != 6 || !strings.Contains(errOut, "already archived as "+ids[3]) {
 				t.Errorf("second add: exit %d, stdout %q, stderr %q; want six 'already archived' lines", code, out, errOut)
 			}
@@ -137,11 +115,11 @@ func TestArchiveAddListShow(t *testing.T) {
 			if len(one) != 1 || one[0].ID != ids[3] {
 				t.Errorf("list -label build=2020-02-04: %+v, want run %s", one, ids[3])
 			}
-			out, _, code = loadlabBin(t, "", "archive", "list", "-db", db, "-label", "build=2020-01-09")
+			out, _, code = runBinary(t, "", "archive", "list", "-db", db, "-label", "build=2020-01-09")
 			if code != 0 || len(lines(out)) != 2 || !strings.Contains(out, ids[0]) {
 				t.Errorf("text list: %q", out)
 			}
-			out, _, code = loadlabBin(t, "", "archive", "show", "-db", db, ids[3])
+			out, _, code = runBinary(t, "", "archive", "show", "-db", db, ids[3])
 			if code != 0 || !strings.Contains(out, "Latencies     [min, mean, 50, 90, 95, 99, max]") || !strings.Contains(out, "steps/04-build-2020-02-04/page.lll") {
 				t.Errorf("show: %s", out)
 			}
@@ -157,7 +135,7 @@ func TestAttackArchiveAndVegetaFiles(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "runs.db")
 	results := filepath.Join(dir, "r.lll")
-	out, errOut, code := loadlabBin(t, "GET "+srv.URL+"/\n", "attack", "-rate", "40/s", "-duration", "1s", "-quiet", "-output", results,
+	out, errOut, code := runBinary(t, "GET "+srv.URL+"/\n", "attack", "-rate", "40/s", "-duration", "1s", "-quiet", "-output", results,
 		"-archive", db, "-label", "commit=def456")
 	if code != 0 || !strings.HasPrefix(out, "archived: ") {
 		t.Fatalf("attack -archive: exit %d, stdout %q, stderr %q", code, out, errOut)
@@ -171,15 +149,15 @@ func TestAttackArchiveAndVegetaFiles(t *testing.T) {
 	}
 	// -name names the archived run, as it names the attack
 	named := filepath.Join(dir, "n.lll")
-	if out, errOut, code := loadlabBin(t, "GET "+srv.URL+"/\n", "attack", "-rate", "20/s", "-duration", "500ms", "-quiet", "-name", "checkout",
+	if out, errOut, code := runBinary(t, "GET "+srv.URL+"/\n", "attack", "-rate", "20/s", "-duration", "500ms", "-quiet", "-name", "checkout",
 		"-output", named, "-archive", db, "-label", "commit=named"); code != 0 {
 		t.Fatalf("attack -name -archive: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if runs := listJSON(t, db, "-label", "commit=named"); len(runs) != 1 || runs[0].Name != "checkout" {
 		t.Errorf("attack -name checkout archived as %+v", runs)
 	}
-	vegeta := "../../internal/results/testdata/vegeta/withbody.bin"
-	out, _, code = loadlabBin(t, "", "archive", "add", "-db", db, "-name", "old-vegeta", vegeta)
+	vegeta := "testdata/vegeta/withbody.bin"
+	out, _, code = runBinary(t, "", "archive", "add", "-db", db, "-name", "old-vegeta", vegeta)
 	if code != 0 || len(lines(out)) != 1 {
 		t.Fatalf("add vegeta: exit %d %q", code, out)
 	}
@@ -188,7 +166,7 @@ func TestAttackArchiveAndVegetaFiles(t *testing.T) {
 		t.Errorf("vegeta run %+v, report says %v", runs, want)
 	}
 	// without -output there is nothing to archive
-	_, errOut, code = loadlabBin(t, "GET "+srv.URL+"/\n", "attack", "-rate", "1/s", "-duration", "1s", "-archive", db)
+	_, errOut, code = runBinary(t, "GET "+srv.URL+"/\n", "attack", "-rate", "1/s", "-duration", "1s", "-archive", db)
 	if code != 2 || !strings.Contains(errOut, "-archive: archives the -output file") {
 		t.Errorf("attack -archive to stdout: exit %d %q", code, errOut)
 	}
@@ -202,7 +180,7 @@ func TestRunArchive(t *testing.T) {
 	plan := filepath.Join(dir, "plan.yaml")
 	os.WriteFile(plan, []byte(fmt.Sprintf("name: tiny\ntarget: %s\nscenarios:\n  - name: s\n    rate: 20/s\n    duration: 500ms\n    target: GET %s/\n", srv.URL, srv.URL)), 0o644)
 	db := filepath.Join(dir, "runs.db")
-	out, errOut, code := loadlabBin(t, "", "run", "-quiet", "-out", filepath.Join(dir, "out"), "-archive", db, "-label", "commit=abc", plan)
+	out, errOut, code := runBinary(t, "", "run", "-quiet", "-out", filepath.Join(dir, "out"), "-archive", db, "-label", "commit=abc", plan)
 	if code != 0 || !strings.Contains(out, "archived: ") {
 		t.Fatalf("run -archive: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -211,7 +189,7 @@ func TestRunArchive(t *testing.T) {
 		t.Errorf("archived run: %+v", runs)
 	}
 	// a wrong archive stops the run before it starts
-	_, errOut, code = loadlabBin(t, "", "run", "-quiet", "-out", filepath.Join(dir, "out2"), "-archive", filepath.Join(dir, "nodir", "x.db"), plan)
+	_, errOut, code = runBinary(t, "", "run", "-quiet", "-out", filepath.Join(dir, "out2"), "-archive", filepath.Join(dir, "nodir", "x.db"), plan)
 	if _, err := os.Stat(filepath.Join(dir, "out2")); code != 2 || err == nil || len(lines(errOut)) != 1 {
 		t.Errorf("run with an unusable archive: exit %d, stderr %q, folder made: %v", code, errOut, err == nil)
 	}
@@ -225,13 +203,13 @@ func countRuns(t *testing.T, db string) int {
 func TestArchiveBadInput(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.db")
-	if _, errOut, code := loadlabBin(t, "", "archive", "add", "-db", good, "../../internal/results/testdata/vegeta/withbody.csv"); code != 0 {
+	if _, errOut, code := runBinary(t, "", "archive", "add", "-db", good, "testdata/vegeta/withbody.csv"); code != 0 {
 		t.Fatal(errOut)
 	}
 	garbage := filepath.Join(dir, "garbage.db")
 	os.WriteFile(garbage, bytes.Repeat([]byte("not an archive "), 500), 0o644)
 	newer := filepath.Join(dir, "newer.db")
-	loadlabBin(t, "", "archive", "add", "-db", newer, "../../internal/results/testdata/vegeta/withbody.csv")
+	runBinary(t, "", "archive", "add", "-db", newer, "testdata/vegeta/withbody.csv")
 	sdb, err := sql.Open("sqlite", newer)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +236,7 @@ func TestArchiveBadInput(t *testing.T) {
 		{"newer schema", []string{"archive", "add", "-db", newer, notResults}, "newer than this loadlab knows"},
 		{"unknown run", []string{"archive", "show", "-db", good, "nosuchrun42"}, "run nosuchrun42: not in the archive"},
 		{"not results", []string{"archive", "add", "-db", good, notResults}, notResults + ":"},
-		{"one bad file among good ones", []string{"archive", "add", "-db", good, "../../internal/results/testdata/vegeta/mixed.bin", notResults}, notResults + ":"},
+		{"one bad file among good ones", []string{"archive", "add", "-db", good, "testdata/vegeta/mixed.bin", notResults}, notResults + ":"},
 		{"missing file", []string{"archive", "add", "-db", good, filepath.Join(dir, "nope.lll")}, "nope.lll"},
 		{"missing archive", []string{"archive", "list", "-db", filepath.Join(dir, "typo.db")}, "no archive here"},
 		{"no db", []string{"archive", "list"}, "-db: required"},
@@ -276,7 +254,7 @@ func TestArchiveBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, errOut, code := loadlabBin(t, "", c.args...)
+			out, errOut, code := runBinary(t, "", c.args...)
 			msg := strings.TrimSpace(errOut)
 			if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || out != "" ||
 				strings.Contains(msg, "hunter2") || strings.Contains(msg, "wrong-pw") || strings.Contains(msg, "goroutine") {
@@ -312,8 +290,7 @@ func TestArchiveAddKilledMidway(t *testing.T) {
 		os.Remove(db)
 		os.Remove(db + "-wal")
 		os.Remove(db + "-shm")
-		cmd := exec.Command(os.Args[0], "archive", "add", "-db", db, run)
-		cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
+		cmd := loadlabCommand(context.Background(), "archive", "add", "-db", db, run)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +339,7 @@ func TestArchiveAddKilledMidway(t *testing.T) {
 			t.Errorf("the killed run is listed: %+v", r)
 		}
 	}
-	out, errOut, code := loadlabBin(t, "", "archive", "add", "-db", db, run)
+	out, errOut, code := runBinary(t, "", "archive", "add", "-db", db, run)
 	if code != 0 || len(lines(out))+len(lines(errOut)) != 6 || len(listJSON(t, db)) != 6 {
 		t.Errorf("adding again: exit %d, new %q, already %q", code, out, errOut)
 	}
@@ -380,7 +357,7 @@ func TestArchiveAddShards(t *testing.T) {
 	errs := make(chan string, 2)
 	for i, f := range files {
 		go func() {
-			_, errOut, code := loadlabBin(t, "GET "+srv.URL+"/\n", "attack", "-quiet", "-shard", fmt.Sprintf("%d/2", i+1), "-rate", "40/s",
+			_, errOut, code := runBinary(t, "GET "+srv.URL+"/\n", "attack", "-quiet", "-shard", fmt.Sprintf("%d/2", i+1), "-rate", "40/s",
 				"-duration", "1s", "-start-at", start, "-output", f)
 			if code != 0 {
 				errOut = fmt.Sprintf("shard %d: exit %d: %s", i+1, code, errOut)
@@ -396,12 +373,12 @@ func TestArchiveAddShards(t *testing.T) {
 		}
 	}
 	db := filepath.Join(dir, "runs.db")
-	out, errOut, code := loadlabBin(t, "", append([]string{"archive", "add", "-db", db, "-label", "split=yes"}, files...)...)
+	out, errOut, code := runBinary(t, "", append([]string{"archive", "add", "-db", db, "-label", "split=yes"}, files...)...)
 	if code != 0 || len(lines(out)) != 1 {
 		t.Fatalf("add shards: exit %d, ids %q, %s", code, out, errOut)
 	}
 	runs := listJSON(t, db)
-	rep, _, _ := loadlabBin(t, "", append([]string{"report", "-type", "json"}, files...)...)
+	rep, _, _ := runBinary(t, "", append([]string{"report", "-type", "json"}, files...)...)
 	var want struct {
 		Requests  uint64           `json:"requests"`
 		Latencies map[string]int64 `json:"latencies"`
@@ -411,14 +388,14 @@ func TestArchiveAddShards(t *testing.T) {
 		runs[0].Latencies["mean"] != want.Latencies["mean"] {
 		t.Errorf("archived %+v; loadlab report of the shards %+v", runs, want)
 	}
-	show, _, _ := loadlabBin(t, "", "archive", "show", "-db", db, "-type", "json", runs[0].ID)
+	show, _, _ := runBinary(t, "", "archive", "show", "-db", db, "-type", "json", runs[0].ID)
 	if !strings.Contains(show, `"source": "shards"`) || !strings.Contains(show, "shard2.lll") {
 		t.Errorf("show: %s", show)
 	}
 }
 
 func TestArchiveSubcommandsHaveHelp(t *testing.T) {
-	for _, name := range archiveNames() {
+	for _, name := range archiveCommands.names() {
 		code, stdout, stderr := runCLI(t, nil, "archive", name, "-help")
 		if code != 0 || !strings.Contains(stdout, "Usage: loadlab archive "+name) || !strings.Contains(stdout, "-db") || !strings.Contains(stdout, "Examples:") || stderr != "" {
 			t.Errorf("archive %s -help: exit %d\n%s\nstderr: %s", name, code, stdout, stderr)

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	registerArchive(archiveCommand{
+	archiveCommands.register(command{
 		name:    "trend",
 		summary: "one figure across runs ordered by a label, with change points; -fail-on-regression for CI",
 		order:   30,

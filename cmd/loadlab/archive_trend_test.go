@@ -59,7 +59,7 @@ func trendOf(t *testing.T, args ...string) trendJSON {
 // the machine is too loaded for this test, which says so).
 func runAndArchive(t *testing.T, maxLag time.Duration, plan string, set ...string) (db string, ids []string) {
 	t.Helper()
-	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	t.Setenv(asBinaryEnv, "1")
 	var why string
 	const tries = 4
 	for try := 1; try <= tries; try++ {

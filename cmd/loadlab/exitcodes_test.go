@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -47,9 +45,8 @@ func TestSetupErrorsExit2(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			code := runMain(c.args, strings.NewReader(c.stdin), io.Discard, &stderr)
-			msg := strings.TrimSpace(stderr.String())
+			code, _, stderr := runCLI(t, []byte(c.stdin), c.args...)
+			msg := strings.TrimSpace(stderr)
 			if code != 2 || !strings.Contains(msg, c.want) || strings.Count(msg, "\n") > 0 {
 				t.Errorf("exit %d, stderr %q; want 2 and one line with %q", code, msg, c.want)
 			}

@@ -321,8 +321,7 @@ func (k *standinKubelet) start(ctx context.Context, t *testing.T, p corev1.Pod) 
 	os.WriteFile(filepath.Join(k.dir, p.Name+".mounts"), mj, 0o644)
 	now := time.Now().UTC().Format(time.RFC3339)
 	k.status(t, p, fmt.Sprintf(`{"status":{"phase":"Running","startTime":%q,"containerStatuses":[{"name":"loadlab","image":%q,"imageID":"","ready":true,"started":true,"restartCount":0,"state":{"running":{"startedAt":%q}}}]}}`, now, c.Image, now))
-	cmd := exec.CommandContext(ctx, os.Args[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
+	cmd := loadlabCommand(ctx, argv[1:]...)
 	for n, v := range env {
 		cmd.Env = append(cmd.Env, n+"="+v)
 	}
@@ -444,8 +443,7 @@ func kubectlStandin(spec string, args []string) int {
 	for i, a := range inner {
 		inner[i] = rewriteMounts(a, mounts)
 	}
-	cmd := exec.Command(os.Args[0], inner[1:]...)
-	cmd.Env = append(os.Environ(), "LOADLAB_TEST_AS_BINARY=1")
+	cmd := loadlabCommand(context.Background(), inner[1:]...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {

@@ -103,7 +103,7 @@ func TestFleetSSH(t *testing.T) {
 	// The remote loadlab is this test binary acting as loadlab; sshd
 	// passes no environment on, so it gets the race options the local
 	// children inherit (see childRaceOptions) in the command line.
-	remote := "env LOADLAB_TEST_AS_BINARY=1 GORACE='" + os.Getenv("GORACE") + "' " + os.Args[0]
+	remote := "env " + asBinaryEnv + "=1 GORACE='" + os.Getenv("GORACE") + "' " + os.Args[0]
 	code, out, stderr := runCLI(t, nil, "fleet", "ssh", "-hosts", "127.0.0.1,127.0.0.2", "-ssh", strings.Join(opts, " "), "-remote", remote,
 		"-targets", targets, "-out", filepath.Join(dir, "run"), "-start-at", "+5s", "--", "-rate", "50/s", "-duration", "2s", "-catch-up", "1m")
 	if code != 0 {

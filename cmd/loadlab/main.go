@@ -32,10 +32,43 @@ type command struct {
 	run func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
-var commands = map[string]command{}
+// registry is a set of commands by name: loadlab's commands, or one
+// command's subcommands (archive's).
+type registry map[string]command
+
+// commands are loadlab's commands.
+var commands = registry{}
 
 // register adds a subcommand; called from init() in each command's file.
-func register(c command) { commands[c.name] = c }
+func register(c command) { commands.register(c) }
+
+// register adds c to r.
+func (r registry) register(c command) { r[c.name] = c }
+
+// sorted returns r's commands in their listing's order (by order, then
+// name).
+func (r registry) sorted() []command {
+	cs := make([]command, 0, len(r))
+	for _, c := range r {
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].order != cs[j].order {
+			return cs[i].order < cs[j].order
+		}
+		return cs[i].name < cs[j].name
+	})
+	return cs
+}
+
+// names returns r's command names in their listing's order.
+func (r registry) names() []string {
+	var names []string
+	for _, c := range r.sorted() {
+		names = append(names, c.name)
+	}
+	return names
+}
 
 func main() {
 	os.Exit(runMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -124,17 +157,7 @@ Usage: loadlab <command> [flags]
 
 Commands:
 `)
-	cs := make([]command, 0, len(commands))
-	for _, c := range commands {
-		cs = append(cs, c)
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].order != cs[j].order {
-			return cs[i].order < cs[j].order
-		}
-		return cs[i].name < cs[j].name
-	})
-	for _, c := range cs {
+	for _, c := range commands.sorted() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `

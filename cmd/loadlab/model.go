@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+	"flag"
 	"io"
 	"net/http"
 	"strings"
@@ -16,7 +16,6 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/threshold"
 	"github.com/loadlab/loadlab/internal/model"
-	"github.com/loadlab/loadlab/internal/proxy/config"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -137,8 +136,13 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return badinput.Field("-workers", "a closed loop has no rate to search: give -knee or -workers, not both")
 	}
 	ko := model.KneeOptions{Precision: *precision, SuccessOnly: *successOnly}
+	attacks := model.Attacks{Workers: *workers, Thresholds: extra}
+	if *knee {
+		attacks.Knee = &ko
+	}
 	var steps []model.StepPrediction
 	var knees []model.Knee
+	var sys model.AttackSystem // without a plan: what the attacks are predicted through
 	switch {
 	case fs.NArg() == 1:
 		if *cfgFile != "" || *recipeFile != "" {
@@ -165,125 +169,52 @@ func runModel(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if fs.NArg() > 0 || *cfgFile != "" || *recipeFile != "" {
 			return badinput.Field("-fit", "calibrates a live -target: give no plan, -config or -recipe with it")
 		}
-		if *target == "" && *fitLoad == "" {
-			return badinput.Field("-target", "give the request line to calibrate, e.g. -target 'GET http://127.0.0.1:8080/page'")
+		calib := blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep, MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr}
+		if err := calib.Validate(); err != nil {
+			return err
 		}
-		if *fitLoad != "" && *fitSave != "" {
-			return badinput.Field("-fit-save", "give -fit-load (reuse a calibration) or -fit-save (keep a new one), not both")
-		}
-		if *fitStep < 100*time.Millisecond || *fitStep > time.Minute {
-			return badinput.Field("-fit-step", "want 100ms to 1m, got %v", *fitStep)
-		}
-		if *fitMaxRate < 20 || *fitMaxRate > 1e6 {
-			return badinput.Field("-fit-max-rate", "want 20 to 1000000 req/s, got %v", *fitMaxRate)
-		}
-		if *fitBudget < 10 {
-			return badinput.Field("-fit-budget", "want at least 10 requests, got %d", *fitBudget)
-		}
-		if *timeout <= 0 {
-			return badinput.Field("-timeout", "want a positive duration, got %v", *timeout)
-		}
-		d := *duration
-		if *stepList != "" && !flagSet(fs, "duration") {
-			d = 0
-		}
-		scheds, err := quickSchedules(*rate, *stepList, d, *stepDuration, flagSet(fs, "rate"))
+		scheds, err := attackSchedules(fs, *rate, *stepList, *duration, *stepDuration, *workers)
 		if err != nil {
 			return err
 		}
-		if err := checkWorkers(scheds, *workers); err != nil {
+		f, err := blackbox.LoadOrCalibrate(ctx, *fitLoad, *fitSave, calib)
+		if err != nil {
 			return err
-		}
-		var f *blackbox.Fit
-		if *fitLoad != "" {
-			if f, err = blackbox.Load(*fitLoad); err != nil {
-				return err
-			}
-			if *target != "" && *target != f.Target {
-				return badinput.Field("-target", "%s holds a fit of %q, not of %q: leave -target out, or calibrate it", *fitLoad, f.Target, *target)
-			}
-		} else {
-			f, err = blackbox.Calibrate(ctx, blackbox.Options{Target: *target, Timeout: *timeout, Step: *fitStep,
-				MaxRate: *fitMaxRate, Budget: *fitBudget, Log: stderr})
-			var bad *blackbox.BadTargetError
-			switch {
-			case errors.As(err, &bad):
-				return badinput.Field("-target", "%s", bad.Msg)
-			case err != nil:
-				return err
-			}
-			if *fitSave != "" {
-				if err := blackbox.Save(*fitSave, f); err != nil {
-					return badinput.Field("-fit-save", "%v", err)
-				}
-			}
 		}
 		w := stdout
 		if *typ == "json" {
 			w = stderr // stdout is the JSON array scripts read
 		}
 		blackbox.WriteFit(w, f)
-		var in model.Input
-		for i, sch := range scheds {
-			if in, err = f.Input(sch, *timeout, *seed); err != nil {
-				return err
-			}
-			in.Scenarios[0].Workers = *workers
-			pr, iv, err := f.Predict(sch, *timeout, *seed, *workers)
-			if err != nil {
-				return badinput.Errorf("%v", err)
-			}
-			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + f.Target,
-				Configuration: "fitted queue", Prediction: pr, Notes: f.Notes, Interval: iv, Fit: f.Summary()})
-		}
-		if *knee {
-			k, err := model.SearchKnee(in, "attack", extra, ko)
-			if err != nil {
-				return badinput.Field("-knee", "%v", err)
-			}
-			knees = append(knees, k)
-		}
+		sys, attacks.Schedules, attacks.Target = f.System(*timeout, *seed), scheds, f.Target
 	case fs.NArg() == 0:
 		if *recipeFile == "" {
 			return badinput.Field("-recipe", "give a plan file, or at least -recipe (and -config for a proxy in front)")
 		}
-		d := *duration
-		if *stepList != "" && !flagSet(fs, "duration") {
-			d = 0 // -duration's default does not cut the steps short
-		}
-		scheds, err := quickSchedules(*rate, *stepList, d, *stepDuration, flagSet(fs, "rate"))
+		scheds, err := attackSchedules(fs, *rate, *stepList, *duration, *stepDuration, *workers)
 		if err != nil {
 			return err
 		}
-		if err := checkWorkers(scheds, *workers); err != nil {
+		ts, err := pathTargets(*path)
+		if err != nil {
 			return err
 		}
-		var in model.Input
-		for i, sch := range scheds {
-			if in, err = quickInput(*cfgFile, *recipeFile, sch, *path, *timeout, *seed); err != nil {
-				return err
-			}
-			if err := costs(); err != nil {
-				return err
-			}
-			in.Costs = pl.Costs
-			in.Scenarios[0].Workers = *workers
-			pr, err := model.Predict(in)
-			if err != nil {
-				return badinput.Errorf("%v", err)
-			}
-			steps = append(steps, model.StepPrediction{Step: i + 1, Name: attackName(sch, *workers) + " on " + *path,
-				Prediction: pr, ClosedForms: model.ClosedForms(in), Notes: pr.Unsupported, Costs: pl.CostsSaid})
-		}
-		if *knee {
-			k, err := model.SearchKnee(in, "attack", extra, ko)
-			if err != nil {
-				return badinput.Field("-knee", "%v", err)
-			}
-			knees = append(knees, k)
-		}
+		pg := model.Playground{Config: *cfgFile, Recipe: *recipeFile, Targets: ts, Timeout: *timeout, Seed: *seed,
+			Costs: func() (model.Costs, string, error) { err := costs(); return pl.Costs, pl.CostsSaid, err }}
+		sys, attacks.Schedules, attacks.Target = pg, scheds, *path
 	default:
 		return badinput.Field("", "want one plan file, or none with -recipe; got %d arguments", fs.NArg())
+	}
+	if sys != nil {
+		var err error
+		steps, knees, err = model.PredictAttacks(sys, attacks)
+		var kerr *model.KneeError
+		switch {
+		case errors.As(err, &kerr):
+			return badinput.Field("-knee", "%v", kerr.Err)
+		case err != nil:
+			return err
+		}
 	}
 	if *typ == "json" {
 		return model.WriteJSON(stdout, steps, knees)
@@ -306,14 +237,6 @@ func checkWorkers(scheds []*schedule.Schedule, workers int) error {
 		}
 	}
 	return nil
-}
-
-// attackName names a predicted attack: its rate and length, or its users.
-func attackName(sch *schedule.Schedule, workers int) string {
-	if workers > 0 {
-		return fmt.Sprintf("%d users (closed loop) for %s", workers, sch.Duration)
-	}
-	return sch.String() + " for " + sch.Length().String()
 }
 
 func allFailed(steps []model.StepPrediction) bool {
@@ -350,25 +273,27 @@ func quickSchedules(rate, steps string, d, stepDuration time.Duration, rateGiven
 	return out, nil
 }
 
-// quickInput builds a one-scenario input from flags.
-func quickInput(cfgFile, recipeFile string, sch *schedule.Schedule, path string, timeout time.Duration, seed uint64) (model.Input, error) {
-	in := model.Input{Seed: seed}
-	var err error
-	if in.Origin, err = model.ReadRecipe(recipeFile); err != nil {
-		return in, err
+// attackSchedules reads -rate or -steps (-duration's default does not cut
+// the steps short) and checks -workers against them.
+func attackSchedules(fs *flag.FlagSet, rate, steps string, d, stepDuration time.Duration, workers int) ([]*schedule.Schedule, error) {
+	if steps != "" && !flagSet(fs, "duration") {
+		d = 0
 	}
-	if cfgFile != "" {
-		if in.Proxy, err = config.Load(cfgFile); err != nil {
-			return in, err
-		}
+	scheds, err := quickSchedules(rate, steps, d, stepDuration, flagSet(fs, "rate"))
+	if err != nil {
+		return nil, err
 	}
+	return scheds, checkWorkers(scheds, workers)
+}
+
+// pathTargets reads -path into the attack's targets.
+func pathTargets(path string) ([]*targets.Target, error) {
 	if !strings.HasPrefix(path, "/") {
-		return in, badinput.Field("-path", "want a path starting with /, got %q", path)
+		return nil, badinput.Field("-path", "want a path starting with /, got %q", path)
 	}
 	ts, err := targets.ReadAll(strings.NewReader(http.MethodGet+" http://loadlab.model.invalid"+path), targets.Options{})
 	if err != nil {
-		return in, badinput.Field("-path", "%v", err)
+		return nil, badinput.Field("-path", "%v", err)
 	}
-	in.Scenarios = []model.Scenario{{Name: "attack", Schedule: sch, Targets: ts, ToProxy: []bool{cfgFile != ""}, Timeout: timeout}}
-	return in, nil
+	return ts, nil
 }

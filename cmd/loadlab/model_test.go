@@ -13,6 +13,7 @@ import (
 // object per step and scenario, with the names scripts rely on, and the
 // pool staircase's figures.
 func TestModelJSONKeys(t *testing.T) {
+	t.Parallel() // the plan in virtual time: nothing shared, nothing timed
 	code, stdout, stderr := runCLI(t, nil, "model", "-type", "json", "../../examples/003-pool-staircase-full-scale/plan.yaml")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

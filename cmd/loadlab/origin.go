@@ -6,14 +6,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/origin"
-	"github.com/loadlab/loadlab/internal/origin/recipe"
 	"github.com/loadlab/loadlab/internal/serve"
 )
 
@@ -86,84 +84,43 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if *token == "" {
 		*token = os.Getenv("LOADLAB_ORIGIN_TOKEN") // read here so -help never prints it
 	}
-	maxBytes, err := recipe.ParseSize(*maxRecipe)
+	opts, err := origin.NewOptions(origin.Options{
+		Seed:              *seed,
+		NoOverrides:       *noOverrides,
+		AdminToken:        *token,
+		Offline:           *offline,
+		AllowLocalOrigins: *allowLocal,
+		AdminHosts:        adminHosts,
+	}, origin.Text{MaxRecipeSize: *maxRecipe, MaxRecipeMemory: *maxMemory, OfflineSize: *offlineSize, OriginFiles: originFiles})
 	if err != nil {
-		return badinput.Field("-max-recipe-size", "%v", err)
+		return err
 	}
-	maxMem, err := recipe.ParseSizeUpTo(*maxMemory, 1<<40)
-	if err != nil || maxMem <= 0 {
-		return badinput.Field("-max-recipe-memory", "want a positive size such as 256mb, got %q", *maxMemory)
-	}
-	standInSize, err := recipe.ParseSize(*offlineSize)
-	if err != nil || standInSize <= 0 || standInSize > recipe.MaxBodySize {
-		return badinput.Field("-offline-size", "want a size from 1b to %dmb, got %q", recipe.MaxBodySize>>20, *offlineSize)
-	}
-	files := map[string]string{}
-	for _, m := range originFiles {
-		u, file, ok := strings.Cut(m, "=")
-		if !ok || u == "" || file == "" {
-			return badinput.Field("-origin-file", "want URL=FILE, got %q", m)
-		}
-		if _, err := os.Stat(file); err != nil {
-			return badinput.Field("-origin-file", "cannot read %s: %v", file, err)
-		}
-		files[u] = file
-	}
-	if *maxConnReq < 0 {
-		return badinput.Field("-max-conn-requests", "want 0 or more, got %d", *maxConnReq)
-	}
-	if *idle <= 0 {
+	if *idle <= 0 { // 0 is serve.Config's default, not a duration the flag takes
 		return badinput.Field("-idle-timeout", "want a positive duration, got %v", *idle)
 	}
 	if *server != "std" && *server != "lean" {
 		return badinput.Field("-server", "want std or lean, got %q", *server)
 	}
-	if *certOut != "" && !*useTLS {
-		return badinput.Field("-tls-cert", "only makes sense with -tls")
+	cfg := serve.Config{
+		Listen:          *listen,
+		H2C:             *h2c,
+		TLS:             *useTLS,
+		CertOut:         *certOut,
+		NoKeepAlive:     *noKeepAlive,
+		MaxConnRequests: *maxConnReq,
+		IdleTimeout:     *idle,
+		Std:             *server == "std",
+		StdConnContext:  origin.ConnContext, // TCP_CORK around sendfile
 	}
-	if _, port, err := net.SplitHostPort(*listen); err != nil {
-		return badinput.Field("-listen", "want host:port, e.g. 127.0.0.1:8080: %v", err)
-	} else if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 0 || n > 65535) {
-		return badinput.Field("-listen", "port %q is not a number between 0 and 65535", port)
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
-	// Log lines wait until the server listens: a start that fails (a port
-	// in use) is one line, the error, not the recipe's log first.
-	var logMu sync.Mutex
-	var held []string
-	listening := false
-	logf := func(format string, a ...any) {
-		logMu.Lock()
-		defer logMu.Unlock()
-		if !listening {
-			held = append(held, fmt.Sprintf(format, a...))
-			return
-		}
-		fmt.Fprintf(stderr, format+"\n", a...)
-	}
-	startLog := func() {
-		logMu.Lock()
-		defer logMu.Unlock()
-		for _, l := range held {
-			fmt.Fprintln(stderr, l)
-		}
-		held, listening = nil, true
-	}
+	logf, startLog := heldLog(stderr)
 	if *quiet {
 		logf = func(string, ...any) {}
 	}
-	sim := origin.New(origin.Options{
-		Seed:              *seed,
-		NoOverrides:       *noOverrides,
-		AdminToken:        *token,
-		MaxRecipeBytes:    maxBytes,
-		MaxRecipeMemory:   maxMem,
-		Offline:           *offline,
-		OfflineSize:       standInSize,
-		OriginFiles:       files,
-		AllowLocalOrigins: *allowLocal,
-		AdminHosts:        adminHosts,
-		Logf:              logf,
-	})
+	opts.Logf = logf
+	sim := origin.New(opts)
 	defer sim.Close()
 	if *recipeFile != "" {
 		data, err := os.ReadFile(*recipeFile)
@@ -177,17 +134,7 @@ func runOrigin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if host, _, _ := net.SplitHostPort(*listen); *token == "" && !isLoopback(host) {
 		logf("origin: warning: listening on %s without -admin-token: anyone who can reach it can change the recipe", *listen)
 	}
-	return serve.Run(ctx, serve.Config{
-		Listen:          *listen,
-		H2C:             *h2c,
-		TLS:             *useTLS,
-		CertOut:         *certOut,
-		NoKeepAlive:     *noKeepAlive,
-		MaxConnRequests: *maxConnReq,
-		IdleTimeout:     *idle,
-		Std:             *server == "std",
-		StdConnContext:  origin.ConnContext, // TCP_CORK around sendfile
-	}, sim, func(url string) {
+	return serve.Run(ctx, cfg, sim, func(url string) {
 		logf("origin: seed %d", sim.Seed())
 		startLog()
 		sim.SetBaseURL(url)
@@ -204,4 +151,31 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// heldLog returns a logger whose lines wait, held, until startLog: a
+// start that fails (a port in use) is one line, the error, not the
+// recipe's log first.
+func heldLog(stderr io.Writer) (logf func(format string, a ...any), startLog func()) {
+	var mu sync.Mutex
+	var held []string
+	listening := false
+	logf = func(format string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !listening {
+			held = append(held, fmt.Sprintf(format, a...))
+			return
+		}
+		fmt.Fprintf(stderr, format+"\n", a...)
+	}
+	startLog = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, l := range held {
+			fmt.Fprintln(stderr, l)
+		}
+		held, listening = nil, true
+	}
+	return logf, startLog
 }

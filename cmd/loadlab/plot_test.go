@@ -1,27 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// plotVector is a real vegeta file kept by the compare package's tests.
-func plotVector(name string) string {
-	return filepath.Join("..", "..", "internal", "compare", "testdata", name)
-}
-
-func loadlabCLI(stdin []byte, args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = runMain(args, bytes.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 func TestPlotAndCompareCommands(t *testing.T) {
+	t.Parallel() // reads and writes only files of its own
 	dir := t.TempDir()
-	mixed, err := os.ReadFile(plotVector("mixed.bin"))
+	mixed, err := os.ReadFile(vegetaVector("mixed.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,36 +24,36 @@ func TestPlotAndCompareCommands(t *testing.T) {
 		files    []string // written, relative to dir
 		fileHave string   // substring of the first file
 	}{
-		{"plot html", nil, []string{"plot", "-title", "two runs", "-output", filepath.Join(dir, "p.html"), plotVector("basic.bin"), plotVector("mixed.bin")}, 0,
+		{"plot html", nil, []string{"plot", "-title", "two runs", "-output", filepath.Join(dir, "p.html"), vegetaVector("basic.bin"), vegetaVector("mixed.bin")}, 0,
 			nil, "", []string{"p.html"}, "<title>two runs</title>"},
-		{"plot svg by extension", nil, []string{"plot", "-output", filepath.Join(dir, "p.svg"), plotVector("mixed.bin")}, 0,
+		{"plot svg by extension", nil, []string{"plot", "-output", filepath.Join(dir, "p.svg"), vegetaVector("mixed.bin")}, 0,
 			nil, "", []string{"p.svg"}, "<svg xmlns"},
 		{"plot svg to stdout from stdin", mixed, []string{"plot", "-format", "svg"}, 0,
 			[]string{"<svg xmlns", ">error</text>"}, "", nil, ""},
 		{"plot torn stdin", mixed[:len(mixed)-7], []string{"plot", "-format", "svg"}, 0,
 			[]string{"<svg xmlns"}, "warning: stdin: torn tail", nil, ""},
-		{"plot bad format", nil, []string{"plot", "-format", "png", plotVector("mixed.bin")}, 2, nil, `-format: unknown format "png"`, nil, ""},
+		{"plot bad format", nil, []string{"plot", "-format", "png", vegetaVector("mixed.bin")}, 2, nil, `-format: unknown format "png"`, nil, ""},
 		{"plot missing file", nil, []string{"plot", filepath.Join(dir, "nope.bin")}, 2, nil, "nope.bin", nil, ""},
 		{"plot not results", []byte("hello\n"), []string{"plot"}, 2, nil, "stdin: not a results file", nil, ""},
-		{"plot vegeta's flags", nil, []string{"plot", "--title", "50qps", "--threshold", "1000", "-output", filepath.Join(dir, "v.html"), plotVector("mixed.bin")}, 0,
+		{"plot vegeta's flags", nil, []string{"plot", "--title", "50qps", "--threshold", "1000", "-output", filepath.Join(dir, "v.html"), vegetaVector("mixed.bin")}, 0,
 			nil, "", []string{"v.html"}, "<title>50qps</title>"},
-		{"plot bad threshold", nil, []string{"plot", "-threshold", "1", plotVector("mixed.bin")}, 2, nil, "-threshold: want 2 points or more, got 1", nil, ""},
-		{"plot threshold against resolution", nil, []string{"plot", "-threshold", "100", "-resolution", "20", plotVector("mixed.bin")}, 2, nil, "-threshold: -threshold 100 means -resolution 50", nil, ""},
+		{"plot bad threshold", nil, []string{"plot", "-threshold", "1", vegetaVector("mixed.bin")}, 2, nil, "-threshold: want 2 points or more, got 1", nil, ""},
+		{"plot threshold against resolution", nil, []string{"plot", "-threshold", "100", "-resolution", "20", vegetaVector("mixed.bin")}, 2, nil, "-threshold: -threshold 100 means -resolution 50", nil, ""},
 		{"plot help", nil, []string{"plot", "-help"}, 0, []string{"Examples:"}, "", nil, ""},
-		{"compare", nil, []string{"compare", "-resamples", "200", "-output", filepath.Join(dir, "cmp"), plotVector("basic.bin"), plotVector("mixed.bin"), plotVector("basic.json")}, 0,
+		{"compare", nil, []string{"compare", "-resamples", "200", "-output", filepath.Join(dir, "cmp"), vegetaVector("basic.bin"), vegetaVector("mixed.bin"), vegetaVector("basic.json")}, 0,
 			[]string{"Baseline: basic.bin", "mixed.bin", "slower", "worse", "basic.json", "no difference", "Method: runs judged, not requests"},
 			"wrote", []string{"cmp/percentiles.svg", "cmp/compare.html", "cmp/compare.md"}, "<svg"},
-		{"compare markdown, baseline by name", nil, []string{"compare", "-resamples", "100", "-format", "markdown", "-baseline", "mixed.bin", plotVector("basic.bin"), plotVector("mixed.bin")}, 0,
+		{"compare markdown, baseline by name", nil, []string{"compare", "-resamples", "100", "-format", "markdown", "-baseline", "mixed.bin", vegetaVector("basic.bin"), vegetaVector("mixed.bin")}, 0,
 			[]string{"| Run | Stat |", "| basic.bin | p99 |", "faster", "Baseline: mixed.bin"}, "", nil, ""},
 		{"compare folders step by step", nil, []string{"compare", "-resamples", "50", "-output", filepath.Join(dir, "cmp2"), filepath.Join(dir, "before"), filepath.Join(dir, "after")}, 0,
 			[]string{"== steps/01/search.bin ==", "Baseline: before", "after", "== steps/02/search.bin =="}, "wrote", []string{"cmp2/percentiles-01-steps-01-search-bin.svg", "cmp2/percentiles-02-steps-02-search-bin.svg", "cmp2/compare.html"}, "<svg"},
-		{"compare one run", nil, []string{"compare", plotVector("basic.bin")}, 2, nil, "need at least two runs", nil, ""},
-		{"compare bad baseline", nil, []string{"compare", "-baseline", "3", plotVector("basic.bin"), plotVector("mixed.bin")}, 2, nil, "-baseline: position 3 is out of range", nil, ""},
-		{"compare bad resamples", nil, []string{"compare", "-resamples", "5", plotVector("basic.bin"), plotVector("mixed.bin")}, 2, nil, "-resamples: must be between", nil, ""},
-		{"compare not results", nil, []string{"compare", plotVector("basic.bin"), "plot_test.go"}, 2, nil, "plot_test.go: not a results file", nil, ""},
+		{"compare one run", nil, []string{"compare", vegetaVector("basic.bin")}, 2, nil, "need at least two runs", nil, ""},
+		{"compare bad baseline", nil, []string{"compare", "-baseline", "3", vegetaVector("basic.bin"), vegetaVector("mixed.bin")}, 2, nil, "-baseline: position 3 is out of range", nil, ""},
+		{"compare bad resamples", nil, []string{"compare", "-resamples", "5", vegetaVector("basic.bin"), vegetaVector("mixed.bin")}, 2, nil, "-resamples: must be between", nil, ""},
+		{"compare not results", nil, []string{"compare", vegetaVector("basic.bin"), "plot_test.go"}, 2, nil, "plot_test.go: not a results file", nil, ""},
 		{"compare help", nil, []string{"compare", "-help"}, 0, []string{"Examples:"}, "", nil, ""},
 	}
-	basic, err := os.ReadFile(plotVector("basic.bin"))
+	basic, err := os.ReadFile(vegetaVector("basic.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +68,7 @@ func TestPlotAndCompareCommands(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := loadlabCLI(tc.stdin, tc.args...)
+			code, out, errs := runCLI(t, tc.stdin, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, errs)
 			}

@@ -13,16 +13,9 @@ import (
 	"github.com/loadlab/loadlab/internal/testwait"
 )
 
-// vegetaVector is a real vegeta file kept by the report package's tests.
+// vegetaVector is a result file recorded by the real vegeta (testdata/vegeta).
 func vegetaVector(name string) string {
-	return filepath.Join("..", "..", "internal", "report", "testdata", "vegeta", name)
-}
-
-func runCLI(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = runMain(args, bytes.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
+	return filepath.Join("testdata", "vegeta", name)
 }
 
 func TestReportCommand(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,10 +12,10 @@ import (
 	"github.com/loadlab/loadlab/internal/experiment/summary"
 )
 
-// With LOADLAB_TEST_AS_BINARY set, the test binary is loadlab itself, so
+// With asBinaryEnv set, the test binary is loadlab itself, so
 // that `loadlab run` can start it as the origin and proxy components.
 func TestMain(m *testing.M) {
-	if os.Getenv("LOADLAB_TEST_AS_BINARY") == "1" {
+	if os.Getenv(asBinaryEnv) == "1" {
 		os.Exit(runMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if spec := os.Getenv("LOADLAB_TEST_KUBECTL"); spec != "" {
@@ -76,7 +75,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes and runs 4 s of load")
 	}
-	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	t.Setenv(asBinaryEnv, "1")
 	dir := t.TempDir()
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -87,13 +86,12 @@ func TestRunEndToEnd(t *testing.T) {
 	write("proxy.yaml", e2eProxy)
 	write("origin.json", `{"stages": [{"at": 0, "status": 200, "latency": "200ms"}]}`)
 	out := filepath.Join(dir, "out")
-	var stdout, stderr bytes.Buffer
-	code := runMain([]string{"run", "-quiet", "-out", out, filepath.Join(dir, "plan.yaml")}, nil, &stdout, &stderr)
+	code, stdout, stderr := runCLI(t, nil, "run", "-quiet", "-out", out, filepath.Join(dir, "plan.yaml"))
 	if code != 1 {
-		t.Fatalf("exit %d, want 1 (the small pool fails the threshold)\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+		t.Fatalf("exit %d, want 1 (the small pool fails the threshold)\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr.String(), "threshold checks failed") || !strings.Contains(stdout.String(), "report: ") {
-		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	if !strings.Contains(stderr, "threshold checks failed") || !strings.Contains(stdout, "report: ") {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
 	}
 	var sum struct {
 		Steps []struct {
@@ -157,26 +155,24 @@ func TestRunEndToEnd(t *testing.T) {
 	if len(files) != 2 {
 		t.Fatalf("search results files: %v", files)
 	}
-	var csv bytes.Buffer
-	if code := runMain([]string{"encode", "-to", "csv", files[0]}, nil, &csv, &stderr); code != 0 {
-		t.Fatalf("encode: %s", stderr.String())
+	code, csv, stderr := runCLI(t, nil, "encode", "-to", "csv", files[0])
+	if code != 0 {
+		t.Fatalf("encode: %s", stderr)
 	}
-	if lines := strings.Count(csv.String(), "\n"); lines != 80 || strings.Contains(csv.String(), "{{") || !regexp.MustCompile(`/search\?q=[a-z]{50},`).MatchString(csv.String()) {
-		t.Errorf("encode of a run's templated scenario, %d lines:\n%.400s", lines, csv.String())
+	if lines := strings.Count(csv, "\n"); lines != 80 || strings.Contains(csv, "{{") || !regexp.MustCompile(`/search\?q=[a-z]{50},`).MatchString(csv) {
+		t.Errorf("encode of a run's templated scenario, %d lines:\n%.400s", lines, csv)
 	}
 
 	// -rewrite rebuilds the same report from the folder, running nothing.
 	os.Remove(filepath.Join(out, "report.md"))
-	stdout.Reset()
-	if code := runMain([]string{"run", "-rewrite", out}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "report: ") {
-		t.Fatalf("rewrite: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	if code, stdout, stderr := runCLI(t, nil, "run", "-rewrite", out); code != 0 || !strings.Contains(stdout, "report: ") {
+		t.Fatalf("rewrite: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if again, _ := os.ReadFile(filepath.Join(out, "report.md")); string(again) != string(md) {
 		t.Errorf("the rewritten report.md differs from the run's")
 	}
-	stderr.Reset()
-	if code := runMain([]string{"run", "-rewrite", dir}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "holds no run") {
-		t.Errorf("rewrite of a folder without a run: exit %d, stderr %q", code, stderr.String())
+	if code, _, stderr := runCLI(t, nil, "run", "-rewrite", dir); code != 2 || !strings.Contains(stderr, "holds no run") {
+		t.Errorf("rewrite of a folder without a run: exit %d, stderr %q", code, stderr)
 	}
 }
 
@@ -185,16 +181,14 @@ func TestRunBadPlan(t *testing.T) {
 	plan := filepath.Join(dir, "plan.yaml")
 	os.WriteFile(plan, []byte("target: http://127.0.0.1:9\nscenarios:\n  - target: GET ${target}/\n    rate: 5/s\n    duration: 2 seconds\n"), 0o644)
 	for _, args := range [][]string{{"run", plan}, {"run", filepath.Join(dir, "missing.yaml")}, {"run"}} {
-		var stdout, stderr bytes.Buffer
-		code := runMain(args, nil, &stdout, &stderr)
-		if code != 2 || strings.Count(stderr.String(), "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		code, _, stderr := runCLI(t, nil, args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	runMain([]string{"run", plan}, nil, &stdout, &stderr)
-	if want := "plan.yaml:5: scenarios[0].duration: \"2 seconds\" is not a duration"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr %q lacks %q", stderr.String(), want)
+	_, _, stderr := runCLI(t, nil, "run", plan)
+	if want := "plan.yaml:5: scenarios[0].duration: \"2 seconds\" is not a duration"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks %q", stderr, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
 		t.Error("an output folder was created for a bad plan")
@@ -219,13 +213,12 @@ func TestRunSet(t *testing.T) {
 		{[]string{"run", "-check", "-set", "duration=forever", plan}, 2, "", `scenarios[0].duration: "forever" is not a duration`},
 		{[]string{"run", "-check", "-set", "rate", plan}, 2, "", `invalid value "rate" for flag -set: want NAME=VALUE`},
 	} {
-		var stdout, stderr bytes.Buffer
-		code := runMain(tc.args, nil, &stdout, &stderr)
-		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args[1:], code, stdout.String(), stderr.String())
+		code, stdout, stderr := runCLI(t, nil, tc.args...)
+		if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args[1:], code, stdout, stderr)
 		}
-		if tc.code == 2 && strings.Count(stderr.String(), "\n") != 1 {
-			t.Errorf("%v: stderr is not one line: %q", tc.args[1:], stderr.String())
+		if tc.code == 2 && strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: stderr is not one line: %q", tc.args[1:], stderr)
 		}
 	}
 }
@@ -239,7 +232,7 @@ func TestRunCapacitySearch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes and runs about 20 s of load")
 	}
-	t.Setenv("LOADLAB_TEST_AS_BINARY", "1")
+	t.Setenv(asBinaryEnv, "1")
 	dir := t.TempDir()
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {

@@ -64,7 +64,7 @@ type tool struct {
 func compareTools(t *testing.T) []tool {
 	return []tool{
 		{name: "vegeta", argv: []string{vegetaBinary(t)}},
-		{name: "loadlab", argv: []string{os.Args[0]}, env: []string{"LOADLAB_TEST_AS_BINARY=1"}},
+		{name: "loadlab", argv: []string{os.Args[0]}, env: []string{asBinaryEnv + "=1"}},
 	}
 }
 
@@ -100,7 +100,7 @@ func cleanEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch strings.ToUpper(k) {
-		case "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "LOADLAB_TEST_AS_BINARY":
+		case "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", asBinaryEnv:
 			continue
 		}
 		out = append(out, kv)

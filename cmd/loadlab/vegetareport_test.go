@@ -16,7 +16,7 @@ import (
 )
 
 // vegetaFiles are vegeta result files: the vectors kept in
-// internal/report/testdata (recorded by vegeta, in its three encodings)
+// testdata/vegeta (recorded by vegeta, in its three encodings)
 // and one made now by the real vegeta against a server that answers 200,
 // 503 and refuses connections.
 func vegetaFiles(t *testing.T, vegeta tool) []string {
@@ -24,7 +24,7 @@ func vegetaFiles(t *testing.T, vegeta tool) []string {
 	var files []string
 	for _, n := range []string{"basic", "mixed", "withbody"} {
 		for _, ext := range []string{"bin", "csv", "json"} {
-			p, err := filepath.Abs(filepath.Join("..", "..", "internal", "report", "testdata", "vegeta", n+"."+ext))
+			p, err := filepath.Abs(filepath.Join("testdata", "vegeta", n+"."+ext))
 			if err != nil {
 				t.Fatal(err)
 			}

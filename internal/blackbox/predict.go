@@ -69,3 +69,27 @@ func (f *Fit) Summary() *Fit {
 	g.Probes = nil
 	return &g
 }
+
+// System is the fit as the model's AttackSystem: attacks predicted
+// through the fitted queue with timeout per request, and seed.
+func (f *Fit) System(timeout time.Duration, seed uint64) model.AttackSystem {
+	return fitSystem{f, timeout, seed}
+}
+
+type fitSystem struct {
+	f       *Fit
+	timeout time.Duration
+	seed    uint64
+}
+
+func (s fitSystem) AttackInput(sch *schedule.Schedule) (model.Input, error) {
+	return s.f.Input(sch, s.timeout, s.seed)
+}
+
+func (s fitSystem) PredictAttack(sch *schedule.Schedule, in model.Input) (model.StepPrediction, error) {
+	pr, iv, err := s.f.Predict(sch, s.timeout, s.seed, in.Scenarios[0].Workers)
+	if err != nil {
+		return model.StepPrediction{}, err
+	}
+	return model.StepPrediction{Configuration: "fitted queue", Prediction: pr, Notes: s.f.Notes, Interval: iv, Fit: s.f.Summary()}, nil
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -215,4 +216,28 @@ func serveLean(ctx context.Context, ln net.Listener, cfg Config, h http.Handler,
 		ShutdownTimeout: cfg.ShutdownTimeout, ConnContext: cfg.ConnContext,
 	}
 	return leanserver.Serve(ctx, ln, lean, h, std, beforeShutdown, up.closeAll)
+}
+
+// Validate checks c as Run would use it. An error is bad input naming the
+// command-line flag that sets the field (-listen, -max-conn-requests,
+// -idle-timeout, -tls-cert).
+func (c Config) Validate() error {
+	if c.MaxConnRequests < 0 {
+		return badinput.Field("-max-conn-requests", "want 0 or more, got %d", c.MaxConnRequests)
+	}
+	if c.IdleTimeout < 0 {
+		return badinput.Field("-idle-timeout", "want a positive duration, got %v", c.IdleTimeout)
+	}
+	if c.CertOut != "" && !c.TLS {
+		return badinput.Field("-tls-cert", "only makes sense with -tls")
+	}
+	if c.Listen == "" {
+		return nil
+	}
+	if _, port, err := net.SplitHostPort(c.Listen); err != nil {
+		return badinput.Field("-listen", "want host:port, e.g. 127.0.0.1:8080: %v", err)
+	} else if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 0 || n > 65535) {
+		return badinput.Field("-listen", "port %q is not a number between 0 and 65535", port)
+	}
+	return nil
 }
