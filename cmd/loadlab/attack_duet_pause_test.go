@@ -93,7 +93,7 @@ func pausedAttack(t *testing.T, targets, out string, pause time.Duration, args .
 // request's own noise, which pairing cannot cancel: in this test's 3 s, a
 // pause's catch-up burst sent by a race-built generator on a loaded
 // 2-core box leaves 4-8%; the plain binary 2-2.5%; a 30 s duet of two
-// origins on the same box 1.6% (bench/README.md). The sequential pair's
+// origins on the same box 1.6% (bench/HISTORY.md). The sequential pair's
 // interval spans a factor of several.
 const maxDuetWidth = 0.10
 

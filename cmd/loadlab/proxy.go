@@ -55,7 +55,7 @@ func runProxy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		"sending no byte of its body for this long gets 408 (nginx's client_body_timeout)")
 	maxBody := fs.Int64("max-request-body", proxy.DefaultMaxRequestBody, "request bodies larger than this many `bytes` get 413 (nginx's client_max_body_size)")
 	procs := fs.Int("procs", 1, "cores the proxy may run on at once (Go's GOMAXPROCS; 0: every core). On one core it spends about 30 µs of CPU\n"+
-		"per request, half of what the wake-ups between threads cost on two (bench/README.md, proxy); without -procs,\n"+
+		"per request, half of what the wake-ups between threads cost on two (bench/HISTORY.md, proxy); without -procs,\n"+
 		"a GOMAXPROCS variable in the environment is kept")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -27,5 +27,5 @@ func Closed(pc *config.PoolConfig, requestTimeout, latency time.Duration, rate f
 // EdgeUtilization is the serial manager's busy share from which a
 // prediction is at the edge of its capacity: there, costs below the
 // model's resolution (the manager's own work per message on a loaded
-// machine) decide whether its mailbox grows (bench/README.md, model).
+// machine) decide whether its mailbox grows (bench/HISTORY.md, model).
 const EdgeUtilization = 0.95

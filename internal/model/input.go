@@ -81,7 +81,7 @@ func (sc *Scenario) closed() bool {
 
 // Costs are what the serial manager spends per worker and message beyond
 // the configured costs. The defaults are figures measured on a 2-core VM
-// (see bench/README.md, "model"): a loopback dial and close made back to
+// (see bench/HISTORY.md, "model"): a loopback dial and close made back to
 // back, how much longer they take in the manager, which makes each after
 // sleeping its previous cost (Wake), and the manager goroutine's own work
 // per message under load (mailbox, handover to the waiting caller, its
@@ -115,7 +115,7 @@ var DefaultCosts = Costs{Dial: 36 * time.Microsecond, Close: 7 * time.Microsecon
 // 1,000 req/s, and the accuracy grid's knee (start 20 ms, stop 5 ms,
 // 40 req/s; six runs over an hour), the means of the runs. A dial after
 // 5 ms of sleep took 160–240 µs, after 20 ms 225 µs, after 1 ms 105 µs; a
-// close 17 µs after 250 µs, 40–84 µs after 20 ms (bench/README.md, "The
+// close 17 µs after 250 µs, 40–84 µs after 20 ms (bench/HISTORY.md, "The
 // grid's knee").
 var DefaultWake = Wake{Points: []WakePoint{
 	{250 * time.Microsecond, 88 * time.Microsecond, 10 * time.Microsecond},

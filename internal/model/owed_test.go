@@ -29,7 +29,7 @@ routes:
 // the worker over) and a late wake-up are made up by the next cost, so a
 // manager busy starting and dismissing workers turns over one per start
 // cost + dial + stop cost + close, however long it spends per message
-// (measured on the real proxy: bench/README.md, "model: the dial after the
+// (measured on the real proxy: bench/HISTORY.md, "model: the dial after the
 // manager's sleep"). A manager spending 500 µs per message, costs 2 ms and
 // 500 µs: 2.543 ms a request, 89% of its time at 350 req/s, where charging
 // the two messages on top (3.543 ms, 124%) would collapse the pool.

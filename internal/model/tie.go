@@ -28,7 +28,7 @@ type RacePoint struct {
 // proxy` as separate processes, 160 req/s for 10 s per point (1,600
 // answers), the origin's latency from 5 ms under to 2 ms over a 1 s
 // timeout, on the shared 2-core VM at load averages 8 to 24 (see
-// bench/README.md, "model"). With the latency equal to the timeout, about
+// bench/HISTORY.md, "model"). With the latency equal to the timeout, about
 // a third of the answers came in time (27.7–33.1% in 8 of 10 runs, 20.0
 // and 37.5% in the others, the pool staircase's 5 s too). Later than the
 // timeout, answers win only when the proxy's timer fires late, more so on

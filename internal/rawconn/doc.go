@@ -4,7 +4,7 @@
 // scheduler's syscall state, which wakes the runtime's sysmon thread and
 // resets it to its fastest polling: at thousands of requests per second
 // those wake-ups dominate the CPU of the attack's lean client and of the
-// origin's lean server (bench/README.md has the figures); both use this
+// origin's lean server (bench/HISTORY.md has the figures); both use this
 // package.
 // Stamped reads bring the kernel's receive time of the bytes
 // (SO_TIMESTAMPNS): the origin anchors a latency on the request's arrival,

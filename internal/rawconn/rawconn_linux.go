@@ -18,7 +18,7 @@ import (
 // blocks on a non-blocking socket) then does not wake the runtime's sysmon
 // thread and reset it to its fastest polling, which at thousands of paced
 // requests per second costs extra thread wake-ups for every request
-// (bench/README.md, attack, "Raw system calls").
+// (bench/HISTORY.md, attack, "Raw system calls").
 //
 // For a client, a request need not be written at once: after Send,
 // sendThenRead writes it inside the first Read, after the poller has been reset for reading, and then waits

@@ -5,7 +5,7 @@
 // parts were rendered with (targets.PartSeed), and Renderer renders a
 // result's URL, headers and body again from them and its sequence number.
 // Nothing is stored per request: rendering again costs about as much as
-// rendering did during the attack (bench/README.md, "Templated targets").
+// rendering did during the attack (bench/HISTORY.md, "Templated targets").
 package sent
 
 import (
