@@ -144,7 +144,15 @@ test("a closed loop's report.html and archive pages speak in users", { skip, tim
     assert.deepEqual(stats.map((s) => s.title).sort(), ["Statistics: page, 32 users", "Statistics: page, 4 users"], "steps compared by users");
     for (const s of stats) {
       assert.equal(s.first[1], "throughput", `${s.title}: throughput first`);
-      assert.deepEqual(s.first.slice(2), cli[s.title.replace("Statistics: ", "")], `${s.title}: loadlab compare's figures`);
+      // The figures are loadlab compare's; the verdict too, but for steps
+      // shorter than four of the archive's 2 s time blocks: the site judges
+      // the blocks the archive kept and says "too short" where the command,
+      // cutting a short file finer, may say "cannot tell" (neither judges).
+      const want = cli[s.title.replace("Statistics: ", "")];
+      const got = s.first.slice(2);
+      assert.deepEqual(got.slice(0, 3), want.slice(0, 3), `${s.title}: loadlab compare's figures`);
+      if (got[4] === "too short") assert.ok(["cannot tell", "too short"].includes(want[4]), `${s.title}: the command judged what the site calls too short: ${want}`);
+      else assert.deepEqual(got, want, `${s.title}: loadlab compare's verdict`);
     }
     const cink = await inked(page, ".uplot canvas");
     assert.ok(cink.length >= 2 && cink.every((n) => n > 0), `the overlays are drawn: ${cink}`);
