@@ -109,6 +109,16 @@ type Session struct {
 	read []byte // body read buffer
 	lean *leanWorker
 	gz   *gzip.Reader // reused to decompress gzip answers (lean client)
+	// Vars are the values of a flow session's variables, by slot, for
+	// the templates of the next request (see targets.CompileNames); nil
+	// outside flows. The caller checks them (targets.SafeFor).
+	Vars []string
+	// KeepFields makes the client keep the answer's header fields in
+	// Exchange.Fields (a flow's captures and checks read them).
+	KeepFields bool
+	// KeepBody, when not 0, replaces Options.MaxBody for this session's
+	// next requests: how many body bytes Exchange.Body keeps (-1 all).
+	KeepBody int64
 }
 
 // readBufSize is the per-session buffer bodies are read through.
@@ -123,13 +133,18 @@ func (w *Session) urlString(t *targets.Target, seq uint64) string {
 	if t.URL.Static() {
 		return t.URL.Text()
 	}
-	w.url = t.URL.AppendSeeded(w.url[:0], w.rng, w.o.Seed, seq, targets.PartURL)
+	w.url = t.URL.AppendSession(w.url[:0], w.rng, w.o.Seed, seq, targets.PartURL, w.Vars)
 	return string(w.url)
 }
 
 // keepLimit is how many body bytes Exchange.Body keeps: 0 none, -1 all
 // (bodies are always read to the end and counted in BytesIn).
-func (w *Session) keepLimit() int64 { return w.o.MaxBody }
+func (w *Session) keepLimit() int64 {
+	if w.KeepBody != 0 {
+		return w.KeepBody
+	}
+	return w.o.MaxBody
+}
 
 // sentNow stamps the send time and tells OnSent.
 func (w *Session) sentNow(r *Exchange) {

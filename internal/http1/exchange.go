@@ -20,6 +20,9 @@ type Exchange struct {
 	BytesOut, BytesIn uint64
 	// Body is the answer's body, as far as Options.MaxBody keeps it.
 	Body []byte
+	// Fields are the answer's header fields, one "Name: value\n" line
+	// each as received, when Session.KeepFields asks for them.
+	Fields []byte
 	// Error is the failure's text, "" on success (a non-2xx answer
 	// carries its status text).
 	Error string

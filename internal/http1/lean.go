@@ -52,7 +52,7 @@ func (lw *leanWorker) do(w *Session, t *targets.Target, seq uint64, r *Exchange)
 		}
 		addr, req, bodyLen = lt.addr, lt.req, lt.body
 	} else {
-		w.url = t.URL.AppendSeeded(w.url[:0], w.rng, w.o.Seed, seq, targets.PartURL)
+		w.url = t.URL.AppendSession(w.url[:0], w.rng, w.o.Seed, seq, targets.PartURL, w.Vars)
 		host, path, ok := splitHTTPURL(w.url)
 		if !ok || !sendableAsIs(path) {
 			return false // net/http escapes it or refuses it
@@ -66,7 +66,7 @@ func (lw *leanWorker) do(w *Session, t *targets.Target, seq uint64, r *Exchange)
 		}
 		start := len(lw.wbuf)
 		if t.Body != nil {
-			lw.wbuf = t.Body.AppendSeeded(lw.wbuf, w.rng, w.o.Seed, seq, targets.PartBody)
+			lw.wbuf = t.Body.AppendSession(lw.wbuf, w.rng, w.o.Seed, seq, targets.PartBody, w.Vars)
 		}
 		bodyLen = len(lw.wbuf) - start
 		lw.wbuf = fixContentLength(lw.wbuf, start, bodyLen, t.Body != nil)

@@ -40,7 +40,9 @@ type respFields struct {
 	close    bool // Connection holds "close"
 	upgrade  int  // bit 1: Connection holds "upgrade"; bit 2: an Upgrade field came (both: a protocol switch)
 	location []byte
-	encoding int // the first Content-Encoding: 0 none, 1 gzip, 2 another (net/http reads the first)
+	encoding int    // the first Content-Encoding: 0 none, 1 gzip, 2 another (net/http reads the first)
+	keep     bool   // keep every field in fields (Session.KeepFields)
+	fields   []byte // "Name: value\n" lines, with keep
 }
 
 // uses reports whether the reader uses the field named k (nil: none).
@@ -135,6 +137,9 @@ func readFields(br *bufio.Reader, budget *int, h *respFields) error {
 		k, v, ok := bytes.Cut(line, []byte(":"))
 		if !ok || !httpsyntax.Token(k) || !httpsyntax.FieldValue(v) {
 			return errMalformedField
+		}
+		if h != nil && h.keep {
+			h.fields = append(append(append(append(h.fields, k...), ':', ' '), httpsyntax.TrimOWS(v)...), '\n')
 		}
 		usedPrev = h.uses(k)
 		if usedPrev {

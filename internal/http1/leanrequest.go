@@ -73,7 +73,7 @@ func (lw *leanWorker) appendHead(b []byte, w *Session, t *targets.Target, seq ui
 		if hd.Value.Static() || w == nil {
 			b = append(b, hd.Value.Text()...)
 		} else {
-			b = hd.Value.AppendSeeded(b, w.rng, w.o.Seed, seq, targets.PartHeader(i))
+			b = hd.Value.AppendSession(b, w.rng, w.o.Seed, seq, targets.PartHeader(i), w.Vars)
 		}
 		if bad == "" && !httpsyntax.FieldValue(b[v:]) {
 			bad = fmt.Sprintf("net/http: invalid header field value for %q", hd.Name)

@@ -59,7 +59,14 @@ func (lw *leanWorker) exchange(w *Session, c *leanConn, t *targets.Target, req [
 	}
 	http10 := line[7] == '0'
 	h := respFields{follow: lw.l.opts.Redirects >= 0 && (code == 301 || code == 302 || code == 303 || code == 307 || code == 308)}
-	if err := readFields(c.br, &budget, &h); err != nil {
+	if w.KeepFields {
+		h.keep, h.fields = true, r.Fields[:0]
+	}
+	err = readFields(c.br, &budget, &h)
+	if w.KeepFields {
+		r.Fields = h.fields
+	}
+	if err != nil {
 		return nil, lw.readErr(err, "headers")
 	}
 	// As net/http: Transfer-Encoding is ignored in HTTP/1.0 and must be

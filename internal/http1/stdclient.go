@@ -95,7 +95,7 @@ func (s *stdClient) Do(ctx context.Context, w *Session, t *targets.Target, seq u
 		if t.Body.Static() {
 			b = []byte(t.Body.Text())
 		} else {
-			b = t.Body.AppendSeeded(nil, w.rng, w.o.Seed, seq, targets.PartBody)
+			b = t.Body.AppendSession(nil, w.rng, w.o.Seed, seq, targets.PartBody, w.Vars)
 		}
 		r.BytesOut = uint64(len(b))
 		body = bytes.NewReader(b)
@@ -118,7 +118,7 @@ func (s *stdClient) Do(ctx context.Context, w *Session, t *targets.Target, seq u
 		}
 	} else {
 		for i, hd := range t.Header {
-			w.tmp = hd.Value.AppendSeeded(w.tmp[:0], w.rng, w.o.Seed, seq, targets.PartHeader(i))
+			w.tmp = hd.Value.AppendSession(w.tmp[:0], w.rng, w.o.Seed, seq, targets.PartHeader(i), w.Vars)
 			if hd.Name == "Host" {
 				req.Host = string(w.tmp)
 				continue
@@ -151,6 +151,9 @@ func (s *stdClient) send(w *Session, c *http.Client, req *http.Request, t *targe
 	r.Latency = time.Since(r.Sent)
 	r.Code = uint16(resp.StatusCode)
 	r.BytesIn = uint64(n)
+	if w.KeepFields {
+		r.Fields = appendFields(r.Fields[:0], resp.Header)
+	}
 	r.Body = kept
 	if err != nil {
 		r.Error = errorText(err, t)
@@ -284,4 +287,14 @@ func (t *refererOnce) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Header.Set("Referer", t.ref)
 	return t.rt.RoundTrip(req)
+}
+
+// appendFields appends h as "Name: value\n" lines (Exchange.Fields).
+func appendFields(b []byte, h http.Header) []byte {
+	for k, vs := range h {
+		for _, v := range vs {
+			b = append(append(append(append(b, k...), ':', ' '), v...), '\n')
+		}
+	}
+	return b
 }

@@ -5,6 +5,7 @@ const (
 	dictError  byte = 1
 	dictAttack byte = 2
 	dictTarget byte = 3
+	dictStep   byte = 4 // a flow step: its name and checks (FlowStep), version 3
 )
 
 // maxTargets caps the target dictionary: beyond it, new method+URL pairs are

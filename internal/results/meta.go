@@ -52,6 +52,11 @@ type Meta struct {
 	// templated target's URL as its template.
 	Seed      uint64            `json:"seed,omitempty"`
 	Templates []TemplatedTarget `json:"templates,omitempty"`
+
+	// Flow is the name of the flow whose sessions the attack ran (its
+	// results carry their flow step and session; the stream is version
+	// 3); "" for a plain attack.
+	Flow string `json:"flow,omitempty"`
 }
 
 // TemplatedTarget is a target with a templated URL, header or body, as

@@ -24,6 +24,7 @@ type metaJSON struct {
 	Users     int               `json:"users,omitempty"`
 	Seed      uint64            `json:"seed,omitempty"`
 	Templates []TemplatedTarget `json:"templates,omitempty"`
+	Flow      string            `json:"flow,omitempty"`
 }
 
 // MarshalJSON writes m as a header stores it (metaJSON).
@@ -31,7 +32,7 @@ func (m Meta) MarshalJSON() ([]byte, error) {
 	users, _ := m.Load.Bounds()
 	return json.Marshal(metaJSON{Version: m.Version, Created: m.Created, Generator: m.Generator, Command: m.Command,
 		Attack: m.Attack, Rate: m.Load.Rate, Labels: m.Labels, Shard: m.Shard, Planned: m.Planned, Users: users,
-		Seed: m.Seed, Templates: m.Templates})
+		Seed: m.Seed, Templates: m.Templates, Flow: m.Flow})
 }
 
 // UnmarshalJSON reads a header of any version (metaJSON).
@@ -42,6 +43,6 @@ func (m *Meta) UnmarshalJSON(b []byte) error {
 	}
 	*m = Meta{Version: w.Version, Created: w.Created, Generator: w.Generator, Command: w.Command,
 		Attack: w.Attack, Load: load.Of(w.Rate, w.Users), Labels: w.Labels, Shard: w.Shard, Planned: w.Planned,
-		Seed: w.Seed, Templates: w.Templates}
+		Seed: w.Seed, Templates: w.Templates, Flow: w.Flow}
 	return nil
 }

@@ -79,6 +79,8 @@ type Reader struct {
 	asBeforeTrailers bool
 	blockEnd         int64 // where the block ends, by its header (0: unknown)
 	prevSeq          uint64
+	prevSes          uint64      // session of the previous flow record (version 3)
+	steps            []*FlowStep // flow step dictionary (version 3)
 	prevDue          int64
 	errs             []string
 	attacks          []string
@@ -145,8 +147,8 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, &CorruptError{Offset: cr.n, Torn: true, Reason: "truncated header"}
 	}
-	if ver != 1 && ver != Version {
-		return nil, fmt.Errorf("results stream version %d is not supported (this loadlab reads versions 1 and %d)", ver, Version)
+	if ver != 1 && ver != Version && ver != FlowVersion {
+		return nil, fmt.Errorf("results stream version %d is not supported (this loadlab reads versions 1 to %d)", ver, FlowVersion)
 	}
 	metaAt := cr.n
 	n, err := binary.ReadUvarint(cr)
@@ -341,7 +343,7 @@ func (r *Reader) nextBlock() error {
 	}
 	r.left = int(count)
 	r.blockAt, r.blockCount = start, count
-	r.prevSeq, r.prevDue = 0, 0
+	r.prevSeq, r.prevDue, r.prevSes = 0, 0, 0
 	if count == 0 && r.pos != len(r.block) {
 		return bad(fmt.Sprintf("block announces no records but holds %d bytes of them: its record count does not match its data", len(r.block)-r.pos))
 	}
@@ -447,6 +449,14 @@ func (r *Reader) dictEntry(kind byte) error {
 			return fmt.Errorf("target id %d out of range", id)
 		}
 		r.targets = setAt(r.targets, id, targetKey{string(s), string(u)})
+	case dictStep:
+		if id >= maxErrors {
+			return fmt.Errorf("flow step id %d out of range", id)
+		}
+		if int(id) < len(r.steps) && r.steps[id] != nil && r.steps[id].key == string(s) {
+			return nil // the same step again: keep its FlowStep
+		}
+		r.steps = setAt(r.steps, id, flowStepOf(string(s)))
 	default:
 		return fmt.Errorf("unknown dictionary kind %d", kind)
 	}
@@ -528,6 +538,11 @@ func (r *Reader) decodeRecord(res *Result) error {
 			return err
 		}
 		res.Headers = h
+	}
+	if flags&flagFlow != 0 {
+		if err := r.flowFields(res, flags); err != nil {
+			return err
+		}
 	}
 	r.prevSeq, r.prevDue = seq, due
 	return nil
@@ -640,4 +655,40 @@ func (c *countingReader) ReadByte() (byte, error) {
 func (c *countingReader) unread(p []byte) {
 	c.back = append(append([]byte(nil), p...), c.back...)
 	c.n -= int64(len(p))
+}
+
+// flowFields reads a version 3 record's flow fields (flagFlow, flagEnd).
+func (r *Reader) flowFields(res *Result, flags byte) error {
+	id, err := r.uvarint()
+	if err != nil {
+		return err
+	}
+	if id >= uint64(len(r.steps)) || r.steps[id] == nil {
+		return errors.New("flow step id out of range")
+	}
+	res.FlowStep = r.steps[id]
+	d, err := r.varint()
+	if err != nil {
+		return err
+	}
+	res.Session = r.prevSes + uint64(d)
+	r.prevSes = res.Session
+	if res.Failed, err = r.uvarint(); err != nil {
+		return err
+	}
+	if flags&flagEnd == 0 {
+		return nil
+	}
+	if id, err = r.uvarint(); err != nil {
+		return err
+	}
+	if id >= uint64(len(r.errs)) {
+		return errors.New("session outcome id out of range")
+	}
+	dur, err := r.uvarint()
+	if err != nil {
+		return err
+	}
+	res.Ended = SessionEnd{Outcome: r.errs[id], Duration: time.Duration(dur)}
+	return nil
 }

@@ -30,6 +30,15 @@ type Result struct {
 	// (package sent); never stored in results files.
 	SentHeader http.Header
 	SentBody   []byte
+
+	// FlowStep is the flow step the request ran, nil for a plain attack
+	// (see flow.go); Session is its session's sequence number in the
+	// attack; Failed has bit i set when FlowStep.Checks[i] failed; Ended
+	// is set on a session's last result.
+	FlowStep *FlowStep
+	Session  uint64
+	Failed   uint64
+	Ended    SessionEnd
 }
 
 // DueLatency is the latency measured from the due time: what a user arriving

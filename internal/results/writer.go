@@ -23,6 +23,8 @@ const (
 	flagError   = 1 << 0
 	flagBody    = 1 << 1
 	flagHeaders = 1 << 2
+	flagFlow    = 1 << 3 // version 3: step id, session delta, failed checks
+	flagEnd     = 1 << 4 // version 3: the session's outcome id (an error-text entry) and duration
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -39,7 +41,9 @@ type Writer struct {
 	z       []byte // scratch: the compressed payload
 	prevSeq uint64
 	prevDue int64
+	prevSes uint64
 	errs    *interner[string]
+	steps   *interner[string]
 	attacks *interner[string]
 	targets *interner[targetKey]
 	err     error // sticky write error
@@ -50,6 +54,9 @@ type Writer struct {
 // Version and Created are filled in when zero.
 func NewWriter(w io.Writer, meta Meta) (*Writer, error) {
 	meta.Version = Version
+	if meta.Flow != "" {
+		meta.Version = FlowVersion
+	}
 	if meta.Created.IsZero() {
 		meta.Created = time.Now()
 	}
@@ -57,7 +64,7 @@ func NewWriter(w io.Writer, meta Meta) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	hdr := binary.AppendUvarint([]byte(magic), Version)
+	hdr := binary.AppendUvarint([]byte(magic), uint64(meta.Version))
 	hdr = binary.AppendUvarint(hdr, uint64(len(js)))
 	hdr = append(hdr, js...)
 	if _, err := w.Write(hdr); err != nil {
@@ -73,6 +80,7 @@ func NewWriter(w io.Writer, meta Meta) (*Writer, error) {
 		errs:    newInterner[string](maxErrors),
 		attacks: newInterner[string](maxErrors),
 		targets: newInterner[targetKey](maxTargets),
+		steps:   newInterner[string](maxErrors),
 	}, nil
 }
 
@@ -98,6 +106,19 @@ func (w *Writer) Encode(r *Result) error {
 	}
 	if len(r.Headers) > 0 {
 		flags |= flagHeaders
+	}
+	var stepID, endID uint32
+	if r.FlowStep != nil {
+		flags |= flagFlow
+		stepID, _ = w.steps.id(r.FlowStep.key)
+		if r.Ended.Outcome != "" {
+			flags |= flagEnd
+			id, ok := w.errs.id(r.Ended.Outcome)
+			if !ok {
+				id, _ = w.errs.id(overflowError)
+			}
+			endID = id
+		}
 	}
 	attackID, _ := w.attacks.id(r.Attack)
 	targetID, ok := w.targets.id(targetKey{r.Method, r.URL})
@@ -129,6 +150,16 @@ func (w *Writer) Encode(r *Result) error {
 	}
 	if flags&flagHeaders != 0 {
 		b = appendHeaders(b, r.Headers)
+	}
+	if flags&flagFlow != 0 {
+		b = binary.AppendUvarint(b, uint64(stepID))
+		b = binary.AppendVarint(b, int64(r.Session-w.prevSes))
+		b = binary.AppendUvarint(b, r.Failed)
+		w.prevSes = r.Session
+	}
+	if flags&flagEnd != 0 {
+		b = binary.AppendUvarint(b, uint64(endID))
+		b = binary.AppendUvarint(b, uint64(max(r.Ended.Duration, 0)))
 	}
 	w.raw = b
 	w.prevSeq, w.prevDue = r.Seq, dueNs
@@ -168,7 +199,7 @@ func (w *Writer) Flush() error {
 		w.err = err
 		return err
 	}
-	w.raw, w.n, w.prevSeq, w.prevDue = w.raw[:0], 0, 0, 0
+	w.raw, w.n, w.prevSeq, w.prevDue, w.prevSes = w.raw[:0], 0, 0, 0, 0
 	return nil
 }
 
@@ -188,7 +219,7 @@ func (w *Writer) Written() int64 { return w.written }
 // appendDict appends the dictionary entries the block uses, each with its
 // id, so that the block decodes without the blocks before it.
 func (w *Writer) appendDict(b []byte) []byte {
-	n := len(w.errs.used) + len(w.attacks.used) + len(w.targets.used)
+	n := len(w.errs.used) + len(w.attacks.used) + len(w.targets.used) + len(w.steps.used)
 	b = binary.AppendUvarint(b, uint64(n))
 	for _, id := range w.errs.used {
 		b = append(b, dictError)
@@ -207,7 +238,13 @@ func (w *Writer) appendDict(b []byte) []byte {
 		b = appendBytes(b, []byte(t.method))
 		b = appendBytes(b, []byte(t.url))
 	}
+	for _, id := range w.steps.used {
+		b = append(b, dictStep)
+		b = binary.AppendUvarint(b, uint64(id))
+		b = appendBytes(b, []byte(w.steps.vals[id]))
+	}
 	w.errs.nextBlock()
+	w.steps.nextBlock()
 	w.attacks.nextBlock()
 	w.targets.nextBlock()
 	return b

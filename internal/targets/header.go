@@ -15,14 +15,18 @@ import (
 // unquoted when compiled): template functions only insert letters, digits,
 // hex and UUIDs, so every rendered value is valid by construction, on
 // every client.
-func compileHeader(name, value string) (Header, error) {
+func compileHeader(name, value string) (Header, error) { return compileHeaderNames(name, value, nil) }
+
+// compileHeaderNames is compileHeader with session variables (see
+// CompileNames).
+func compileHeaderNames(name, value string, names Names) (Header, error) {
 	if !httpguts.ValidHeaderFieldName(name) {
 		return Header{}, fmt.Errorf("header name %q is not a valid HTTP token (no spaces, colons or control characters)", name)
 	}
 	if !httpguts.ValidHeaderFieldValue(value) {
 		return Header{}, fmt.Errorf("header %s: the value holds a control character (CR, LF, NUL...), which would break the request apart: %q", name, value)
 	}
-	v, err := Compile(value)
+	v, err := compile(value, names)
 	if err != nil {
 		return Header{}, fmt.Errorf("header %s: %v", name, err)
 	}

@@ -85,7 +85,7 @@ func checkURL(t *Template) string {
 	if bad, found := t.firstBadPiece(urlPiece); found {
 		return "bad URL " + quote(t.Source()) + ": the template can write a control character, which would break the request apart: " + strconv.Quote(bad)
 	}
-	s := string(t.Append(nil, NewRand(1), 0))
+	s := string(t.appendVars(nil, NewRand(1), 0, placeholders(t)))
 	u, err := url.Parse(s)
 	if err != nil {
 		return "bad URL: " + strings.TrimPrefix(err.Error(), "parse ")
@@ -117,4 +117,21 @@ func quote(s string) string {
 		return strconv.Quote(s[:77]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+// placeholders are stand-in values for the variables t uses ("x"), so a
+// URL like {{base}}/path is checked as a URL would be with a value.
+func placeholders(t *Template) []string {
+	n := 0
+	for _, s := range t.Slots() {
+		n = max(n, s+1)
+	}
+	if n == 0 {
+		return nil
+	}
+	vs := make([]string, n)
+	for i := range vs {
+		vs[i] = "x"
+	}
+	return vs
 }

@@ -21,6 +21,7 @@ import (
 //	{{rand.choice a b c}}   one of the words (use "double quotes" for words with spaces)
 //	{{uuid}}                a random version-4 UUID
 //	{{"text"}}              the quoted text itself, e.g. {{"{{"}} for a literal "{{"
+//	{{name}}                a session variable of a flow (CompileNames only): see vars.go
 type Template struct {
 	src    string
 	segs   []segment
@@ -36,6 +37,7 @@ const (
 	opChars
 	opChoice
 	opUUID
+	opVar
 )
 
 type segment struct {
@@ -45,6 +47,7 @@ type segment struct {
 	lo, hi  int64    // opInt bounds
 	charset string   // opChars alphabet
 	choices []string // opChoice words
+	slot    int      // opVar: the variable's slot in the session's values
 }
 
 // maxChars bounds N in rand.letters N and friends, so a typo cannot make
@@ -70,7 +73,11 @@ func (e *TemplateError) Error() string {
 }
 
 // Compile parses src into a Template.
-func Compile(src string) (*Template, error) {
+func Compile(src string) (*Template, error) { return compile(src, nil) }
+
+// compile parses src; names, when not nil, resolves bare words that are no
+// function to session variables.
+func compile(src string, names Names) (*Template, error) {
 	t := &Template{src: src}
 	rest := src
 	pos := 0
@@ -86,7 +93,7 @@ func Compile(src string) (*Template, error) {
 			return nil, &TemplateError{Col: pos + i + 1, Msg: `unclosed "{{" (want "}}")`}
 		}
 		body := rest[i+2 : i+2+end]
-		seg, err := parseAction(body)
+		seg, err := parseAction(body, names)
 		if err != nil {
 			return nil, &TemplateError{Col: pos + i + 1, Msg: err.Error()}
 		}
@@ -146,6 +153,12 @@ func (t *Template) Text() string {
 // Append renders the template for request seq using rng and appends the
 // result to dst.
 func (t *Template) Append(dst []byte, rng *Rand, seq uint64) []byte {
+	return t.appendVars(dst, rng, seq, nil)
+}
+
+// appendVars is Append with the session's variable values (indexed by
+// slot; a missing one renders empty).
+func (t *Template) appendVars(dst []byte, rng *Rand, seq uint64, vars []string) []byte {
 	for i := range t.segs {
 		s := &t.segs[i]
 		switch s.op {
@@ -168,13 +181,17 @@ func (t *Template) Append(dst []byte, rng *Rand, seq uint64) []byte {
 			dst = append(dst, s.choices[rng.Below(uint64(len(s.choices)))]...)
 		case opUUID:
 			dst = rng.appendUUID(dst)
+		case opVar:
+			if s.slot < len(vars) {
+				dst = append(dst, vars[s.slot]...)
+			}
 		}
 	}
 	return dst
 }
 
 // parseAction compiles the text between {{ and }}.
-func parseAction(body string) (segment, error) {
+func parseAction(body string, names Names) (segment, error) {
 	words, err := splitWords(body)
 	if err != nil {
 		return segment{}, err
@@ -236,6 +253,16 @@ func parseAction(body string) (segment, error) {
 			cs[i] = a.s
 		}
 		return segment{op: opChoice, choices: cs}, nil
+	}
+	if names != nil {
+		if len(args) != 0 {
+			return segment{}, fmt.Errorf("a variable takes no arguments: {{%s}}", name)
+		}
+		slot, err := names(name)
+		if err != nil {
+			return segment{}, err
+		}
+		return segment{op: opVar, slot: slot}, nil
 	}
 	return segment{}, fmt.Errorf("unknown function %q (known: seq, uuid, rand.int, rand.letters, rand.digits, rand.hex, rand.alnum, rand.choice)", name)
 }
