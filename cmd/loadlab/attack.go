@@ -151,6 +151,7 @@ type attackFlags struct {
 	secretHeaders                                            secretHeaderFlag
 	maxWorkersSet                                            bool
 	archive                                                  archiveFlags
+	flow                                                     flowFlags
 }
 
 func runAttack(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -209,7 +210,11 @@ func parseAttackFlags(args []string, stderr io.Writer) (*attackFlags, error) {
 	fs.StringVar(&f.startAt, "start-at", "", "anchor the schedule at `time`: RFC 3339 (2026-11-24T15:00:00Z), or +30s from now rounded up to the next whole second (so shards started together by hand share one instant); requests due before the attack could start count as late, never shifted")
 	fs.StringVar(&f.duet, "duet", "", "measure two builds at once: send every target alternately as written (side A) and with its scheme://host:port replaced by this base `URL` (side B), so the machine's noise falls on both; loadlab compare -duet FILE gives B/A of each figure")
 	fs.StringVar(&f.client, "client", "lean", "HTTP/1.1 client for http:// targets: lean (loadlab's keep-alive client) or std (net/http); https, -h2c and -max-connections always use net/http")
+	f.flow.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := f.flow.check(fs); err != nil {
 		return nil, err
 	}
 	f.maxWorkersSet = flagSet(fs, "max-workers")
@@ -269,7 +274,13 @@ func checkAttackFlags(args []string) error {
 
 func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var sched *schedule.Schedule
-	var err error
+	fl, err := f.flow.load()
+	if err != nil {
+		return err
+	}
+	if f.flow.users > 0 {
+		f.rate = "0"
+	}
 	if f.steps != "" {
 		sched, err = schedule.ParseSteps(f.steps, f.stepDuration, f.duration)
 	} else {
@@ -287,7 +298,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	}
 	topts := targets.Options{Format: format, Header: f.headers.h}
 	if f.output != "stdout" {
-		if err := outfile.CheckNotInput("-output", f.output, f.targets, f.body); err != nil {
+		if err := outfile.CheckNotInput("-output", f.output, f.targets, f.body, f.flow.file); err != nil {
 			return err
 		}
 	}
@@ -299,7 +310,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		topts.Body = b
 	}
 	var in io.Reader = stdin
-	if f.targets != "stdin" && f.targets != "-" && f.targets != "" {
+	if f.targets != "stdin" && f.targets != "-" && f.targets != "" && fl == nil {
 		tf, err := os.Open(f.targets)
 		if err != nil {
 			return badinput.Field("-targets", "%v", err)
@@ -324,7 +335,10 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 	if err := f.shardOptions(&opts, &meta, time.Now()); err != nil {
 		return err
 	}
-	if sched.Unpaced() && !f.maxWorkersSet {
+	if fl != nil {
+		f.flow.apply(&opts)
+	}
+	if sched.Unpaced() && !f.maxWorkersSet && fl == nil {
 		return badinput.Field("-max-workers", "-rate=0 (as fast as possible) needs -max-workers, the number of concurrent requests, e.g. -max-workers=64")
 	}
 	if err := f.archive.check(ctx); err != nil {
@@ -355,7 +369,7 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		return of, nil
 	}
 	job := attackrun.Job{
-		Attacks:  []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Duet: f.duet, Options: opts, Output: output, Meta: meta, SecretHeaders: f.secretHeaders.names}},
+		Attacks:  []attackrun.Attack{{Targets: in, TargetOptions: topts, Lazy: f.lazy, Duet: f.duet, Options: opts, Output: output, Meta: meta, SecretHeaders: f.secretHeaders.names, Flow: fl}},
 		Watchers: ex.list(),
 	}
 	if lv != nil {
@@ -374,8 +388,15 @@ func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Rea
 		bar.Stop()
 	}
 	err = res.Err()
-	if st := res.Stats[0]; err == nil && !f.quiet && st.Dropped > 0 {
+	switch st := res.Stats[0]; {
+	case err != nil || f.quiet || st.Dropped == 0:
+	case fl != nil:
+		fmt.Fprintf(stderr, "loadlab attack: %d sessions dropped (max-sessions %d reached or generator behind schedule); they are in the results\n", st.Dropped, opts.MaxWorkers)
+	default:
 		fmt.Fprintf(stderr, "loadlab attack: %d requests dropped (max-workers %d reached or generator behind schedule); they are in the results\n", st.Dropped, opts.MaxWorkers)
+	}
+	if note := res.Notes[0]; note != "" && err == nil {
+		fmt.Fprintf(stderr, "loadlab attack: %s\n", note)
 	}
 	if lv != nil {
 		lv.Close(liveLinger) // the page shows the end before the process goes

@@ -83,6 +83,10 @@ type Options struct {
 	// is already past, the requests due before now count as late (or
 	// dropped beyond CatchUp), never shifted. Zero: now.
 	StartAt time.Time
+	// Journey, when set, makes each due request a session of several
+	// (package flow; see journey.go): MaxWorkers then bounds the sessions
+	// in flight, and New takes no targets.
+	Journey Journey
 }
 
 // DefaultOptions are vegeta's defaults where vegeta has one, with bodies

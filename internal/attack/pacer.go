@@ -264,5 +264,8 @@ func (a *Attacker) runUnpaced(start time.Time) {
 func (a *Attacker) drop(seq uint64, due time.Time, step uint32, why string) {
 	a.dropped.Add(1)
 	r := results.Result{Attack: a.opts.Name, Seq: seq, Due: due, Sent: time.Now(), Error: why, Step: step}
+	if j := a.opts.Journey; j != nil {
+		j.Dropped(&r)
+	}
 	a.sink.put(&r)
 }

@@ -16,6 +16,8 @@ type worker struct {
 	s   *http1.Session
 	x   http1.Exchange
 	res results.Result
+	// sender runs Options.Journey's sessions (journey.go).
+	sender *Sender
 }
 
 func (a *Attacker) newWorker() *worker {
@@ -26,6 +28,10 @@ func (a *Attacker) newWorker() *worker {
 // result.
 func (w *worker) fire(seq uint64, due time.Time, step uint32) {
 	a := w.a
+	if j := a.opts.Journey; j != nil {
+		w.session(j, seq, due, step)
+		return
+	}
 	t, err := a.tr.Next()
 	if err != nil {
 		a.targetsEnded(err)

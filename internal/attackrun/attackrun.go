@@ -19,6 +19,7 @@ import (
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/flow"
 	"github.com/loadlab/loadlab/internal/load"
 	"github.com/loadlab/loadlab/internal/results"
 	"github.com/loadlab/loadlab/internal/runblock"
@@ -69,6 +70,11 @@ type Attack struct {
 	// SecretHeaders name headers (besides those package redact knows carry
 	// credentials) whose values the results header never records.
 	SecretHeaders []string
+	// Flow, when set, makes the attack run the flow's sessions instead of
+	// Targets: each request the schedule makes due starts a session (an
+	// unpaced attack keeps Options.MaxWorkers users looping it), and
+	// Options.MaxWorkers bounds the sessions in flight.
+	Flow *flow.Flow
 }
 
 // Outcome is how a Job's attacks ended.
@@ -83,6 +89,10 @@ type Outcome struct {
 	// Stats holds each attack's final counters, in the Job's order (zero
 	// for one that did not start).
 	Stats []attack.Stats
+	// Notes say, per attack in the Job's order, what the user should know
+	// of how it ended besides Stopped ("" when nothing): a flow whose
+	// data rows ran out.
+	Notes []string
 	// Machine is what the machine did while the attacks ran, as a probe
 	// measured it (package runblock/probe): the generator's CPU, its
 	// saturated share, the machine's busy and steal shares; the lag
@@ -105,13 +115,14 @@ type running struct {
 	spec   *Attack
 	a      *attack.Attacker
 	stream *results.StreamSink
+	flow   *flow.Runner // with Attack.Flow
 }
 
 // Run reads every attack's targets, then runs the attacks at once and
 // writes their results. An attack that cannot start is left out; the
 // others run.
 func Run(ctx context.Context, job Job) Outcome {
-	out := Outcome{Errs: make([]error, len(job.Attacks)), Stats: make([]attack.Stats, len(job.Attacks))}
+	out := Outcome{Errs: make([]error, len(job.Attacks)), Stats: make([]attack.Stats, len(job.Attacks)), Notes: make([]string, len(job.Attacks))}
 	runs, stats := prepare(job, out.Errs)
 	names := make([]string, len(job.Attacks))
 	for i, spec := range job.Attacks {
@@ -164,6 +175,11 @@ func Run(ctx context.Context, job Job) Outcome {
 	for i, rn := range runs {
 		if rn != nil {
 			out.Stats[i] = rn.a.Stats()
+			if rn.flow != nil {
+				if ran, rows := rn.flow.RanOut(); ran {
+					out.Notes[i] = fmt.Sprintf("flow %s: every one of the data file's %d rows was used once (pick: unique, exhausted: stop): the attack stopped there", rn.spec.Flow.Name, rows)
+				}
+			}
 		}
 	}
 	return out
@@ -177,6 +193,21 @@ func prepare(job Job, errs []error) ([]*running, func() attack.Stats) {
 	var counters []func() attack.Stats
 	for i := range job.Attacks {
 		spec := &job.Attacks[i]
+		if spec.Flow != nil {
+			runner := spec.Flow.NewRunner(spec.Options.Seed)
+			opts := spec.Options
+			// A session's next request is due when the answer before it
+			// came: answers are read as they arrive, not harvested.
+			opts.Journey, opts.Harvest = runner, false
+			a, err := attack.New(nil, opts)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			runs[i] = &running{spec: spec, a: a, flow: runner}
+			counters = append(counters, a.Stats)
+			continue
+		}
 		a, err := newAttacker(spec)
 		if err != nil {
 			errs[i] = err
@@ -242,7 +273,11 @@ func (rn *running) open() error {
 	}
 	// A results file that holds fewer than planned tells a reader the
 	// attack was cut short.
-	if n, ok := spec.Options.Schedule.Total(); ok && spec.Options.Segment == nil && meta.Shard == nil && meta.Planned == 0 {
+	if spec.Flow != nil {
+		meta.Flow = spec.Flow.Name
+	}
+	// (a flow's schedule plans sessions, not requests: no planned count)
+	if n, ok := spec.Options.Schedule.Total(); ok && spec.Flow == nil && spec.Options.Segment == nil && meta.Shard == nil && meta.Planned == 0 {
 		meta.Planned = n
 	}
 	if spec.Duet != "" {

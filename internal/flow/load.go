@@ -1,0 +1,828 @@
+package flow
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/results"
+	"github.com/loadlab/loadlab/internal/targets"
+	"github.com/loadlab/loadlab/internal/yamlfile"
+)
+
+// Bounds on what a flow may ask for.
+const (
+	maxFlowBytes = 4 << 20
+	maxLoopCount = 10_000 // a loop's count; a list is cut here
+	maxDepth     = 16     // groups and loops within each other
+	maxBodyFile  = 16 << 20
+)
+
+// Load reads and checks the flow file, and the data and body files it
+// names (relative to it). Every error is a *badinput.Error naming the
+// file, the line and the field.
+func Load(file string) (*Flow, error) {
+	raw, err := yamlfile.ReadFile(file, "flow", maxFlowBytes)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(file, raw)
+}
+
+// Parse is Load of a flow file's contents raw; the files it names are
+// read relative to file's directory.
+func Parse(file string, raw []byte) (*Flow, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, (&yamlfile.Doc{File: file}).Error(err)
+	}
+	l := &loader{file: file, dir: filepath.Dir(file), slots: map[string]int{}, defined: map[string]bool{}, lists: map[string]bool{}}
+	if len(doc.Content) == 0 {
+		return nil, badinput.At(file, 0, "the flow is empty: want name, steps...")
+	}
+	return l.flow(doc.Content[0])
+}
+
+// loader holds what Parse knows while it walks the file.
+type loader struct {
+	file    string
+	dir     string
+	f       *Flow
+	slots   map[string]int  // variable name → slot
+	defined map[string]bool // defined at this point of the flow
+	lists   map[string]bool // variables holding a list ([*] captures)
+	strict  []int           // per slot: the strictest place it goes (targets.InURL...)
+	nreq    uint32
+	dataCol map[string]bool
+}
+
+// errAt is the error about field at node n.
+func (l *loader) errAt(n *yaml.Node, field, format string, args ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &badinput.Error{File: l.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// slot returns name's slot, assigning the next one.
+func (l *loader) slot(name string) int {
+	if s, ok := l.slots[name]; ok {
+		return s
+	}
+	s := len(l.f.vars)
+	l.slots[name] = s
+	l.f.vars = append(l.f.vars, name)
+	l.strict = append(l.strict, targets.InBody)
+	return s
+}
+
+// mapping checks n is a mapping with only known keys and returns its
+// values by key.
+func (l *loader) mapping(n *yaml.Node, field string, known ...string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, l.errAt(n, field, "want a mapping (key: value), got %s", yamlfile.KindName(n))
+	}
+	out := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		ok := false
+		for _, w := range known {
+			ok = ok || k.Value == w
+		}
+		if !ok {
+			return nil, l.errAt(k, join(field, k.Value), "unknown field (known here: %s)", strings.Join(known, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, l.errAt(k, join(field, k.Value), "given twice")
+		}
+		out[k.Value] = v
+	}
+	return out, nil
+}
+
+func join(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
+
+// scalar checks n is a scalar and returns its text.
+func (l *loader) scalar(n *yaml.Node, field string) (string, error) {
+	if n.Kind != yaml.ScalarNode {
+		return "", l.errAt(n, field, "want a single value, got %s", yamlfile.KindName(n))
+	}
+	return n.Value, nil
+}
+
+func (l *loader) oneOf(n *yaml.Node, field string, choices ...string) (string, error) {
+	s, err := l.scalar(n, field)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range choices {
+		if s == c {
+			return s, nil
+		}
+	}
+	return "", l.errAt(n, field, "want %s, got %s", strings.Join(choices, " or "), yamlfile.Quote(s))
+}
+
+func (l *loader) duration(n *yaml.Node, field string) (time.Duration, error) {
+	s, err := l.scalar(n, field)
+	if err != nil {
+		return 0, err
+	}
+	d, err := yamlfile.ParseDuration(s)
+	if err != nil {
+		return 0, l.errAt(n, field, "%v", err)
+	}
+	return d, nil
+}
+
+func (l *loader) flow(root *yaml.Node) (*Flow, error) {
+	m, err := l.mapping(root, "", "name", "data", "pick", "exhausted", "cookies", "on_failure", "steps")
+	if err != nil {
+		return nil, err
+	}
+	base := strings.TrimSuffix(filepath.Base(l.file), filepath.Ext(l.file))
+	f := &Flow{Name: base, File: l.file, Pick: "sequential", Exhausted: "stop", Cookies: true, OnFailure: "stop"}
+	l.f = f
+	if n := m["name"]; n != nil {
+		if f.Name, err = l.scalar(n, "name"); err != nil {
+			return nil, err
+		}
+	}
+	if n := m["pick"]; n != nil {
+		if f.Pick, err = l.oneOf(n, "pick", "sequential", "random", "unique"); err != nil {
+			return nil, err
+		}
+	}
+	if n := m["exhausted"]; n != nil {
+		if f.Exhausted, err = l.oneOf(n, "exhausted", "stop", "wrap"); err != nil {
+			return nil, err
+		}
+	}
+	if n := m["on_failure"]; n != nil {
+		if f.OnFailure, err = l.oneOf(n, "on_failure", "stop", "continue"); err != nil {
+			return nil, err
+		}
+	}
+	if n := m["cookies"]; n != nil {
+		var on string
+		if on, err = l.oneOf(n, "cookies", "true", "false"); err != nil {
+			return nil, err
+		}
+		f.Cookies = on == "true"
+	}
+	if n := m["data"]; n != nil {
+		name, err := l.scalar(n, "data")
+		if err != nil {
+			return nil, err
+		}
+		if f.Data, err = loadData(l.rel(name)); err != nil {
+			var be *badinput.Error
+			if e, ok := err.(*badinput.Error); ok && e.Line == 0 && e.File == l.rel(name) && strings.HasPrefix(e.Msg, "cannot read") {
+				be = &badinput.Error{File: l.file, Line: n.Line, Field: "data", Msg: "cannot read data file " + strconv.Quote(name), Err: e.Err}
+				return nil, be
+			}
+			return nil, err
+		}
+		for _, c := range f.Data.Columns {
+			l.slot(c)
+			l.defined[c] = true
+		}
+	}
+	f.cookie = l.slot("cookie.jar")
+	steps := m["steps"]
+	if steps == nil {
+		return nil, l.errAt(root, "steps", "a flow needs steps (a list of request, think, group and loop steps)")
+	}
+	if f.Steps, err = l.steps(steps, "steps", "", 0); err != nil {
+		return nil, err
+	}
+	if l.nreq == 0 {
+		return nil, l.errAt(steps, "steps", "the flow sends no request")
+	}
+	if err := l.checkData(m["data"]); err != nil {
+		return nil, err
+	}
+	l.f.strict = l.strict
+	return f, nil
+}
+
+// rel is a file named in the flow, relative to the flow file.
+func (l *loader) rel(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(l.dir, name)
+}
+
+// checkData checks every data value can go where the flow puts it.
+func (l *loader) checkData(n *yaml.Node) error {
+	d := l.f.Data
+	if d == nil {
+		return nil
+	}
+	for i, row := range d.Rows {
+		for j, v := range row {
+			if ok, why := targets.SafeFor(l.strict[j], v); !ok {
+				return badinput.At(d.File, 0, "row %d, column %s: the value %s", i+1, d.Columns[j], why)
+			}
+		}
+	}
+	return nil
+}
+
+func (l *loader) steps(n *yaml.Node, field, group string, depth int) ([]*Step, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, l.errAt(n, field, "want a list of steps, got %s", yamlfile.KindName(n))
+	}
+	if depth > maxDepth {
+		return nil, l.errAt(n, field, "groups and loops nested more than %d deep", maxDepth)
+	}
+	var out []*Step
+	for i, sn := range n.Content {
+		s, err := l.step(sn, fmt.Sprintf("%s[%d]", field, i), group, depth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// step reads one step; its kind is the key it has among request, think,
+// group and loop.
+func (l *loader) step(n *yaml.Node, field, group string, depth int) (*Step, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, l.errAt(n, field, "want a step (a mapping with request:, think:, group: or loop:), got %s", yamlfile.KindName(n))
+	}
+	kind := ""
+	for i := 0; i < len(n.Content); i += 2 {
+		switch k := n.Content[i].Value; k {
+		case KindRequest, KindThink, KindGroup, KindLoop:
+			if kind != "" {
+				return nil, l.errAt(n.Content[i], join(field, k), "a step is one of request, think, group or loop; this one is also %s", kind)
+			}
+			kind = k
+		}
+	}
+	switch kind {
+	case KindRequest:
+		return l.request(n, field, group)
+	case KindThink:
+		m, err := l.mapping(n, field, "think")
+		if err != nil {
+			return nil, err
+		}
+		t, err := l.think(m["think"], join(field, "think"))
+		return &Step{Kind: KindThink, Line: n.Line, Think: t}, err
+	case KindGroup:
+		m, err := l.mapping(n, field, "group", "steps")
+		if err != nil {
+			return nil, err
+		}
+		name, err := l.scalar(m["group"], join(field, "group"))
+		if err != nil {
+			return nil, err
+		}
+		if name == "" {
+			return nil, l.errAt(m["group"], join(field, "group"), "a group needs a name")
+		}
+		if m["steps"] == nil {
+			return nil, l.errAt(n, join(field, "steps"), "a group needs steps")
+		}
+		steps, err := l.steps(m["steps"], join(field, "steps"), path(group, name), depth+1)
+		return &Step{Kind: KindGroup, Line: n.Line, Name: name, Steps: steps}, err
+	case KindLoop:
+		return l.loop(n, field, group, depth)
+	}
+	if len(n.Content) > 0 {
+		k := n.Content[0]
+		return nil, l.errAt(k, join(field, k.Value), "unknown step kind (want request, think, group or loop)")
+	}
+	return nil, l.errAt(n, field, "an empty step (want request, think, group or loop)")
+}
+
+func path(group, name string) string {
+	if group == "" {
+		return name
+	}
+	return group + "/" + name
+}
+
+func (l *loader) think(n *yaml.Node, field string) (Think, error) {
+	if n.Kind == yaml.ScalarNode {
+		d, err := l.duration(n, field)
+		return Think{Kind: "fixed", Min: d, Max: d}, err
+	}
+	m, err := l.mapping(n, field, "uniform", "exponential")
+	if err != nil {
+		return Think{}, err
+	}
+	switch {
+	case len(m) != 1:
+		return Think{}, l.errAt(n, field, "want a duration, {uniform: [MIN, MAX]} or {exponential: MEAN}")
+	case m["uniform"] != nil:
+		u := m["uniform"]
+		f := join(field, "uniform")
+		if u.Kind != yaml.SequenceNode || len(u.Content) != 2 {
+			return Think{}, l.errAt(u, f, "want [MIN, MAX], two durations")
+		}
+		lo, err := l.duration(u.Content[0], f)
+		if err != nil {
+			return Think{}, err
+		}
+		hi, err := l.duration(u.Content[1], f)
+		if err != nil {
+			return Think{}, err
+		}
+		if hi < lo {
+			return Think{}, l.errAt(u, f, "MAX %s is below MIN %s", hi, lo)
+		}
+		return Think{Kind: "uniform", Min: lo, Max: hi}, nil
+	default:
+		d, err := l.duration(m["exponential"], join(field, "exponential"))
+		return Think{Kind: "exponential", Mean: d}, err
+	}
+}
+
+func (l *loader) loop(n *yaml.Node, field, group string, depth int) (*Step, error) {
+	m, err := l.mapping(n, field, "loop", "steps")
+	if err != nil {
+		return nil, err
+	}
+	lf := join(field, "loop")
+	lm, err := l.mapping(m["loop"], lf, "count", "over", "as")
+	if err != nil {
+		return nil, err
+	}
+	s := &Step{Kind: KindLoop, Line: n.Line, Over: -1, As: -1}
+	switch {
+	case lm["count"] != nil && lm["over"] != nil:
+		return nil, l.errAt(m["loop"], lf, "a loop has a count or goes over a list, not both")
+	case lm["count"] != nil:
+		c, err := l.scalar(lm["count"], join(lf, "count"))
+		if err != nil {
+			return nil, err
+		}
+		if s.Count, err = strconv.Atoi(c); err != nil || s.Count < 1 || s.Count > maxLoopCount {
+			return nil, l.errAt(lm["count"], join(lf, "count"), "want a whole number from 1 to %d, got %s", maxLoopCount, yamlfile.Quote(c))
+		}
+		if lm["as"] != nil {
+			return nil, l.errAt(lm["as"], join(lf, "as"), "as: names the item of a list (with over:); a count loop has loop.index")
+		}
+	case lm["over"] != nil:
+		name, err := l.scalar(lm["over"], join(lf, "over"))
+		if err != nil {
+			return nil, err
+		}
+		if !l.defined[name] {
+			return nil, l.errAt(lm["over"], join(lf, "over"), "variable %s is used before anything defines it (a capture with a [*] JSON path before the loop)", name)
+		}
+		if !l.lists[name] {
+			return nil, l.errAt(lm["over"], join(lf, "over"), "variable %s is not a list: capture it with a JSON path holding [*], e.g. $.items[*].id", name)
+		}
+		s.Over = l.slot(name)
+	default:
+		return nil, l.errAt(m["loop"], lf, "want {count: N} or {over: VARIABLE, as: NAME}")
+	}
+	if m["steps"] == nil {
+		return nil, l.errAt(n, join(field, "steps"), "a loop needs steps")
+	}
+	// loop.index, loop.item and the as: name exist inside the loop only.
+	saved := map[string]bool{}
+	for k, v := range l.defined {
+		saved[k] = v
+	}
+	s.Index = l.slot("loop.index")
+	l.defined["loop.index"] = true
+	if s.Over >= 0 {
+		item := l.slot("loop.item")
+		l.defined["loop.item"] = true
+		s.As, s.Item = item, item
+		if an := lm["as"]; an != nil {
+			as, err := l.scalar(an, join(lf, "as"))
+			if err != nil {
+				return nil, err
+			}
+			if !validVarName(as) {
+				return nil, l.errAt(an, join(lf, "as"), "%s is not a variable name (letters, digits, _ and -, starting with a letter or _)", yamlfile.Quote(as))
+			}
+			s.As = l.slot(as)
+			l.defined[as] = true
+		}
+	}
+	if s.Steps, err = l.steps(m["steps"], join(field, "steps"), group, depth+1); err != nil {
+		return nil, err
+	}
+	// What the body captured stays defined; the loop's own names do not.
+	for _, k := range []string{"loop.index", "loop.item"} {
+		if !saved[k] {
+			delete(l.defined, k)
+		}
+	}
+	if an := lm["as"]; an != nil && !saved[an.Value] {
+		delete(l.defined, an.Value)
+	}
+	return s, nil
+}
+
+func (l *loader) request(n *yaml.Node, field, group string) (*Step, error) {
+	m, err := l.mapping(n, field, "name", "request", "capture", "check", "on_failure")
+	if err != nil {
+		return nil, err
+	}
+	s := &Step{Kind: KindRequest, Line: n.Line, OnFailure: l.f.OnFailure}
+	rf := join(field, "request")
+	rm, err := l.mapping(m["request"], rf, "method", "url", "headers", "body", "body_file")
+	if err != nil {
+		return nil, err
+	}
+	method := "GET"
+	if mn := rm["method"]; mn != nil {
+		if method, err = l.scalar(mn, join(rf, "method")); err != nil {
+			return nil, err
+		}
+	}
+	un := rm["url"]
+	if un == nil {
+		return nil, l.errAt(m["request"], join(rf, "url"), "a request needs a url")
+	}
+	url, err := l.scalar(un, join(rf, "url"))
+	if err != nil {
+		return nil, err
+	}
+	var header [][2]string
+	hasCookie := false
+	if hn := rm["headers"]; hn != nil {
+		if hn.Kind != yaml.MappingNode {
+			return nil, l.errAt(hn, join(rf, "headers"), "want a mapping of header names to values")
+		}
+		for i := 0; i+1 < len(hn.Content); i += 2 {
+			k, v := hn.Content[i], hn.Content[i+1]
+			val, err := l.scalar(v, join(join(rf, "headers"), k.Value))
+			if err != nil {
+				return nil, err
+			}
+			header = append(header, [2]string{k.Value, val})
+			hasCookie = hasCookie || strings.EqualFold(k.Value, "Cookie")
+		}
+	}
+	var body *string
+	switch bn, fn := rm["body"], rm["body_file"]; {
+	case bn != nil && fn != nil:
+		return nil, l.errAt(fn, join(rf, "body_file"), "give body or body_file, not both")
+	case bn != nil:
+		b, err := l.scalar(bn, join(rf, "body"))
+		if err != nil {
+			return nil, err
+		}
+		body = &b
+	case fn != nil:
+		name, err := l.scalar(fn, join(rf, "body_file"))
+		if err != nil {
+			return nil, err
+		}
+		raw, err := os.ReadFile(l.rel(name))
+		if err != nil {
+			return nil, l.errAt(fn, join(rf, "body_file"), "cannot read %s: %v", name, pathless(err))
+		}
+		if len(raw) > maxBodyFile {
+			return nil, l.errAt(fn, join(rf, "body_file"), "%s is larger than %d MB", name, maxBodyFile>>20)
+		}
+		b := string(raw)
+		body = &b
+	}
+	// The templates: every variable must be defined by now.
+	used := map[int]bool{}
+	names := func(name string) (int, error) {
+		if !l.defined[name] {
+			return 0, fmt.Errorf("variable %s is used before anything defines it (a data column, or a capture of an earlier step)", name)
+		}
+		s := l.slot(name)
+		used[s] = true
+		return s, nil
+	}
+	t, err := targets.BuildTarget(l.nreq, method, url, header, body, names)
+	if err != nil {
+		return nil, l.errAt(m["request"], rf, "%v", err)
+	}
+	s.Target = t
+	if l.f.Cookies && !hasCookie {
+		jar := append(append([][2]string(nil), header...), [2]string{"Cookie", "{{cookie.jar}}"})
+		l.defined["cookie.jar"] = true
+		s.WithJar, err = targets.BuildTarget(l.nreq, method, url, jar, body, names)
+		delete(l.defined, "cookie.jar")
+		if err != nil {
+			return nil, l.errAt(m["request"], rf, "%v", err)
+		}
+	}
+	l.nreq++
+	l.noteUses(s, t)
+	s.Name = t.Method + " " + urlPath(url)
+	if nn := m["name"]; nn != nil {
+		if s.Name, err = l.scalar(nn, join(field, "name")); err != nil {
+			return nil, err
+		}
+		if s.Name == "" || strings.ContainsRune(s.Name, 0) {
+			return nil, l.errAt(nn, join(field, "name"), "want a name without NUL bytes")
+		}
+	}
+	s.Name = path(group, s.Name)
+	if on := m["on_failure"]; on != nil {
+		if s.OnFailure, err = l.oneOf(on, join(field, "on_failure"), "stop", "continue"); err != nil {
+			return nil, err
+		}
+	}
+	if cn := m["check"]; cn != nil {
+		if s.Checks, err = l.checks(cn, join(field, "check")); err != nil {
+			return nil, err
+		}
+	}
+	if cn := m["capture"]; cn != nil {
+		if s.Captures, err = l.captures(cn, join(field, "capture"), s); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range s.Checks {
+		s.needBody = s.needBody || c.Kind == "json" || c.Kind == "body_contains"
+		s.needHead = s.needHead || c.Kind == "header"
+	}
+	for _, c := range s.Captures {
+		s.needBody = s.needBody || c.Kind == "json" || c.Kind == "regex"
+		s.needHead = s.needHead || c.Kind == "header" || c.Kind == "cookie"
+	}
+	s.needHead = s.needHead || l.f.Cookies
+	checkNames := make([]string, len(s.Checks))
+	for i, c := range s.Checks {
+		checkNames[i] = c.Name
+	}
+	s.Recorded = results.NewFlowStep(s.Name, checkNames)
+	return s, nil
+}
+
+// noteUses records where the request's templates put each variable.
+func (l *loader) noteUses(s *Step, t *targets.Target) {
+	add := func(tp *targets.Template, where int) {
+		if tp == nil {
+			return
+		}
+		for _, slot := range tp.Slots() {
+			s.varUse = append(s.varUse, varUse{slot, where})
+			l.strict[slot] = min(l.strict[slot], where)
+		}
+	}
+	add(t.URL, targets.InURL)
+	for _, h := range t.Header {
+		add(h.Value, targets.InHeader)
+	}
+	add(t.Body, targets.InBody)
+}
+
+// urlPath is the path of a URL template, for a step's default name.
+func urlPath(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			return rest[j:]
+		}
+		return "/"
+	}
+	return u
+}
+
+func (l *loader) captures(n *yaml.Node, field string, s *Step) ([]*Capture, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, l.errAt(n, field, "want a list of captures, e.g. - {var: token, json: \"$.token\"}")
+	}
+	var out []*Capture
+	for i, cn := range n.Content {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		m, err := l.mapping(cn, f, "var", "json", "regex", "header", "cookie", "status")
+		if err != nil {
+			return nil, err
+		}
+		vn := m["var"]
+		if vn == nil {
+			return nil, l.errAt(cn, join(f, "var"), "a capture must name the variable it sets (var: NAME)")
+		}
+		name, err := l.scalar(vn, join(f, "var"))
+		if err != nil {
+			return nil, err
+		}
+		if !validVarName(name) {
+			return nil, l.errAt(vn, join(f, "var"), "%s is not a variable name (letters, digits, _ and -, starting with a letter or _)", yamlfile.Quote(name))
+		}
+		c := &Capture{Var: name, Line: cn.Line, Name: name}
+		kinds := 0
+		for _, k := range []string{"json", "regex", "header", "cookie", "status"} {
+			kn := m[k]
+			if kn == nil {
+				continue
+			}
+			kinds++
+			c.Kind = k
+			kf := join(f, k)
+			v, err := l.scalar(kn, kf)
+			if err != nil {
+				return nil, err
+			}
+			switch k {
+			case "json":
+				if c.Path, err = ParsePath(v); err != nil {
+					return nil, l.errAt(kn, kf, "%v", err)
+				}
+				c.List = c.Path.List()
+			case "regex":
+				if c.Regex, err = regexp.Compile(v); err != nil {
+					return nil, l.errAt(kn, kf, "%v", err)
+				}
+			case "header", "cookie":
+				if v == "" {
+					return nil, l.errAt(kn, kf, "want a %s name", k)
+				}
+				c.Header = v
+				if k == "header" {
+					c.Header = targets.HeaderName(v)
+				}
+			}
+		}
+		if kinds != 1 {
+			return nil, l.errAt(cn, f, "a capture takes its value from one of json, regex, header, cookie or status")
+		}
+		c.Slot = l.slot(name)
+		l.defined[name] = true
+		if c.List {
+			l.lists[name] = true
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func (l *loader) checks(n *yaml.Node, field string) ([]*Check, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, l.errAt(n, field, "want a list of checks, e.g. - {status: 200}")
+	}
+	if len(n.Content) > results.MaxChecks {
+		return nil, l.errAt(n, field, "at most %d checks a step", results.MaxChecks)
+	}
+	var out []*Check
+	for i, cn := range n.Content {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		m, err := l.mapping(cn, f, "name", "status", "header", "contains", "body_contains", "json", "equals", "exists", "latency_below")
+		if err != nil {
+			return nil, err
+		}
+		c := &Check{}
+		kinds := 0
+		for _, k := range []string{"status", "header", "body_contains", "json", "latency_below"} {
+			if m[k] != nil {
+				kinds++
+				c.Kind = k
+			}
+		}
+		if kinds != 1 {
+			return nil, l.errAt(cn, f, "a check is one of status, header (with contains), body_contains, json (with equals or exists) or latency_below")
+		}
+		kn, kf := m[c.Kind], join(f, c.Kind)
+		allow := map[string][]string{"header": {"contains"}, "json": {"equals", "exists"}}[c.Kind]
+		for _, extra := range []string{"contains", "equals", "exists"} {
+			if m[extra] != nil && !contains(allow, extra) {
+				return nil, l.errAt(m[extra], join(f, extra), "%s goes with %s", extra, map[string]string{"contains": "header", "equals": "json", "exists": "json"}[extra])
+			}
+		}
+		switch c.Kind {
+		case "status":
+			if c.Codes, err = l.codes(kn, kf); err != nil {
+				return nil, err
+			}
+			c.Name = "status " + joinInts(c.Codes)
+		case "header":
+			h, err := l.scalar(kn, kf)
+			if err != nil {
+				return nil, err
+			}
+			c.Header = targets.HeaderName(h)
+			if m["contains"] == nil {
+				return nil, l.errAt(cn, join(f, "contains"), "a header check needs contains: TEXT")
+			}
+			if c.Contains, err = l.scalar(m["contains"], join(f, "contains")); err != nil {
+				return nil, err
+			}
+			c.Name = "header " + c.Header + " contains " + c.Contains
+		case "body_contains":
+			if c.Contains, err = l.scalar(kn, kf); err != nil {
+				return nil, err
+			}
+			c.Name = "body contains " + c.Contains
+		case "json":
+			p, err := l.scalar(kn, kf)
+			if err != nil {
+				return nil, err
+			}
+			if c.Path, err = ParsePath(p); err != nil {
+				return nil, l.errAt(kn, kf, "%v", err)
+			}
+			switch en, xn := m["equals"], m["exists"]; {
+			case (en == nil) == (xn == nil):
+				return nil, l.errAt(cn, f, "a json check needs equals: VALUE or exists: true|false")
+			case en != nil:
+				if en.Kind != yaml.ScalarNode {
+					return nil, l.errAt(en, join(f, "equals"), "want a single value (string, number, true, false, null)")
+				}
+				if err := en.Decode(&c.Equals); err != nil {
+					return nil, l.errAt(en, join(f, "equals"), "%v", err)
+				}
+				c.HasEq = true
+				c.Name = "json " + p + " equals " + en.Value
+			default:
+				e, err := l.oneOf(xn, join(f, "exists"), "true", "false")
+				if err != nil {
+					return nil, err
+				}
+				c.Exists = e == "true"
+				c.Name = "json " + p + " exists"
+				if !c.Exists {
+					c.Name = "json " + p + " does not exist"
+				}
+			}
+		case "latency_below":
+			if c.Below, err = l.duration(kn, kf); err != nil {
+				return nil, err
+			}
+			if c.Below <= 0 {
+				return nil, l.errAt(kn, kf, "want a positive duration")
+			}
+			c.Name = "latency below " + c.Below.String()
+		}
+		if nn := m["name"]; nn != nil {
+			if c.Name, err = l.scalar(nn, join(f, "name")); err != nil {
+				return nil, err
+			}
+		}
+		c.Name = strings.ReplaceAll(c.Name, "\x00", "")
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// codes reads status: 200 or status: [200, 201].
+func (l *loader) codes(n *yaml.Node, field string) ([]int, error) {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	if len(items) == 0 {
+		return nil, l.errAt(n, field, "want a status code or a list of them")
+	}
+	var out []int
+	for _, it := range items {
+		s, err := l.scalar(it, field)
+		if err != nil {
+			return nil, err
+		}
+		c, err := strconv.Atoi(s)
+		if err != nil || c < 100 || c > 599 {
+			return nil, l.errAt(it, field, "want a status code from 100 to 599, got %s", yamlfile.Quote(s))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, "|")
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// pathless drops the file name an *os.PathError repeats.
+func pathless(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
