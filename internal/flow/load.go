@@ -516,7 +516,7 @@ func (l *loader) request(n *yaml.Node, field, group string) (*Step, error) {
 	}
 	t, err := targets.BuildTarget(l.nreq, method, url, header, body, names)
 	if err != nil {
-		return nil, l.errAt(m["request"], rf, "%v", err)
+		return nil, l.targetErr(rm, m["request"], rf, err)
 	}
 	s.Target = t
 	if l.f.Cookies && !hasCookie {
@@ -525,7 +525,7 @@ func (l *loader) request(n *yaml.Node, field, group string) (*Step, error) {
 		s.WithJar, err = targets.BuildTarget(l.nreq, method, url, jar, body, names)
 		delete(l.defined, "cookie.jar")
 		if err != nil {
-			return nil, l.errAt(m["request"], rf, "%v", err)
+			return nil, l.targetErr(rm, m["request"], rf, err)
 		}
 	}
 	l.nreq++
@@ -825,4 +825,24 @@ func pathless(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// targetErr places an error of targets.BuildTarget ("url: ...") on the
+// request's field it names.
+func (l *loader) targetErr(rm map[string]*yaml.Node, req *yaml.Node, rf string, err error) error {
+	msg := err.Error()
+	for _, part := range []string{"url", "method", "headers", "body"} {
+		if rest, ok := strings.CutPrefix(msg, part+": "); ok {
+			n := rm[part]
+			if n == nil && part == "body" {
+				n = rm["body_file"]
+				part = "body_file"
+			}
+			if n == nil {
+				n = req
+			}
+			return l.errAt(n, join(rf, part), "%s", rest)
+		}
+	}
+	return l.errAt(req, rf, "%s", msg)
 }

@@ -452,4 +452,3 @@ func (ss *session) cookieHeader() string {
 	}
 	return b.String()
 }
-
