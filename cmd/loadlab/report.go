@@ -42,6 +42,9 @@ const reportExamples = `  # vegeta's text report of an attack (loadlab streams a
   # A CI gate on the whole run (the merged shards, when given several)
   loadlab report -threshold 'p99 < 250ms' -threshold 'success > 99.9%' shard-*.lll
 
+  # A flow's run (attack -flow): its sessions and checks, and vegeta's layout per step
+  loadlab report -by step journey.lll
+
   # Per-second figures (each interval on its own, not cumulative)
   loadlab report -every 1s results.lll
 
@@ -69,8 +72,12 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	force := fs.Bool("force", false, "merge results files that are shards of different attacks (or shards and whole attacks) anyway")
 	var thresholdFlags listFlag
 	fs.Var(&thresholdFlags, "threshold", thresholdUsage)
+	by := fs.String("by", "", "also report per `step` of a flow (-by step: vegeta's layout for each request step of a flow run with attack -flow); a flow's sessions and checks are always reported")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *by != "" && *by != "step" {
+		return badinput.Field("-by", "want step (a report per flow step), got %q", *by)
 	}
 	ths, err := parseThresholds(thresholdFlags)
 	if err != nil {
@@ -116,7 +123,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	var m *metrics.Metrics
 	err = withOutput(*output, fs.Args(), stdout, *every > 0, func(w io.Writer) error {
 		m, err = report.Run(w, merge, report.Options{Kind: kind, Buckets: buckets, Every: *every,
-			Metrics: metrics.Options{Basis: basis, Owned: owned}})
+			Metrics: metrics.Options{Basis: basis, Owned: owned}, By: *by})
 		if err != nil {
 			return err
 		}

@@ -87,6 +87,7 @@ type jsonReport struct {
 	Stragglers      uint64            `json:"stragglers,omitempty"`
 	ReadIncomplete  bool              `json:"read_incomplete,omitempty"`
 	Accounting      *jsonAccounting   `json:"accounting,omitempty"`
+	Flow            *jsonFlow         `json:"flow,omitempty"`
 }
 
 // jsonAccounting says whether every scheduled request is in the results

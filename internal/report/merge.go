@@ -250,3 +250,14 @@ func mixedBases(bases []InputBasis) (due, send []string) {
 	}
 	return due, send
 }
+
+// flows reports whether an input's header says it holds a flow's results
+// (read as one stream: the flow's figures are counted from every result).
+func (m *Merge) flows() bool {
+	for _, in := range m.inputs {
+		if in.Meta != nil && in.Meta.Flow != "" {
+			return true
+		}
+	}
+	return false
+}

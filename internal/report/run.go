@@ -28,6 +28,9 @@ type Options struct {
 	Buckets metrics.Buckets // for KindHist
 	Every   time.Duration   // > 0: per-interval reports (text and json only)
 	Metrics metrics.Options
+	// By is "step" for a report per flow step as well (flow.go); a
+	// flow's results always get the flow's block (sessions, checks).
+	By string
 }
 
 // ParseType parses vegeta's -type values: text, json, hdrplot and
@@ -54,11 +57,12 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 	if mg, ok := dec.(*Merge); ok && o.Metrics.Planned == nil {
 		o.Metrics.Planned = mg.planned()
 	}
-	if mg, ok := dec.(*Merge); ok && len(mg.inputs) > 1 && o.Every == 0 && o.Kind != KindHist && !mg.oneStream {
+	if mg, ok := dec.(*Merge); ok && len(mg.inputs) > 1 && o.Every == 0 && o.Kind != KindHist && !mg.oneStream && !mg.flows() && o.By == "" {
 		return runParallel(w, mg, o)
 	}
 	m := metrics.NewWith(o.Metrics)
-	sinks := []results.Sink{m}
+	fl := newFlowStats(o.Metrics, o.By == "step")
+	sinks := []results.Sink{m, fl}
 	var hist *metrics.Hist
 	if o.Kind == KindHist {
 		hist = metrics.NewHist(o.Buckets)
@@ -119,11 +123,14 @@ func Run(w io.Writer, dec results.Decoder, o Options) (*metrics.Metrics, error) 
 				return nil, err
 			}
 			fmt.Fprintln(w, "\nWhole run:")
-			return m, writeText(w, m, bases)
+			if err := writeText(w, m, bases); err != nil {
+				return nil, err
+			}
+			return m, fl.writeText(w)
 		}
 		return m, nil
 	}
-	return m, write(w, o.Kind, m, bases, hist, shards)
+	return m, write(w, o.Kind, m, bases, hist, shards, fl)
 }
 
 // runParallel reports several inputs read at once, each into metrics of its
@@ -144,21 +151,36 @@ func runParallel(w io.Writer, mg *Merge, o Options) (*metrics.Metrics, error) {
 	if mg.hasShards() {
 		shards = &shardTable{merge: mg, inputs: mg.inputs, m: per}
 	}
-	return m, write(w, o.Kind, m, mg.Bases(), nil, shards)
+	return m, write(w, o.Kind, m, mg.Bases(), nil, shards, nil)
 }
 
 // write prints the whole-run report of kind k.
-func write(w io.Writer, k Kind, m *metrics.Metrics, bases []InputBasis, hist *metrics.Hist, shards *shardTable) error {
+func write(w io.Writer, k Kind, m *metrics.Metrics, bases []InputBasis, hist *metrics.Hist, shards *shardTable, fl *flowStats) error {
 	switch k {
 	case KindJSON:
-		return json.NewEncoder(w).Encode(toJSON(m, bases))
+		j := toJSON(m, bases)
+		if fl != nil {
+			var err error
+			if j.Flow, err = fl.json(); err != nil {
+				return err
+			}
+		}
+		return json.NewEncoder(w).Encode(j)
 	case KindHist:
 		return WriteHist(w, hist)
 	case KindHDRPlot:
 		return WriteHDRPlot(w, m)
 	default:
-		if err := writeText(w, m, bases); err != nil || shards == nil {
+		if err := writeText(w, m, bases); err != nil {
 			return err
+		}
+		if fl != nil {
+			if err := fl.writeText(w); err != nil {
+				return err
+			}
+		}
+		if shards == nil {
+			return nil
 		}
 		var scheduled uint64
 		if m.Accounting != nil && !m.Accounting.Unavailable {
