@@ -244,3 +244,37 @@ func TestAttackFlowBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A plan's scenario runs a flow (flow: FILE, its URLs with ${target}): the
+// run records the flow's results, which report as sessions and steps; a
+// bad flow in a plan is refused by run -check, naming the flow file's line.
+func TestRunPlanFlowScenario(t *testing.T) {
+	s, homes := loginSite(t)
+	dir := t.TempDir()
+	writeFlowFiles(t, dir, "${target}", map[string]string{
+		"flow.yaml":    loginFlow,
+		"users.csv":    "user,password\nann,secret\n",
+		"plan.yaml":    "name: journeys\ntarget: " + s.URL + "\nscenarios:\n  - {flow: flow.yaml, rate: 20, duration: 500ms}\n",
+		"bad.yaml":     "name: journeys\ntarget: " + s.URL + "\nscenarios:\n  - {flow: badflow.yaml, rate: 20, duration: 500ms}\n",
+		"badflow.yaml": "steps:\n  - request: {url: \"URL/\"}\n    capture: [{var: x, json: \"$.a[\"}]\n",
+	})
+	out := filepath.Join(dir, "out")
+	if code, stdout, errOut := runCLI(t, nil, "run", "-quiet", "-out", out, filepath.Join(dir, "plan.yaml")); code != 0 {
+		t.Fatalf("run: exit %d: %s\n%s", code, errOut, stdout)
+	}
+	if homes.Load() != 10 {
+		t.Fatalf("/home answered %d sessions, want 10", homes.Load())
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "steps", "*", "flow.lll"))
+	if len(files) != 1 {
+		t.Fatalf("results files %v", files)
+	}
+	code, text, errOut := runCLI(t, nil, "report", "-by", "step", files[0])
+	if code != 0 || !strings.Contains(regexp.MustCompile(` +`).ReplaceAllString(text, " "), "Sessions [started, completed, failed, interrupted, dropped] 10, 10, 0, 0, 0") {
+		t.Fatalf("report: exit %d %s\n%s", code, errOut, text)
+	}
+	code, _, errOut = runCLI(t, nil, "run", "-check", filepath.Join(dir, "bad.yaml"))
+	if want := filepath.Join(dir, "badflow.yaml") + `:3: steps[0].capture[0].json: JSON path "$.a["`; code != 2 || !strings.Contains(errOut, want) {
+		t.Fatalf("bad flow in a plan: exit %d: %s (want %s)", code, errOut, want)
+	}
+}

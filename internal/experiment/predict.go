@@ -77,7 +77,7 @@ func (r *runner) calibrate(ctx context.Context, st *plan.Step) bool {
 	}
 	fitted := false
 	for _, sc := range st.Scenarios {
-		if !sc.Calibrate || cal.Calibrated(r.plan, st, sc.Name) {
+		if !sc.Calibrate || sc.Flow != "" || cal.Calibrated(r.plan, st, sc.Name) {
 			continue
 		}
 		text, err := r.targetText(sc)

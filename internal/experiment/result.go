@@ -55,7 +55,7 @@ func Design(p *plan.Plan) *summary.Design {
 		return d
 	}
 	for _, sc := range p.Steps[0].Scenarios {
-		sd := summary.ScenarioDesign{Name: sc.Name, Target: firstTarget(sc.Targets + sc.TargetsFile), Duration: sc.Duration.String()}
+		sd := summary.ScenarioDesign{Name: sc.Name, Target: firstTarget(sc.Targets + sc.TargetsFile + sc.Flow), Duration: sc.Duration.String()}
 		seen := map[string]bool{}
 		for _, st := range p.Steps {
 			for _, o := range st.Scenarios {

@@ -12,12 +12,16 @@ import (
 	"github.com/loadlab/loadlab/internal/attack/schedule"
 	"github.com/loadlab/loadlab/internal/attackrun"
 	"github.com/loadlab/loadlab/internal/experiment/plan"
+	"github.com/loadlab/loadlab/internal/flow"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
 // targetText returns the scenario's targets with component addresses
 // filled in.
 func (r *runner) targetText(sc *plan.Scenario) (string, error) {
+	if sc.Flow != "" {
+		return "", nil // a flow's requests are in its file (scenarioAttack)
+	}
 	text := sc.Targets
 	if sc.TargetsFile != "" {
 		data, err := os.ReadFile(sc.TargetsFile)
@@ -63,6 +67,27 @@ func (r *runner) scenarioAttack(sc *plan.Scenario, text string, dur time.Duratio
 	if o.Schedule, err = schedule.New(sc.Rate, dur); err != nil {
 		return attackrun.Attack{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
+	if sc.Flow != "" {
+		f, err := r.loadFlow(sc)
+		if err != nil {
+			return attackrun.Attack{}, err
+		}
+		return attackrun.Attack{Flow: f, Options: o, StartAfter: sc.StartAfter}, nil
+	}
 	return attackrun.Attack{Targets: strings.NewReader(text), TargetOptions: targets.Options{File: file, Dir: r.plan.Dir, Header: hdr},
 		Options: o, StartAfter: sc.StartAfter, Duet: sc.Duet}, nil
+}
+
+// loadFlow loads the scenario's flow with the components' addresses filled
+// in its URLs.
+func (r *runner) loadFlow(sc *plan.Scenario) (*flow.Flow, error) {
+	data, err := os.ReadFile(sc.Flow)
+	if err != nil {
+		return nil, err
+	}
+	text, err := plan.Expand(string(data), r.fleet.urls(), r.plan.Target)
+	if err != nil {
+		return nil, err
+	}
+	return flow.Parse(sc.Flow, []byte(text))
 }

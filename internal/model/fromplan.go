@@ -122,6 +122,9 @@ func scenarioInput(p *plan.Plan, sc *plan.Scenario, urls, kinds map[string]strin
 	if ms.Timeout <= 0 {
 		ms.Timeout = attack.DefaultOptions().Timeout
 	}
+	if sc.Flow != "" {
+		return ms, fmt.Sprintf("scenario %s runs a flow (user journeys), which the model does not predict yet: left out", sc.Name), nil
+	}
 	text := sc.Targets
 	file := p.File
 	if sc.TargetsFile != "" {

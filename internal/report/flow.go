@@ -145,7 +145,9 @@ func (f *flowStats) writeText(w io.Writer) error {
 		for k := range s.FailedBy {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool { return s.FailedBy[keys[i]] > s.FailedBy[keys[j]] || s.FailedBy[keys[i]] == s.FailedBy[keys[j]] && keys[i] < keys[j] })
+		sort.Slice(keys, func(i, j int) bool {
+			return s.FailedBy[keys[i]] > s.FailedBy[keys[j]] || s.FailedBy[keys[i]] == s.FailedBy[keys[j]] && keys[i] < keys[j]
+		})
 		for _, k := range keys {
 			fmt.Fprintf(tw, "  %d\t%s\n", s.FailedBy[k], k)
 		}

@@ -106,6 +106,11 @@ type Scenario struct {
 	Name        string
 	Targets     string        // vegeta http-format targets; may hold ${comp.url}
 	TargetsFile string        // absolute path, or ""
+	// Flow is the flow file the scenario runs instead of targets (an
+	// absolute path, or ""): each request the rate makes due starts a
+	// session (rate: 0 with workers: N, N users looping it); its URLs may
+	// hold ${comp.url} as targets do.
+	Flow string
 	Rate        schedule.Spec // the one rate grammar of the attack flags and plans
 	Duration    time.Duration
 	Headers     [][2]string

@@ -61,6 +61,7 @@ type rawScenario struct {
 	Target      Str          `yaml:"target"`
 	Targets     Str          `yaml:"targets"`
 	TargetsFile Str          `yaml:"targets_file"`
+	Flow        Str          `yaml:"flow"`
 	Rate        Str          `yaml:"rate"`
 	Steps       Strs         `yaml:"steps"`
 	StepDur     Str          `yaml:"step_duration"`

@@ -35,14 +35,14 @@ type scenarioBuild struct {
 // its step.
 func (b *builder) scenario(path string, j int, rs rawScenario, vars map[string]string) (*Scenario, error) {
 	s := &scenarioBuild{b: b, path: path, j: j, rs: rs, vars: vars,
-		line: firstLine(rs.Name, rs.Target, rs.Targets, rs.TargetsFile, rs.Rate, rs.Duration)}
+		line: firstLine(rs.Name, rs.Target, rs.Targets, rs.TargetsFile, rs.Flow, rs.Rate, rs.Duration)}
 	s.sc = &Scenario{Line: s.line, Timeout: 30 * time.Second, KeepAlive: true}
 	for _, part := range []func() error{s.targets, s.name, s.rate, s.duration, s.schedule, s.durations, s.maxWorkers, s.switches, s.headers, s.duet} {
 		if err := part(); err != nil {
 			return nil, err
 		}
 	}
-	if err := b.checkTargets(s.sc, firstLine(rs.Target, rs.Targets, rs.TargetsFile)); err != nil {
+	if err := b.checkTargets(s.sc, firstLine(rs.Target, rs.Targets, rs.TargetsFile, rs.Flow)); err != nil {
 		return nil, err
 	}
 	return s.sc, nil
@@ -64,13 +64,13 @@ func (s *scenarioBuild) sub(v Str, name string) (string, error) {
 func (s *scenarioBuild) targets() error {
 	rs, sc := s.rs, s.sc
 	n := 0
-	for _, v := range []Str{rs.Target, rs.Targets, rs.TargetsFile} {
+	for _, v := range []Str{rs.Target, rs.Targets, rs.TargetsFile, rs.Flow} {
 		if v.Value != "" {
 			n++
 		}
 	}
 	if n != 1 {
-		return at(s.line, "scenario %d: give exactly one of target, targets or targets_file", s.j+1)
+		return at(s.line, "scenario %d: give exactly one of target, targets, targets_file or flow", s.j+1)
 	}
 	var err error
 	switch {
@@ -81,6 +81,8 @@ func (s *scenarioBuild) targets() error {
 		sc.Targets, err = s.sub(rs.Target, "target")
 	case rs.Targets.Value != "":
 		sc.Targets, err = s.sub(rs.Targets, "targets")
+	case rs.Flow.Value != "":
+		sc.Flow, err = s.b.path(rs.Flow, s.field("flow"))
 	default:
 		sc.TargetsFile, err = s.b.path(rs.TargetsFile, s.field("targets_file"))
 	}
@@ -96,6 +98,9 @@ func (s *scenarioBuild) name() error {
 	}
 	if sc.Name == "" {
 		sc.Name = defaultName(sc.Targets, s.j)
+		if base := strings.TrimSuffix(path.Base(sc.Flow), path.Ext(sc.Flow)); sc.Flow != "" && nameRE.MatchString(base) {
+			sc.Name = base
+		}
 	}
 	if !nameRE.MatchString(sc.Name) {
 		return at(firstLine(rs.Name, rs.Target), "%s: bad scenario name %q (letters, digits, - and _); set name:", s.field("name"), sc.Name)

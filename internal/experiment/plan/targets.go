@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loadlab/loadlab/internal/badinput"
+	"github.com/loadlab/loadlab/internal/flow"
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
@@ -20,6 +21,9 @@ func (b *builder) checkTargets(sc *Scenario, line int) error {
 	if b.record {
 		return nil // checked when the plan ran; its targets file may be gone
 	}
+	if sc.Flow != "" {
+		return b.checkFlow(sc, line)
+	}
 	text := sc.Targets
 	file := ""
 	if sc.TargetsFile != "" {
@@ -29,15 +33,7 @@ func (b *builder) checkTargets(sc *Scenario, line int) error {
 		}
 		text, file = string(data), sc.TargetsFile
 	}
-	text = refProbe.ReplaceAllStringFunc(text, func(m string) string {
-		switch {
-		case m == "${target}":
-			return b.plan.Target
-		case strings.HasSuffix(m, ".addr}"):
-			return "127.0.0.1:1"
-		}
-		return "http://127.0.0.1:1"
-	})
+	text = b.standIns(text)
 	hdr := http.Header{}
 	for _, h := range sc.Headers {
 		hdr.Add(h[0], h[1])
@@ -64,4 +60,30 @@ func (b *builder) checkTargets(sc *Scenario, line int) error {
 		field = "targets"
 	}
 	return at(line, "%s: %s", field, msg)
+}
+
+// checkFlow loads a scenario's flow before anything starts, with
+// stand-in addresses for the components' ${comp.url}, so a bad flow is
+// refused at once (its errors name the flow file, its line and field).
+func (b *builder) checkFlow(sc *Scenario, line int) error {
+	data, err := os.ReadFile(sc.Flow)
+	if err != nil {
+		return at(line, "flow: %v", err)
+	}
+	_, err = flow.Parse(sc.Flow, []byte(b.standIns(string(data))))
+	return err
+}
+
+// standIns replaces the component references in text with stand-in
+// addresses (checks made before the components run).
+func (b *builder) standIns(text string) string {
+	return refProbe.ReplaceAllStringFunc(text, func(m string) string {
+		switch {
+		case m == "${target}":
+			return b.plan.Target
+		case strings.HasSuffix(m, ".addr}"):
+			return "127.0.0.1:1"
+		}
+		return "http://127.0.0.1:1"
+	})
 }
