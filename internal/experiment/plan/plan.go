@@ -104,21 +104,16 @@ type Step struct {
 // Scenario is one attack run concurrently with the step's others.
 type Scenario struct {
 	Name        string
-	Targets     string // vegeta http-format targets; may hold ${comp.url}
-	TargetsFile string // absolute path, or ""
-	// Flow is the flow file the scenario runs instead of targets (an
-	// absolute path, or ""): each request the rate makes due starts a
-	// session (rate: 0 with workers: N, N users looping it); its URLs may
-	// hold ${comp.url} as targets do.
-	Flow       string
-	Rate       schedule.Spec // the one rate grammar of the attack flags and plans
-	Duration   time.Duration
-	Headers    [][2]string
-	Timeout    time.Duration
-	MaxWorkers int
-	StartAfter time.Duration
-	HTTP2      bool
-	KeepAlive  bool
+	Targets     string        // vegeta http-format targets; may hold ${comp.url}
+	TargetsFile string        // absolute path, or ""
+	Rate        schedule.Spec // the one rate grammar of the attack flags and plans
+	Duration    time.Duration
+	Headers     [][2]string
+	Timeout     time.Duration
+	MaxWorkers  int
+	StartAfter  time.Duration
+	HTTP2       bool
+	KeepAlive   bool
 	// Calibrate asks for the target to be calibrated as a black box (a
 	// system the model does not know: HAProxy, nginx, a team's service)
 	// once its components are up; the run then predicts the scenario from
@@ -129,6 +124,11 @@ type Scenario struct {
 	// for none.
 	Duet string
 	Line int
+	// Flow is the flow file the scenario runs instead of targets (an
+	// absolute path, or ""): each request the rate makes due starts a
+	// session (rate: 0 with workers: N, N users looping it); its URLs may
+	// hold ${comp.url} as targets do.
+	Flow string
 }
 
 // Stop holds the stop conditions.
