@@ -79,8 +79,9 @@ type Reader struct {
 	asBeforeTrailers bool
 	blockEnd         int64 // where the block ends, by its header (0: unknown)
 	prevSeq          uint64
-	prevSes          uint64      // session of the previous flow record (version 3)
-	steps            []*FlowStep // flow step dictionary (version 3)
+	prevSes          uint64               // session of the previous flow record (version 3)
+	ends             map[sessionKey]int64 // flagAfter's state in the block (version 3)
+	steps            []*FlowStep          // flow step dictionary (version 3)
 	prevDue          int64
 	errs             []string
 	attacks          []string
@@ -344,6 +345,7 @@ func (r *Reader) nextBlock() error {
 	r.left = int(count)
 	r.blockAt, r.blockCount = start, count
 	r.prevSeq, r.prevDue, r.prevSes = 0, 0, 0
+	clear(r.ends)
 	if count == 0 && r.pos != len(r.block) {
 		return bad(fmt.Sprintf("block announces no records but holds %d bytes of them: its record count does not match its data", len(r.block)-r.pos))
 	}
@@ -543,6 +545,25 @@ func (r *Reader) decodeRecord(res *Result) error {
 		if err := r.flowFields(res, flags); err != nil {
 			return err
 		}
+		key := sessionKey{uint32(v[4]), res.Session}
+		if flags&flagAfter != 0 {
+			end, ok := r.ends[key]
+			if !ok {
+				return errors.New("a due time after an answer the block does not hold")
+			}
+			due = end + sv[1]
+			res.Due, res.Sent = time.Unix(0, due), time.Unix(0, due+sv[2])
+		}
+		if r.ends == nil {
+			r.ends = map[sessionKey]int64{}
+		}
+		if flags&flagEnd != 0 {
+			delete(r.ends, key)
+		} else {
+			r.ends[key] = due + sv[2] + int64(res.Latency)
+		}
+	} else if flags&flagAfter != 0 {
+		return errors.New("flagAfter without a flow step")
 	}
 	r.prevSeq, r.prevDue = seq, due
 	return nil

@@ -25,7 +25,18 @@ const (
 	flagHeaders = 1 << 2
 	flagFlow    = 1 << 3 // version 3: step id, session delta, failed checks
 	flagEnd     = 1 << 4 // version 3: the session's outcome id (an error-text entry) and duration
+	// flagAfter (version 3): the due time is written as how long after
+	// the end of the previous answer of the same session in the block it
+	// came (the think time: mostly 0), not as a delta from the previous
+	// record's due time.
+	flagAfter = 1 << 5
 )
+
+// sessionKey is a session of an attack, for the flagAfter state.
+type sessionKey struct {
+	attack  uint32
+	session uint64
+}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -42,6 +53,7 @@ type Writer struct {
 	prevSeq uint64
 	prevDue int64
 	prevSes uint64
+	ends    map[sessionKey]int64 // end of each session's last answer in the block (flagAfter)
 	errs    *interner[string]
 	steps   *interner[string]
 	attacks *interner[string]
@@ -130,10 +142,27 @@ func (w *Writer) Encode(r *Result) error {
 		due = r.Sent
 	}
 	dueNs := due.UnixNano()
+	dueField := dueNs - w.prevDue
+	var key sessionKey
+	if flags&flagFlow != 0 {
+		key = sessionKey{attackID, r.Session}
+		if end, ok := w.ends[key]; ok && dueNs >= end {
+			flags |= flagAfter
+			dueField = dueNs - end
+		}
+		if w.ends == nil {
+			w.ends = map[sessionKey]int64{}
+		}
+		if flags&flagEnd != 0 {
+			delete(w.ends, key)
+		} else {
+			w.ends[key] = r.Sent.UnixNano() + int64(max(r.Latency, 0))
+		}
+	}
 	b := w.raw
 	b = append(b, flags)
 	b = binary.AppendVarint(b, int64(r.Seq-w.prevSeq))
-	b = binary.AppendVarint(b, dueNs-w.prevDue)
+	b = binary.AppendVarint(b, dueField)
 	b = binary.AppendVarint(b, r.Sent.UnixNano()-dueNs)
 	b = binary.AppendUvarint(b, uint64(max(r.Latency, 0)))
 	b = binary.AppendUvarint(b, uint64(r.Code))
@@ -200,6 +229,7 @@ func (w *Writer) Flush() error {
 		return err
 	}
 	w.raw, w.n, w.prevSeq, w.prevDue, w.prevSes = w.raw[:0], 0, 0, 0, 0
+	clear(w.ends)
 	return nil
 }
 
