@@ -102,6 +102,7 @@ func TestAttackFlowAndReport(t *testing.T) {
 	for _, want := range []string{
 		"Requests [total, rate, throughput] 20, ",
 		"Sessions [started, completed, failed, interrupted, dropped] 12, 8, 4, 0, 0",
+		"Accounting [scheduled sessions, requests sent, dropped sessions] 12, 20, 0 (every scheduled session recorded once)",
 		" 4 check login: status 200",
 		"✗ login: status 200 8 4 66.67%",
 		"✓ browse/home: status 200 8 0 100.00%",

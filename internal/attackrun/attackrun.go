@@ -276,8 +276,9 @@ func (rn *running) open() error {
 	if spec.Flow != nil {
 		meta.Flow = spec.Flow.Name
 	}
-	// (a flow's schedule plans sessions, not requests: no planned count)
-	if n, ok := spec.Options.Schedule.Total(); ok && spec.Flow == nil && spec.Options.Segment == nil && meta.Shard == nil && meta.Planned == 0 {
+	// (a flow's schedule plans sessions, and its results are accounted
+	// by session: see metrics.Accounting.Sessions)
+	if n, ok := spec.Options.Schedule.Total(); ok && spec.Options.Segment == nil && meta.Shard == nil && meta.Planned == 0 {
 		meta.Planned = n
 	}
 	if spec.Duet != "" {

@@ -17,6 +17,11 @@ import (
 	"github.com/loadlab/loadlab/internal/targets"
 )
 
+// ErrRowsRanOut is the error of a session that found no data row left
+// (pick: unique, exhausted: stop): recorded as dropped, and the attack
+// stops.
+const ErrRowsRanOut = results.DroppedPrefix + "the data file's rows ran out"
+
 // maxKeptBody is how much of an answer's body a step that reads it (a
 // json or regex capture, a json or body check) keeps.
 const maxKeptBody = 4 << 20
@@ -106,8 +111,15 @@ func (r *Runner) Session(s *attack.Sender, seq uint64, due time.Time, step uint3
 	if d := r.f.Data; d != nil {
 		row, ok := r.pick(seq, ss)
 		if !ok {
+			// recorded as dropped, so that every session due is in the results
 			r.ranOut.Store(true)
 			s.StopAttack()
+			if due.IsZero() {
+				due = time.Now()
+			}
+			res := results.Result{Attack: s.Attack(), Seq: seq, Due: due, Sent: time.Now(), Step: step, Error: ErrRowsRanOut}
+			r.Dropped(&res)
+			s.Put(&res)
 			return
 		}
 		copy(ss.vars, d.Rows[row])

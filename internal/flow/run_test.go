@@ -212,8 +212,18 @@ steps:
 			if !ranOut || rows != 3 {
 				t.Fatalf("ran out %v of %d rows, want true of 3", ranOut, rows)
 			}
-			if len(r.res) != 3 || users["u=ann"] != 1 || users["u=ben"] != 1 || users["u=cid"] != 1 {
-				t.Fatalf("%d sessions, users %v: want each of the 3 rows once", len(r.res), users)
+			got := outcomes(r.res)
+			if got[results.Completed] != 3 || users["u=ann"] != 1 || users["u=ben"] != 1 || users["u=cid"] != 1 {
+				t.Fatalf("outcomes %v, users %v: want each of the 3 rows once", got, users)
+			}
+			// the sessions that found no row are recorded as dropped, saying why
+			for _, res := range r.res {
+				if res.Code == 0 && (res.Error != ErrRowsRanOut || res.Ended.Outcome != results.Dropped) {
+					t.Errorf("a session without a row: %q %q", res.Error, res.Ended.Outcome)
+				}
+			}
+			if len(r.res) > 20 || got[results.Dropped] == 0 {
+				t.Errorf("%d results, outcomes %v: want the sessions without a row dropped", len(r.res), got)
 			}
 		})
 	}

@@ -31,6 +31,10 @@ type Accounting struct {
 	// out of targets) or its file was cut short. Missing does not count
 	// them.
 	NeverRecorded uint64
+	// Sessions says the results are a flow's, whose schedule makes
+	// sessions due: the figures above count sessions (each recorded on
+	// its last result), not requests.
+	Sessions bool
 
 	ledgers map[string]*ledger
 	last    *ledger // the last attack's ledger: consecutive results mostly share it
@@ -68,7 +72,16 @@ func (a *Accounting) add(r *results.Result) {
 	if r.Due.IsZero() || a.Unavailable {
 		return
 	}
-	if r.Seq >= maxLedgerSeq {
+	seq := r.Seq
+	if r.FlowStep != nil {
+		// A flow's schedule makes sessions due: each is recorded once,
+		// on its last result (a dropped one's only result).
+		if r.Ended.Outcome == "" {
+			return
+		}
+		seq, a.Sessions = r.Session, true
+	}
+	if seq >= maxLedgerSeq {
 		a.Unavailable = true
 		a.ledgers = nil
 		return
@@ -85,17 +98,17 @@ func (a *Accounting) add(r *results.Result) {
 		a.last, a.lastKey = l, r.Attack
 	}
 	a.Recorded++
-	word := int(r.Seq / 64)
+	word := int(seq / 64)
 	for len(l.bits) <= word {
 		l.bits = append(l.bits, 0)
 	}
-	bit := uint64(1) << (r.Seq % 64)
+	bit := uint64(1) << (seq % 64)
 	if l.bits[word]&bit != 0 {
 		a.Twice++
 	}
 	l.bits[word] |= bit
-	if !l.any || r.Seq > l.max {
-		l.max, l.any = r.Seq, true
+	if !l.any || seq > l.max {
+		l.max, l.any = seq, true
 	}
 }
 

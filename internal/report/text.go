@@ -129,7 +129,12 @@ func writeAdditions(w io.Writer, m *metrics.Metrics, bases []InputBasis) error {
 				verdict += "; before that, " + before
 			}
 		}
-		line("Accounting\t[scheduled, sent, dropped]\t%d, %d, %d (%s)\n", a.Scheduled, m.Requests-m.Dropped, m.Dropped, verdict)
+		if a.Sessions {
+			verdict = strings.NewReplacer("requests", "sessions", "request", "session").Replace(verdict)
+			line("Accounting\t[scheduled sessions, requests sent, dropped sessions]\t%d, %d, %d (%s)\n", a.Scheduled, m.Requests-m.Dropped, m.Dropped, verdict)
+		} else {
+			line("Accounting\t[scheduled, sent, dropped]\t%d, %d, %d (%s)\n", a.Scheduled, m.Requests-m.Dropped, m.Dropped, verdict)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

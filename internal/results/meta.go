@@ -41,7 +41,8 @@ type Meta struct {
 	Load load.Load `json:"-"`
 
 	// Planned is how many requests the schedule plans in all (rate ×
-	// duration, steps, ramp), 0 when unbounded or for a shard: a stream
+	// duration, steps, ramp; for a flow, sessions), 0 when unbounded or
+	// for a shard: a stream
 	// recording fewer is of an attack that did not finish (killed,
 	// interrupted, or out of targets).
 	Planned uint64 `json:"planned,omitempty"`
