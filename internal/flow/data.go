@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"sort"
@@ -153,6 +152,3 @@ func validVarName(s string) bool {
 	}
 	return true
 }
-
-// pickErr is why a session got no row.
-var errExhausted = fmt.Errorf("the data file's rows ran out")

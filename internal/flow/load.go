@@ -60,7 +60,6 @@ type loader struct {
 	lists   map[string]bool // variables holding a list ([*] captures)
 	strict  []int           // per slot: the strictest place it goes (targets.InURL...)
 	nreq    uint32
-	dataCol map[string]bool
 }
 
 // errAt is the error about field at node n.
