@@ -64,6 +64,12 @@ const attackExamples = `  # vegeta's habits carry over: 1000 requests/s for 30 s
   echo "GET http://127.0.0.1:8080/api" | loadlab attack -rate=200 -duration=30s -duet=http://127.0.0.1:8081 -output=duet.lll
   loadlab compare -duet duet.lll
 
+  # A user journey (log in, keep the token, browse; docs/flows.md): 50 new
+  # sessions a second, or 200 users looping it; a report per step
+  loadlab attack -flow journey.yaml -rate 50/s -duration 5m -output journey.lll
+  loadlab attack -flow journey.yaml -users 200 -duration 5m -output journey.lll
+  loadlab report -by step journey.lll
+
   # JSON-lines targets streamed from a generator, never held in memory
   ./gen-targets | loadlab attack -format=json -lazy -rate=500 -output=r.lll
 

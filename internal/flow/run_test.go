@@ -182,6 +182,25 @@ steps:
 	if len(seen) != 20 {
 		t.Fatalf("%d sessions recorded, want the schedule's 20", len(seen))
 	}
+	// each next request is due when the answer before it came
+	ends := map[uint64]time.Time{}
+	for _, res := range r.res {
+		if res.FlowStep.Name == "slow" && res.Code != 0 {
+			ends[res.Session] = res.End()
+		}
+	}
+	after := 0
+	for _, res := range r.res {
+		if res.FlowStep.Name == "after" {
+			after++
+			if end, ok := ends[res.Session]; !ok || !res.Due.Equal(end) {
+				t.Errorf("session %d: the second request was due %v, the first answer came %v", res.Session, res.Due, end)
+			}
+		}
+	}
+	if after != 2 {
+		t.Errorf("%d second requests, want the 2 sessions that started", after)
+	}
 }
 
 // pick: unique gives each row to one session; when they run out the
