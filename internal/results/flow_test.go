@@ -4,50 +4,67 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
+	"sort"
 	"testing"
 	"time"
 )
 
-// flowSample makes n results of a 4-step flow: sessions of four requests
-// interleaved as overlapping sessions interleave, a failed check now and
-// then, and each session's outcome on its last result.
+// flowSample makes the results of a 4-step journey (login, two pages and
+// a search) as a real run records them: sessions arriving at 200/s, each
+// request due when the answer before it came (no think time), latencies
+// of a few hundred µs to a few ms, send lags of tens of µs, results in
+// completion order, now and then a failed check that stops a session.
 func flowSample(n int) []Result {
+	rng := rand.New(rand.NewPCG(3, 4))
 	steps := []*FlowStep{
 		NewFlowStep("login", []string{"status 200", "json $.token exists"}),
 		NewFlowStep("browse/home", []string{"status 200"}),
 		NewFlowStep("browse/search", nil),
-		NewFlowStep("logout", []string{"status 204"}),
+		NewFlowStep("browse/item", []string{"status 200"}),
 	}
-	start := time.Unix(1_795_296_179, 0)
-	out := make([]Result, 0, n)
-	for i := 0; len(out) < n; i++ {
-		// session s = i/4 runs step i%4; sessions overlap by 3
-		s := uint64(i/4) ^ uint64(i%3)
-		k := i % 4
-		due := start.Add(time.Duration(i) * time.Millisecond)
-		r := Result{
-			Attack: "shop", Seq: uint64(i), Due: due, Sent: due.Add(20 * time.Microsecond),
-			Latency: 3*time.Millisecond + time.Duration(i%7)*time.Microsecond, Code: 200, BytesIn: 512,
-			Method: "GET", URL: fmt.Sprintf("http://127.0.0.1:8080/%d", k),
-			FlowStep: steps[k], Session: s,
+	start := time.Unix(1_795_296_179, 519_438_910)
+	var out []Result
+	var seq uint64
+	for s := uint64(0); len(out) < n; s++ {
+		due := start.Add(time.Duration(s) * 5 * time.Millisecond)
+		first := due
+		for k, st := range steps {
+			sent := due.Add(time.Duration(20_000 + rng.IntN(60_000)))
+			r := Result{
+				Attack: "shop", Seq: seq, Due: due, Sent: sent,
+				Latency: time.Duration(200_000 + rng.ExpFloat64()*800_000), Code: 200, BytesIn: 512 + uint64(rng.IntN(3)),
+				Method: "GET", URL: fmt.Sprintf("http://127.0.0.1:8080/%d", k), FlowStep: st, Session: s,
+			}
+			seq++
+			if k == 0 {
+				r.Method, r.BytesOut = "POST", 34
+			}
+			stop := rng.IntN(200) == 0 && len(st.Checks) > 0
+			if stop {
+				r.Failed, r.Code, r.Error = 1, 500, "500 Internal Server Error"
+			}
+			if stop || k == len(steps)-1 {
+				r.Ended = SessionEnd{Outcome: Completed, Duration: r.End().Sub(first)}
+				if stop {
+					r.Ended.Outcome = FailedPrefix + "check " + st.Name + ": status 200"
+				}
+			}
+			out = append(out, r)
+			due = r.End()
+			if stop {
+				break
+			}
 		}
-		if i%50 == 0 {
-			r.Failed = 1
-		}
-		if k == 3 {
-			r.Ended = SessionEnd{Outcome: Completed, Duration: 12*time.Millisecond + time.Duration(i)}
-		}
-		if i%97 == 0 {
-			r.Ended = SessionEnd{Outcome: FailedPrefix + "check login: status 200", Duration: time.Millisecond}
-		}
-		out = append(out, r)
 	}
+	out = out[:n]
+	sort.SliceStable(out, func(i, j int) bool { return out[i].End().Before(out[j].End()) })
 	return out
 }
 
 func TestFlowRecordsRoundTrip(t *testing.T) {
-	in := flowSample(10_000)
+	in := flowSample(100_000)
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, Meta{Attack: "shop", Flow: "shop", Created: time.Unix(1, 0)})
 	if err != nil {
@@ -56,6 +73,9 @@ func TestFlowRecordsRoundTrip(t *testing.T) {
 	for i := range in {
 		if err := w.Encode(&in[i]); err != nil {
 			t.Fatal(err)
+		}
+		if i%200 == 199 {
+			w.Flush() // as an attack at 800 requests/s flushes every 250 ms
 		}
 	}
 	if err := w.Close(); err != nil {
@@ -75,7 +95,7 @@ func TestFlowRecordsRoundTrip(t *testing.T) {
 		}
 		want := in[i]
 		want.Target = got.Target
-		if got.FlowStep == nil || got.FlowStep.Name != want.FlowStep.Name || !reflect.DeepEqual(got.FlowStep.Checks, want.FlowStep.Checks) && len(want.FlowStep.Checks) > 0 {
+		if got.FlowStep == nil || got.FlowStep.Name != want.FlowStep.Name || len(want.FlowStep.Checks) > 0 && !reflect.DeepEqual(got.FlowStep.Checks, want.FlowStep.Checks) {
 			t.Fatalf("result %d: step %+v, want %+v", i, got.FlowStep, want.FlowStep)
 		}
 		got.FlowStep, want.FlowStep = nil, nil
@@ -90,9 +110,22 @@ func TestFlowRecordsRoundTrip(t *testing.T) {
 		t.Fatalf("after the last result: %v", err)
 	}
 	perReq := float64(buf.Len()) / float64(len(in))
-	t.Logf("%.2f bytes per flow request", perReq)
-	if perReq > 12 {
-		t.Errorf("%.2f bytes per flow request, want at most 12", perReq)
+	// the same results without their flow fields, as a plain attack's
+	var plain bytes.Buffer
+	pw, _ := NewWriter(&plain, Meta{Attack: "shop", Created: time.Unix(1, 0)})
+	for i := range in {
+		r := in[i]
+		r.FlowStep, r.Ended = nil, SessionEnd{}
+		pw.Encode(&r)
+		if i%200 == 199 {
+			pw.Flush()
+		}
+	}
+	pw.Close()
+	perPlain := float64(plain.Len()) / float64(len(in))
+	t.Logf("%.2f bytes per flow request; %.2f without the flow fields", perReq, perPlain)
+	if perReq > 12 || perReq > perPlain+1 {
+		t.Errorf("%.2f bytes per flow request (%.2f without the flow fields), want at most 12, and at most 1 more", perReq, perPlain)
 	}
 }
 

@@ -81,6 +81,7 @@ type Reader struct {
 	prevSeq          uint64
 	prevSes          uint64               // session of the previous flow record (version 3)
 	ends             map[sessionKey]int64 // flagAfter's state in the block (version 3)
+	starts           map[sessionKey]int64 // flagSpan's state in the block (version 3)
 	steps            []*FlowStep          // flow step dictionary (version 3)
 	prevDue          int64
 	errs             []string
@@ -346,6 +347,7 @@ func (r *Reader) nextBlock() error {
 	r.blockAt, r.blockCount = start, count
 	r.prevSeq, r.prevDue, r.prevSes = 0, 0, 0
 	clear(r.ends)
+	clear(r.starts)
 	if count == 0 && r.pos != len(r.block) {
 		return bad(fmt.Sprintf("block announces no records but holds %d bytes of them: its record count does not match its data", len(r.block)-r.pos))
 	}
@@ -555,15 +557,25 @@ func (r *Reader) decodeRecord(res *Result) error {
 			res.Due, res.Sent = time.Unix(0, due), time.Unix(0, due+sv[2])
 		}
 		if r.ends == nil {
-			r.ends = map[sessionKey]int64{}
+			r.ends, r.starts = map[sessionKey]int64{}, map[sessionKey]int64{}
 		}
+		start, ok := r.starts[key]
+		if !ok {
+			start = due
+		}
+		end := due + sv[2] + int64(res.Latency)
 		if flags&flagEnd != 0 {
+			if flags&flagSpan != 0 {
+				res.Ended.Duration = time.Duration(end - start)
+			}
 			delete(r.ends, key)
+			delete(r.starts, key)
 		} else {
-			r.ends[key] = due + sv[2] + int64(res.Latency)
+			r.ends[key] = end
+			r.starts[key] = start
 		}
-	} else if flags&flagAfter != 0 {
-		return errors.New("flagAfter without a flow step")
+	} else if flags&(flagAfter|flagSpan) != 0 {
+		return errors.New("a flow record's flag without a flow step")
 	}
 	r.prevSeq, r.prevDue = seq, due
 	return nil
@@ -706,9 +718,11 @@ func (r *Reader) flowFields(res *Result, flags byte) error {
 	if id >= uint64(len(r.errs)) {
 		return errors.New("session outcome id out of range")
 	}
-	dur, err := r.uvarint()
-	if err != nil {
-		return err
+	var dur uint64
+	if flags&flagSpan == 0 { // else the caller computes it
+		if dur, err = r.uvarint(); err != nil {
+			return err
+		}
 	}
 	res.Ended = SessionEnd{Outcome: r.errs[id], Duration: time.Duration(dur)}
 	return nil

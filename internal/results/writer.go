@@ -30,6 +30,10 @@ const (
 	// came (the think time: mostly 0), not as a delta from the previous
 	// record's due time.
 	flagAfter = 1 << 5
+	// flagSpan (version 3, with flagEnd): the session's duration is not
+	// written: it runs from the due time of the session's first record
+	// in the block to the end of this one.
+	flagSpan = 1 << 6
 )
 
 // sessionKey is a session of an attack, for the flagAfter state.
@@ -54,6 +58,7 @@ type Writer struct {
 	prevDue int64
 	prevSes uint64
 	ends    map[sessionKey]int64 // end of each session's last answer in the block (flagAfter)
+	starts  map[sessionKey]int64 // due time of each session's first record in the block (flagSpan)
 	errs    *interner[string]
 	steps   *interner[string]
 	attacks *interner[string]
@@ -151,12 +156,22 @@ func (w *Writer) Encode(r *Result) error {
 			dueField = dueNs - end
 		}
 		if w.ends == nil {
-			w.ends = map[sessionKey]int64{}
+			w.ends, w.starts = map[sessionKey]int64{}, map[sessionKey]int64{}
 		}
+		start, ok := w.starts[key]
+		if !ok {
+			start = dueNs
+		}
+		end := r.Sent.UnixNano() + int64(max(r.Latency, 0))
 		if flags&flagEnd != 0 {
+			if int64(max(r.Ended.Duration, 0)) == end-start {
+				flags |= flagSpan
+			}
 			delete(w.ends, key)
+			delete(w.starts, key)
 		} else {
-			w.ends[key] = r.Sent.UnixNano() + int64(max(r.Latency, 0))
+			w.ends[key] = end
+			w.starts[key] = start
 		}
 	}
 	b := w.raw
@@ -188,7 +203,9 @@ func (w *Writer) Encode(r *Result) error {
 	}
 	if flags&flagEnd != 0 {
 		b = binary.AppendUvarint(b, uint64(endID))
-		b = binary.AppendUvarint(b, uint64(max(r.Ended.Duration, 0)))
+		if flags&flagSpan == 0 {
+			b = binary.AppendUvarint(b, uint64(max(r.Ended.Duration, 0)))
+		}
 	}
 	w.raw = b
 	w.prevSeq, w.prevDue = r.Seq, dueNs
@@ -230,6 +247,7 @@ func (w *Writer) Flush() error {
 	}
 	w.raw, w.n, w.prevSeq, w.prevDue, w.prevSes = w.raw[:0], 0, 0, 0, 0
 	clear(w.ends)
+	clear(w.starts)
 	return nil
 }
 
