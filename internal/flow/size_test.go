@@ -13,9 +13,9 @@ import (
 // left to the reader included: a 4-step journey (a JSON login whose token
 // is captured, a page with the bearer token, a search with a value from a
 // data file, an item) against a real server, written as the attack
-// writes its stream. Its size is logged: 9.6-9.8 bytes a request on a
-// quiet machine, 11-17 with the race detector on a loaded one (the
-// timings decide; results/flow_test.go bounds the format's own cost).
+// writes its stream. Its size is logged (8.8 bytes a request on 8 Dec
+// 2026; the timings decide: results/flow_test.go bounds the format's own
+// cost).
 func TestFlowResultsReadBackExactly(t *testing.T) {
 	s := newSite(t)
 	f := writeFlow(t, s.URL, map[string]string{"flow.yaml": `

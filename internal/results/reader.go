@@ -79,10 +79,11 @@ type Reader struct {
 	asBeforeTrailers bool
 	blockEnd         int64 // where the block ends, by its header (0: unknown)
 	prevSeq          uint64
-	prevSes          uint64               // session of the previous flow record (version 3)
-	ends             map[sessionKey]int64 // flagAfter's state in the block (version 3)
-	starts           map[sessionKey]int64 // flagSpan's state in the block (version 3)
-	steps            []*FlowStep          // flow step dictionary (version 3)
+	prevSes          uint64                 // session of the previous flow record (version 3)
+	ends             map[sessionKey]int64   // flagAfter's state in the block (version 3)
+	starts           map[sessionKey]int64   // flagSpan's state in the block (version 3)
+	bySteps          map[stepKey]prevRecord // the deltas' bases of flow records (version 3)
+	steps            []*FlowStep            // flow step dictionary (version 3)
 	prevDue          int64
 	errs             []string
 	attacks          []string
@@ -348,6 +349,7 @@ func (r *Reader) nextBlock() error {
 	r.prevSeq, r.prevDue, r.prevSes = 0, 0, 0
 	clear(r.ends)
 	clear(r.starts)
+	clear(r.bySteps)
 	if count == 0 && r.pos != len(r.block) {
 		return bad(fmt.Sprintf("block announces no records but holds %d bytes of them: its record count does not match its data", len(r.block)-r.pos))
 	}
@@ -544,9 +546,17 @@ func (r *Reader) decodeRecord(res *Result) error {
 		res.Headers = h
 	}
 	if flags&flagFlow != 0 {
-		if err := r.flowFields(res, flags); err != nil {
+		stepID, sesDelta, err := r.flowFields(res, flags)
+		if err != nil {
 			return err
 		}
+		sk := stepKey{uint32(v[4]), stepID}
+		base := prevRecord{r.prevSeq, r.prevDue, r.prevSes}
+		if p, ok := r.bySteps[sk]; ok {
+			base = p
+		}
+		seq, due = base.seq+uint64(sv[0]), base.due+sv[1]
+		res.Session = base.ses + uint64(sesDelta)
 		key := sessionKey{uint32(v[4]), res.Session}
 		if flags&flagAfter != 0 {
 			end, ok := r.ends[key]
@@ -554,11 +564,13 @@ func (r *Reader) decodeRecord(res *Result) error {
 				return errors.New("a due time after an answer the block does not hold")
 			}
 			due = end + sv[1]
-			res.Due, res.Sent = time.Unix(0, due), time.Unix(0, due+sv[2])
 		}
+		res.Seq, res.Due, res.Sent = seq, time.Unix(0, due), time.Unix(0, due+sv[2])
+		r.prevSes = res.Session
 		if r.ends == nil {
-			r.ends, r.starts = map[sessionKey]int64{}, map[sessionKey]int64{}
+			r.ends, r.starts, r.bySteps = map[sessionKey]int64{}, map[sessionKey]int64{}, map[stepKey]prevRecord{}
 		}
+		r.bySteps[sk] = prevRecord{seq, due, res.Session}
 		start, ok := r.starts[key]
 		if !ok {
 			start = due
@@ -690,40 +702,40 @@ func (c *countingReader) unread(p []byte) {
 	c.n -= int64(len(p))
 }
 
-// flowFields reads a version 3 record's flow fields (flagFlow, flagEnd).
-func (r *Reader) flowFields(res *Result, flags byte) error {
+// flowFields reads a version 3 record's flow fields (flagFlow, flagEnd):
+// it sets the step, the failed checks and the outcome, and returns the
+// step's id and the session's delta for the caller to resolve.
+func (r *Reader) flowFields(res *Result, flags byte) (step uint32, sesDelta int64, err error) {
 	id, err := r.uvarint()
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	if id >= uint64(len(r.steps)) || r.steps[id] == nil {
-		return errors.New("flow step id out of range")
+		return 0, 0, errors.New("flow step id out of range")
 	}
 	res.FlowStep = r.steps[id]
-	d, err := r.varint()
-	if err != nil {
-		return err
+	if sesDelta, err = r.varint(); err != nil {
+		return 0, 0, err
 	}
-	res.Session = r.prevSes + uint64(d)
-	r.prevSes = res.Session
 	if res.Failed, err = r.uvarint(); err != nil {
-		return err
+		return 0, 0, err
 	}
 	if flags&flagEnd == 0 {
-		return nil
+		return uint32(id), sesDelta, nil
 	}
-	if id, err = r.uvarint(); err != nil {
-		return err
+	end, err := r.uvarint()
+	if err != nil {
+		return 0, 0, err
 	}
-	if id >= uint64(len(r.errs)) {
-		return errors.New("session outcome id out of range")
+	if end >= uint64(len(r.errs)) {
+		return 0, 0, errors.New("session outcome id out of range")
 	}
 	var dur uint64
 	if flags&flagSpan == 0 { // else the caller computes it
 		if dur, err = r.uvarint(); err != nil {
-			return err
+			return 0, 0, err
 		}
 	}
-	res.Ended = SessionEnd{Outcome: r.errs[id], Duration: time.Duration(dur)}
-	return nil
+	res.Ended = SessionEnd{Outcome: r.errs[end], Duration: time.Duration(dur)}
+	return uint32(id), sesDelta, nil
 }

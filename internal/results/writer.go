@@ -42,6 +42,20 @@ type sessionKey struct {
 	session uint64
 }
 
+// stepKey is a flow step of an attack. A flow record's sequence number,
+// due time and session are written as deltas from the previous record of
+// the same step in the block (the requests of one step follow the
+// sessions' arrivals, those of all steps interleave), or from the
+// previous record when it is the step's first in the block.
+type stepKey struct{ attack, step uint32 }
+
+// prevRecord is what the next record's deltas are taken from.
+type prevRecord struct {
+	seq uint64
+	due int64
+	ses uint64
+}
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Writer appends results to a loadlab stream. It is not safe for concurrent
@@ -59,6 +73,7 @@ type Writer struct {
 	prevSes uint64
 	ends    map[sessionKey]int64 // end of each session's last answer in the block (flagAfter)
 	starts  map[sessionKey]int64 // due time of each session's first record in the block (flagSpan)
+	bySteps map[stepKey]prevRecord
 	errs    *interner[string]
 	steps   *interner[string]
 	attacks *interner[string]
@@ -147,7 +162,15 @@ func (w *Writer) Encode(r *Result) error {
 		due = r.Sent
 	}
 	dueNs := due.UnixNano()
-	dueField := dueNs - w.prevDue
+	base := prevRecord{w.prevSeq, w.prevDue, w.prevSes}
+	var sk stepKey
+	if flags&flagFlow != 0 {
+		sk = stepKey{attackID, stepID}
+		if p, ok := w.bySteps[sk]; ok {
+			base = p
+		}
+	}
+	dueField := dueNs - base.due
 	var key sessionKey
 	if flags&flagFlow != 0 {
 		key = sessionKey{attackID, r.Session}
@@ -156,8 +179,9 @@ func (w *Writer) Encode(r *Result) error {
 			dueField = dueNs - end
 		}
 		if w.ends == nil {
-			w.ends, w.starts = map[sessionKey]int64{}, map[sessionKey]int64{}
+			w.ends, w.starts, w.bySteps = map[sessionKey]int64{}, map[sessionKey]int64{}, map[stepKey]prevRecord{}
 		}
+		w.bySteps[sk] = prevRecord{r.Seq, dueNs, r.Session}
 		start, ok := w.starts[key]
 		if !ok {
 			start = dueNs
@@ -176,7 +200,7 @@ func (w *Writer) Encode(r *Result) error {
 	}
 	b := w.raw
 	b = append(b, flags)
-	b = binary.AppendVarint(b, int64(r.Seq-w.prevSeq))
+	b = binary.AppendVarint(b, int64(r.Seq-base.seq))
 	b = binary.AppendVarint(b, dueField)
 	b = binary.AppendVarint(b, r.Sent.UnixNano()-dueNs)
 	b = binary.AppendUvarint(b, uint64(max(r.Latency, 0)))
@@ -197,7 +221,7 @@ func (w *Writer) Encode(r *Result) error {
 	}
 	if flags&flagFlow != 0 {
 		b = binary.AppendUvarint(b, uint64(stepID))
-		b = binary.AppendVarint(b, int64(r.Session-w.prevSes))
+		b = binary.AppendVarint(b, int64(r.Session-base.ses))
 		b = binary.AppendUvarint(b, r.Failed)
 		w.prevSes = r.Session
 	}
@@ -248,6 +272,7 @@ func (w *Writer) Flush() error {
 	w.raw, w.n, w.prevSeq, w.prevDue, w.prevSes = w.raw[:0], 0, 0, 0, 0
 	clear(w.ends)
 	clear(w.starts)
+	clear(w.bySteps)
 	return nil
 }
 
