@@ -141,3 +141,25 @@ func TestPlainStreamStaysVersion2(t *testing.T) {
 		t.Fatalf("plain stream version %d, want 2", v)
 	}
 }
+
+// encodeFlow writes rs as a flow's stream, a block every 200 results.
+func encodeFlow(t testing.TB, rs []Result) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Meta{Attack: "shop", Flow: "shop", Created: time.Unix(1, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rs {
+		if err := w.Encode(&rs[i]); err != nil {
+			t.Fatal(err)
+		}
+		if i%200 == 199 {
+			w.Flush()
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

@@ -183,6 +183,7 @@ func FuzzReader(f *testing.F) {
 	flipped := encodeAll(f, sample(50, 100))
 	flipped[len(magic)+3] ^= 0x04 // the header's JSON: read from the blocks
 	f.Add(flipped)
+	f.Add(encodeFlow(f, flowSample(300))) // version 3: a flow's records
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Both ways of reading: stopping at damage, and skipping it.
 		for _, resync := range []bool{false, true} {
