@@ -37,8 +37,15 @@ func (r *Runner) capture(c *Capture, ss *session, x *http1.Exchange) bool {
 		}
 		v = h
 	case "cookie":
+		jar := ss.jar
+		if !r.f.Cookies {
+			// no jar kept: this answer's Set-Cookie fields only
+			var answer session
+			answer.takeCookies(x.Fields)
+			jar = answer.jar
+		}
 		ok := false
-		for _, ck := range ss.jar {
+		for _, ck := range jar {
 			if ck.name == c.Header {
 				v, ok = ck.value, true
 			}

@@ -62,6 +62,27 @@ steps:
 	}
 }
 
+// With cookies: false no Cookie header is sent, and a cookie capture
+// still reads the answer's Set-Cookie.
+func TestCookiesOff(t *testing.T) {
+	s := newSite(t)
+	f := writeFlow(t, s.URL, map[string]string{"flow.yaml": `
+cookies: false
+steps:
+  - request: {method: POST, url: URL/login, body: '{"user":"ida","password":"secret"}'}
+    capture: [{var: sid, cookie: sid}]
+  - request: {url: "URL/item?c={{sid}}"}
+`})
+	r := runFlow(t, f, "10/s", 100*time.Millisecond, 10, nil)
+	if out := outcomes(r.res); out[results.Completed] != 1 {
+		t.Fatalf("outcomes %v", out)
+	}
+	got := s.received()
+	if len(got) != 2 || got[1].Query != "c=s-ida" || got[1].Header.Get("Cookie") != "" {
+		t.Fatalf("the site got %+v", got)
+	}
+}
+
 // Think times stay in their bounds: uniform within [min, max], the
 // exponential cut at ten means.
 func TestThinkTimes(t *testing.T) {
