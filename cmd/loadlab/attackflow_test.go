@@ -279,3 +279,35 @@ func TestRunPlanFlowScenario(t *testing.T) {
 		t.Fatalf("bad flow in a plan: exit %d: %s (want %s)", code, errOut, want)
 	}
 }
+
+// attack -flow -users N: a closed model of N users looping the flow, each
+// session logging in and browsing; the report counts their sessions.
+func TestAttackFlowUsers(t *testing.T) {
+	s, homes := loginSite(t)
+	dir := t.TempDir()
+	writeFlowFiles(t, dir, s.URL, map[string]string{"flow.yaml": loginFlow, "users.csv": "user,password\nann,secret\n"})
+	out := filepath.Join(dir, "r.lll")
+	if _, stderr, code := runBinary(t, "", "attack", "-flow", filepath.Join(dir, "flow.yaml"), "-users", "2", "-duration", "300ms", "-output", out); code != 0 {
+		t.Fatalf("attack: exit %d: %s", code, stderr)
+	}
+	js, _, code := runBinary(t, "", "report", "-type", "json", out)
+	if code != 0 {
+		t.Fatal("report failed")
+	}
+	var j struct {
+		Requests int
+		Flow     struct {
+			Sessions struct{ Started, Completed int }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Flow.Sessions.Completed < 2 || j.Flow.Sessions.Completed != j.Flow.Sessions.Started || int64(j.Flow.Sessions.Completed) != homes.Load() || j.Requests != 2*j.Flow.Sessions.Completed {
+		t.Fatalf("report %+v, /home answered %d", j, homes.Load())
+	}
+	text, _, _ := runBinary(t, "", "report", out)
+	if !strings.Contains(text, "Sessions") {
+		t.Fatalf("no sessions in the report:\n%s", text)
+	}
+}
