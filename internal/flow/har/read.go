@@ -27,7 +27,7 @@ type Entry struct {
 	Duration time.Duration // the entry's total time
 	Method   string
 	URL      *url.URL
-	RawURL   string // the URL as recorded
+	RawURL   string   // the URL as recorded
 	Headers  []Header // request headers, in recorded order
 	Body     string   // request body (postData.text)
 	Status   int
