@@ -22,16 +22,14 @@ func init() {
 }
 
 func runFlow(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		_, _ = io.WriteString(stderr, "Usage: loadlab flow import [flags] recording.har > flow.yaml\n\nRun 'loadlab flow import -help' for its flags.\n")
-		if len(args) == 0 {
-			return badinput.Errorf("want a subcommand: import")
-		}
-		return nil
+	if len(args) == 0 {
+		return badinput.Errorf("want a subcommand: import (loadlab flow import recording.har > flow.yaml)")
 	}
 	switch args[0] {
 	case "import":
 		return runFlowImport(ctx, args[1:], stdin, stdout, stderr)
+	case "-h", "-help", "--help":
+		return runFlowImport(ctx, args[:1], stdin, stdout, stderr)
 	}
 	return badinput.Errorf("unknown subcommand %q (want import)", args[0])
 }
