@@ -133,6 +133,28 @@ func TestHeadersRecordedTwice(t *testing.T) {
 	}
 }
 
+// A returned value is never put in a URL's scheme or host, nor right
+// after the host (it would become part of it); elsewhere in the path or
+// the query it is.
+func TestURLPlaces(t *testing.T) {
+	data := harOf(
+		entry{at: 0, method: "GET", url: "http://a.test/", status: 200, mime: "application/json",
+			resp: `{"next":"/page/2?x=1","host":"a.test/pa","dir":"folder-0123"}`},
+		entry{at: 10, method: "GET", url: "http://a.test/page/2?x=1", status: 200},
+		entry{at: 20, method: "GET", url: "http://a.test/files/folder-0123/x?d=folder-0123", status: 200},
+	)
+	_, f := convert(t, data)
+	if got := f.Steps[1].Request.URL; got != "http://a.test/page/2?x=1" {
+		t.Errorf("next link: %s", got)
+	}
+	if got := f.Steps[2].Request.URL; got != "http://a.test/files/{{dir}}/x?d={{dir}}" {
+		t.Errorf("folder: %s", got)
+	}
+	if len(f.Steps[0].Capture) != 1 || f.Steps[0].Capture[0].Var != "dir" {
+		t.Errorf("captures %+v, want dir only", f.Steps[0].Capture)
+	}
+}
+
 func TestThinkTimes(t *testing.T) {
 	data := harOf(
 		entry{at: 0, method: "GET", url: "http://a.test/", status: 200, mime: "text/html"},

@@ -99,7 +99,9 @@ func TestImportRecording(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"GET /app?beacon=", "POST /login", "GET /home", "GET /search?q=shoes", "GET {{next}}"}
+	// The list's next link ("/search?page=2") is followed as recorded: a
+	// variable right after the host would be part of the host.
+	want := []string{"GET /app?beacon=", "POST /login", "GET /home", "GET /search?q=shoes", "GET /search?page=2"}
 	if len(reqs) != len(want) {
 		t.Fatalf("requests %q, want %q\n%s", reqs, want, y)
 	}
@@ -125,8 +127,8 @@ func TestImportRecording(t *testing.T) {
 	if login.Request.Body != `{"user":"ann","password":"secret-ann"}` || login.Request.Headers["Content-Type"] != "application/json" {
 		t.Errorf("login request %+v", login.Request)
 	}
-	if len(search.Capture) != 1 || search.Capture[0].Var != "next" || search.Capture[0].JSON != "$.next" {
-		t.Errorf("search captures %+v, want next from $.next", search.Capture)
+	if len(search.Capture) != 0 {
+		t.Errorf("search captures %+v, want none", search.Capture)
 	}
 	for _, i := range []int{4, 6, 8} {
 		if got := f.Steps[i].Request.Headers["Authorization"]; got != "Bearer {{token}}" {

@@ -10,6 +10,10 @@ type text []piece
 type piece struct {
 	lit  string // literal text, when name is ""
 	name string
+	// fixed literal text is never replaced (a URL's scheme and host);
+	// noLead text is not replaced where it starts (a URL's path: a variable
+	// right after the host would make it part of the host).
+	fixed, noLead bool
 }
 
 type request struct {
@@ -24,7 +28,7 @@ type headerText struct {
 }
 
 func newRequest(e *Entry) *request {
-	r := &request{url: text{{lit: e.RawURL}}, body: text{{lit: e.Body}}}
+	r := &request{url: urlText(e.RawURL), body: text{{lit: e.Body}}}
 	if e.Body == "" {
 		r.body = nil
 	}
@@ -45,10 +49,42 @@ func newRequest(e *Entry) *request {
 	return r
 }
 
-// contains reports whether a literal piece of t holds v.
+// urlText is a recorded URL whose scheme and host are fixed.
+func urlText(raw string) text {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return text{{lit: raw, noLead: true}}
+	}
+	j := strings.IndexAny(raw[i+3:], "/?#")
+	if j < 0 {
+		return text{{lit: raw, fixed: true}}
+	}
+	return text{{lit: raw[:i+3+j], fixed: true}, {lit: raw[i+3+j:], noLead: true}}
+}
+
+// at is where a literal piece may take v from, or -1.
+func (p piece) at(v string) int {
+	if p.name != "" || p.fixed {
+		return -1
+	}
+	from := 0
+	if p.noLead {
+		from = 1
+	}
+	if from > len(p.lit) {
+		return -1
+	}
+	if i := strings.Index(p.lit[from:], v); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// contains reports whether a literal piece of t holds v where it may be
+// replaced.
 func (t text) contains(v string) bool {
 	for _, p := range t {
-		if p.name == "" && strings.Contains(p.lit, v) {
+		if p.at(v) >= 0 {
 			return true
 		}
 	}
@@ -59,18 +95,19 @@ func (t text) contains(v string) bool {
 func (t text) replace(v, name string) text {
 	var out text
 	for _, p := range t {
-		if p.name != "" || !strings.Contains(p.lit, v) {
-			out = append(out, p)
-			continue
-		}
-		parts := strings.Split(p.lit, v)
-		for i, s := range parts {
+		for {
+			i := p.at(v)
+			if i < 0 {
+				break
+			}
 			if i > 0 {
-				out = append(out, piece{name: name})
+				out = append(out, piece{lit: p.lit[:i], fixed: p.fixed, noLead: p.noLead})
 			}
-			if s != "" {
-				out = append(out, piece{lit: s})
-			}
+			out = append(out, piece{name: name})
+			p = piece{lit: p.lit[i+len(v):]}
+		}
+		if p.lit != "" || p.name != "" {
+			out = append(out, p)
 		}
 	}
 	return out
