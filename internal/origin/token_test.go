@@ -6,6 +6,8 @@ import (
 	"net/http/cookiejar"
 	"strings"
 	"testing"
+
+	"github.com/loadlab/loadlab/internal/origin/recipe"
 )
 
 const authRecipe = `[
@@ -189,4 +191,39 @@ func TestListRoute(t *testing.T) {
 	if r := get(t, srv.URL+"/open"); r.status != 200 || !strings.Contains(string(r.body), `"total":3`) {
 		t.Errorf("open list: %d %s", r.status, r.body)
 	}
+}
+
+// FuzzListBody: every page of every list is valid JSON holding the items
+// due on it, and a token is valid only as issued.
+func FuzzListBody(f *testing.F) {
+	f.Add(45, 20, 3, "/items", "x.y")
+	f.Add(0, 1, 1, "/a\"b", "")
+	f.Fuzz(func(t *testing.T, total, size, page int, path, tok string) {
+		total = min(max(total, 0), recipe.MaxListTotal)
+		size = min(max(size, 1), recipe.MaxListPageSize)
+		page = max(page, 1)
+		var p struct {
+			Items []struct{ ID int }
+			Next  *string
+		}
+		b := listBody(&recipe.List{Total: total, PageSize: size}, page, path)
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		first := (page-1)*size + 1
+		if page > total {
+			first = total + 1
+		}
+		want := max(0, min(size, total-first+1))
+		if len(p.Items) != want || (want > 0 && p.Items[0].ID != first) || (p.Next != nil) != (first+size-1 < total) {
+			t.Fatalf("page %d of %d by %d: %s", page, total, size, b)
+		}
+		toks := newTokens(1)
+		if toks.valid(tok) && !strings.Contains(tok, ".") {
+			t.Fatalf("token %q accepted", tok)
+		}
+		if good := toks.issue(); !toks.valid(good) || newTokens(2).valid(good) {
+			t.Fatalf("token %q: valid %v, valid under another seed %v", good, toks.valid(good), newTokens(2).valid(good))
+		}
+	})
 }
