@@ -77,7 +77,11 @@ func TestScriptSettings(t *testing.T) {
 		{"duet/run.sh", nil, []string{"3"}, "bench/duet: seconds: want a whole number of seconds, 4 or more, got '3'"},
 		{"duet/run.sh", []string{"RATE=fast"}, nil, "bench/duet: RATE: want a whole number of requests a second, 10 or more, got 'fast'"},
 		{"duet/run.sh", []string{"NEIGHBOUR=yes"}, nil, "bench/duet: NEIGHBOUR: unknown value 'yes' (want one of: 0 1)"},
+		{"flow/run.sh", []string{"SCENARIOS=cpu inflite"}, nil, "bench/flow: SCENARIOS: unknown value 'inflite' (want some of: cpu inflight)"},
+		{"flow/run.sh", []string{"PEERS=loadlab k6"}, nil, "bench/flow: PEERS: unknown value 'k6' (want some of: loadlab locust artillery)"},
+		{"flow/run.sh", []string{"RATE=fast"}, nil, "bench/flow: RATE: want a whole number above 0, got 'fast'"},
 		// Right settings reach the first tool check (none is on PATH).
+		{"flow/run.sh", []string{"SCENARIOS=cpu", "PEERS=loadlab locust", "RATE=300"}, nil, "bench/flow: curl not found"},
 		{"duet/run.sh", []string{"RATE=100", "NEIGHBOUR=1"}, []string{"10"}, "bench/duet: go not found"},
 		{"proxy/run.sh", []string{"ONLY=overhead", "PATHS=direct nginx-1w floor-relay-raw+manager+nodefer", "PERF=stat record", "PERF_DIR=" + t.TempDir()}, nil, "bench/proxy: PERF: perf not found"},
 		{"proxy/run.sh", []string{"ONLY=knee", "PATHS=direct loadlab-serial"}, nil, "bench/proxy: nginx not found"},

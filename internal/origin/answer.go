@@ -50,6 +50,16 @@ func (s *Simulator) simulate(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, r, rt, draw{status: http.StatusNotAcceptable}, start, rt.name)
 		return
 	}
+	if rt.rec.Auth == recipe.AuthRequire && !s.tokens.carried(r) {
+		s.refuse(w, rt) // loadlab's token routes (generated.go)
+		return
+	}
+	if rt.rec.List != nil {
+		if _, err := listPage(r); err != nil {
+			writeJSONError(w, http.StatusBadRequest, err)
+			return
+		}
+	}
 	n := st.seq.Add(1)
 	var rng *rand.Rand
 	newRng := func() *rand.Rand {
@@ -116,6 +126,10 @@ func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d 
 			d.status = rt.pay.recorded // replay the origin's own status line
 		}
 		body, hdr, clen = rt.pay.body(d.status, d.variant, r.URL.Path)
+		if rt.generated() && isSuccess(d.status) {
+			body, hdr = s.generate(rt, r)
+			clen = nil
+		}
 	}
 	h := w.Header()
 	for k, v := range hdr {
@@ -151,7 +165,7 @@ func (s *Simulator) answer(w http.ResponseWriter, r *http.Request, rt *route, d 
 		finish(rm, n, start)
 		panic(http.ErrAbortHandler)
 	default:
-		if rt != nil && r.ProtoMajor == 1 && r.TLS == nil && isSuccess(d.status) {
+		if rt != nil && !rt.generated() && r.ProtoMajor == 1 && r.TLS == nil && isSuccess(d.status) {
 			if bf := rt.pay.files[d.variant%len(rt.pay.files)]; bf != nil {
 				c := corkFor(r)
 				n, ok := bf.send(w)

@@ -70,6 +70,7 @@ type Simulator struct {
 	tab      atomic.Pointer[table] // the current route table
 	counts   counter
 	m        *metrics
+	tokens   *tokens // of the recipes' auth routes (token.go)
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -99,6 +100,7 @@ func New(opts Options) *Simulator {
 		client: opts.Client,
 		m:      newMetrics(),
 		done:   make(chan struct{}),
+		tokens: newTokens(uint64(seed)),
 	}
 	if s.client == nil {
 		s.client = fetchClient(opts.AllowLocalOrigins)

@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"stages":[{"status":{"200":1,"503":2},"latency":{"distribution":"pareto","min":"1ms","alpha":1.5},"faults":{"truncate":{"probability":0.5,"fraction":0.1}}}]}`))
 	f.Add([]byte(`{"stages":[{"status":200,"latency":"40ms","contention":{"sigma":0.05,"kappa":0.01}}]}`))
 	f.Add([]byte(`[{"body":"<<1b>><<2kb>>","stages":[{"at":"1s","status":"404"}]}]`))
+	f.Add([]byte(`[{"route":"/login","auth":"issue","stages":[{"status":200}]},{"route":"/l","auth":"require","list":{"total":45,"page_size":20},"stages":[{"status":200}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rs, err := Parse(data)
 		if err != nil {
@@ -33,6 +34,12 @@ func FuzzParse(f *testing.F) {
 		for _, r := range rs {
 			if len(r.Stages) == 0 || r.Route == "" {
 				t.Fatalf("accepted recipe without stages or route: %+v", r)
+			}
+			if l := r.List; l != nil && (l.Total < 0 || l.Total > MaxListTotal || l.PageSize < 1 || l.PageSize > MaxListPageSize) {
+				t.Fatalf("bad list %+v", *l)
+			}
+			if (r.Auth == AuthIssue || r.List != nil) && (r.HasBody || r.HasRandom || r.Origin != "" || r.Gzip) {
+				t.Fatalf("a route answering per request has a body of its own: %+v", r)
 			}
 			for _, s := range r.Stages {
 				if len(s.Status.Codes) == 0 || s.Latency == nil {

@@ -35,6 +35,10 @@ type Recipe struct {
 	Gzip                 bool              // headers say content-encoding: gzip
 	Stages               []Stage           // sorted by At
 	Echo                 Echo              // the recipe as current_recipe shows it
+	// Auth and List are loadlab extensions (auth.go): a route that issues
+	// or requires a token, a route answering pages of a JSON list.
+	Auth Auth
+	List *List
 }
 
 // BodyPart is literal text, or Random bytes of random text when Random > 0.
@@ -62,9 +66,13 @@ type Echo struct {
 	RandomContent *string           `json:"random_content"`
 	Headers       map[string]string `json:"headers"`
 	Stages        []json.RawMessage `json:"stages"`
+	// Auth and List are loadlab's extensions, shown only when set, so an
+	// origin_simulator recipe echoes exactly as it does there.
+	Auth string `json:"auth,omitempty"`
+	List *List  `json:"list,omitempty"`
 }
 
-var recipeFields = []string{"route", "stages", "headers", "body", "random_content", "origin"}
+var recipeFields = []string{"route", "stages", "headers", "body", "random_content", "origin", "auth", "list"}
 var stageFields = []string{"at", "status", "latency", "faults", "contention"}
 
 // Parse reads a recipe file: one recipe object or an array of them. The
@@ -206,6 +214,9 @@ func parseRecipe(raw json.RawMessage, prefix string) (Recipe, error) {
 			return r, err
 		}
 		r.Headers, r.Gzip, r.Echo.Headers = h, gz, h
+	}
+	if err := parseExtensions(&r, m, prefix, sources); err != nil {
+		return r, err
 	}
 	f := join(prefix, "stages")
 	v, ok := present(m, "stages")
