@@ -134,6 +134,9 @@ func (r *reqCtx) armLocked() {
 		return
 	}
 	c := r.c
+	if c.joinHangupWatch() { // watched by the kernel from the request's start
+		return
+	}
 	r.armedAt = time.Now()
 	c.watchReq.Store(r)
 	if t := c.watchTimer.Load(); t != nil {
@@ -196,6 +199,9 @@ func (r *reqCtx) bodyRead() {
 		r.startLocked()
 	}
 	r.mu.Unlock()
+	if r.c.hangupSeen.Load() { // the client closed after its body
+		r.checkHangup()
+	}
 }
 
 // cancelLocked ends the context: the client went away.
@@ -235,6 +241,7 @@ func (r *reqCtx) watch(watched chan struct{}) {
 // connection's own that finds nothing yet. Else the watcher is broken
 // off, and what it read is given back.
 func (r *reqCtx) stop(handOver bool) {
+	r.c.inFlight.Store(nil)
 	r.mu.Lock()
 	r.ended = true
 	if r.armed && r.c.watchReq.Load() == r {

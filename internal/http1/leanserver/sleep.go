@@ -22,6 +22,10 @@ type leanServer struct {
 	done  chan struct{} // closed when the server ended
 	// stops are the stop channels of sleeps that have a watcher.
 	stops sync.Map
+	// hangup is the watch of the clients' ends (see hangupWatch), made
+	// once, when a request first waits on its context; nil if none.
+	hangup     *hangupWatch
+	hangupOnce sync.Once
 }
 
 // watchStop makes sure that when stop closes, the connections sleeping on
