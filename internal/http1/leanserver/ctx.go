@@ -134,7 +134,7 @@ func (r *reqCtx) armLocked() {
 		return
 	}
 	c := r.c
-	if c.joinHangupWatch() { // watched by the kernel from the request's start
+	if c.hangupID.Load() != 0 { // the kernel watches the connection
 		return
 	}
 	r.armedAt = time.Now()
@@ -166,6 +166,10 @@ func (c *serverConn) watchDue() {
 		return
 	}
 	r.due = true
+	if c.joinHangupWatch() { // the kernel watches from now on
+		r.mu.Unlock()
+		return
+	}
 	watched := r.dueLocked()
 	r.mu.Unlock()
 	if watched != nil {

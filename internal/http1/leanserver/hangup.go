@@ -5,13 +5,14 @@ import (
 )
 
 // A request whose handler waits on its context is watched for its client
-// going away. Where the server has a hangup watch (Linux: hangup_linux.go),
-// the connection joins the server's epoll set once, at its first watched
-// request, and stays in it: a client that closes is reported by the
-// kernel, at once, whatever the request's age, and a client that stays
-// costs nothing per request. Elsewhere, or when the connection cannot
-// join, a request is watched by a read of the connection once it has run
-// watchDelay (reqCtx.watch).
+// going away once it has run watchDelay. Where the server has a hangup
+// watch (Linux: hangup_linux.go), the connection then joins the server's
+// epoll set, once, and stays in it: from then on each of its requests is
+// watched from its start, a client that closes is reported by the kernel
+// at once, and a client that stays costs nothing per request (no timer,
+// no goroutine, no read, no system call). Elsewhere, or when the
+// connection cannot join, each request that outlives the delay is watched
+// by a read of the connection (reqCtx.watch).
 
 // noHangupWatch makes servers watch by reads only (tests of that path).
 var noHangupWatch atomic.Bool
@@ -33,7 +34,7 @@ func (s *leanServer) hangupWatch() *hangupWatch {
 // joinHangupWatch puts c in its server's hangup watch, once: false when
 // it is not there (no watch, or it could not join).
 func (c *serverConn) joinHangupWatch() bool {
-	if c.hangupID != 0 {
+	if c.hangupID.Load() != 0 {
 		return true
 	}
 	if c.hangupTried || c.srv == nil || c.raw == nil {
@@ -44,10 +45,11 @@ func (c *serverConn) joinHangupWatch() bool {
 	return w != nil && w.add(c) == nil
 }
 
-// leaveHangupWatch takes c out of its server's hangup watch, if in it.
-func (c *serverConn) leaveHangupWatch() {
-	if c.hangupID != 0 {
-		c.srv.hangup.remove(c)
+// leaveHangupWatch takes c out of its server's hangup watch, if in it, as
+// it closes or (handed) is handed over.
+func (c *serverConn) leaveHangupWatch(handed bool) {
+	if c.hangupID.Load() != 0 {
+		c.srv.hangup.remove(c, handed)
 	}
 }
 

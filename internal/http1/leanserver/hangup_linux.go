@@ -71,7 +71,7 @@ func (w *hangupWatch) add(c *serverConn) error {
 	w.mu.Lock()
 	w.next++
 	id := w.next
-	c.hangupID = id
+	c.hangupID.Store(id)
 	w.conns[id] = c
 	w.mu.Unlock()
 	ev := unix.EpollEvent{Events: unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(uint32(id)), Pad: int32(uint32(id >> 32))}
@@ -103,16 +103,20 @@ func (w *hangupWatch) ctl(op int, rc syscall.RawConn, ev *unix.EpollEvent) error
 	return nil
 }
 
-// remove takes c out of the set (before it is closed or handed over).
-func (w *hangupWatch) remove(c *serverConn) {
-	_ = w.ctl(unix.EPOLL_CTL_DEL, c.hangupRC, nil)
+// remove takes c out of the set: with open (c is handed over, its
+// socket stays open) out of the kernel's set too, else only out of the
+// map (closing the socket takes it out of the kernel's set).
+func (w *hangupWatch) remove(c *serverConn, open bool) {
+	if open {
+		_ = w.ctl(unix.EPOLL_CTL_DEL, c.hangupRC, nil)
+	}
 	w.drop(c)
 }
 
 func (w *hangupWatch) drop(c *serverConn) {
 	w.mu.Lock()
-	delete(w.conns, c.hangupID)
-	c.hangupID = 0
+	delete(w.conns, c.hangupID.Load())
+	c.hangupID.Store(0)
 	w.mu.Unlock()
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,15 +20,17 @@ import (
 )
 
 // With the hangup watch a connection, once one of its requests waited on
-// its context, is watched by the kernel for the rest of its life: a later
-// request on it is cancelled when its client closes, from its start,
-// before its handler asked for Done or an AfterFunc (a watcher's read
-// would only start then, a watch delay later).
+// its context longer than the watch delay, is watched by the kernel for
+// the rest of its life: a later request on it is cancelled when its
+// client closes, from its start, before its handler asked for Done or an
+// AfterFunc (a watcher's read would only start then, a watch delay
+// later).
 func TestLeanHangupWatchFromRequestStart(t *testing.T) {
 	got := make(chan error, 1)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/first" {
-			_ = r.Context().Done() // the connection joins the watch
+			_ = r.Context().Done() // the connection joins the watch after the delay
+			testwait.Until(10*time.Second, func() bool { return watchedSockets(t) == 1 })
 			_, _ = io.WriteString(w, "ok")
 			return
 		}
@@ -66,8 +69,12 @@ func TestLeanHangupWatchEnds(t *testing.T) {
 		return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*hangupWatch).run")
 	}
 	testwait.Eventually(t, 10*time.Second, "no hangup watch left by earlier tests", func() bool { return !running() })
+	// Each request waits on its context until its connection joined the
+	// watch (the query says how many are in it then).
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = r.Context().Done()
+		want, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		testwait.Until(10*time.Second, func() bool { return watchedSockets(t) >= want })
 		_, _ = io.WriteString(w, "ok")
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -102,7 +109,7 @@ func TestLeanHangupWatchEnds(t *testing.T) {
 	}
 	a, abr := dial()
 	defer a.Close()
-	get(a, abr, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n", 1)
+	get(a, abr, "GET /a?n=1 HTTP/1.1\r\nHost: x\r\n\r\n", 1)
 	if !running() {
 		t.Fatal("no hangup watch for a request waiting on its context")
 	}
@@ -111,14 +118,15 @@ func TestLeanHangupWatchEnds(t *testing.T) {
 	// stays open there.
 	b, bbr := dial()
 	defer b.Close()
-	get(b, bbr, "GET /b HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 2)
+	get(b, bbr, "GET /b?n=2 HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 2)
 	testwait.Eventually(t, 10*time.Second, "the handed connection out of the watch", func() bool { return watchedSockets(t) == 1 })
 	// A client that closes, and a server that closes after its answer.
 	a.Close()
+	testwait.Eventually(t, 10*time.Second, "the closed connection out of the watch", func() bool { return watchedSockets(t) == 0 })
 	c, cbr := dial()
 	defer c.Close()
-	get(c, cbr, "GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1)
-	testwait.Eventually(t, 10*time.Second, "every closed connection out of the watch", func() bool { return watchedSockets(t) == 0 })
+	get(c, cbr, "GET /c?n=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1)
+	testwait.Eventually(t, 10*time.Second, "the connection the server closed out of the watch", func() bool { return watchedSockets(t) == 0 })
 	b.Close()
 	cancel()
 	if err := <-done; err != nil {

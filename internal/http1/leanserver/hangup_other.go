@@ -15,7 +15,7 @@ func newHangupWatch() (*hangupWatch, error) {
 
 func (w *hangupWatch) add(*serverConn) error { return errors.New("no hangup watch") }
 
-func (w *hangupWatch) remove(*serverConn) {}
+func (w *hangupWatch) remove(*serverConn, bool) {}
 
 func (w *hangupWatch) close() {}
 

@@ -196,7 +196,7 @@ type serverConn struct {
 	// set once it was asked to join (see joinHangupWatch); hangupSeen is
 	// set when the watch saw the client's end close, and inFlight is the
 	// request being served, which the watch checks then.
-	hangupID    uint64
+	hangupID    atomic.Uint64
 	hangupRC    syscall.RawConn
 	hangupTried bool
 	hangupSeen  atomic.Bool
@@ -245,7 +245,7 @@ func (c *serverConn) setIdle(idle bool, d time.Duration) bool {
 func (c *serverConn) serve() {
 	handed := false
 	defer func() {
-		c.leaveHangupWatch()
+		c.leaveHangupWatch(handed)
 		if !handed {
 			_ = c.nc.Close()
 		}
