@@ -134,7 +134,7 @@ func (r *reqCtx) armLocked() {
 		return
 	}
 	c := r.c
-	if c.hangupID.Load() != 0 { // the kernel watches the connection
+	if c.hangupKey.Load() != 0 { // the kernel watches the connection
 		return
 	}
 	r.armedAt = time.Now()

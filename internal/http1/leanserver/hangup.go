@@ -2,12 +2,15 @@ package leanserver
 
 import (
 	"sync/atomic"
+	"syscall"
+
+	"github.com/loadlab/loadlab/internal/hangup"
 )
 
 // A request whose handler waits on its context is watched for its client
 // going away once it has run watchDelay. Where the server has a hangup
-// watch (Linux: hangup_linux.go), the connection then joins the server's
-// epoll set, once, and stays in it: from then on each of its requests is
+// watch (package hangup: Linux's epoll), the connection then joins it,
+// once, and stays in it: from then on each of its requests is
 // watched from its start, a client that closes is reported by the kernel
 // at once, and a client that stays costs nothing per request (no timer,
 // no goroutine, no read, no system call). Elsewhere, or when the
@@ -19,12 +22,12 @@ var noHangupWatch atomic.Bool
 
 // hangupWatch returns the server's hangup watch, made on first use; nil
 // when there is none.
-func (s *leanServer) hangupWatch() *hangupWatch {
+func (s *leanServer) hangupWatch() *hangup.Watch {
 	s.hangupOnce.Do(func() {
 		if noHangupWatch.Load() {
 			return
 		}
-		if w, err := newHangupWatch(); err == nil {
+		if w, err := hangup.New(); err == nil {
 			s.hangup = w
 		}
 	})
@@ -34,7 +37,7 @@ func (s *leanServer) hangupWatch() *hangupWatch {
 // joinHangupWatch puts c in its server's hangup watch, once: false when
 // it is not there (no watch, or it could not join).
 func (c *serverConn) joinHangupWatch() bool {
-	if c.hangupID.Load() != 0 {
+	if c.hangupKey.Load() != 0 {
 		return true
 	}
 	if c.hangupTried || c.srv == nil || c.raw == nil {
@@ -42,15 +45,35 @@ func (c *serverConn) joinHangupWatch() bool {
 	}
 	c.hangupTried = true
 	w := c.srv.hangupWatch()
-	return w != nil && w.add(c) == nil
+	sc, ok := c.nc.(syscall.Conn)
+	if w == nil || !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	c.hangupRC = rc // before Add: the watch's goroutine reads it
+	key, err := w.Add(rc, c.hangup)
+	if err != nil {
+		return false
+	}
+	c.hangupKey.Store(key)
+	return true
 }
 
 // leaveHangupWatch takes c out of its server's hangup watch, if in it, as
 // it closes or (handed) is handed over.
 func (c *serverConn) leaveHangupWatch(handed bool) {
-	if c.hangupID.Load() != 0 {
-		c.srv.hangup.remove(c, handed)
+	key := c.hangupKey.Load()
+	if key == 0 {
+		return
 	}
+	var open syscall.RawConn // a handed connection stays open
+	if handed {
+		open = c.hangupRC
+	}
+	c.srv.hangup.Remove(key, open)
 }
 
 // hangup is the hangup watch's news that the client's end of c closed:
@@ -68,7 +91,7 @@ func (c *serverConn) hangup() {
 // the client sent before closing is not its leaving (it is still read and
 // answered), as with a watcher's read, which would have read it.
 func (r *reqCtx) checkHangup() {
-	if !r.c.peerGone() {
+	if !hangup.PeerGone(r.c.hangupRC) {
 		return
 	}
 	r.mu.Lock()

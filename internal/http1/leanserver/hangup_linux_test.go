@@ -66,7 +66,7 @@ func TestLeanHangupWatchFromRequestStart(t *testing.T) {
 func TestLeanHangupWatchEnds(t *testing.T) {
 	running := func() bool {
 		buf := make([]byte, 1<<20)
-		return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*hangupWatch).run")
+		return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "hangup.(*Watch).run")
 	}
 	testwait.Eventually(t, 10*time.Second, "no hangup watch left by earlier tests", func() bool { return !running() })
 	// Each request waits on its context until its connection joined the

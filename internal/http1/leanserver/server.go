@@ -64,7 +64,7 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, std
 	defer func() {        // once every connection is done
 		srv.hangupOnce.Do(func() {})
 		if srv.hangup != nil {
-			srv.hangup.close()
+			srv.hangup.Close()
 		}
 	}()
 	mu, conns := &srv.mu, srv.conns
@@ -191,12 +191,12 @@ type serverConn struct {
 	watcher  *reqCtx
 	watchRaw *rawconn.Conn
 	watchBuf []byte
-	// hangupID is the connection's key in its server's hangup watch (0:
+	// hangupKey is the connection's key in its server's hangup watch (0:
 	// not in it), hangupRC its socket's access for the watch, hangupTried
 	// set once it was asked to join (see joinHangupWatch); hangupSeen is
 	// set when the watch saw the client's end close, and inFlight is the
 	// request being served, which the watch checks then.
-	hangupID    atomic.Uint64
+	hangupKey   atomic.Uint64
 	hangupRC    syscall.RawConn
 	hangupTried bool
 	hangupSeen  atomic.Bool

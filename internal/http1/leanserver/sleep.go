@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/hangup"
 )
 
 // A handler that waits out a latency on the lean server does it with
@@ -24,7 +26,7 @@ type leanServer struct {
 	stops sync.Map
 	// hangup is the watch of the clients' ends (see hangupWatch), made
 	// once, when a request first waits on its context; nil if none.
-	hangup     *hangupWatch
+	hangup     *hangup.Watch
 	hangupOnce sync.Once
 }
 
