@@ -70,7 +70,7 @@ check_floor() {
   case ${spec%%+*} in relay|relay-raw|epoll) ;; *) bench_bad bench/proxy "$1" "$2: unknown floor mode '${spec%%+*}' (want relay, relay-raw or epoll)" ;; esac
   IFS=+ read -ra opts <<<"$spec"
   for o in "${opts[@]:1}"; do
-    case $o in manager|deadlines|rewrite|stamps|nodefer) ;; *) bench_bad bench/proxy "$1" "$2: unknown floor option '$o' (want manager, deadlines, rewrite, stamps or nodefer)" ;; esac
+    case $o in manager|deadlines|rewrite|stamps|nodefer|watch) ;; *) bench_bad bench/proxy "$1" "$2: unknown floor option '$o' (want manager, deadlines, rewrite, stamps, nodefer or watch)" ;; esac
   done
 }
 KNOWN_PATHS="direct loadlab-serial nginx-1w nginx loadlab-concurrent loadlab-serial-allcores loadlab-churn nginx-noka"
@@ -224,7 +224,7 @@ floor_args() {
   IFS=+ read -ra opts <<<"$spec"
   for o in "${opts[@]:1}"; do
     case $o in # checked at the start
-      manager|deadlines|rewrite|stamps) args+=("-$o") ;;
+      manager|deadlines|rewrite|stamps|watch) args+=("-$o") ;;
       nodefer) args+=(-defer-answer=false) ;;
     esac
   done
@@ -260,9 +260,9 @@ PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
 URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
 # The floor references, the same pool of 64 (bench/proxy/floor), started
 # for the floor paths in PATHS: floor-MODE[+OPTION...], MODE relay,
-# relay-raw or epoll, OPTION manager, deadlines, rewrite, stamps or nodefer
-# (the floor's -manager, -deadlines, -rewrite, -stamps,
-# -defer-answer=false), e.g.
+# relay-raw or epoll, OPTION manager, deadlines, rewrite, stamps, nodefer
+# or watch (the floor's -manager, -deadlines, -rewrite, -stamps,
+# -defer-answer=false, -watch), e.g.
 # floor-relay-raw+manager.
 FLOORS=()
 for n in ${PATHS:-}; do
