@@ -139,7 +139,9 @@ func (r *reqCtx) armLocked() {
 		return
 	}
 	c := r.c
-	if c.hangupKey.Load() != 0 { // the kernel watches the connection
+	// The kernel watches the connection; a keep-alive connection (its
+	// second request on) joins at once: no timer for any of its requests.
+	if c.hangupKey.Load() != 0 || (c.served > 1 && c.joinHangupWatch()) {
 		return
 	}
 	r.armedAt = time.Now()

@@ -10,7 +10,8 @@ import (
 // A request whose handler waits on its context is watched for its client
 // going away once it has run watchDelay. Where the server has a hangup
 // watch (package hangup: Linux's epoll), the connection then joins it,
-// once, and stays in it: from then on each of its requests is
+// once (a connection's second such request joins it at once: a
+// keep-alive connection pays no timer per request), and stays in it: from then on each of its requests is
 // watched from its start, a client that closes is reported by the kernel
 // at once, and a client that stays costs nothing per request (no timer,
 // no goroutine, no read, no system call). Elsewhere, or when the

@@ -162,3 +162,36 @@ func watchedSockets(t *testing.T) int {
 	}
 	return n
 }
+
+// A keep-alive connection joins the hangup watch at its second request
+// that waits on its context, as the handler asks (no watch delay, no
+// timer): the first, answered at once, left it out.
+func TestLeanHangupWatchKeepAliveJoinsAtOnce(t *testing.T) {
+	testwait.Eventually(t, 10*time.Second, "no socket watched by earlier tests", func() bool { return watchedSockets(t) == 0 })
+	in := make(chan int, 2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.Context().Done()
+		in <- watchedSockets(t)
+		_, _ = io.WriteString(w, "ok")
+	})
+	u := startLean(t, Config{}, h)
+	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(c)
+	for i := 0; i < 2; i++ {
+		_, _ = io.WriteString(c, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if first, second := <-in, <-in; first != 0 || second != 1 {
+		t.Fatalf("sockets watched while the first and second requests waited: %d, %d; want 0, 1", first, second)
+	}
+}
