@@ -43,7 +43,8 @@
 #      moment: A/A runs gave 1.000-1.005, where the sequential rounds of
 #      part 1 move by 5-15% on a shared machine. ROUNDS (default 4) rounds
 #      of overhead-seconds (default 5 here) at RATE (default 4000 here)
-#      in all; run it both ways round. Needs taskset (util-linux).
+#      in all; run it both ways round (AB_A=loadlab-binary makes A that
+#      build instead of this checkout's). Needs taskset (util-linux).
 #      AB_BIN=nginx makes B nginx with one worker (the CPU goal's
 #      reference, upstream keep-alive 64, pinned to CPU 1 likewise): the
 #      goal's ratio measured in one attack, request by request alternated,
@@ -69,7 +70,7 @@ check_floor() {
   case ${spec%%+*} in relay|relay-raw|epoll) ;; *) bench_bad bench/proxy "$1" "$2: unknown floor mode '${spec%%+*}' (want relay, relay-raw or epoll)" ;; esac
   IFS=+ read -ra opts <<<"$spec"
   for o in "${opts[@]:1}"; do
-    case $o in manager|deadlines|rewrite|stamps|nodefer) ;; *) bench_bad bench/proxy "$1" "$2: unknown floor option '$o' (want manager, deadlines, rewrite, stamps or nodefer)" ;; esac
+    case $o in manager|deadlines|rewrite|stamps|nodefer|watch) ;; *) bench_bad bench/proxy "$1" "$2: unknown floor option '$o' (want manager, deadlines, rewrite, stamps, nodefer or watch)" ;; esac
   done
 }
 KNOWN_PATHS="direct loadlab-serial nginx-1w nginx loadlab-concurrent loadlab-serial-allcores loadlab-churn nginx-noka"
@@ -99,6 +100,7 @@ if [ "${ONLY:-}" = ab ]; then
   [[ ${AB_BIN:-} != floor-* ]] || check_floor AB_BIN "$AB_BIN"
   [[ ${AB_LATENCY:-0s} =~ ^[0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m)$ ]] || bench_bad bench/proxy AB_LATENCY "want a duration such as 20ms or 0s (got '${AB_LATENCY}')"
   [ "${AB_BIN:-}" = nginx ] || [[ ${AB_BIN:-} == floor-* ]] || [ -x "${AB_BIN:-}" ] || { echo "bench/proxy: ONLY=ab needs AB_BIN, an executable loadlab build, nginx or floor-MODE[+OPTION...] (got '${AB_BIN:-}')" >&2; exit 2; }
+  [ -z "${AB_A:-}" ] || [ -x "$AB_A" ] || bench_bad bench/proxy AB_A "want an executable loadlab build (got '$AB_A')"
   command -v taskset >/dev/null || { echo "bench/proxy: taskset not found (apt-get install -y util-linux)" >&2; exit 2; }
   OVH_DUR=${1:-5}
   ROUNDS=${ROUNDS:-4}
@@ -222,7 +224,7 @@ floor_args() {
   IFS=+ read -ra opts <<<"$spec"
   for o in "${opts[@]:1}"; do
     case $o in # checked at the start
-      manager|deadlines|rewrite|stamps) args+=("-$o") ;;
+      manager|deadlines|rewrite|stamps|watch) args+=("-$o") ;;
       nodefer) args+=(-defer-answer=false) ;;
     esac
   done
@@ -258,9 +260,9 @@ PID[loadlab-serial-allcores]=$!; PIDS+=("$!")
 URL[loadlab-serial-allcores]=$(wait_url "$WORK/proxy-all.out")
 # The floor references, the same pool of 64 (bench/proxy/floor), started
 # for the floor paths in PATHS: floor-MODE[+OPTION...], MODE relay,
-# relay-raw or epoll, OPTION manager, deadlines, rewrite, stamps or nodefer
-# (the floor's -manager, -deadlines, -rewrite, -stamps,
-# -defer-answer=false), e.g.
+# relay-raw or epoll, OPTION manager, deadlines, rewrite, stamps, nodefer
+# or watch (the floor's -manager, -deadlines, -rewrite, -stamps,
+# -defer-answer=false, -watch), e.g.
 # floor-relay-raw+manager.
 FLOORS=()
 for n in ${PATHS:-}; do
@@ -536,7 +538,7 @@ for side in A B; do
     [ -n "${ABPID[B]}" ] || { echo "bench/proxy: nginx's worker not found" >&2; exit 1; }
     continue
   fi
-  bin=$L
+  bin=${AB_A:-$L}
   [ "$side" = B ] && bin=$AB_BIN
   taskset -c 1 "$bin" proxy -config "$WORK/proxy-ab.yaml" -listen 127.0.0.1:0 >"$WORK/ab-$side.out" 2>"$WORK/ab-$side.err" &
   ABPID[$side]=$!
@@ -546,7 +548,7 @@ for side in A B; do
 done
 # utime_stime PID: user and system clock ticks of a process.
 utime_stime() { awk '{print $14, $15}' "/proc/$1/stat"; }
-echo "## Interleaved A/B: A = this checkout, B = $AB_BIN; $ROUNDS rounds of ${OVH_DUR}s at $RATE req/s in all (half to each), origin latency ${AB_LATENCY:-0s}"
+echo "## Interleaved A/B: A = ${AB_A:-this checkout}, B = $AB_BIN; $ROUNDS rounds of ${OVH_DUR}s at $RATE req/s in all (half to each), origin latency ${AB_LATENCY:-0s}"
 TOT=(0 0 0 0)
 for r in $(seq "$ROUNDS"); do
   read -r au0 as0 < <(utime_stime "${ABPID[A]}")

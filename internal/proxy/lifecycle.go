@@ -84,7 +84,11 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		return err
 	}
 	defer p.Close()
-	ln, err := net.Listen("tcp", opts.Listen)
+	// No TCP keep-alive probes on client connections (Go's listener
+	// turns them on, four system calls per accepted connection): an idle
+	// connection ends at the idle timeout, and a client that closes during
+	// a request is seen by the lean server's watch.
+	ln, err := (&net.ListenConfig{KeepAlive: -1}).Listen(context.Background(), "tcp", opts.Listen)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,8 @@ func start(t *testing.T, mode, upstream string) string {
 			raw := strings.HasPrefix(mode, "relay-raw")
 			errc <- runRelay("127.0.0.1:0", upstream, 2, options{raw: raw, deferAnswer: raw,
 				manager: strings.Contains(mode, "+manager"), deadlines: strings.Contains(mode, "+deadlines"),
-				rewrite: strings.Contains(mode, "+rewrite"), stamps: strings.Contains(mode, "+stamps")})
+				rewrite: strings.Contains(mode, "+rewrite"), stamps: strings.Contains(mode, "+stamps"),
+				watch: strings.Contains(mode, "+watch")})
 		}
 	}()
 	select {
@@ -63,7 +64,7 @@ func TestModesRelay(t *testing.T) {
 	}))
 	defer origin.Close()
 	up := strings.TrimPrefix(origin.URL, "http://")
-	for _, mode := range []string{"relay", "relay-raw", "relay+manager+deadlines", "relay-raw+manager+deadlines+rewrite+stamps", "epoll", "epoll+rewrite"} {
+	for _, mode := range []string{"relay", "relay-raw", "relay+manager+deadlines", "relay-raw+manager+deadlines+rewrite+stamps+watch", "epoll", "epoll+rewrite"} {
 		t.Run(mode, func(t *testing.T) {
 			addr := start(t, mode, up)
 			done := make(chan error, 4)
@@ -86,6 +87,43 @@ func TestModesRelay(t *testing.T) {
 				t.Errorf("POST: got %q, %v; want the connection closed unanswered", b, err)
 			}
 		})
+	}
+}
+
+// With -watch a client that leaves while the upstream is slow breaks the
+// upstream exchange off: the origin sees its request cancelled (its
+// connection closed by the floor) rather than answering it 10 s later,
+// and the floor serves the next client.
+func TestWatchBreaksOffExchange(t *testing.T) {
+	arrived, cancelled := make(chan struct{}, 1), make(chan bool, 1)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			arrived <- struct{}{}
+			select {
+			case <-r.Context().Done():
+				cancelled <- true
+				return
+			case <-time.After(10 * time.Second):
+				cancelled <- false
+			}
+		}
+		io.WriteString(w, "answer to "+r.URL.Path)
+	}))
+	defer origin.Close()
+	// No -deadlines: the request timeout would break the exchange off too.
+	addr := start(t, "relay-raw+manager+rewrite+stamps+watch", strings.TrimPrefix(origin.URL, "http://"))
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(nc, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-arrived
+	nc.Close()
+	if !<-cancelled {
+		t.Fatal("the origin answered after the client left: the exchange was not broken off")
+	}
+	if err := client(addr, 0, "answer to /long"); err != nil {
+		t.Fatalf("after: %v", err)
 	}
 }
 

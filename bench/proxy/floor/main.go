@@ -28,7 +28,9 @@
 // (relay-raw: requests read with the kernel's receive time, recvmsg
 // instead of read, as loadlab's lean server reads them),
 // -defer-answer=false (relay-raw writes the answer at once, and the next
-// read starts with an EAGAIN).
+// read starts with an EAGAIN), -watch (a client that leaves during its
+// request breaks the upstream exchange off, noticed as loadlab's lean
+// server notices it: package hangup's epoll set, each client joined once).
 //
 // Anything else (a request with a body, a method other than GET, an
 // answer without a Content-Length, a head larger than the buffer) closes
@@ -67,6 +69,7 @@ func main() {
 	flag.BoolVar(&opts.rewrite, "rewrite", false, "rewrite each request head as loadlab proxy does (Host, hop-by-hop fields, X-Forwarded-For)")
 	flag.BoolVar(&opts.stamps, "stamps", false, "relay-raw: read requests with the kernel's receive time (SO_TIMESTAMPNS, recvmsg), as loadlab's lean server does")
 	flag.BoolVar(&opts.deadlines, "deadlines", false, "relay modes: set the client's read deadlines and the upstream deadline per request")
+	flag.BoolVar(&opts.watch, "watch", false, "relay modes: watch each client's end (an epoll set, as loadlab's lean server) and break the upstream exchange off when it leaves")
 	flag.Parse()
 	if err := checkArgs(*mode, *listen, *upstream, *size, *maxLife); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"net"
+	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/loadlab/loadlab/internal/hangup"
 	"github.com/loadlab/loadlab/internal/rawconn"
 )
 
@@ -51,6 +55,7 @@ type relay struct {
 	pool     chan *conn      // idle connections (no manager)
 	checkout chan chan *conn // to the manager: a reply channel
 	checkin  chan *conn      // to the manager
+	watch    *hangup.Watch   // -watch: the clients' ends
 }
 
 // options are the relay's variants, each adding one piece of the real
@@ -62,6 +67,7 @@ type options struct {
 	deadlines   bool // deadlines per request as the real proxy sets them
 	rewrite     bool // the request head rewritten as the real proxy does
 	stamps      bool // raw: client reads with the kernel's receive time
+	watch       bool // a client that leaves breaks its upstream exchange off
 }
 
 var errAnswer = errors.New("floor: an answer the reference does not relay")
@@ -75,6 +81,7 @@ const (
 
 // runRelay dials the pool, listens and serves until the listener fails.
 func runRelay(listen, upstream string, size int, opts options) error {
+	var err0 error
 	r := &relay{upstream: upstream, opts: opts, pool: make(chan *conn, size)}
 	for range size {
 		u, err := r.dial()
@@ -87,7 +94,12 @@ func runRelay(listen, upstream string, size int, opts options) error {
 		r.checkout, r.checkin = make(chan chan *conn, 1024), make(chan *conn, 1024)
 		go r.manage()
 	}
-	ln, err := net.Listen("tcp", listen)
+	if opts.watch {
+		if r.watch, err0 = hangup.New(); err0 != nil {
+			return err0
+		}
+	}
+	ln, err := (&net.ListenConfig{KeepAlive: -1}).Listen(context.Background(), "tcp", listen)
 	if err != nil {
 		return err
 	}
@@ -172,6 +184,24 @@ func (r *relay) put(u *conn) {
 // request heads (and whatever the client sent after one), out the answer.
 func (r *relay) serve(c *conn) {
 	defer c.nc.Close()
+	// -watch: the upstream connection in use, whose exchange the
+	// client's leaving breaks off (as the proxy's request context does).
+	var inUse atomic.Pointer[conn]
+	if r.watch != nil {
+		rc, err := c.nc.(syscall.Conn).SyscallConn()
+		if err != nil {
+			return
+		}
+		key, err := r.watch.Add(rc, func() {
+			if u := inUse.Load(); u != nil && hangup.PeerGone(rc) {
+				_ = u.nc.SetDeadline(time.Unix(1, 0))
+			}
+		})
+		if err != nil {
+			return
+		}
+		defer r.watch.Remove(key, nil)
+	}
 	in := make([]byte, bufSize)
 	out := make([]byte, bufSize)
 	reply := make(chan *conn, 1)
@@ -211,7 +241,13 @@ func (r *relay) serve(c *conn) {
 			req = rewriteHead(req[:0], head, host, ip)
 			head = req
 		}
+		if r.watch != nil {
+			inUse.Store(u)
+		}
 		last, err := r.exchange(u, head, c, out)
+		if r.watch != nil {
+			inUse.Store(nil)
+		}
 		if err != nil {
 			u.nc.Close() // its state is unknown: a fresh connection replaces it
 			u, err = r.dial()

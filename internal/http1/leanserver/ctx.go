@@ -7,27 +7,32 @@ import (
 )
 
 // watchDelay is how long a request may run, once its handler asked for the
-// context's Done channel (or an AfterFunc), before the connection is
-// watched for the client going away: a client that leaves later is
-// noticed at once, one that leaves sooner at the end of the delay. Most
-// answers (a proxy in front of a fast upstream) are sent before it ends:
-// they then cost a timer, stopped, not a goroutine, a read that waits in
-// the poller and two deadline changes. A stopped timer still wakes the
-// runtime's poller at its time (it stays in the timer heap until then),
-// so the delay bounds how often a busy server wakes for nothing: at 1 ms,
-// up to a thousand times a second, which cost 9-11% of the proxy's CPU at
-// 2,000 requests a second (bench/README.md, proxy); at 10 ms a hundred.
+// context's Done channel (or an AfterFunc), before its client is watched
+// for going away: a client that leaves later is noticed at once, one that
+// leaves sooner at the end of the delay. Most answers (a proxy in front of
+// a fast upstream) are sent before it ends: they then cost a timer,
+// stopped. A stopped timer still wakes the runtime's poller at its time
+// (it stays in the timer heap until then), so the delay bounds how often a
+// busy server wakes for nothing: at 1 ms, up to a thousand times a second,
+// which cost 9-11% of the proxy's CPU at 2,000 requests a second
+// (bench/README.md, proxy); at 10 ms a hundred. When the delay passes the
+// connection joins the server's hangup watch (hangup.go) and needs no
+// delay, timer or watcher for any later request; where it cannot, the
+// request gets a watcher (a goroutine's read, reqCtx.watch).
 const watchDelay = 10 * time.Millisecond
 
 // reqCtx is a lean request's context. It carries the connection's values;
-// its Done channel exists only once asked for (Done). Once a handler waits
-// on it (Done or AfterFunc), watchDelay later, a goroutine reads the connection and cancels the
-// context when the client goes away (EOF or error), as net/http's
-// background read does, but only for handlers that wait on it. As
-// net/http's, that read starts only once the request body has been read
-// to its end (it would take the body's bytes otherwise), and not while the
-// handler waits in Sleep (which reads the connection itself). Bytes it
-// reads (a pipelined request) are kept for the connection.
+// its Done channel exists only once asked for (Done). It is cancelled when
+// the client goes away (its end closed with nothing left to read, or the
+// connection failed), as by net/http's background read, but only for
+// handlers that wait on it: on a connection in the server's hangup watch
+// from the request's start (hangup.go); else, once a handler waits on it
+// (Done or AfterFunc) and watchDelay later, by a goroutine's read of the
+// connection (the watcher). As net/http's, that read starts only once the
+// request body has been read to its end (it would take the body's bytes
+// otherwise), and not while the handler waits in Sleep (which reads the
+// connection itself). Bytes it reads (a pipelined request) are kept for
+// the connection.
 type reqCtx struct {
 	context.Context
 	c *serverConn
@@ -134,6 +139,11 @@ func (r *reqCtx) armLocked() {
 		return
 	}
 	c := r.c
+	// The kernel watches the connection; a keep-alive connection (its
+	// second request on) joins at once: no timer for any of its requests.
+	if c.hangupKey.Load() != 0 || (c.served > 1 && c.joinHangupWatch()) {
+		return
+	}
 	r.armedAt = time.Now()
 	c.watchReq.Store(r)
 	if t := c.watchTimer.Load(); t != nil {
@@ -144,7 +154,8 @@ func (r *reqCtx) armLocked() {
 }
 
 // watchDue runs when the connection's watch timer fires: the watch delay
-// of its request passed. A timer that fired for an earlier request (its
+// of its request passed. The connection joins the hangup watch, or the
+// request gets a watcher. A timer that fired for an earlier request (its
 // stop came too late to stop it) finds a request armed less than
 // watchDelay ago, and waits for the rest of it.
 func (c *serverConn) watchDue() {
@@ -163,6 +174,10 @@ func (c *serverConn) watchDue() {
 		return
 	}
 	r.due = true
+	if c.joinHangupWatch() { // the kernel watches from now on
+		r.mu.Unlock()
+		return
+	}
 	watched := r.dueLocked()
 	r.mu.Unlock()
 	if watched != nil {
@@ -196,6 +211,9 @@ func (r *reqCtx) bodyRead() {
 		r.startLocked()
 	}
 	r.mu.Unlock()
+	if r.c.hangupSeen.Load() { // the client closed after its body
+		r.checkHangup()
+	}
 }
 
 // cancelLocked ends the context: the client went away.
@@ -235,6 +253,7 @@ func (r *reqCtx) watch(watched chan struct{}) {
 // connection's own that finds nothing yet. Else the watcher is broken
 // off, and what it read is given back.
 func (r *reqCtx) stop(handOver bool) {
+	r.c.inFlight.Store(nil)
 	r.mu.Lock()
 	r.ended = true
 	if r.armed && r.c.watchReq.Load() == r {

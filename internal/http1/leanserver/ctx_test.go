@@ -438,3 +438,74 @@ func TestLeanWatcherHandedToNextRequest(t *testing.T) {
 		t.Fatal("the handler of /left was not told its client left")
 	}
 }
+
+// A client that sends its next request during a watched one and then
+// closes its end has not left the first: that one is answered, its
+// context never cancelled, and the next is cancelled (its client closed
+// with nothing more to read). The hangup watch looks at the socket
+// without taking the next request's bytes; a watcher's read takes them
+// for the connection.
+func TestLeanRequestBeforeCloseIsNotLeaving(t *testing.T) {
+	in := make(chan struct{}, 1)
+	got := make(chan string, 2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/first" {
+			in <- struct{}{}
+			select {
+			case <-r.Context().Done():
+				got <- "first cancelled"
+				return
+			case <-time.After(5 * watchDelay):
+			}
+			got <- "first not cancelled"
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			got <- "second cancelled"
+		case <-time.After(10 * time.Second):
+			got <- "second not cancelled"
+		}
+	})
+	u := startLean(t, Config{}, h)
+	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	_, _ = io.WriteString(c, "GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-in
+	_, _ = io.WriteString(c, "GET /second HTTP/1.1\r\nHost: x\r\n\r\n")
+	_ = c.(*net.TCPConn).CloseWrite()
+	if g := <-got; g != "first not cancelled" {
+		t.Fatalf("%s, want the first request answered", g)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("the first answer: %v", err)
+	}
+	resp.Body.Close()
+	if g := <-got; g != "second cancelled" {
+		t.Fatalf("%s, want the second request's context cancelled", g)
+	}
+}
+
+// The watch by a read of the connection (where there is no hangup watch)
+// keeps every guarantee of the watch tests.
+func TestLeanWatchByReads(t *testing.T) {
+	noHangupWatch.Store(true)
+	defer noHangupWatch.Store(false)
+	for name, f := range map[string]func(*testing.T){
+		"BodyIntactWhenDoneAskedFirst":   TestLeanBodyIntactWhenDoneAskedFirst,
+		"ClientGoneCancels":              TestLeanClientGoneCancels,
+		"FastAnswersKeepConnection":      TestLeanFastAnswersKeepConnection,
+		"ClientGoneOnReusedConnection":   TestLeanClientGoneOnReusedConnection,
+		"WatchManyRequests":              TestLeanWatchManyRequests,
+		"WatcherHandedToNextRequest":     TestLeanWatcherHandedToNextRequest,
+		"RequestBeforeCloseIsNotLeaving": TestLeanRequestBeforeCloseIsNotLeaving,
+	} {
+		t.Run(name, f)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/loadlab/loadlab/internal/httpsyntax"
@@ -60,6 +61,12 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config, h http.Handler, std
 	var wg sync.WaitGroup
 	srv := &leanServer{conns: map[*serverConn]struct{}{}, done: make(chan struct{})}
 	defer close(srv.done) // ends the sleep watchers
+	defer func() {        // once every connection is done
+		srv.hangupOnce.Do(func() {})
+		if srv.hangup != nil {
+			srv.hangup.Close()
+		}
+	}()
 	mu, conns := &srv.mu, srv.conns
 	stopped := false
 	go func() {
@@ -184,6 +191,16 @@ type serverConn struct {
 	watcher  *reqCtx
 	watchRaw *rawconn.Conn
 	watchBuf []byte
+	// hangupKey is the connection's key in its server's hangup watch (0:
+	// not in it), hangupRC its socket's access for the watch, hangupTried
+	// set once it was asked to join (see joinHangupWatch); hangupSeen is
+	// set when the watch saw the client's end close, and inFlight is the
+	// request being served, which the watch checks then.
+	hangupKey   atomic.Uint64
+	hangupRC    syscall.RawConn
+	hangupTried bool
+	hangupSeen  atomic.Bool
+	inFlight    atomic.Pointer[reqCtx]
 }
 
 func newServerConn(nc net.Conn, cfg Config, h http.Handler, hand func(net.Conn) bool) *serverConn {
@@ -228,6 +245,7 @@ func (c *serverConn) setIdle(idle bool, d time.Duration) bool {
 func (c *serverConn) serve() {
 	handed := false
 	defer func() {
+		c.leaveHangupWatch(handed)
 		if !handed {
 			_ = c.nc.Close()
 		}
@@ -378,6 +396,12 @@ func (c *serverConn) serveOne(lr *leanReq) (keep bool) {
 	rctx := &x.ctx
 	rctx.Context, rctx.c, rctx.received, rctx.body = c.base, c, received, lr.contentLength > 0
 	body.ctx = rctx
+	// In the hangup watch, a request is watched from its start: a client
+	// that closed since the watch last looked is seen here.
+	c.inFlight.Store(rctx)
+	if c.hangupSeen.Load() {
+		rctx.checkHangup()
+	}
 	if c.respHdr == nil {
 		c.respHdr = make(http.Header, 16)
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/loadlab/loadlab/internal/hangup"
 )
 
 // A handler that waits out a latency on the lean server does it with
@@ -22,6 +24,10 @@ type leanServer struct {
 	done  chan struct{} // closed when the server ended
 	// stops are the stop channels of sleeps that have a watcher.
 	stops sync.Map
+	// hangup is the watch of the clients' ends (see hangupWatch), made
+	// once, when a request first waits on its context; nil if none.
+	hangup     *hangup.Watch
+	hangupOnce sync.Once
 }
 
 // watchStop makes sure that when stop closes, the connections sleeping on
