@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -42,6 +43,15 @@ func TestRewriteNeedsOnlyTheFolder(t *testing.T) {
 	}
 	if err := os.Rename(out, moved); err != nil {
 		t.Fatal(err)
+	}
+	// The archive reads the old summary as the rewrite does: a closed
+	// loop of 4 to 16 users, named by them (users from the plan's copy).
+	db := filepath.Join(dir, "runs.db")
+	if _, errOut, code := runBinary(t, "", "archive", "add", "-db", db, moved); code != 0 {
+		t.Fatalf("archive add: exit %d: %s", code, errOut)
+	}
+	if runs := listJSON(t, db); len(runs) != 1 || !regexp.MustCompile(`-4-16users-`).MatchString(runs[0].Slug) {
+		t.Errorf("the old folder archived as %+v, want one run named by its 4-16 users", runs)
 	}
 	if _, errOut, code := runBinary(t, "", "run", "-rewrite", moved); code != 0 {
 		t.Fatalf("rewrite: exit %d: %s", code, errOut)

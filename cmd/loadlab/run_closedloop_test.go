@@ -56,16 +56,48 @@ const closedOrigin = `{"route": "/*", "stages": [{"at": 0, "status": 200, "laten
 
 // TestRunClosedLoopPlan: a plan step with rate: 0 and workers: N runs N
 // users each sending its next request when the previous one is answered,
-// and the run shows the model's prediction beside the measurement. 4
-// users on 8 workers of a 50 ms origin go through at 4 / 50 ms = 80/s;
-// 16 users are held to the pool's 160/s and wait about one service for a
-// worker (p50 100 ms). Margins are wide (20%): the machine is shared.
+// and the run shows the model's prediction beside the measurement. With
+// an origin answering after S (50 ms), 4 users on 8 workers go through
+// at 4 / S (80/s) at p50 S; 16 users are held to the pool's 8 / S (160/s)
+// and wait about one service for a worker (p50 2 S).
+//
+// The prediction runs in virtual time and is judged at once, and so is a
+// measurement faster than the users and the pool allow (a busy machine
+// only slows them). A slower measurement may be the shared machine: a
+// stall of the proxy or the origin is a visible part of a 50 ms service,
+// less of a 200 ms one. So when the measurement is slower than expected
+// or predicted (margins 20%), the run is made again with the service
+// time, the pool's checkout wait and the steps' length doubled (at most
+// three runs, S up to 200 ms); the test fails when even the last misses,
+// never passes on a run that could not judge.
 func TestRunClosedLoopPlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes and runs 4 s of load")
 	}
+	const attempts = 3
+	for attempt, s := 1, 50*time.Millisecond; ; attempt, s = attempt+1, 2*s {
+		miss := closedLoopSteps(t, s)
+		if t.Failed() || miss == "" {
+			return
+		}
+		if attempt == attempts {
+			t.Fatalf("with a %v service, the last of %d runs: %s", s, attempts, miss)
+		}
+		t.Logf("run %d (service %v) could not judge, the machine stalled: %s", attempt, s, miss)
+	}
+}
+
+// closedLoopSteps runs the two closed-loop steps of TestRunClosedLoopPlan
+// with an origin answering after s, fails the test when the plan did not
+// run N users or the prediction is wrong, and returns how the measurement
+// missed ("" when it agreed with the expected and the predicted figures).
+func closedLoopSteps(t *testing.T, s time.Duration) string {
+	t.Helper()
+	d := 40 * s // 2 s of load per step at 50 ms
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"proxy.yaml": closedProxy, "origin.json": closedOrigin, "plan.yaml": `name: users
+	proxy := strings.Replace(closedProxy, "checkout_timeout: 300ms", fmt.Sprintf("checkout_timeout: %v", 6*s), 1)
+	origin := strings.Replace(closedOrigin, `"latency": "50ms"`, fmt.Sprintf(`"latency": "%v"`, s), 1)
+	writeFiles(t, dir, map[string]string{"proxy.yaml": proxy, "origin.json": origin, "plan.yaml": fmt.Sprintf(`name: users
 components:
   origin: {kind: origin, recipe: origin.json}
   proxy: {kind: proxy, config: proxy.yaml}
@@ -73,32 +105,47 @@ matrix:
   users: [4, 16]
 step_name: "${users} users"
 scenarios:
-  - {name: page, target: "GET ${proxy.url}/page", rate: 0, workers: "${users}", duration: 2s, timeout: 3s}
-`})
+  - {name: page, target: "GET ${proxy.url}/page", rate: 0, workers: "${users}", duration: %v, timeout: 3s}
+`, d)})
 	code, sum, _, stderr := runPlan(t, dir)
 	if code != 0 || len(sum.Steps) != 2 {
 		t.Fatalf("exit %d, %d steps\n%s", code, len(sum.Steps), stderr)
 	}
+	var miss []string
 	for i, want := range []struct {
-		x   float64
-		p50 time.Duration
-	}{{80, 50 * time.Millisecond}, {160, 100 * time.Millisecond}} {
+		users int
+		x     float64
+		p50   time.Duration
+	}{{4, 4 / s.Seconds(), s}, {16, 8 / s.Seconds(), 2 * s}} {
 		st := sum.Steps[i]
 		if st.Model == nil || st.Model.Error != "" || len(st.Model.Scenarios) != 1 || len(st.Scenarios) != 1 {
 			t.Fatalf("step %q: no prediction beside the measurement: %+v", st.Name, st.Model)
 		}
 		pred, got := st.Model.Scenarios[0], st.Scenarios[0]
-		gotX := got.Success * float64(got.Requests) / 2
-		predX := pred.Success * float64(pred.Requests) / 2
+		if got.Users != want.users {
+			t.Errorf("step %q ran %d users, want %d", st.Name, got.Users, want.users)
+		}
+		gotX := got.Success * float64(got.Requests) / d.Seconds()
+		predX := pred.Success * float64(pred.Requests) / d.Seconds()
 		gotP50, predP50 := got.Latency.P50.Seconds(), pred.Latencies.P50.Seconds()
-		t.Logf("%s: measured %.0f/s p50 %.1f ms, predicted %.0f/s p50 %.1f ms", st.Name, gotX, 1000*gotP50, predX, 1000*predP50)
-		if math.Abs(gotX-want.x) > 0.2*want.x || math.Abs(gotP50-want.p50.Seconds()) > 0.2*want.p50.Seconds() || got.Success < 0.99 {
-			t.Errorf("%s: measured %.0f/s at p50 %.1f ms (%.1f%% ok), want about %.0f/s at %v, all ok", st.Name, gotX, 1000*gotP50, 100*got.Success, want.x, want.p50)
+		t.Logf("%s: measured %.0f/s p50 %.1f ms (mean %v, max %v), predicted %.0f/s p50 %.1f ms", st.Name, gotX, 1000*gotP50, got.Latency.Mean.Round(time.Millisecond), got.Latency.Max.Round(time.Millisecond), predX, 1000*predP50)
+		if math.Abs(predX-want.x) > 0.1*want.x || math.Abs(predP50-want.p50.Seconds()) > 0.1*want.p50.Seconds() {
+			t.Errorf("%s: predicted %.0f/s at p50 %.1f ms, want about %.0f/s at %v", st.Name, predX, 1000*predP50, want.x, want.p50)
+		}
+		// A busy machine only slows the loop down: more than N users'
+		// worth of answers, or answers sooner than the origin gives
+		// them, is wrong whatever the load.
+		if gotX > 1.1*want.x || gotP50 < 0.9*want.p50.Seconds() {
+			t.Errorf("%s: measured %.0f/s at p50 %.1f ms, faster than %d users of a %v service can go (%.0f/s at %v)", st.Name, gotX, 1000*gotP50, want.users, s, want.x, want.p50)
+		}
+		if gotX < 0.8*want.x || gotP50 > 1.2*want.p50.Seconds() || got.Success < 0.99 {
+			miss = append(miss, fmt.Sprintf("%s: measured %.0f/s at p50 %.1f ms (%.1f%% ok), want about %.0f/s at %v, all ok", st.Name, gotX, 1000*gotP50, 100*got.Success, want.x, want.p50))
 		}
 		if math.Abs(predX-gotX) > 0.2*gotX || math.Abs(predP50-gotP50) > 0.2*gotP50 {
-			t.Errorf("%s: predicted %.0f/s at p50 %.1f ms, measured %.0f/s at %.1f ms", st.Name, predX, 1000*predP50, gotX, 1000*gotP50)
+			miss = append(miss, fmt.Sprintf("%s: predicted %.0f/s at p50 %.1f ms, measured %.0f/s at %.1f ms", st.Name, predX, 1000*predP50, gotX, 1000*gotP50))
 		}
 	}
+	return strings.Join(miss, "; ")
 }
 
 // TestRunSearchFromTheFittedKnee: a capacity search on a scenario with

@@ -16,6 +16,12 @@ import (
 	"github.com/loadlab/loadlab/internal/results"
 )
 
+// agreeRequests are the requests of each run the tests of agreement
+// write: 10 s at 200/s, five time blocks, more than compare's block
+// bootstrap needs (verdict.MinBlocks); every command reads every block,
+// and under the race detector each costs, so no more.
+const agreeRequests = 2000
+
 // writeRun writes a loadlab stream of n results at 200/s whose generator
 // fell behind now and then (so latencies from the due time and from the
 // send time differ), with a few dropped requests.
@@ -60,8 +66,8 @@ func TestSameStatisticInEveryCommand(t *testing.T) {
 	t.Parallel() // reads and writes only files of its own
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.lll"), filepath.Join(dir, "b.lll")
-	writeRun(t, a, 1, 4000, 1)
-	writeRun(t, b, 2, 4000, 1.1)
+	writeRun(t, a, 1, agreeRequests, 1)
+	writeRun(t, b, 2, agreeRequests, 1.1)
 	p99 := map[string]time.Duration{}
 	for _, basis := range []string{"due", "send"} {
 		t.Run(basis, func(t *testing.T) {
@@ -193,8 +199,8 @@ func TestSameStatisticFromShardFiles(t *testing.T) {
 	t.Parallel() // reads and writes only files of its own
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.lll"), filepath.Join(dir, "b.lll")
-	writeRun(t, a, 1, 4000, 1)
-	writeRun(t, b, 2, 4000, 1.1)
+	writeRun(t, a, 1, agreeRequests, 1)
+	writeRun(t, b, 2, agreeRequests, 1.1)
 	as, bs := splitRun(t, a, 3), splitRun(t, b, 3)
 	for _, basis := range []string{"due", "send"} {
 		t.Run(basis, func(t *testing.T) {
@@ -218,7 +224,7 @@ func TestSameStatisticFromShardFiles(t *testing.T) {
 			ra, na := reportOf(a)
 			rs, ns := reportOf(as...)
 			rb, _ := reportOf(b)
-			if rs != ra || ns != na || na != 4000 {
+			if rs != ra || ns != na || na != agreeRequests {
 				t.Fatalf("report of the shards: p99 %v of %d requests, of the whole file %v of %d", rs, ns, ra, na)
 			}
 
@@ -251,8 +257,8 @@ func TestSameStatisticFromShardFiles(t *testing.T) {
 						row = c
 					}
 				}
-				if row == nil || !strings.Contains(out, " 4000 (3 files), ") {
-					t.Fatalf("compare %v: no p99 row, or not 4000 requests from 3 files, in\n%s", args, out)
+				if row == nil || !strings.Contains(out, fmt.Sprintf(" %d (3 files), ", agreeRequests)) {
+					t.Fatalf("compare %v: no p99 row, or not %d requests from 3 files, in\n%s", args, agreeRequests, out)
 				}
 				for i, want := range []time.Duration{ra, rb} {
 					got, err := time.ParseDuration(row[2+i])

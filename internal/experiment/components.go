@@ -113,6 +113,8 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 		args = append(args, v.Args...)
 		spec.Env = append(append([]string(nil), c.Env...), v.Env...)
 	}
+	var template []string // a command's argv before its address is filled in
+	needAddr := false
 	switch c.Kind {
 	case plan.KindOrigin:
 		recipe, _, _ := c.Files(st)
@@ -150,30 +152,15 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 		for i, a := range argv {
 			argv[i] = strings.ReplaceAll(a, "${loadlab}", f.exe)
 		}
-		needAddr := false
 		for _, a := range argv {
 			needAddr = needAddr || strings.Contains(a, "${addr}") || strings.Contains(a, "${port}")
 		}
-		if needAddr {
-			addr, err := component.FreeAddr()
-			if err != nil {
-				return nil, run, err
-			}
-			_, port, _ := strings.Cut(addr, ":")
-			spec.Addr = addr
-			for i, a := range argv {
-				argv[i] = strings.NewReplacer("${addr}", addr, "${port}", port).Replace(a)
-			}
+		template = argv
+		var err error
+		if spec.Argv, spec.Addr, err = f.commandArgv(c, template, needAddr, urls); err != nil {
+			run.StartError = err.Error()
+			return nil, run, err
 		}
-		for i, a := range argv {
-			e, err := plan.Expand(a, urls, f.plan.Target)
-			if err != nil {
-				run.StartError = err.Error()
-				return nil, run, fmt.Errorf("component %s: %v", c.Name, err)
-			}
-			argv[i] = e
-		}
-		spec.Argv = argv
 	}
 	logName := filepath.Join("components", slug+".log")
 	lf, err := os.Create(filepath.Join(f.out, logName))
@@ -187,13 +174,60 @@ func (f *fleet) start(ctx context.Context, c *plan.Component, st *plan.Step) (*r
 		run.CommandLine = component.CommandLine(append([]string{"loadlab"}, spec.Argv[1:]...))
 	}
 	p, err := component.Start(ctx, spec)
-	if err != nil {
+	// The free port given as ${addr} was free when it was picked; another
+	// process may bind it before the command does. Then the command is
+	// started again on a new one (a bounded number of times).
+	for try := 1; err != nil && needAddr && try < addrTries && strings.Contains(err.Error(), "address already in use"); try++ {
 		lf.Close()
+		if lf, err = os.Create(filepath.Join(f.out, logName)); err != nil {
+			break
+		}
+		spec.Log = lf
+		if spec.Argv, spec.Addr, err = f.commandArgv(c, template, needAddr, urls); err != nil {
+			break
+		}
+		run.CommandLine = component.CommandLine(spec.Argv)
+		p, err = component.Start(ctx, spec)
+	}
+	if err != nil {
+		if lf != nil {
+			lf.Close()
+		}
 		run.StartError = err.Error()
 		return nil, run, err
 	}
 	run.URL, run.PID = p.URL, p.PID
 	return &running{c: c, variant: vname, proc: p, log: lf, argv: spec.Argv, config: run.File}, run, nil
+}
+
+// addrTries is how many addresses a command given ${addr} is started on
+// before its failure to bind one is the step's.
+const addrTries = 3
+
+// commandArgv is a command component's argv from its template: ${addr}
+// and ${port} a free loopback address (when needAddr), then the plan's
+// variables expanded; it returns the argv and the address.
+func (f *fleet) commandArgv(c *plan.Component, template []string, needAddr bool, urls map[string]string) ([]string, string, error) {
+	argv := append([]string(nil), template...)
+	addr := ""
+	if needAddr {
+		var err error
+		if addr, err = component.FreeAddr(); err != nil {
+			return nil, "", err
+		}
+		_, port, _ := strings.Cut(addr, ":")
+		for i, a := range argv {
+			argv[i] = strings.NewReplacer("${addr}", addr, "${port}", port).Replace(a)
+		}
+	}
+	for i, a := range argv {
+		e, err := plan.Expand(a, urls, f.plan.Target)
+		if err != nil {
+			return nil, "", fmt.Errorf("component %s: %v", c.Name, err)
+		}
+		argv[i] = e
+	}
+	return argv, addr, nil
 }
 
 // keep copies a recipe into the run folder's components/ (once per file

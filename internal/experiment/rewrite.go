@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/loadlab/loadlab/internal/badinput"
 	"github.com/loadlab/loadlab/internal/experiment/findings"
@@ -32,8 +31,8 @@ func writeUp(dir string, sum *summary.Summary, pred findings.Predictor) error {
 // recorded the plan's shape gets it from the plan's copy in the folder,
 // read as a record (the files that plan names need not exist anymore,
 // nor be where it says) with the run's -set overrides applied again as the
-// run applied them; so does one written before it recorded a closed loop's
-// users.
+// run applied them. (The users of a closed loop an old summary did not
+// keep come from the same copy, as every reader gets them: summary.Load.)
 func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 	sum, err := summary.Load(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -42,14 +41,10 @@ func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 	if err != nil {
 		return nil, badinput.Field("-rewrite", "%v", err)
 	}
-	if sum.Design == nil || unpacedWithoutUsers(sum) {
-		copyOf := filepath.Join(dir, "plan"+filepath.Ext(sum.Plan))
-		if data, err := os.ReadFile(copyOf); err == nil {
+	if sum.Design == nil {
+		if data, err := os.ReadFile(filepath.Join(dir, sum.PlanCopy())); err == nil {
 			if p, err := plan.ParseRecord(sum.Plan, filepath.Dir(sum.Plan), data, plan.RecordedOverrides(sum.RunArgs)...); err == nil {
-				if sum.Design == nil {
-					sum.Design = Design(p)
-				}
-				closedUsers(sum, p)
+				sum.Design = Design(p)
 			}
 		}
 	}
@@ -58,40 +53,4 @@ func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 		return nil, fmt.Errorf("rewriting %s: %w", dir, err)
 	}
 	return out, nil
-}
-
-// unpacedWithoutUsers reports whether a scenario of the run had no rate
-// and no users recorded: a closed loop run before summary.json kept its
-// users.
-func unpacedWithoutUsers(sum *summary.Summary) bool {
-	for _, st := range sum.Steps {
-		for _, sc := range st.Scenarios {
-			if sc.Users == 0 && strings.TrimSuffix(sc.Rate, "/s") == "0" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// closedUsers fills in the users of the run's closed loops from the plan
-// they ran (its steps by name, their scenarios by name).
-func closedUsers(sum *summary.Summary, p *plan.Plan) {
-	byName := map[string]*plan.Step{}
-	for _, st := range p.Steps {
-		byName[st.Name] = st
-	}
-	for _, st := range sum.Steps {
-		ps := byName[st.Name]
-		if ps == nil {
-			continue
-		}
-		for _, sc := range st.Scenarios {
-			for _, psc := range ps.Scenarios {
-				if psc.Name == sc.Name && sc.Users == 0 {
-					sc.Users = psc.Users()
-				}
-			}
-		}
-	}
 }

@@ -48,7 +48,20 @@ func TestMain(m *testing.M) {
 }
 
 func helper(mode string) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := "127.0.0.1:0"
+	if mode == "addr-taken-once" {
+		// Listens on the address it is given (its last argument), but the
+		// first time it is started (no marker file yet) reports it taken,
+		// as when another process bound the free port first.
+		addr = os.Args[len(os.Args)-1]
+		marker := os.Getenv("LOADLAB_EXPERIMENT_MARKER")
+		if _, err := os.Stat(marker); err != nil {
+			os.WriteFile(marker, nil, 0o644)
+			fmt.Fprintf(os.Stderr, "listen tcp %s: bind: address already in use\n", addr)
+			os.Exit(2)
+		}
+	}
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		os.Exit(1)
 	}
@@ -454,5 +467,39 @@ scenarios:
 		if strings.Contains(w, "fell behind") {
 			t.Errorf("warning blames the generator: %s", w)
 		}
+	}
+}
+
+// TestCommandStartedAgainWhenItsAddressWasTaken: a command given ${addr}
+// is handed a port that was free when it was picked; when another
+// process binds it first, the command fails to listen, and the step is
+// not lost for it: the command is started again on a new address. (The
+// helper stands in for the other process: the first time it is started
+// it reports its address taken.)
+func TestCommandStartedAgainWhenItsAddressWasTaken(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "started-once")
+	src := fmt.Sprintf(`name: test
+components:
+  build:
+    kind: command
+    command: [%q, "-test.run=^$", "${addr}"]
+    env: {LOADLAB_EXPERIMENT_HELPER: addr-taken-once, LOADLAB_EXPERIMENT_MARKER: %q}
+scenarios:
+  - {name: news, target: "GET ${build.url}/news", rate: 20/s, duration: 500ms, timeout: 2s}
+`, os.Args[0], marker)
+	p, err := plan.Parse("plan.yaml", t.TempDir(), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := run(t, context.Background(), p)
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the command was never refused its address: the test proves nothing")
+	}
+	if len(res.Summary.Steps) != 1 || len(res.Summary.Steps[0].Scenarios) != 1 {
+		t.Fatalf("exit %d, steps %+v: the step was lost to a taken address", res.ExitCode, res.Summary.Steps)
+	}
+	sc := res.Summary.Steps[0].Scenarios[0]
+	if res.ExitCode != 0 || sc.Requests == 0 || sc.Success < 1 {
+		t.Errorf("exit %d, %d requests at %.0f%% success: the step was lost to a taken address", res.ExitCode, sc.Requests, 100*sc.Success)
 	}
 }

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -47,8 +46,11 @@ func componentFiles(sum *summary.Summary, c cell) []string {
 // planCopy is the name of the plan's copy in the run folder (plan.yaml,
 // plan.yml, plan.json: the plan's own extension), "" when there is none.
 // The name is plan and an extension: never a path.
-func planCopy(f *folder, sum *summary.Summary) string {
-	name := "plan" + filepath.Ext(sum.Plan)
+func planCopy(f *folder, sum *summary.Summary) string { return copyIn(f, sum.PlanCopy()) }
+
+// copyIn is name when the folder holds a file of that name at its top,
+// "" when it does not (or name is a path).
+func copyIn(f *folder, name string) string {
 	if strings.ContainsAny(name, `/\`) {
 		return ""
 	}

@@ -57,8 +57,19 @@ func runFolder(ctx context.Context, dir string, o Options) ([]*archive.Bundle, [
 	if err != nil {
 		return nil, nil, err
 	}
-	sum := new(summary.Summary)
-	if err := json.Unmarshal(data, sum); err != nil {
+	// An old summary's missing users come from the folder's plan copy,
+	// read as every file here is (summary.Parse, planCopy).
+	sum, err := summary.Parse(data, func(name string) ([]byte, error) {
+		if name = copyIn(f, name); name == "" {
+			return nil, fs.ErrNotExist
+		}
+		ref, err := f.stat(name)
+		if err != nil {
+			return nil, err
+		}
+		return ref.readAll(ctx, MaxPlanBytes)
+	})
+	if err != nil {
 		return nil, nil, badinput.Wrap(ref.path, err)
 	}
 	if len(sum.Steps) == 0 {

@@ -161,17 +161,18 @@ type ThresholdResult struct {
 	Pass      bool   `json:"pass"`
 }
 
-// Load reads dir/summary.json.
+// Load reads dir/summary.json as any version wrote it (Parse), with
+// the folder's copy of its plan for what an old one did not keep.
 func Load(dir string) (*Summary, error) {
 	data, err := os.ReadFile(filepath.Join(dir, File))
 	if err != nil {
 		return nil, err
 	}
-	var s Summary
-	if err := json.Unmarshal(data, &s); err != nil {
+	s, err := Parse(data, func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) })
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, File), err)
 	}
-	return &s, nil
+	return s, nil
 }
 
 // Write writes s as dir/summary.json.
