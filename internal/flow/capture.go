@@ -118,7 +118,17 @@ func (c *Check) pass(ss *session, x *http1.Exchange) bool {
 }
 
 // field is the first answer field named name (Exchange.Fields lines).
-func field(fields []byte, name string) (string, bool) {
+func field(fields []byte, name string) (value string, found bool) {
+	eachField(fields, name, func(v []byte) bool {
+		value, found = string(v), true
+		return false
+	})
+	return value, found
+}
+
+// eachField calls f with the value of every answer field named name
+// (Exchange.Fields: "Name: value" lines), in order, until f returns false.
+func eachField(fields []byte, name string, f func(value []byte) bool) {
 	for len(fields) > 0 {
 		line := fields
 		if i := bytes.IndexByte(fields, '\n'); i >= 0 {
@@ -127,9 +137,8 @@ func field(fields []byte, name string) (string, bool) {
 			fields = nil
 		}
 		k, v, ok := bytes.Cut(line, []byte(": "))
-		if ok && strings.EqualFold(string(k), name) {
-			return string(v), true
+		if ok && strings.EqualFold(string(k), name) && !f(v) {
+			return
 		}
 	}
-	return "", false
 }

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
 	"time"
@@ -12,24 +11,13 @@ import (
 // session (Domain and Path are not matched); Max-Age ≤ 0 or a past Expires
 // removes one.
 func (ss *session) takeCookies(fields []byte) {
-	for len(fields) > 0 {
-		line := fields
-		if i := bytes.IndexByte(fields, '\n'); i >= 0 {
-			line, fields = fields[:i], fields[i+1:]
-		} else {
-			fields = nil
+	eachField(fields, "Set-Cookie", func(v []byte) bool {
+		if c, err := http.ParseSetCookie(string(v)); err == nil {
+			gone := c.MaxAge < 0 || !c.Expires.IsZero() && c.Expires.Before(time.Now())
+			ss.setCookie(c.Name, c.Value, gone)
 		}
-		k, v, ok := bytes.Cut(line, []byte(": "))
-		if !ok || !strings.EqualFold(string(k), "Set-Cookie") {
-			continue
-		}
-		c, err := http.ParseSetCookie(string(v))
-		if err != nil {
-			continue
-		}
-		gone := c.MaxAge < 0 || !c.Expires.IsZero() && c.Expires.Before(time.Now())
-		ss.setCookie(c.Name, c.Value, gone)
-	}
+		return true
+	})
 }
 
 func (ss *session) setCookie(name, value string, gone bool) {
