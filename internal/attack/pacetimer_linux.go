@@ -69,10 +69,10 @@ type timerFile struct {
 
 // rearmBelow is how far an armed expiry may be from the instant a wait
 // wants and still serve it. The precise pacer moves its early wake-up by
-// a microsecond at a time: the timer it armed one wait ahead is then
-// within a microsecond of what the wait wants, and the plan spins
-// through an expiry that came that much early.
-const rearmBelow = 2 * time.Microsecond
+// at most earlyDown at a time: the timer it armed one wait ahead is then
+// within that of what the wait wants, and the plan spins through an
+// expiry that came that much early (rearmBelow ≤ spinBelow).
+const rearmBelow = earlyDown
 
 // newPaceTimer returns nil if the system refuses a timerfd (the pacer then
 // uses a Go timer).
