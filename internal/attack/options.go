@@ -35,12 +35,14 @@ type Options struct {
 	// default, also when empty) or PacerBatched; see pacer_fallback.go.
 	//
 	// The precise pacer wakes up at each request's due time (a Linux
-	// timerfd): it sets the timer a wake-up's latency early (the median it
-	// measured so far, at most 100 µs) and spins to the due time, never
-	// past it, so each request goes out within microseconds of its due
-	// time at any rate. The cost is a wake-up of the generator per
-	// request (and of an idle target). When the generator cannot keep
-	// that up (its CPU saturated, or taken by other processes: the median
+	// timerfd): it sets the timer a wake-up's latency early (the lower
+	// quartile of what it measured so far, at most 100 µs and at most a
+	// quarter of the gap to the next request) and spins to the due time,
+	// never past it, so each request goes out within microseconds of its
+	// due time at any rate. Requests due within 25 µs of each other share
+	// one wake-up, at the last one's due time (pacer_precise.go). The cost
+	// is a wake-up of the generator per request (and of an idle target).
+	// When the generator cannot keep that up (its CPU saturated, or taken by other processes: the median
 	// lag of its requests stays above FallbackLag for FallbackAfter), it
 	// falls back to batching on its own, and says so (Stats.Fallback).
 	//

@@ -19,10 +19,8 @@ func (a *Attacker) pace(start time.Time) {
 	sl := a.sleeper()
 	defer sl.release()
 	precise := sl.precise != nil && a.opts.Pacer != PacerBatched
-	sleep := sl.batched
 	a.mode.Store(modeBatched)
 	if precise {
-		sleep = sl.precise
 		a.mode.Store(modePrecise)
 	}
 	var ew earlyWake
@@ -43,11 +41,17 @@ func (a *Attacker) pace(start time.Time) {
 		due := start.Add(off)
 		switch wait := time.Until(due); {
 		case wait > 0 && precise:
-			if !a.waitPrecise(sleep, &ew, due) {
+			j := i
+			wake, then := microBatch(due, func() (time.Time, bool) {
+				j = next(j + 1)
+				off, _, ok := a.sched.At(j)
+				return start.Add(off), ok
+			})
+			if !a.waitPrecise(sl.precise, &ew, wake, then) {
 				return
 			}
 		case wait > 0:
-			if !a.sleepUntil(sleep, due, wait) {
+			if !a.sleepUntil(sl.batched, due, wait) {
 				return
 			}
 		case a.stopped():
@@ -67,7 +71,7 @@ func (a *Attacker) pace(start time.Time) {
 			fb.At = now.Sub(start)
 			a.fallback.Store(fb)
 			a.mode.Store(modeBatched)
-			precise, sleep = false, sl.batched
+			precise = false
 		}
 	}
 }
@@ -158,12 +162,12 @@ func (a *Attacker) harvestUntilDone() {
 	}
 }
 
-// sleeps are the pacer's two ways to wait: each waits d (> 0) and returns
-// false if the attack was stopped meanwhile; release ends pacing.
+// sleeps are the pacer's two ways to wait: each returns false if the
+// attack was stopped meanwhile; release ends pacing.
 type sleeps struct {
 	// precise always waits on the paceTimer (nil where there is none):
 	// the precise pacer's, with waitPrecise.
-	precise func(time.Duration) bool
+	precise preciseSleep
 	// batched waits a millisecond or more on the paceTimer: Go's timer
 	// would take two wake-ups for it (epoll_wait's millisecond timeout
 	// wakes early, then rounds the rest up to a millisecond, late), the
@@ -201,7 +205,7 @@ func (a *Attacker) sleeper() sleeps {
 		}
 	}()
 	release := func() { close(released); pt.close(); timer.Stop() }
-	s := sleeps{precise: pt.wait, release: release, batched: func(d time.Duration) bool {
+	s := sleeps{precise: pt.sleepUntil, release: release, batched: func(d time.Duration) bool {
 		if d >= time.Millisecond {
 			return pt.wait(d)
 		}

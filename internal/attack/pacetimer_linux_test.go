@@ -95,16 +95,17 @@ func BenchmarkPaceTimerRead(b *testing.B) {
 		b.Skip("no timerfd")
 	}
 	defer pt.close()
+	tf := pt.fds[0]
 	b.Run("raw", func(b *testing.B) {
 		for b.Loop() {
-			if pt.read(uintptr(pt.fd)) {
+			if tf.read(uintptr(tf.fd)) {
 				b.Fatal("an unarmed timerfd was readable")
 			}
 		}
 	})
 	b.Run("unix.Read", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := unix.Read(pt.fd, pt.buf[:]); err != unix.EAGAIN {
+			if _, err := unix.Read(tf.fd, tf.buf[:]); err != unix.EAGAIN {
 				b.Fatalf("read of an unarmed timerfd: %v", err)
 			}
 		}
@@ -130,4 +131,83 @@ func BenchmarkPaceTimerIdle(b *testing.B) {
 	sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
 	b.ReportMetric(float64(late[len(late)/2].Microseconds()), "late-p50-µs")
 	b.ReportMetric(float64(late[len(late)*99/100].Microseconds()), "late-p99-µs")
+}
+
+// TestPaceTimerArmsAhead: waits for instants a steady gap apart, each
+// arming the next (sleepUntil's then), find their timer armed already
+// (only the first arms its own), never end before the instant they
+// return, and return the instant asked for; an instant off the armed one
+// by more than rearmBelow gets its own timer.
+func TestPaceTimerArmsAhead(t *testing.T) {
+	pt := newPaceTimer()
+	if pt == nil {
+		t.Skip("no timerfd")
+	}
+	defer pt.close()
+	const gap = 500 * time.Microsecond
+	at := time.Now().Add(gap)
+	for i := range 100 {
+		then := at.Add(gap)
+		woke, ok := pt.sleepUntil(at, then)
+		if !ok {
+			t.Fatalf("wait %d reported an interrupt", i)
+		}
+		if now := time.Now(); now.Before(woke) {
+			t.Fatalf("wait %d ended %v before the instant it waited for", i, woke.Sub(now))
+		}
+		if d := woke.Sub(at); d > rearmBelow || d < -rearmBelow {
+			t.Fatalf("wait %d waited for %v, %v from the instant asked for", i, woke, d)
+		}
+		at = then
+		if i%2 == 1 { // the pacer's margin moved by a microsecond since it armed then
+			at = at.Add(-time.Microsecond)
+		}
+	}
+	if pt.missed != 1 {
+		t.Errorf("%d of 100 waits armed their own timer; want only the first", pt.missed)
+	}
+	// Not what the last wait armed for it: a timer of its own.
+	woke, ok := pt.sleepUntil(at.Add(10*rearmBelow), time.Time{})
+	if !ok || pt.missed != 2 {
+		t.Fatalf("a wait for another instant: ok %v, %d waits armed their own timer; want 2", ok, pt.missed)
+	}
+	if !woke.Equal(at.Add(10 * rearmBelow)) {
+		t.Errorf("a wait with its own timer waited for %v, not the instant asked for %v", woke, at.Add(10*rearmBelow))
+	}
+}
+
+// BenchmarkPaceTimerArmAhead compares the CPU of a 200 µs pace wait
+// (5,000/s) armed as the pacer goes to sleep with one armed a wait
+// ahead: run with perf stat on one CPU, task-clock per wait, e.g.
+// go test -c -o /tmp/at ./internal/attack && perf stat -e task-clock
+// taskset -c 0 /tmp/at -test.run - -test.bench 'PaceTimerArmAhead/ahead'
+// -test.benchtime 20000x (ns/op is the gap plus the lateness).
+func BenchmarkPaceTimerArmAhead(b *testing.B) {
+	const gap = 200 * time.Microsecond
+	for _, ahead := range []bool{false, true} {
+		name := "asleep"
+		if ahead {
+			name = "ahead"
+		}
+		b.Run(name, func(b *testing.B) {
+			pt := newPaceTimer()
+			if pt == nil {
+				b.Skip("no timerfd")
+			}
+			defer pt.close()
+			at := time.Now().Add(gap)
+			for b.Loop() {
+				var then time.Time
+				if ahead {
+					then = at.Add(gap)
+				}
+				pt.sleepUntil(at, then)
+				at = at.Add(gap)
+				if now := time.Now(); at.Before(now) { // behind: start again from now
+					at = now.Add(gap)
+				}
+			}
+			b.ReportMetric(float64(pt.missed)/float64(b.N), "armed-asleep/op")
+		})
+	}
 }
