@@ -11,6 +11,15 @@
 //
 //	go run ./bench/gate                      # 20 repetitions of 8 builds
 //	go run ./bench/gate -reps 3 -builds 6    # a quick look
+//	go run ./bench/gate -compare             # loadlab compare instead (compare.go)
+//
+// With -compare it measures `loadlab compare` on the same machine and
+// neighbour: identical runs (A/A) compared in sequence and as a duet
+// (`attack -duet`, `compare -duet`), how often a figure is judged
+// different; two origins 5% apart, whether sequential runs beside the
+// neighbour and a duet beside it find the difference; and A/A duets of
+// -long beside the neighbour, whether B/A's interval holds 1.00 and how
+// wide it is.
 //
 // Every request goes to loopback; every attack, origin and neighbour is
 // bounded in time and ended by PID.
@@ -75,6 +84,10 @@ func main() {
 	}
 	self, err := os.Executable()
 	check(err)
+	if *compareMode {
+		benchCompare(bin, dir, self)
+		return
+	}
 	fmt.Printf("machine: %s; %s\n", machine.Describe(), stealLine())
 	fmt.Printf("series: %d builds of %d runs each, +15%% origin from build %d, neighbour (SCHED_FIFO bursts of %v every %v on every core) beside %d unchanged builds, %d req/s for %v per run, %d repetitions\n\n",
 		*builds, *repeat, *changeAt, *burst, *every, *disturbed, *rate, *duration, *reps)
@@ -108,17 +121,13 @@ func main() {
 			for r := 0; r < *repeat; r++ {
 				var n *exec.Cmd
 				if noisy[b] {
-					n = exec.Command("chrt", "-f", "1", self, "-neighbour", "-burst", burst.String(), "-every", every.String(), "-for", (*duration + time.Second).String())
-					check(n.Start())
+					n = startNeighbour(self, *duration+time.Second)
 				}
 				attack := exec.Command(bin, "attack", "-rate", fmt.Sprint(*rate), "-duration", duration.String(),
 					"-archive", db, "-label", fmt.Sprintf("build=%d", b), "-name", "page", "-output", filepath.Join(dir, "last.lll"))
 				attack.Stdin = strings.NewReader("GET http://" + o.addr + "/\n")
 				out, err := attack.CombinedOutput()
-				if n != nil {
-					_ = n.Process.Kill()
-					_ = n.Wait()
-				}
+				stopNeighbour(n)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "gate: attack of build %d: %v\n%s", b, err, out)
 					os.Exit(1)
@@ -296,6 +305,21 @@ func lastLagMS(bin, db string) float64 {
 		return runs[0].LagP99 / 1e6
 	}
 	return l.Runs[0].LagP99 / 1e6
+}
+
+// startNeighbour starts the noisy neighbour for d at real-time priority.
+func startNeighbour(self string, d time.Duration) *exec.Cmd {
+	n := exec.Command("chrt", "-f", "1", self, "-neighbour", "-burst", burst.String(), "-every", every.String(), "-for", d.String())
+	check(n.Start())
+	return n
+}
+
+// stopNeighbour ends a neighbour startNeighbour started (nil: none).
+func stopNeighbour(n *exec.Cmd) {
+	if n != nil {
+		_ = n.Process.Kill()
+		_ = n.Wait()
+	}
 }
 
 // beNeighbour takes every core for burst in each period, until d has passed.
