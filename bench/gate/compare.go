@@ -101,8 +101,8 @@ func (t tally) String() string {
 
 func benchCompare(bin, dir, self string) {
 	fmt.Printf("machine: %s; %s\n", machine.Describe(), stealLine())
-	fmt.Printf("compare: %d A/A pairs of %v at %d req/s a side (sequential, and a duet), neighbour (SCHED_FIFO bursts of %v every %v on every core) beside every other pair's second run and duet; %d pairs of origins 5%% apart and %d A/A duets, %v each, beside the neighbour\n\n",
-		*pairs, *duration, *rate, *burst, *every, *detect, *aaLong, *long)
+	fmt.Printf("compare: %d A/A pairs of %v at %d req/s a side (sequential, and a duet), neighbour (SCHED_FIFO bursts of %v every %v on every core) beside every other pair's second run and duet; %d pairs of origins 5%% apart and %d A/A duets, %v each, beside the neighbour; origins and attacks %s\n\n",
+		*pairs, *duration, *rate, *burst, *every, *detect, *aaLong, *long, priority())
 	a := origin(bin, dir, "a", "10ms", "20ms")
 	a2 := origin(bin, dir, "a2", "10ms", "20ms")
 	slow := origin(bin, dir, "slow", "10.5ms", "21ms")
@@ -219,7 +219,7 @@ func measure(bin, dir, self, name string, o, b *proc, d time.Duration, noisy boo
 	if noisy {
 		n = startNeighbour(self, d+time.Second)
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := measured(bin, args...)
 	cmd.Stdin = strings.NewReader("GET http://" + o.addr + "/\n")
 	msg, err := cmd.CombinedOutput()
 	stopNeighbour(n)
