@@ -10,7 +10,8 @@
 # the second half of the sequential B run and the second half of the duet:
 # a noisy neighbour.
 # Usage: bench/duet/run.sh [seconds]   (default 30; RATE default 200/s)
-# Loopback only; ~2 x D + D seconds of load.
+# Loopback only; ~2 x D + D seconds of load. For rates over many pairs
+# (and a 5% difference, beside a real-time neighbour): go run ./bench/gate -compare.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../args.sh"

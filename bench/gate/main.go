@@ -11,6 +11,15 @@
 //
 //	go run ./bench/gate                      # 20 repetitions of 8 builds
 //	go run ./bench/gate -reps 3 -builds 6    # a quick look
+//	go run ./bench/gate -compare             # loadlab compare instead (compare.go)
+//
+// With -compare it measures `loadlab compare` on the same machine and
+// neighbour: identical runs (A/A) compared in sequence and as a duet
+// (`attack -duet`, `compare -duet`), how often a figure is judged
+// different; two origins 5% apart, whether sequential runs beside the
+// neighbour and a duet beside it find the difference; and A/A duets of
+// -long beside the neighbour, whether B/A's interval holds 1.00 and how
+// wide it is.
 //
 // Every request goes to loopback; every attack, origin and neighbour is
 // bounded in time and ended by PID.
@@ -46,6 +55,8 @@ var (
 	burst     = flag.Duration("burst", 60*time.Millisecond, "the neighbour's burst: every core taken for this long")
 	every     = flag.Duration("every", 250*time.Millisecond, "the neighbour's burst period")
 	keep      = flag.Bool("keep", false, "keep the temporary folder (archives, origins' recipes)")
+	niceness  = flag.Int("nice", 0, "run the origins and attacks at this nice value (-5: ahead of other work at 0; needs the privilege to lower it)")
+	realtime  = flag.Bool("rt", false, "run the origins and attacks at real-time priority (SCHED_RR 1; the neighbour then at SCHED_FIFO 2, above them): on a machine other work keeps busy, the quiet runs are quiet and the disturbance measured is the neighbour's (needs the privilege)")
 
 	neighbour = flag.Bool("neighbour", false, "internal: be the noisy neighbour for -for")
 	neighFor  = flag.Duration("for", 0, "internal: the neighbour's lifetime")
@@ -75,9 +86,13 @@ func main() {
 	}
 	self, err := os.Executable()
 	check(err)
+	if *compareMode {
+		benchCompare(bin, dir, self)
+		return
+	}
 	fmt.Printf("machine: %s; %s\n", machine.Describe(), stealLine())
-	fmt.Printf("series: %d builds of %d runs each, +15%% origin from build %d, neighbour (SCHED_FIFO bursts of %v every %v on every core) beside %d unchanged builds, %d req/s for %v per run, %d repetitions\n\n",
-		*builds, *repeat, *changeAt, *burst, *every, *disturbed, *rate, *duration, *reps)
+	fmt.Printf("series: %d builds of %d runs each, +15%% origin from build %d, neighbour (SCHED_FIFO bursts of %v every %v on every core) beside %d unchanged builds, %d req/s for %v per run, %d repetitions, origins and attacks %s\n\n",
+		*builds, *repeat, *changeAt, *burst, *every, *disturbed, *rate, *duration, *reps, priority())
 
 	before := origin(bin, dir, "before", "10ms", "20ms")
 	after := origin(bin, dir, "after", "11.5ms", "23ms")
@@ -89,6 +104,7 @@ func main() {
 	falseAt := map[string]int{} // metric → repetitions naming an unchanged build
 	var gateRight, gateRuns, gateWrongFail, gateMissed, gateCannot, acceptRight int
 	var lagDisturbed, lagQuiet []float64
+	exits := map[[2]int]int{} // (after the change, exit code) -> count
 	for rep := 1; rep <= *reps; rep++ {
 		rng := rand.New(rand.NewPCG(uint64(rep), 7))
 		noisy := map[int]bool{}
@@ -108,17 +124,13 @@ func main() {
 			for r := 0; r < *repeat; r++ {
 				var n *exec.Cmd
 				if noisy[b] {
-					n = exec.Command("chrt", "-f", "1", self, "-neighbour", "-burst", burst.String(), "-every", every.String(), "-for", (*duration + time.Second).String())
-					check(n.Start())
+					n = startNeighbour(self, *duration+time.Second)
 				}
-				attack := exec.Command(bin, "attack", "-rate", fmt.Sprint(*rate), "-duration", duration.String(),
+				attack := measured(bin, "attack", "-rate", fmt.Sprint(*rate), "-duration", duration.String(),
 					"-archive", db, "-label", fmt.Sprintf("build=%d", b), "-name", "page", "-output", filepath.Join(dir, "last.lll"))
 				attack.Stdin = strings.NewReader("GET http://" + o.addr + "/\n")
 				out, err := attack.CombinedOutput()
-				if n != nil {
-					_ = n.Process.Kill()
-					_ = n.Wait()
-				}
+				stopNeighbour(n)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "gate: attack of build %d: %v\n%s", b, err, out)
 					os.Exit(1)
@@ -144,6 +156,11 @@ func main() {
 			if code == 3 {
 				gateCannot++
 			}
+			side := b2i(b >= *changeAt)
+			if b == 1 {
+				side = 2
+			}
+			exits[[2]int{side, code}]++
 		}
 		line := fmt.Sprintf("rep %2d (neighbour beside %v): gate exits %v;", rep, keys(noisy), gates)
 		for _, m := range metrics {
@@ -174,9 +191,13 @@ func main() {
 	}
 	fmt.Printf("\ngate after each build (-metric p99 -fail-on-regression): right %d of %d; exit 1 on an unchanged newest build %d; change missed (exit 0 or 3) %d; cannot tell (3) %d\n",
 		gateRight, gateRuns, gateWrongFail, gateMissed, gateCannot)
+	for side, name := range []string{"before the change (builds 2 on)", "from the change on", "1 (nothing before it to judge against)"} {
+		fmt.Printf("  newest build %s: exit 0 %d, 1 %d, 3 %d\n", name, exits[[2]int{side, 0}], exits[[2]int{side, 1}], exits[[2]int{side, 3}])
+	}
 	fmt.Printf("archive accept of the change: the gate no longer exits 1 in %d of %d repetitions\n", acceptRight, *reps)
-	fmt.Printf("schedule lag p99 of the runs: beside the neighbour median %.1f ms (max %.1f), quiet median %.1f ms\n",
+	fmt.Printf("schedule lag p99 of the builds' last runs: beside the neighbour median %.1f ms (max %.1f), quiet median %.1f ms\n",
 		median(lagDisturbed), maxOf(lagDisturbed), median(lagQuiet))
+	fmt.Printf("load average at the end %s; %s\n", machine.LoadAvg(), stealLine())
 }
 
 // an origin simulator playing a lognormal latency of the given p50/p99.
@@ -190,7 +211,7 @@ func origin(bin, dir, name, p50, p99 string) *proc {
 	check(os.WriteFile(recipe, fmt.Appendf(nil,
 		`{"route": "/*", "body": "ok", "stages": [{"at": 0, "status": 200, "latency": {"distribution": "lognormal", "p50": %q, "p99": %q}}]}`, p50, p99), 0o644))
 	addr := freeAddr()
-	cmd := exec.Command(bin, "origin", "-recipe", recipe, "-listen", addr)
+	cmd := measured(bin, "origin", "-recipe", recipe, "-listen", addr)
 	cmd.Stderr = os.Stderr
 	check(cmd.Start())
 	for deadline := time.Now().Add(10 * time.Second); ; {
@@ -298,6 +319,47 @@ func lastLagMS(bin, db string) float64 {
 	return l.Runs[0].LagP99 / 1e6
 }
 
+// measured is the command of an origin or attack: at -rt or -nice when set.
+func measured(bin string, args ...string) *exec.Cmd {
+	switch {
+	case *realtime:
+		return exec.Command("chrt", append([]string{"-r", "1", bin}, args...)...)
+	case *niceness != 0:
+		return exec.Command("nice", append([]string{"-n", fmt.Sprint(*niceness), bin}, args...)...)
+	}
+	return exec.Command(bin, args...)
+}
+
+// priority says how the origins and attacks ran.
+func priority() string {
+	switch {
+	case *realtime:
+		return "at real-time priority (SCHED_RR 1, the neighbour above them)"
+	case *niceness != 0:
+		return fmt.Sprintf("at nice %d", *niceness)
+	}
+	return "at normal priority"
+}
+
+// startNeighbour starts the noisy neighbour for d at real-time priority.
+func startNeighbour(self string, d time.Duration) *exec.Cmd {
+	prio := "1"
+	if *realtime {
+		prio = "2" // above the measured processes
+	}
+	n := exec.Command("chrt", "-f", prio, self, "-neighbour", "-burst", burst.String(), "-every", every.String(), "-for", d.String())
+	check(n.Start())
+	return n
+}
+
+// stopNeighbour ends a neighbour startNeighbour started (nil: none).
+func stopNeighbour(n *exec.Cmd) {
+	if n != nil {
+		_ = n.Process.Kill()
+		_ = n.Wait()
+	}
+}
+
 // beNeighbour takes every core for burst in each period, until d has passed.
 // Started under `chrt -f`, its threads run before any normal task.
 func beNeighbour(burst, period, d time.Duration) {
@@ -350,6 +412,14 @@ func keys(m map[int]bool) []int {
 	}
 	sort.Ints(k)
 	return k
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func median(xs []float64) float64 {

@@ -29,6 +29,7 @@ package runblock
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -111,6 +112,54 @@ func (h Health) Judge() (noisy bool, why string) {
 		return true, "the hypervisor stole " + percent(h.Steal) + " of the machine"
 	case known(h.GeneratorSaturated) && h.GeneratorSaturated > NoisySaturated:
 		return true, "the load generator's core was saturated " + percent(h.GeneratorSaturated) + " of the time"
+	}
+	return false, ""
+}
+
+// LatencyP99 is the latency p99 (from due) that Noise was computed
+// against (LagP99 over Noise); 0 when either is unknown.
+func (h Health) LatencyP99() time.Duration {
+	if h.LagP99 <= 0 || h.Noise <= 0 {
+		return 0
+	}
+	return time.Duration(float64(h.LagP99) / h.Noise).Round(time.Microsecond)
+}
+
+// TypicalP99 is the median latency p99 of the runs whose health knows it
+// (Health.LatencyP99): what the runs judged together usually measure,
+// against which JudgeAmong weighs each run's lag. 0 when none knows it.
+func TypicalP99(hs []*Health) time.Duration {
+	var ps []time.Duration
+	for _, h := range hs {
+		if h != nil {
+			if p := h.LatencyP99(); p > 0 {
+				ps = append(ps, p)
+			}
+		}
+	}
+	if len(ps) == 0 {
+		return 0
+	}
+	slices.Sort(ps)
+	if n := len(ps); n%2 == 0 {
+		return (ps[n/2-1] + ps[n/2]) / 2
+	}
+	return ps[len(ps)/2]
+}
+
+// JudgeAmong is Judge for a run judged together with others whose
+// typical latency p99 is typical (TypicalP99; 0: Judge alone). A machine
+// that stalls the target as well as the generator inflates the run's own
+// p99 with the same delays, so that its lag stays a small share of it
+// (18 ms of lag in a p99 of 335 ms, where its peers measured 23 ms): the
+// run is noisy too when its lag p99 is over NoisyLagShare of typical.
+func (h Health) JudgeAmong(typical time.Duration) (noisy bool, why string) {
+	if noisy, why := h.Judge(); noisy {
+		return noisy, why
+	}
+	if typical > 0 && h.LagP99 > 0 && float64(h.LagP99) > NoisyLagShare*float64(typical) {
+		return true, "its own schedule lag p99 (" + h.LagP99.Round(time.Microsecond*100).String() + ") is " +
+			percent(float64(h.LagP99)/float64(typical)) + " of the latency p99 its peers typically measured (" + typical.Round(time.Microsecond*100).String() + ")"
 	}
 	return false, ""
 }

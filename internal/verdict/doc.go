@@ -47,10 +47,20 @@
 //     difference of their figures, so noise that hit both cancels; the
 //     difference gets a Student t interval with the blocks' degrees of
 //     freedom, and the same three outcomes.
-//   - Noisy runs (runblock.Health.Judge: the generator's own lag a visible
-//     share of what it measured, steal, a saturated generator) are named
-//     and left out while each side keeps a clean run; otherwise the
-//     verdict is cannot tell. The text says which and why.
+//   - Noisy runs (runblock.Health.JudgeAmong: the generator's own lag a
+//     visible share of what it measured, steal, a saturated generator)
+//     are named and left out while each side keeps a clean run; otherwise
+//     the verdict is cannot tell. The text says which and why. A run's lag
+//     p99 is weighed against its own latency p99 and against the p99 its
+//     peers typically measured (the median over the runs judged, or over
+//     the whole series: Options.TypicalP99): on a busy runner a stall
+//     often delays the target as much as the generator, so the run's own
+//     p99 grows with its lag and the lag's share of it stays small (18 ms
+//     of lag in a p99 of 335 ms where its peers measured 23 ms). Such runs,
+//     judged on their own share, passed as clean, and one of them in a
+//     series multiplied the tails' run-to-run noise (p99 noise 61% in a
+//     series whose quiet runs agree within 3%): the p50 change was still
+//     named, the p95 and p99 one was not.
 //   - The minimum change may be the replicates' noise floor
 //     (Options.NoiseFloor): the smallest difference two single runs of one
 //     build can show at the confidence level, t·√2·s over the replicates'

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
+
+	"github.com/loadlab/loadlab/internal/runblock"
 )
 
 // binomialDF stands for the degrees of freedom of a binomial variance
@@ -22,7 +25,7 @@ const zPower = 0.8416
 // Judge judges the difference of after against before: each side a group
 // of runs (replicates of one build, or the runs since the last change).
 // Runs whose figure cannot be judged (not finite, or not positive for a
-// relative stat) are left out silently; noisy runs (Health.Judge) are left
+// relative stat) are left out silently; noisy runs (Health.JudgeAmong) are left
 // out while each side keeps a clean run, and named.
 func Judge(before, after []Run, o Options) (Verdict, error) {
 	o = o.withDefaults()
@@ -35,8 +38,9 @@ func Judge(before, after []Run, o Options) (Verdict, error) {
 	// regression, and noisy newer runs only an improvement. Judged with
 	// them kept, a verdict the noise could only have hidden stands.
 	before, after = judgeable(before, o.Stat), judgeable(after, o.Stat)
-	cb, _ := clean(before)
-	ca, _ := clean(after)
+	typical := o.typical(before, after)
+	cb, _ := clean(before, typical)
+	ca, _ := clean(after, typical)
 	if len(before) == 0 || len(after) == 0 || (len(cb) > 0 && len(ca) > 0) || (len(cb) == 0 && len(ca) == 0) {
 		return v, nil
 	}
@@ -59,8 +63,9 @@ func judge(before, after []Run, o Options) (Verdict, error) {
 	v := Verdict{Stat: s, Outcome: CannotTell, Confidence: o.Confidence, Relative: !s.Points(), MinChange: o.MinChange,
 		Noise: math.NaN(), Before: math.NaN(), After: math.NaN(), Change: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	before, after = judgeable(before, s), judgeable(after, s)
-	cb, nb := clean(before)
-	ca, na := clean(after)
+	typical := o.typical(before, after)
+	cb, nb := clean(before, typical)
+	ca, na := clean(after, typical)
 	if o.keepNoisy {
 		cb, ca = before, after
 	}
@@ -252,11 +257,25 @@ func judgeable(rs []Run, s Stat) []Run {
 	return out
 }
 
-// clean splits the runs into those a verdict may rest on and the noisy.
-func clean(rs []Run) (ok []Run, noisy []Excluded) {
+// typical is the latency p99 the runs judged typically measure:
+// Options.TypicalP99, else the median over both sides' runs.
+func (o Options) typical(before, after []Run) time.Duration {
+	if o.TypicalP99 > 0 {
+		return o.TypicalP99
+	}
+	var hs []*runblock.Health
+	for _, r := range append(append([]Run{}, before...), after...) {
+		hs = append(hs, r.Health)
+	}
+	return runblock.TypicalP99(hs)
+}
+
+// clean splits the runs into those a verdict may rest on and the noisy
+// (runblock.Health.JudgeAmong, against the runs' typical latency p99).
+func clean(rs []Run, typical time.Duration) (ok []Run, noisy []Excluded) {
 	for _, r := range rs {
 		if r.Health != nil {
-			if bad, why := r.Health.Judge(); bad {
+			if bad, why := r.Health.JudgeAmong(typical); bad {
 				noisy = append(noisy, Excluded{ID: r.ID, Why: why})
 				continue
 			}

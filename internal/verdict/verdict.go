@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/runblock"
 )
@@ -124,6 +125,11 @@ type Options struct {
 	// their own means joins the residuals of the two groups in the
 	// run-to-run variance.
 	Replicates [][]float64
+	// TypicalP99 is the latency p99 the runs judged typically measure
+	// (runblock.TypicalP99 over a whole series); 0: the median over the
+	// runs of both sides. A run whose schedule lag p99 is over
+	// runblock.NoisyLagShare of it is noisy (runblock.Health.JudgeAmong).
+	TypicalP99 time.Duration
 	// Seed seeds the block bootstrap (mixed with each run's content).
 	Seed uint64
 	// Resamples is the block bootstrap's resamples per run (Resamples

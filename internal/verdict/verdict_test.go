@@ -348,3 +348,31 @@ func TestNoisyOlderSideOnlyHidesRegressions(t *testing.T) {
 		t.Errorf("improvement: %v %+v", err, v)
 	}
 }
+
+// A run the machine stalled as a whole (the target too, not only the
+// generator): its lag is 5% of its own tenfold p99, but half of what its
+// peers measured. It is named and left out, not taken for a slower build;
+// judged on its own share it was clean and made the newer side slower.
+func TestStalledRunLeftOutAgainstPeers(t *testing.T) {
+	calm := func(lag time.Duration, p99 float64) *runblock.Health {
+		h := runblock.LagHealth(0, lag, time.Duration(p99*float64(time.Millisecond)))
+		return &h
+	}
+	before := []Run{{ID: "a", Value: 20, Health: calm(300*time.Microsecond, 20)}, {ID: "b", Value: 20.4, Health: calm(400*time.Microsecond, 20.4)},
+		{ID: "c", Value: 19.8, Health: calm(200*time.Microsecond, 19.8)}}
+	after := []Run{{ID: "d", Value: 20.2, Health: calm(300*time.Microsecond, 20.2)}, {ID: "e", Value: 19.9, Health: calm(500*time.Microsecond, 19.9)},
+		{ID: "stalled", Value: 200, Health: calm(10*time.Millisecond, 200)}}
+	v, err := Judge(before, after, Options{Stat: P99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Outcome == Worse || v.Outcome == Better || len(v.Noisy) != 1 || v.Noisy[0].ID != "stalled" || v.RunsAfter != 2 ||
+		!strings.Contains(v.Text, "left out 1 noisy run: stalled (its own schedule lag p99 (10ms) is 50% of the latency p99 its peers typically measured (20.1ms))") {
+		t.Errorf("%+v", v)
+	}
+	// a typical p99 given for the whole series is the one weighed against
+	v, err = Judge(before, after, Options{Stat: P99, TypicalP99: 200 * time.Millisecond})
+	if err != nil || len(v.Noisy) != 0 || v.Outcome == Same {
+		t.Errorf("typical given: %v %+v", err, v)
+	}
+}

@@ -17,6 +17,8 @@
 // archive keeps them). The answer is worse, better, no change or cannot
 // tell (too few or too noisy runs), the last with how many repeats of the
 // newest build would decide. Runs whose own schedule lag was a visible
-// share of the latency they measured are noisy: named, and left out while
-// clean runs remain.
+// share of the latency they measured, or of the p99 the series' runs
+// typically measured (a runner that stalled the service with the
+// generator inflates the run's own p99 too), are noisy: named, and left
+// out while clean runs remain.
 package trend

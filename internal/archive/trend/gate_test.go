@@ -252,3 +252,37 @@ func TestChangeNeverAtANoisyBuild(t *testing.T) {
 		t.Errorf("the disturbed build: %+v", tr.Points[4])
 	}
 }
+
+// A run the machine stalled as a whole, the target with the generator
+// (3% of its answers 300 ms late, its lag 6 ms): 2% of its own p99, so
+// judged alone it was clean, but a third of the p99 its peers measured.
+// It is named and left out of the change search and of the gate, which
+// judges the newest commit on its clean replicates: no regression.
+func TestGateStalledRunAgainstPeers(t *testing.T) {
+	src := newStore(t)
+	rng := rand.New(rand.NewPCG(25, 1))
+	for c := range 4 {
+		for range 3 - c/3 {
+			src.addLagged(t, rng, map[string]string{"commit": fmt.Sprintf("c%02d", c)}, 8000, 10, 0, 300*time.Microsecond)
+		}
+	}
+	src.addStalled(t, rng, map[string]string{"commit": "c03"}, 8000, 10, 0, 6*time.Millisecond, 0.03, 300*time.Millisecond)
+	stalled := src.ids[len(src.ids)-1]
+	tr, err := Compute(context.Background(), src, Options{Metric: P99, By: "commit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := tr.Points[len(tr.Points)-1]
+	if last.ID != stalled || !strings.Contains(last.Noisy, "of the latency p99 its peers typically measured") || len(tr.Changes) != 0 {
+		t.Fatalf("stalled run %+v; changes %+v", last, tr.Changes)
+	}
+	for _, p := range tr.Points[:len(tr.Points)-1] {
+		if p.Noisy != "" {
+			t.Errorf("quiet run %s noisy: %s", p.ID, p.Noisy)
+		}
+	}
+	g := tr.Gate
+	if g.Regression || g.Verdict.Outcome == verdict.Worse || g.Verdict.RunsAfter != 2 || len(g.Verdict.Noisy) != 1 || g.Verdict.Noisy[0].ID != stalled {
+		t.Fatalf("gate %+v", g)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/loadlab/loadlab/internal/archive"
 	"github.com/loadlab/loadlab/internal/archive/changepoint"
@@ -27,8 +28,11 @@ type judge struct {
 	o      Options
 	points []Point
 	health []*runblock.Health
-	reqs   []uint64
-	groups []group
+	// typical is the latency p99 the series' runs typically measured
+	// (runblock.TypicalP99): each run's lag is weighed against it too.
+	typical time.Duration
+	reqs    []uint64
+	groups  []group
 	// search are the groups the change points are searched among: the
 	// builds with a clean run (all of them when fewer than two are), so
 	// that a change is never placed at a build the machine disturbed.
@@ -53,7 +57,7 @@ func newJudge(ctx context.Context, src Source, o Options, ps []Point, health []*
 // vopt is the verdict's options for the trend's.
 func (j *judge) vopt() verdict.Options {
 	s := verdict.Stat(j.o.Metric)
-	vo := verdict.Options{Stat: s, MinChange: j.o.MinChange, NoiseFloor: j.o.NoiseFloor, Seed: j.o.Seed}
+	vo := verdict.Options{Stat: s, MinChange: j.o.MinChange, NoiseFloor: j.o.NoiseFloor, Seed: j.o.Seed, TypicalP99: j.typical}
 	if s.Points() && vo.MinChange > 0 {
 		vo.MinChange *= 100 // a fraction of the requests, in points
 	}

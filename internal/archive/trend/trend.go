@@ -193,12 +193,16 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 	}
 	for i := range t.Points {
 		ap := byID[t.Points[i].ID]
-		f := &ap.Figures
 		t.Points[i].Health = ap.Health
-		h := healthOf(ap)
-		health, reqs = append(health, h), append(reqs, f.Requests)
+		health, reqs = append(health, healthOf(ap)), append(reqs, ap.Figures.Requests)
+	}
+	// A run's lag is weighed against its own p99 and against the p99 the
+	// series' runs typically measured: a machine that stalled the target
+	// too inflated the run's own p99 with the same delays.
+	typical := runblock.TypicalP99(health)
+	for i, h := range health {
 		if h != nil {
-			if bad, why := h.Judge(); bad {
+			if bad, why := h.JudgeAmong(typical); bad {
 				t.Points[i].Noisy = why
 			}
 		}
@@ -218,6 +222,7 @@ func Compute(ctx context.Context, src Source, o Options) (*Trend, error) {
 		}
 	}
 	j := newJudge(ctx, src, o, t.Points, health, reqs)
+	j.typical = typical
 	xs := j.levels()
 	copt := changepoint.Options{MinChange: -1, Log: o.Metric != Success, Judge: j.judge}
 	t.Method = method(o, j.vopt())
@@ -260,6 +265,6 @@ func method(o Options, vo verdict.Options) string {
 	if o.NoiseFloor {
 		s += " (or the replicates' noise floor)"
 	}
-	s += "; noisy runs (the generator's own schedule lag over 10% of the latency it measured) are left out while clean runs remain (see package verdict)"
+	s += "; noisy runs (the generator's own schedule lag p99 over 10% of the latency p99 it measured, or of the one the series' runs typically measured) are left out while clean runs remain (see package verdict)"
 	return s
 }

@@ -59,10 +59,20 @@ func (s *store) add(t *testing.T, rng *rand.Rand, labels map[string]string, n in
 // addLagged is add with the generator's schedule lag p99 of the run.
 func (s *store) addLagged(t *testing.T, rng *rand.Rand, labels map[string]string, n int, p50ms, fail float64, lag time.Duration) {
 	t.Helper()
+	s.addStalled(t, rng, labels, n, p50ms, fail, lag, 0, 0)
+}
+
+// addStalled is addLagged with a share of the requests answered stall
+// later: a machine that stalled the target too, not only the generator.
+func (s *store) addStalled(t *testing.T, rng *rand.Rand, labels map[string]string, n int, p50ms, fail float64, lag time.Duration, share float64, stall time.Duration) {
+	t.Helper()
 	name := fmt.Sprintf("r%02d", len(s.ids))
 	run := compare.NewRun(name, 0)
 	for range n {
 		d := time.Duration(p50ms * math.Exp(0.3*rng.NormFloat64()) * float64(time.Millisecond))
+		if rng.Float64() < share {
+			d += stall
+		}
 		run.Record(d, rng.Float64() >= fail)
 	}
 	l := run.Latencies()
