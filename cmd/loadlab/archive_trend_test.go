@@ -62,16 +62,17 @@ func trendOf(t *testing.T, args ...string) trendJSON {
 // 10% of the latency p99, steal, a saturated generator), could not be
 // judged and is run again, alone (five tries, then the test fails: the
 // machine was too loaded for it to judge anything).
-func runAndArchive(t *testing.T, maxLag time.Duration, plan string, builds []string, set ...string) (db string, ids []string) {
+func runAndArchive(t *testing.T, maxLag time.Duration, keepNoisy bool, reps int, plan string, builds []string, set ...string) (db string, ids []string) {
 	t.Helper()
 	t.Setenv(asBinaryEnv, "1")
 	dir := t.TempDir()
 	db = filepath.Join(dir, "lab.db")
 	const tries = 5
-	for _, build := range builds {
+	for i := range reps * len(builds) {
+		build, rep := builds[i%len(builds)], i/len(builds)+1
 		var out string
 		for try := 1; ; try++ {
-			out = filepath.Join(dir, fmt.Sprintf("%s-%d", build, try))
+			out = filepath.Join(dir, fmt.Sprintf("%s-%d-%d", build, rep, try))
 			args := []string{"run", "-quiet", "-out", out, "-set", "build=" + build}
 			for _, s := range set {
 				args = append(args, "-set", s)
@@ -80,7 +81,7 @@ func runAndArchive(t *testing.T, maxLag time.Duration, plan string, builds []str
 			if code != 0 && code != 1 { // 1: thresholds crossed, by design of the regression hunt
 				t.Fatalf("run %s of %s: exit %d\n%s%s", build, plan, code, stdout, stderr)
 			}
-			why := disturbed(t, out, maxLag)
+			why := disturbed(t, out, maxLag, keepNoisy)
 			if why == "" {
 				break
 			}
@@ -99,8 +100,9 @@ func runAndArchive(t *testing.T, maxLag time.Duration, plan string, builds []str
 }
 
 // disturbed says which scenario of the run in out has a schedule lag p99
-// over maxLag, or is noisy as the trend judges it; "" when none is.
-func disturbed(t *testing.T, out string, maxLag time.Duration) string {
+// over maxLag, or (unless keepNoisy) is noisy as the trend judges it; ""
+// when none is.
+func disturbed(t *testing.T, out string, maxLag time.Duration, keepNoisy bool) string {
 	t.Helper()
 	sum, err := summary.Load(out)
 	if err != nil {
@@ -115,7 +117,7 @@ func disturbed(t *testing.T, out string, maxLag time.Duration) string {
 			if sc.Health != nil {
 				h.Steal, h.GeneratorSaturated = sc.Health.Steal, sc.Health.GeneratorSaturated
 			}
-			if noisy, why := h.Judge(); noisy || lag > maxLag {
+			if noisy, why := h.Judge(); noisy && !keepNoisy || lag > maxLag {
 				bad = append(bad, fmt.Sprintf("%s lag p99 %v (p99 %v) %s", st.Name, lag, sc.Latency.P99, why))
 			}
 		}
@@ -128,34 +130,48 @@ func disturbed(t *testing.T, out string, maxLag time.Duration) string {
 
 // The regression hunt, answered with no human reading: the six daily
 // builds of examples/004-regression-hunt, run for real (2 s each instead
-// of 8), archived as one run per build, and `trend -by build` names 04 Feb
-// as the change for p95 and mean, with its size and interval. (Each build
+// of 8), three runs a build, archived, and `trend -by build` names 04 Feb
+// as the change for p95 and mean, with its size and interval. (Each run
 // is run on its own, so that one a busy machine disturbed is run again
 // alone; that a run folder of the whole matrix archives as one run per
 // build, labelled by it, is package ingest's TestRunFolderOneRunPerBuild.)
 func TestArchiveTrendRegressionHunt(t *testing.T) {
 	huntBuilds := []string{"2020-01-09", "2020-01-30", "2020-02-03", "2020-02-04", "2020-02-05", "2020-02-17"}
 	if testing.Short() {
-		t.Skip("runs six builds for 2 s each")
+		t.Skip("runs six builds three times for 2 s each")
 	}
 	// Healthy builds answer in about 10 ms (p95 14 ms), regressed ones in
 	// 40 ms (p95 half a second) to seconds: a lateness up to 100 ms at p99
 	// leaves the signal clear; a run the trend would leave out as noisy
 	// (a healthy build's late by a tenth of its p99, 1.5 ms) is made
 	// again.
-	db, ids := runAndArchive(t, 100*time.Millisecond, "../../examples/004-regression-hunt/plan.yaml", huntBuilds, "duration=2s")
-	if len(ids) != 6 {
-		t.Fatalf("archived %v, want one run per build", ids)
+	// Three runs a build (the replicates docs/archive.md's CI recipe
+	// makes), interleaved: one run a build cannot tell this series'
+	// changes from its builds' spread at the change-point step's level
+	// (the faster 30 Jan build and the far slower 17 Feb one leave
+	// Student's t about 5 over 3 against 3 runs, where 0.0001 needs 23).
+	const reps = 3
+	// A run whose own lag is a large share of its p99 is kept: the
+	// trend leaves it out and says so (the 30 Jan build's 4 ms p99 is
+	// within a race-built generator's lag), and judges the builds by the
+	// clean runs; a run late by over 100 ms is made again.
+	db, ids := runAndArchive(t, 100*time.Millisecond, true, reps, "../../examples/004-regression-hunt/plan.yaml", huntBuilds, "duration=2s")
+	if len(ids) != reps*len(huntBuilds) {
+		t.Fatalf("archived %v, want %d runs per build", ids, reps)
 	}
 	for _, metric := range []string{"p95", "mean"} {
 		tr := trendOf(t, "-db", db, "-by", "build", "-metric", metric)
 		var labels []string
 		for _, p := range tr.Points {
-			labels = append(labels, p.Label)
+			if len(labels) == 0 || labels[len(labels)-1] != p.Label {
+				labels = append(labels, p.Label)
+			}
 		}
-		if strings.Join(labels, " ") != strings.Join(huntBuilds, " ") {
-			t.Fatalf("%s: points in the order %v", metric, labels)
+		if strings.Join(labels, " ") != strings.Join(huntBuilds, " ") || len(tr.Points) != len(ids) {
+			t.Fatalf("%s: %d points, builds in the order %v", metric, len(tr.Points), labels)
 		}
+		// The 04 Feb build's runs: the fourth build's replicates.
+		first04 := 3 * reps
 		found := false
 		for _, c := range tr.Changes {
 			if c.Label != "2020-02-04" {
@@ -165,11 +181,11 @@ func TestArchiveTrendRegressionHunt(t *testing.T) {
 			// The builds' recipes: p50 9 ms, p99 15 ms before; p50 40 ms,
 			// p99 1.5 s from 04 Feb. Whatever the machine's load, the
 			// change is several-fold and its interval well above zero.
-			if !c.Worse || c.Change < 2 || c.CI[0] < 1 || c.CI[0] > c.Change || c.CI[1] < c.Change || c.P > 0.01 || c.Before > 60 || c.After < 100 {
+			if !c.Worse || c.Change < 2 || c.CI[0] < 1 || c.CI[0] > c.Change || c.CI[1] < c.Change || c.P > 0.05 || c.Before > 60 || c.After < 100 {
 				t.Errorf("%s: change at 04 Feb %+v", metric, c)
 			}
-			if c.ID != tr.Points[3].ID || !tr.Points[3].Change {
-				t.Errorf("%s: the change names run %s, the 04 Feb point is %+v", metric, c.ID, tr.Points[3])
+			if c.ID != tr.Points[first04].ID || !tr.Points[first04].Change {
+				t.Errorf("%s: the change names run %s, the first 04 Feb point is %+v", metric, c.ID, tr.Points[first04])
 			}
 		}
 		if !found {
@@ -177,12 +193,17 @@ func TestArchiveTrendRegressionHunt(t *testing.T) {
 		}
 	}
 
-	// As a CI gate: the regression of 04 Feb was never accepted, so the
-	// newest build (17 Feb), at its level or worse, still fails the gate,
-	// and the text names the change and how to accept it.
+	// As a CI gate: the newest build (17 Feb) is worse again, against
+	// the level since 05 Feb (the hunt's builds change three times: 04
+	// Feb far slower, 05 Feb a little faster, 17 Feb far slower again;
+	// three runs a build show each), and the regression of 04 Feb was
+	// never accepted: the gate fails and names both.
 	code, stdout, stderr := runCLI(t, nil, "archive", "trend", "-db", db, "-by", "build", "-metric", "p95", "-fail-on-regression")
+	// ids are in the order the runs were made: every build once, then
+	// again; a build's change is named by its first run.
 	if code != 1 || !strings.Contains(stdout, "regression from build 2020-02-04 (run "+ids[3]+")") || !strings.Contains(stdout, "CI") ||
-		!strings.Contains(stdout, "newest: build 2020-02-17 (run "+ids[5]+") is at the level of a regression not accepted since build 2020-02-04") {
+		!strings.Contains(stdout, "regression from build 2020-02-17 (run "+ids[5]+")") ||
+		!strings.Contains(stdout, "newest: build 2020-02-17 (run "+ids[5]+") against the level since build 2020-02-05 (run "+ids[4]+")") {
 		t.Errorf("-fail-on-regression: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "▲") {
@@ -237,7 +258,7 @@ cooldown: 500ms
 	// the origin beside it answer 15% slower at the median, a change the
 	// trend rightly reports; a lateness up to 5 ms at p99 moves no figure
 	// by the 5% it reports.
-	db, ids := runAndArchive(t, 5*time.Millisecond, filepath.Join(dir, "plan.yaml"), runs)
+	db, ids := runAndArchive(t, 5*time.Millisecond, false, 1, filepath.Join(dir, "plan.yaml"), runs)
 	if len(ids) != 6 {
 		t.Fatalf("archived %v, want six runs", ids)
 	}
