@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -195,5 +196,40 @@ func checkFlowReport(t *testing.T, md string) {
 	}
 	if i, j := strings.Index(md, "| login |"), strings.Index(md, "| browse/item |"); i < 0 || j < i {
 		t.Errorf("steps not in the flow's order")
+	}
+}
+
+// A flow attack's results added to the archive keep each step's text
+// report beside the sessions and checks (`loadlab report -by step`), which
+// `archive show` and the run's page print.
+func TestArchiveFlowResultsByStep(t *testing.T) {
+	s, homes := loginSite(t)
+	dir := t.TempDir()
+	writeFlowFiles(t, dir, s.URL, map[string]string{"flow.yaml": loginFlow, "users.csv": "user,password\nann,secret\nmal,wrong\n"})
+	out := filepath.Join(dir, "r.lll")
+	if _, stderr, code := runBinary(t, "", "attack", "-flow", filepath.Join(dir, "flow.yaml"), "-rate", "10/s", "-duration", "400ms", "-output", out); code != 0 {
+		t.Fatalf("attack: exit %d: %s", code, stderr)
+	}
+	if homes.Load() != 2 { // 4 sessions: ann's 2 browse, mal's 2 stop at login
+		t.Fatalf("/home answered %d sessions, want 2", homes.Load())
+	}
+	db := filepath.Join(dir, "runs.db")
+	added, stderr, code := runBinary(t, "", "archive", "add", "-db", db, out)
+	if code != 0 {
+		t.Fatalf("archive add: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(added), "\n")
+	text, stderr, code := runBinary(t, "", "archive", "show", "-db", db, strings.TrimSpace(lines[len(lines)-1]))
+	if code != 0 {
+		t.Fatalf("archive show: exit %d: %s", code, stderr)
+	}
+	text = regexp.MustCompile(` +`).ReplaceAllString(text, " ")
+	for _, want := range []string{"Sessions [started, completed, failed, interrupted, dropped] 4, 2, 2, 0, 0", "\nStep login\n", "\nStep browse/home\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("archive show lacks %q:\n%s", want, text)
+		}
+	}
+	if i := strings.Index(text, "\nStep browse/home\n"); i >= 0 && !strings.Contains(text[i:], "Requests [total, rate, throughput] 2,") {
+		t.Errorf("step home's report is not its 2 requests:\n%s", text[i:])
 	}
 }
