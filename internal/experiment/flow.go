@@ -20,13 +20,8 @@ func (r *runner) countFlow(sr *scenarioRun) {
 	if sc == nil || sc.Flow == "" {
 		return
 	}
-	src, err := results.Open(filepath.Join(r.out, sr.Results))
-	if err != nil {
-		return
-	}
-	defer src.Close()
-	t := report.NewFlowTally(metrics.Options{})
-	if _, _, err := results.ReadAll(src, t, results.KeepBefore); err != nil || !t.Any() {
+	t := tallyFlow(filepath.Join(r.out, sr.Results))
+	if t == nil {
 		return
 	}
 	var order []string
@@ -37,6 +32,40 @@ func (r *runner) countFlow(sr *scenarioRun) {
 	}
 	sr.flow = t
 	sr.Flow = flowSummary(t, order)
+}
+
+// tallyFlow counts the flow results in the stream at path; nil when it
+// cannot be read or holds no flow's results (its header says so before
+// anything is read).
+func tallyFlow(path string) *report.FlowTally {
+	src, err := results.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer src.Close()
+	if src.Meta == nil || src.Meta.Flow == "" {
+		return nil
+	}
+	t := report.NewFlowTally(metrics.Options{})
+	if _, _, err := results.ReadAll(src, t, results.KeepBefore); err != nil || !t.Any() {
+		return nil
+	}
+	return t
+}
+
+// fillFlows counts the flow figures of the run in dir that summary.json
+// lacks (a run written before it kept them), from the results streams;
+// the steps in the order they were first seen.
+func fillFlows(dir string, sum *summary.Summary) {
+	for _, st := range sum.Steps {
+		for _, sc := range st.Scenarios {
+			if sc.Flow == nil && sc.Results != "" {
+				if t := tallyFlow(filepath.Join(dir, sc.Results)); t != nil {
+					sc.Flow = flowSummary(t, nil)
+				}
+			}
+		}
+	}
 }
 
 // flowSummary is the tally as summary.json keeps it, the steps in the

@@ -33,7 +33,8 @@ func writeUp(dir string, sum *summary.Summary, pred findings.Predictor) error {
 // read as a record (the files that plan names need not exist anymore,
 // nor be where it says) with the run's -set overrides applied again as the
 // run applied them; so does one written before it recorded a closed loop's
-// users.
+// users; so does one written before it kept the flows' figures, which
+// are counted from its results streams.
 func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 	sum, err := summary.Load(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -53,6 +54,7 @@ func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 			}
 		}
 	}
+	fillFlows(dir, sum)
 	out := &Outcome{Summary: sum, Report: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html"), ExitCode: sum.ExitCode}
 	if err := writeUp(dir, sum, pred); err != nil {
 		return nil, fmt.Errorf("rewriting %s: %w", dir, err)
