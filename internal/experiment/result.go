@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/loadlab/loadlab/internal/report"
 
 	"github.com/loadlab/loadlab/internal/experiment/plan"
 	"github.com/loadlab/loadlab/internal/experiment/sampler"
@@ -23,6 +24,10 @@ type scenarioRun struct {
 	*summary.ScenarioResult
 	m   *metrics.Metrics
 	lag *runblock.LagMeter // the lag part of its health
+	// flow is a flow scenario's figures counted from its results stream
+	// (countFlow), nil for single requests.
+	flow *report.FlowTally
+	sc   *plan.Scenario // what it ran
 }
 
 // add appends a scenario to the step.

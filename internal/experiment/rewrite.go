@@ -33,6 +33,8 @@ func writeUp(dir string, sum *summary.Summary, pred findings.Predictor) error {
 // nor be where it says) with the run's -set overrides applied again as the
 // run applied them. (The users of a closed loop an old summary did not
 // keep come from the same copy, as every reader gets them: summary.Load.)
+// One written before it kept the flows' figures gets them counted from
+// its results streams.
 func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 	sum, err := summary.Load(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -48,6 +50,7 @@ func Rewrite(dir string, pred findings.Predictor) (*Outcome, error) {
 			}
 		}
 	}
+	fillFlows(dir, sum)
 	out := &Outcome{Summary: sum, Report: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html"), ExitCode: sum.ExitCode}
 	if err := writeUp(dir, sum, pred); err != nil {
 		return nil, fmt.Errorf("rewriting %s: %w", dir, err)

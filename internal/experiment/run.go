@@ -175,10 +175,10 @@ func (r *runner) evaluate(sum *summary.Summary, runs []*stepRun, judged func(*st
 		}
 		for _, sc := range st.scenarios {
 			for _, th := range r.plan.Thresholds {
-				if !th.Applies(sc.Name) {
+				if !sc.judges(th) {
 					continue
 				}
-				v, pass, ok := th.Check(sc.m)
+				v, pass, ok := th.Check(sc.values(th))
 				tr := summary.ThresholdResult{Threshold: th.Source, Step: st.Name, Scenario: sc.Name, Pass: pass && ok, Measured: "no data"}
 				if ok {
 					tr.Measured = th.Format(v)

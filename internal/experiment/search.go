@@ -236,10 +236,10 @@ func (s *searcher) probeStep(tmpl *plan.Step, rate float64, confirm bool) (*plan
 func (s *searcher) judge(res *stepRun) (bool, string) {
 	for _, th := range s.slo {
 		for _, sc := range res.scenarios {
-			if !th.Applies(sc.Name) {
+			if !sc.judges(th) {
 				continue
 			}
-			v, pass, ok := th.Check(sc.m)
+			v, pass, ok := th.Check(sc.values(th))
 			if !ok || !pass {
 				measured := "no data"
 				if ok {

@@ -301,7 +301,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 	for _, sc := range st.Scenarios {
 		sr := &scenarioRun{ScenarioResult: &summary.ScenarioResult{Name: sc.Name, Rate: sc.Rate.Text, Users: sc.Users(), Duration: sc.Duration.String(),
 			Results: filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".lll"),
-			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}, m: metrics.New(), lag: &runblock.LagMeter{}}
+			Report:  filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir), sc.Name+".txt")}, m: metrics.New(), lag: &runblock.LagMeter{}, sc: sc}
 		res.add(sr)
 		text, err := r.targetText(sc)
 		if err != nil {
@@ -349,6 +349,7 @@ func (r *runner) attackAll(ctx context.Context, st *plan.Step, dir string, res *
 	var parts []runblock.Health
 	for _, sr := range res.scenarios {
 		r.finishScenario(sr)
+		r.countFlow(sr)
 		h := attackrun.WithPacer(sr.lag.Health().WithMachine(out.Machine), stats[sr])
 		sr.Health = &h
 		parts = append(parts, h)

@@ -195,7 +195,7 @@ func SearchKnee(in Input, scenario string, ths []threshold.Threshold, o KneeOpti
 // latencyThreshold is the first of ths that bounds scenario's latency, or "".
 func latencyThreshold(ths []threshold.Threshold, scenario string) string {
 	for _, t := range ths {
-		if t.Unit == threshold.Seconds && t.Applies(scenario) {
+		if t.Unit == threshold.Seconds && t.Applies(scenario) && !t.Flow() {
 			return t.Source
 		}
 	}
@@ -214,11 +214,12 @@ func LatencyBound(scenario string, light time.Duration, rate float64) (threshold
 }
 
 // Judge checks a prediction against thresholds: whether all hold, and the
-// first that does not.
+// first that does not. A flow's thresholds (a step's, its checks', its
+// sessions') are not judged: flows are not modelled.
 func Judge(p *Prediction, ths []threshold.Threshold) (bool, string) {
 	for _, t := range ths {
 		for _, s := range p.Scenarios {
-			if !t.Applies(s.Name) {
+			if !t.Applies(s.Name) || t.Flow() {
 				continue
 			}
 			if actual, pass, ok := t.Check(s); ok && !pass {

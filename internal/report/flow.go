@@ -29,7 +29,10 @@ type flowStats struct {
 	dropped uint64
 }
 
-type checkCount struct{ passes, fails uint64 }
+type checkCount struct {
+	step, name    string
+	passes, fails uint64
+}
 
 func newFlowStats(o metrics.Options, byStep bool) *flowStats {
 	return &flowStats{opts: o, byStep: byStep, steps: map[string]*metrics.Metrics{}, checks: map[string]*checkCount{}, ends: map[string]uint64{}}
@@ -56,7 +59,7 @@ func (f *flowStats) Add(r *results.Result) {
 			key := st.Name + ": " + name
 			c := f.checks[key]
 			if c == nil {
-				c = &checkCount{}
+				c = &checkCount{step: st.Name, name: name}
 				f.checks[key] = c
 				f.corder = append(f.corder, key)
 			}
@@ -77,8 +80,10 @@ func (f *flowStats) Add(r *results.Result) {
 	}
 }
 
-// sessions are the counts of the sessions' outcomes.
-type sessions struct {
+// FlowSessions are the counts of a flow's sessions' outcomes: started
+// (completed, failed, interrupted) and dropped (never started), failed
+// ones by what stopped them.
+type FlowSessions struct {
 	Started     uint64            `json:"started"`
 	Completed   uint64            `json:"completed"`
 	Failed      uint64            `json:"failed"`
@@ -87,8 +92,8 @@ type sessions struct {
 	FailedBy    map[string]uint64 `json:"failed_by,omitempty"`
 }
 
-func (f *flowStats) sessions() sessions {
-	s := sessions{Completed: f.ends[results.Completed], Interrupted: f.ends[results.Interrupted], Dropped: f.dropped}
+func (f *flowStats) sessions() FlowSessions {
+	s := FlowSessions{Completed: f.ends[results.Completed], Interrupted: f.ends[results.Interrupted], Dropped: f.dropped}
 	for out, n := range f.ends {
 		if what, ok := strings.CutPrefix(out, results.FailedPrefix); ok {
 			if s.FailedBy == nil {
@@ -184,7 +189,7 @@ func (f *flowStats) writeText(w io.Writer) error {
 
 // jsonFlow is the flow's block of the JSON report.
 type jsonFlow struct {
-	Sessions        sessions      `json:"sessions"`
+	Sessions        FlowSessions  `json:"sessions"`
 	SessionDuration jsonLatencies `json:"session_duration"`
 	Checks          []jsonCheck   `json:"checks,omitempty"`
 	ByStep          []jsonStep    `json:"by_flow_step,omitempty"`

@@ -52,6 +52,7 @@ func reportFiles(ctx context.Context, refs []diskRef) (fileReport, error) {
 	cut := newCutter()
 	defer cut.stop()
 	var srcs []*results.Source
+	flows := false // a flow's results: its report adds each step's
 	for _, ref := range refs {
 		rc, err := ref.open(ctx)
 		if err != nil {
@@ -73,6 +74,7 @@ func reportFiles(ctx context.Context, refs []diskRef) (fileReport, error) {
 		}
 		if s.Meta != nil {
 			in.Shard = s.Meta.Shard
+			flows = flows || s.Meta.Flow != ""
 		}
 		if s.Format == results.FormatLoadlab {
 			rep.vegeta = false
@@ -90,7 +92,11 @@ func reportFiles(ctx context.Context, refs []diskRef) (fileReport, error) {
 	}
 	merge := report.NewMerge(inputs...)
 	var buf bytes.Buffer
-	m, err := report.Run(&buf, merge, report.Options{Kind: report.KindText, Metrics: metrics.Options{Owned: owned}})
+	o := report.Options{Kind: report.KindText, Metrics: metrics.Options{Owned: owned}}
+	if flows {
+		o.By = "step" // a flow's text report adds each step's, as `loadlab report -by step` prints them
+	}
+	m, err := report.Run(&buf, merge, o)
 	if err != nil {
 		return rep, err
 	}

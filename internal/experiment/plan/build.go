@@ -25,9 +25,10 @@ type builder struct {
 	file, dir string
 	raw       *rawPlan
 	plan      *Plan
-	vars      map[string]string // plan-level vars
-	set       []Override        // -set overrides, in the order given
-	record    bool              // a run folder's copy: the files it names are not opened (ParseRecord)
+	vars      map[string]string     // plan-level vars
+	set       []Override            // -set overrides, in the order given
+	record    bool                  // a run folder's copy: the files it names are not opened (ParseRecord)
+	flows     map[string]*flowNames // flow scenarios' step and check names, by scenario name
 }
 
 var (
@@ -392,8 +393,14 @@ func (b *builder) thresholds() error {
 		if err != nil {
 			return at(s.Line, "thresholds: %v", err)
 		}
+		if t.Scenario != "" && t.Step == "" && !names[t.Scenario] && (b.record || b.flowStep(t.Scenario)) {
+			t.Scenario, t.Step = "", t.Scenario // a flow step's name
+		}
 		if t.Scenario != "" && !names[t.Scenario] {
-			return at(s.Line, "thresholds: no scenario named %q", t.Scenario)
+			return at(s.Line, "thresholds: no scenario or flow step named %q", t.Scenario)
+		}
+		if err := b.checkFlowThreshold(t); err != nil {
+			return at(s.Line, "thresholds: %q: %v", t.Source, err)
 		}
 		b.plan.Thresholds = append(b.plan.Thresholds, t)
 	}

@@ -161,7 +161,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown reference", base + strings.Replace(scen, "${origin.url}", "${proxy.url}", 1), 7, `unknown reference ${proxy.url}`},
 		{"unknown variant", base + "matrix:\n  origin: [slow]\n" + scen, 0, `component "origin" has no variant "slow"`},
 		{"bad threshold", base + scen + "thresholds: [\"p99 < soon\"]\n", 10, `want a duration`},
-		{"threshold scenario", base + scen + "thresholds: [\"b: p99 < 1s\"]\n", 10, `no scenario named "b"`},
+		{"threshold scenario", base + scen + "thresholds: [\"b: p99 < 1s\"]\n", 10, `no scenario or flow step named "b"`},
 		{"syntax error", base + "scenarios: [\n", 5, ``},
 		{"no target", base + "scenarios:\n  - {rate: 1, duration: 1s}\n", 6, "exactly one of target"},
 		{"no components", "scenarios:\n  - {target: GET http://127.0.0.1:1/, rate: 1, duration: 1s}\n", 1, "no components and has no target"},

@@ -70,8 +70,12 @@ func (b *builder) checkFlow(sc *Scenario, line int) error {
 	if err != nil {
 		return at(line, "flow: %v", err)
 	}
-	_, err = flow.Parse(sc.Flow, []byte(b.standIns(string(data))))
-	return err
+	f, err := flow.Parse(sc.Flow, []byte(b.standIns(string(data))))
+	if err != nil {
+		return err
+	}
+	b.noteFlow(sc.Name, f)
+	return nil
 }
 
 // standIns replaces the component references in text with stand-in

@@ -106,6 +106,9 @@ type ScenarioResult struct {
 	Report              string     `json:"report"`                    // text report, relative to the output folder
 	RunError            string     `json:"run_error,omitempty"`
 	Staircase           *Staircase `json:"staircase,omitempty"` // the pool staircase of latency, when there was one
+	// Flow is a flow scenario's sessions, steps and checks (nil for a
+	// scenario of single requests, or before summary.json kept them).
+	Flow *Flow `json:"flow,omitempty"`
 	// Health is what the machine did to the scenario: its lag (from its
 	// results) and the machine's shares while the step ran (package
 	// runblock/probe); nil before summary.json kept it.

@@ -2,12 +2,17 @@
 // "p99 < 1.1s", "success > 99%" or "news: rps >= 0.9", which set the exit
 // code of an experiment so it can gate a CI pipeline.
 //
-// Grammar: [scenario ":"] metric op value
+// Grammar: [scenario ":"] [step ":"] metric op value
 //
 //	metric: p50 p90 p95 p99 p99.9 (any pNN), mean, min, max  (latencies; value a duration)
 //	        success, errors                                   (ratios; value "99%" or 0.99)
 //	        rps (throughput, successful responses per second), requests (count)
+//	        checks, check NAME                                (a flow's checks' pass ratio)
+//	        sessions_failed, sessions_dropped                 (a flow's sessions, as ratios)
 //	op:     <  <=  >  >=  ==
+//
+// A single name before ":" is a scenario's or a flow step's ("login",
+// "browse/search"): the plan tells which (see Threshold.Scenario).
 package threshold
 
 import (
@@ -32,12 +37,14 @@ const (
 
 // Threshold is one parsed criterion.
 type Threshold struct {
-	Source   string  // the text as written
-	Scenario string  // "" applies to every scenario
-	Metric   string  // normalised metric name: p99, mean, success, rps, ...
-	Op       string  // < <= > >= ==
-	Value    float64 // seconds, ratio (0..1) or number
-	Unit     Unit
+	Source    string  // the text as written
+	Scenario  string  // "" applies to every scenario (a lone name: a scenario's or a flow step's)
+	Step      string  // a flow step's figures ("" the scenario's)
+	CheckName string  // metric "check": the check's name
+	Metric    string  // normalised metric name: p99, mean, success, rps, checks, ...
+	Op        string  // < <= > >= ==
+	Value     float64 // seconds, ratio (0..1) or number
+	Unit      Unit
 }
 
 // Values supplies a scenario's measured figures by metric name: latencies in
@@ -50,11 +57,20 @@ type Values interface {
 func Parse(s string) (Threshold, error) {
 	t := Threshold{Source: strings.TrimSpace(s)}
 	rest := t.Source
-	if i := strings.IndexByte(rest, ':'); i >= 0 {
-		t.Scenario = strings.TrimSpace(rest[:i])
+	for n := 0; n < 2; n++ {
+		i := strings.IndexByte(rest, ':')
+		if i < 0 || isCheck(rest) {
+			break
+		}
+		name := strings.TrimSpace(rest[:i])
 		rest = rest[i+1:]
-		if t.Scenario == "" || strings.ContainsAny(t.Scenario, " \t<>=") {
-			return t, fmt.Errorf("threshold %q: the part before ':' must be a scenario name", t.Source)
+		if name == "" || strings.ContainsAny(name, "\t<>=") {
+			return t, fmt.Errorf("threshold %q: the part before ':' must be a scenario or flow step name", t.Source)
+		}
+		if n == 0 {
+			t.Scenario = name
+		} else {
+			t.Step = name
 		}
 	}
 	opAt, opLen := -1, 0
@@ -78,6 +94,13 @@ func Parse(s string) (Threshold, error) {
 		return t, fmt.Errorf("threshold %q: use == for equality", t.Source)
 	}
 	metric := strings.ToLower(strings.TrimSpace(rest[:opAt]))
+	if isCheck(rest[:opAt]) {
+		t.CheckName = strings.TrimSpace(strings.TrimSpace(rest[:opAt])[len("check"):])
+		metric = "check"
+	}
+	if metric == "check" && t.CheckName == "" {
+		return t, fmt.Errorf("threshold %q: check needs a check's name, e.g. \"check status 200 > 99%%\" (or \"checks\" for all of them)", t.Source)
+	}
 	value := strings.TrimSpace(rest[opAt+opLen:])
 	if strings.ContainsAny(value, "<>=") {
 		return t, fmt.Errorf("threshold %q: only one comparison per threshold", t.Source)
@@ -124,8 +147,40 @@ func Parse(s string) (Threshold, error) {
 	return t, nil
 }
 
+// isCheck reports whether s (what follows the names) starts with the
+// metric "check NAME", whose name may hold ':'.
+func isCheck(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.HasPrefix(s, "check ") || strings.HasPrefix(s, "check\t")
+}
+
+// Flow reports whether the threshold is judged on a flow's figures: a
+// step's, its checks' or its sessions'.
+func (t Threshold) Flow() bool {
+	switch t.Metric {
+	case "checks", "check", "sessions_failed", "sessions_dropped":
+		return true
+	}
+	return t.Step != ""
+}
+
+// Key is the name Check asks Values for: Metric, or for the metric
+// "check" "check " and the check's name.
+func (t Threshold) Key() string {
+	if t.Metric == "check" {
+		return "check " + t.CheckName
+	}
+	return t.Metric
+}
+
 func metricUnit(m string) (Unit, string, error) {
 	switch m {
+	case "checks", "checks_ratio":
+		return Ratio, "checks", nil
+	case "check":
+		return Ratio, "check", nil
+	case "sessions_failed", "sessions_dropped":
+		return Ratio, m, nil
 	case "mean", "avg", "min", "max":
 		if m == "avg" {
 			m = "mean"
@@ -152,7 +207,7 @@ func metricUnit(m string) (Unit, string, error) {
 	if m == "" {
 		return 0, "", fmt.Errorf("missing metric before the comparison")
 	}
-	return 0, "", fmt.Errorf("unknown metric %q (known: pNN such as p99, mean, min, max, success, errors, rps, requests)", m)
+	return 0, "", fmt.Errorf("unknown metric %q (known: pNN such as p99, mean, min, max, success, errors, rps, requests, checks, check NAME, sessions_failed, sessions_dropped)", m)
 }
 
 // Applies reports whether the threshold concerns the scenario.
@@ -163,7 +218,7 @@ func (t Threshold) Applies(scenario string) bool {
 // Check evaluates the threshold against v. It returns the measured value and
 // whether the criterion holds; ok is false when v lacks the metric.
 func (t Threshold) Check(v Values) (actual float64, pass, ok bool) {
-	actual, ok = v.Value(t.Metric)
+	actual, ok = v.Value(t.Key())
 	if !ok {
 		return 0, false, false
 	}

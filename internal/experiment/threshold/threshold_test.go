@@ -45,6 +45,35 @@ func TestParseAndCheck(t *testing.T) {
 	}
 }
 
+func TestParseFlow(t *testing.T) {
+	measured := vals{"checks": 0.995, "check login: status 200": 1, "sessions_failed": 0.02, "sessions_dropped": 0, "p99": 0.25}
+	for _, tc := range []struct {
+		src, scenario, step, metric, check string
+		pass                               bool
+	}{
+		{"login: p99 < 300ms", "login", "", "p99", "", true},
+		{"shoppers: browse/search: p99 < 200ms", "shoppers", "browse/search", "p99", "", false},
+		{"GET /home: p99 < 300ms", "GET /home", "", "p99", "", true},
+		{"checks > 99%", "", "", "checks", "", true},
+		{"check login: status 200 > 99%", "", "", "check", "login: status 200", true},
+		{"shoppers: check login: status 200 >= 100%", "shoppers", "", "check", "login: status 200", true},
+		{"sessions_failed < 1%", "", "", "sessions_failed", "", false},
+		{"sessions_dropped < 1%", "", "", "sessions_dropped", "", true},
+	} {
+		th, err := Parse(tc.src)
+		if err != nil {
+			t.Errorf("%q: %v", tc.src, err)
+			continue
+		}
+		if th.Scenario != tc.scenario || th.Step != tc.step || th.Metric != tc.metric || th.CheckName != tc.check || !th.Flow() && tc.metric != "p99" {
+			t.Errorf("%q parsed as %+v", tc.src, th)
+		}
+		if _, pass, ok := th.Check(measured); !ok || pass != tc.pass {
+			t.Errorf("%q: pass=%v ok=%v, want pass=%v", tc.src, pass, ok, tc.pass)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for src, want := range map[string]string{
 		"p99 1s":         "no comparison",
@@ -56,7 +85,8 @@ func TestParseErrors(t *testing.T) {
 		"p99 <":          "missing value",
 		"p99 = 1s":       "use ==",
 		"p99 < 1s < 2s":  "only one comparison",
-		": p99 < 1s":     "scenario name",
+		": p99 < 1s":     "scenario or flow step name",
+		"check > 99%":    "check needs a check's name",
 		"rps > -1":       "non-negative",
 		"p0 < 1s":        "unknown metric",
 	} {

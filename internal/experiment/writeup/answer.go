@@ -28,8 +28,9 @@ func KneeCharts(sum *summary.Summary) []plot.Chart {
 // AnswerSections are report.html's answer-first parts as sections of a
 // page built elsewhere: the answer (the report's lead), the comparison of
 // every configuration and rate (with charts, such as the knee charts and
-// latency distributions, drawn under its tables) and the thresholds'
-// verdicts when the plan has any. They are rendered from the same
+// latency distributions, drawn under its tables), each flow scenario's
+// sessions, steps and checks, and the thresholds' verdicts when the plan
+// has any. They are rendered from the same
 // document blocks as report.md and report.html.
 func AnswerSections(sum *summary.Summary, charts []plot.Chart) []web.Section {
 	var out []web.Section
@@ -38,6 +39,9 @@ func AnswerSections(sum *summary.Summary, charts []plot.Chart) []web.Section {
 	}
 	cmp := comparison(sum)
 	out = append(out, web.Section{Title: cmp.Title, HTML: blocksHTML(cmp.Blocks), Charts: charts})
+	if fl, ok := flowSection(sum); ok {
+		out = append(out, web.Section{Title: fl.Title, HTML: blocksHTML(fl.Blocks)})
+	}
 	if th, ok := thresholdSection(sum); ok {
 		out = append(out, web.Section{Title: th.Title, HTML: blocksHTML(th.Blocks)})
 	}

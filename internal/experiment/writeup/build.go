@@ -20,6 +20,9 @@ type charts struct {
 func build(sum *summary.Summary, f *folder, cs charts) *document {
 	d := &document{Title: sum.Name, Lead: lead(sum)}
 	d.Sections = append(d.Sections, comparison(sum))
+	if s, ok := flowSection(sum); ok {
+		d.Sections = append(d.Sections, s)
+	}
 	if s, ok := modelSection(sum); ok {
 		d.Sections = append(d.Sections, s)
 	}
