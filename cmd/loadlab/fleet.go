@@ -35,8 +35,12 @@ const fleetSSHExamples = `  # Three hosts over ssh, each a third of 30,000 reque
   loadlab fleet ssh -hosts gen1,gen2 -remote /opt/loadlab/bin/loadlab -targets targets.txt \
     -- -rate 10000/s -duration 1m
 
+  # A flow (user journey) instead of targets: each host runs its share of the
+  # sessions; the flow goes with its data rows and bodies inline
+  loadlab fleet ssh -hosts gen1,gen2 -flow journey.yaml -- -rate 100/s -duration 1m
+
 Each host runs loadlab attack -shard i/n -start-at T -shard-host HOST with the
-targets on its stdin; docs/distributed.md has the contract and the clocks to
+targets (or the flow, as -flow -) on its stdin; docs/distributed.md has the contract and the clocks to
 check.`
 
 const fleetK8sExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 minutes, started
@@ -52,7 +56,7 @@ const fleetK8sExamples = `  # Four pods, each a quarter of 40,000 requests/s for
 
 Each pod runs loadlab attack -shard-index $(JOB_COMPLETION_INDEX) -shards N
 -start-at T (through loadlab fleet pod, which then holds its results until
-loadlab fleet collect has taken them) with the targets from a ConfigMap;
+loadlab fleet collect has taken them) with the targets (or -flow) from a ConfigMap;
 docs/distributed.md has the contract and the clocks to check.`
 
 // fleetUsage is `loadlab fleet -help`: both engines, then where each

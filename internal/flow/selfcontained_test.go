@@ -38,9 +38,9 @@ steps:
 func TestSelfContainedRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"shop.yaml":  scFlow,
-		"users.csv":  "user,pin,flag\nann,007,true\n\"b, en\",\"\",\"x: y\"\n'q,\"#not a comment\",null\n",
-		"login.json": "{\"user\":\"{{user}}\",\n  \"pin\":\"{{pin}}\"}\n\n",
+		"shop.yaml":   scFlow,
+		"users.csv":   "user,pin,flag\nann,007,true\n\"b, en\",\"\",\"x: y\"\n'q,\"#not a comment\",null\n",
+		"login.json":  "{\"user\":\"{{user}}\",\n  \"pin\":\"{{pin}}\"}\n\n",
 		"sub/raw.txt": "  leading spaces\ttab\nno final newline",
 	}
 	for name, body := range files {
