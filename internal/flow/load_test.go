@@ -106,6 +106,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(journey))
 	f.Add([]byte("steps:\n  - loop: {count: 2}\n    steps:\n      - request: {url: \"http://h/{{loop.index}}\"}\n"))
 	f.Add([]byte("steps:\n  - think: {exponential: 1s}\n  - group: g\n    steps: [{request: {url: http://h/}, check: [{json: $.a, exists: false}]}]\n"))
+	f.Add([]byte("data:\n  - {user: ann, pin: \"007\"}\n  - {pin: 1, user: ben}\nsteps:\n  - request: {url: \"http://h/{{user}}\", method: POST, body: \"{{pin}}\"}\n"))
 	dir := f.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "users.csv"), []byte("user,password\nann,x\n"), 0o644); err != nil {
 		f.Fatal(err)
