@@ -280,7 +280,7 @@ func checkAttackFlags(args []string) error {
 
 func attackMain(ctx context.Context, f *attackFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var sched *schedule.Schedule
-	fl, err := f.flow.load()
+	fl, err := f.flow.load(stdin)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"io"
+	"strings"
 
 	"github.com/loadlab/loadlab/internal/attack"
 	"github.com/loadlab/loadlab/internal/badinput"
@@ -17,7 +19,7 @@ type flowFlags struct {
 }
 
 func (f *flowFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.file, "flow", "", "run the user journey of this flow `file` (YAML: requests, captures, checks, think times; docs/flows.md) instead of targets: -rate is then sessions per second, each running the flow once (open model), its requests due one after the other's answer plus think time")
+	fs.StringVar(&f.file, "flow", "", "run the user journey of this flow `file` (- for stdin; YAML: requests, captures, checks, think times; docs/flows.md) instead of targets: -rate is then sessions per second, each running the flow once (open model), its requests due one after the other's answer plus think time")
 	fs.IntVar(&f.users, "users", 0, "with -flow: a closed model of `N` users, each running the flow again as soon as it ends (think times included), instead of sessions arriving at -rate")
 	fs.IntVar(&f.maxSessions, "max-sessions", attack.DefaultMaxWorkers, "with -flow: bound on sessions in flight; a session due while it is reached is recorded as dropped (\"dropped: max-sessions reached\"), never delayed")
 }
@@ -51,11 +53,18 @@ func (f *flowFlags) check(fs *flag.FlagSet) error {
 	return nil
 }
 
-// load reads the flow file (nil without -flow); a bad one is bad input,
-// reported before anything is written.
-func (f *flowFlags) load() (*flow.Flow, error) {
-	if f.file == "" {
+// load reads the flow file (nil without -flow), or stdin for -flow - (or
+// /dev/stdin); a bad one is bad input, reported before anything is
+// written.
+func (f *flowFlags) load(stdin io.Reader) (*flow.Flow, error) {
+	switch f.file {
+	case "":
 		return nil, nil
+	case "-", "/dev/stdin":
+		if stdin == nil {
+			stdin = strings.NewReader("")
+		}
+		return flow.Read("stdin", stdin)
 	}
 	return flow.Load(f.file)
 }

@@ -35,8 +35,12 @@ const fleetSSHExamples = `  # Three hosts over ssh, each a third of 30,000 reque
   loadlab fleet ssh -hosts gen1,gen2 -remote /opt/loadlab/bin/loadlab -targets targets.txt \
     -- -rate 10000/s -duration 1m
 
+  # A flow (user journey) instead of targets: each host runs its share of the
+  # sessions; the flow goes with its data rows and bodies inline
+  loadlab fleet ssh -hosts gen1,gen2 -flow journey.yaml -- -rate 100/s -duration 1m
+
 Each host runs loadlab attack -shard i/n -start-at T -shard-host HOST with the
-targets on its stdin; docs/distributed.md has the contract and the clocks to
+targets (or the flow, as -flow -) on its stdin; docs/distributed.md has the contract and the clocks to
 check.`
 
 const fleetK8sExamples = `  # Four pods, each a quarter of 40,000 requests/s for 5 minutes, started
@@ -52,7 +56,7 @@ const fleetK8sExamples = `  # Four pods, each a quarter of 40,000 requests/s for
 
 Each pod runs loadlab attack -shard-index $(JOB_COMPLETION_INDEX) -shards N
 -start-at T (through loadlab fleet pod, which then holds its results until
-loadlab fleet collect has taken them) with the targets from a ConfigMap;
+loadlab fleet collect has taken them) with the targets (or -flow) from a ConfigMap;
 docs/distributed.md has the contract and the clocks to check.`
 
 // fleetUsage is `loadlab fleet -help`: both engines, then where each
@@ -99,7 +103,8 @@ func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := newFlagSet("fleet", "k8s [flags] -- [attack flags]", fleetK8sExamples, stderr)
 	shards := fs.Int("shards", 0, "`number` of pods, one shard of the schedule each (required)")
 	image := fs.String("image", "", "container `image` with loadlab on its PATH (required)")
-	targets := fs.String("targets", "", "targets `file`, shipped to the pods in a ConfigMap (required)")
+	var input fleetInput
+	input.register(fs, "shipped to the pods in a ConfigMap")
 	pvc := fs.String("pvc", "", "ReadWriteMany persistent volume `claim` the pods write their results to (default: each pod keeps its file until it is collected)")
 	hold := fs.Duration("hold", fleet.DefaultHold, "without -pvc: how long a pod keeps its results for the collector after its attack")
 	apply := fs.Bool("apply", false, "apply the objects with kubectl, stream every pod's results back and print the merged report (default: print the manifest)")
@@ -125,8 +130,6 @@ func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return badinput.Field("-shards", "want 1 or more pods, got %d", *shards)
 	case *image == "":
 		return badinput.Field("-image", "give the container image that holds loadlab")
-	case *targets == "":
-		return badinput.Field("-targets", "give the targets file (the pods get it in a ConfigMap)")
 	}
 	for flag, q := range map[string]string{"-cpu": *cpu, "-memory": *mem} {
 		if q != "" {
@@ -135,23 +138,23 @@ func runFleet(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			}
 		}
 	}
-	data, err := os.ReadFile(*targets)
+	data, isFlow, flowProbe, err := input.read()
 	if err != nil {
-		return badinput.Field("-targets", "%v", err)
+		return err
 	}
 	at, err := parseStartAt(*startAt, time.Now())
 	if err != nil {
 		return err
 	}
 	// The attack's flags are checked now, as the pods would read them.
-	probe := append([]string{"-shard-index", "0", "-shards", fmt.Sprint(*shards), "-output", os.DevNull}, fs.Args()...)
+	probe := append(append([]string{"-shard-index", "0", "-shards", fmt.Sprint(*shards), "-output", os.DevNull}, fs.Args()...), flowProbe...)
 	if err := checkAttackFlags(probe); err != nil {
 		return err
 	}
 	if *hold <= 0 {
 		return badinput.Field("-hold", "want a positive duration, got %s", *hold)
 	}
-	job := fleet.Job{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, StartAt: at, Targets: data,
+	job := fleet.Job{Name: *name, Namespace: *namespace, Image: *image, Shards: *shards, StartAt: at, Targets: data, Flow: isFlow,
 		Args: fs.Args(), PVC: *pvc, Hold: *hold, CPU: *cpu, Memory: *mem, Deadline: *deadline}
 	if !*apply {
 		y, err := job.Render()
@@ -230,7 +233,8 @@ func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	hosts := fs.String("hosts", "", "comma-separated ssh `destinations` ([user@]host), one shard each (required)")
 	sshOpts := fs.String("ssh", "", "extra ssh `options`, e.g. \"-p 2222 -i ~/.ssh/load\"")
 	remote := fs.String("remote", "loadlab", "the loadlab `command` on the hosts")
-	targets := fs.String("targets", "", "targets `file`, sent to every host (required)")
+	var input fleetInput
+	input.register(fs, "sent to every host on its stdin")
 	out := fs.String("out", "", "`folder` for the shard files (default loadlab-fleet-<time>)")
 	startAt := fs.String("start-at", "+10s", "common start `time`: RFC 3339, or +DURATION from when every host has answered")
 	var ths listFlag
@@ -250,22 +254,19 @@ func runFleetSSH(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(hs) == 0 {
 		return badinput.Field("-hosts", "give the hosts to run the shards on, e.g. gen1,gen2")
 	}
-	if *targets == "" {
-		return badinput.Field("-targets", "give the targets file (it is sent to every host)")
-	}
-	data, err := os.ReadFile(*targets)
+	data, isFlow, flowProbe, err := input.read()
 	if err != nil {
-		return badinput.Field("-targets", "%v", err)
+		return err
 	}
 	at, err := parseStartAt(*startAt, time.Now())
 	if err != nil {
 		return err
 	}
-	probe := append([]string{"-shard", fmt.Sprintf("1/%d", len(hs)), "-output", os.DevNull}, fs.Args()...)
+	probe := append(append([]string{"-shard", fmt.Sprintf("1/%d", len(hs)), "-output", os.DevNull}, fs.Args()...), flowProbe...)
 	if err := checkAttackFlags(probe); err != nil {
 		return err
 	}
-	engine := fleet.SSH{Hosts: hs, SSHArgs: strings.Fields(*sshOpts), Remote: *remote, Targets: data, Args: fs.Args(),
+	engine := fleet.SSH{Hosts: hs, SSHArgs: strings.Fields(*sshOpts), Remote: *remote, Targets: data, Flow: isFlow, Args: fs.Args(),
 		StartAt: at, Log: stderr}
 	if err := engine.Preflight(ctx); err != nil {
 		return badinput.Errorf("%v", err)

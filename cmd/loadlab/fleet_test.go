@@ -40,10 +40,25 @@ func TestFleetK8sUpToTheCluster(t *testing.T) {
 	if err := yaml.UnmarshalStrict([]byte(docs[len(docs)-1]), &job); err != nil {
 		t.Fatal(err)
 	}
+	files := runPods(t, &job, dir)
+	code, rep, stderr := runCLI(t, nil, append([]string{"report"}, files...)...)
+	if code != 0 || !strings.Contains(rep, "120, 120, 0 (every scheduled request recorded once)") || !strings.Contains(rep, "local-2.lll") {
+		t.Fatalf("report of the pods' files: exit %d %s\n%s", code, stderr, rep)
+	}
+}
+
+// runPods does what the cluster would with the rendered Job: runs each
+// pod's command (its completion index expanded as the kubelet expands
+// $(JOB_COMPLETION_INDEX), /etc/loadlab and /results mapped to dir, where
+// the test put the ConfigMap's files) and collects each pod's results with
+// `loadlab fleet collect` while the attack writes them; it returns the
+// collected files.
+func runPods(t *testing.T, job *batchv1.Job, dir string) []string {
+	t.Helper()
 	var wg sync.WaitGroup
 	var files []string
 	for i := 0; i < int(*job.Spec.Completions); i++ {
-		cmd := fleet.Command(&job, i)
+		cmd := fleet.Command(job, i)
 		for k, a := range cmd {
 			a = strings.Replace(a, "/etc/loadlab", dir, 1)
 			cmd[k] = strings.Replace(a, "/results", dir, 1)
@@ -72,10 +87,7 @@ func TestFleetK8sUpToTheCluster(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	code, rep, stderr := runCLI(t, nil, append([]string{"report"}, files...)...)
-	if code != 0 || !strings.Contains(rep, "120, 120, 0 (every scheduled request recorded once)") || !strings.Contains(rep, "local-2.lll") {
-		t.Fatalf("report of the pods' files: exit %d %s\n%s", code, stderr, rep)
-	}
+	return files
 }
 
 func TestFleetBadInput(t *testing.T) {

@@ -28,6 +28,7 @@ type Job struct {
 	Shards    int           // pods, one shard each
 	StartAt   time.Time     // the common start instant
 	Targets   []byte        // the targets file, shipped in a ConfigMap
+	Flow      bool          // Targets is a self-contained flow (flow.yaml): the pods run attack -flow
 	Args      []string      // the attack's own flags (-rate, -duration, ...)
 	PVC       string        // ReadWriteMany claim the results go to; "" keeps them in the pod until collected
 	Hold      time.Duration // without PVC: how long a pod keeps its file for the collector after the attack
@@ -42,13 +43,29 @@ const (
 	resultsDir = "/results"
 )
 
+// inputFile is the ConfigMap's key and file name of what the pods read.
+func (j Job) inputFile() string {
+	if j.Flow {
+		return "flow.yaml"
+	}
+	return "targets.txt"
+}
+
+// inputFlag is the attack flag that reads inputFile.
+func (j Job) inputFlag() string {
+	if j.Flow {
+		return "-flow"
+	}
+	return "-targets"
+}
+
 // Objects builds the ConfigMap holding the targets and the Indexed Job.
 func (j Job) Objects() (*corev1.ConfigMap, *batchv1.Job) {
 	meta := func(name string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Name: name, Namespace: j.Namespace, Labels: map[string]string{"app.kubernetes.io/name": "loadlab", "loadlab/attack": j.Name}}
 	}
 	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta(j.Name + "-targets"),
-		Data: map[string]string{"targets.txt": string(j.Targets)}}
+		Data: map[string]string{j.inputFile(): string(j.Targets)}}
 	n := int32(j.Shards)
 	indexed := batchv1.IndexedCompletion
 	zero := int32(0)
@@ -58,7 +75,7 @@ func (j Job) Objects() (*corev1.ConfigMap, *batchv1.Job) {
 	}
 	args = append(append(args, "--"), j.Args...)
 	args = append(args,
-		"-targets", targetsDir+"/targets.txt",
+		j.inputFlag(), targetsDir+"/"+j.inputFile(),
 		"-shard-index", "$(JOB_COMPLETION_INDEX)", "-shards", fmt.Sprint(j.Shards),
 		"-start-at", j.StartAt.UTC().Format(time.RFC3339Nano),
 		"-output", ResultsFile(j.Name, "$(JOB_COMPLETION_INDEX)"),

@@ -24,6 +24,7 @@ type SSH struct {
 	SSHArgs []string  // extra ssh options (-p, -i, -o ...)
 	Remote  string    // the remote loadlab command (default "loadlab"), a shell prefix
 	Targets []byte    // the targets file, sent to each host's stdin
+	Flow    bool      // Targets is a self-contained flow: the hosts run attack -flow -
 	Args    []string  // the attack's own flags
 	StartAt time.Time // the common start instant
 	Dir     string    // where the shard files are written
@@ -45,6 +46,9 @@ func (s SSH) Run(ctx context.Context) ([]string, error) {
 	for i, host := range s.Hosts {
 		files[i] = filepath.Join(s.Dir, fmt.Sprintf("shard-%d-of-%d.lll", i+1, n))
 		args := append([]string{"attack"}, s.Args...)
+		if s.Flow {
+			args = append(args, "-flow", "-")
+		}
 		args = append(args, "-shard", fmt.Sprintf("%d/%d", i+1, n), "-start-at", s.StartAt.UTC().Format(time.RFC3339Nano), "-output", "-", "-quiet", "-shard-host", host)
 		quoted := make([]string, len(args))
 		for k, a := range args {

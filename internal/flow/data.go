@@ -14,12 +14,22 @@ import (
 	"github.com/loadlab/loadlab/internal/yamlfile"
 )
 
-// Data is a flow's data file: columns and rows of values; each session
-// takes one row (Flow.Pick) as its first variables.
+// Data is a flow's data: columns and rows of values, from a data file or
+// inline in the flow; each session takes one row (Flow.Pick) as its first
+// variables.
 type Data struct {
 	File    string
 	Columns []string
 	Rows    [][]string
+	lines   []int // per row, its line in File when the rows are inline
+}
+
+// line is row i's line in d.File, 0 when not known (a data file).
+func (d *Data) line(i int) int {
+	if i < len(d.lines) {
+		return d.lines[i]
+	}
+	return 0
 }
 
 // maxDataBytes bounds a data file.

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,14 +35,32 @@ func Load(file string) (*Flow, error) {
 	return Parse(file, raw)
 }
 
+// Read is Load of a flow read from r (standard input), named name in
+// errors; the files it names are read relative to the working directory.
+func Read(name string, r io.Reader) (*Flow, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, maxFlowBytes+1))
+	if err != nil {
+		return nil, &badinput.Error{File: name, Msg: "cannot read flow", Err: err}
+	}
+	if len(raw) > maxFlowBytes {
+		return nil, badinput.At(name, 0, "flow is larger than %d kB", maxFlowBytes>>10)
+	}
+	return parse(name, ".", raw)
+}
+
 // Parse is Load of a flow file's contents raw; the files it names are
 // read relative to file's directory.
 func Parse(file string, raw []byte) (*Flow, error) {
+	return parse(file, filepath.Dir(file), raw)
+}
+
+// parse is Parse with the files the flow names read relative to dir.
+func parse(file, dir string, raw []byte) (*Flow, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, (&yamlfile.Doc{File: file}).Error(err)
 	}
-	l := &loader{file: file, dir: filepath.Dir(file), slots: map[string]int{}, defined: map[string]bool{}, lists: map[string]bool{}}
+	l := &loader{file: file, dir: dir, slots: map[string]int{}, defined: map[string]bool{}, lists: map[string]bool{}}
 	if len(doc.Content) == 0 {
 		return nil, badinput.At(file, 0, "the flow is empty: want name, steps...")
 	}
@@ -180,7 +199,11 @@ func (l *loader) flow(root *yaml.Node) (*Flow, error) {
 		}
 		f.Cookies = on == "true"
 	}
-	if n := m["data"]; n != nil {
+	if n := m["data"]; n != nil && n.Kind == yaml.SequenceNode {
+		if f.Data, err = l.inlineData(n); err != nil {
+			return nil, err
+		}
+	} else if n != nil {
 		name, err := l.scalar(n, "data")
 		if err != nil {
 			return nil, err
@@ -193,6 +216,8 @@ func (l *loader) flow(root *yaml.Node) (*Flow, error) {
 			}
 			return nil, err
 		}
+	}
+	if f.Data != nil {
 		for _, c := range f.Data.Columns {
 			l.slot(c)
 			l.defined[c] = true
@@ -233,7 +258,7 @@ func (l *loader) checkData(n *yaml.Node) error {
 	for i, row := range d.Rows {
 		for j, v := range row {
 			if ok, why := targets.SafeFor(l.strict[j], v); !ok {
-				return badinput.At(d.File, 0, "row %d, column %s: the value %s", i+1, d.Columns[j], why)
+				return badinput.At(d.File, d.line(i), "row %d, column %s: the value %s", i+1, d.Columns[j], why)
 			}
 		}
 	}

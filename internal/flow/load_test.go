@@ -56,6 +56,20 @@ func TestBadFlows(t *testing.T) {
 			"FILE:3: steps[0].capture[0].regex: error parsing regexp: missing closing ): `(`"},
 		{"loop too long", "steps:\n  - loop: {count: 10001}\n    steps: [{request: {url: http://127.0.0.1:1/}}]\n", nil,
 			`FILE:2: steps[0].loop.count: want a whole number from 1 to 10000, got "10001"`},
+		{"inline data not rows", "data: [ann, ben]\nsteps:\n  - request: {url: http://127.0.0.1:1/}\n", nil,
+			"FILE:1: data[0]: want a row (a mapping of column: value), got a value \"ann\""},
+		{"inline data ragged", "data:\n  - {user: ann, pw: x}\n  - {user: ben}\nsteps:\n  - request: {url: http://127.0.0.1:1/}\n", nil,
+			"FILE:3: data[1]: ragged row: 1 columns, the first row has 2"},
+		{"inline data unknown column", "data:\n  - {user: ann}\n  - {name: ben}\nsteps:\n  - request: {url: http://127.0.0.1:1/}\n", nil,
+			"FILE:3: data[1].name: a column the first row does not have (it has user)"},
+		{"inline data nested value", "data:\n  - {user: [ann]}\nsteps:\n  - request: {url: http://127.0.0.1:1/}\n", nil,
+			"FILE:2: data[0].user: want a string, number or boolean, got a list"},
+		{"inline data empty", "data: []\nsteps:\n  - request: {url: http://127.0.0.1:1/}\n", nil,
+			"FILE:1: data: an empty list of rows: want at least one row"},
+		{"inline data bad column", "data:\n  - {\"1x\": ann}\nsteps:\n  - request: {url: http://127.0.0.1:1/}\n", nil,
+			`FILE:2: column "1x" is not a variable name`},
+		{"inline value unfit for a header", "data:\n  - {user: ann}\n  - {user: \"a\\rb\"}\nsteps:\n  - request: {url: http://127.0.0.1:1/, headers: {X-User: \"{{user}}\"}}\n", nil,
+			"FILE:3: row 2, column user: the value holds a control character"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -92,6 +106,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(journey))
 	f.Add([]byte("steps:\n  - loop: {count: 2}\n    steps:\n      - request: {url: \"http://h/{{loop.index}}\"}\n"))
 	f.Add([]byte("steps:\n  - think: {exponential: 1s}\n  - group: g\n    steps: [{request: {url: http://h/}, check: [{json: $.a, exists: false}]}]\n"))
+	f.Add([]byte("data:\n  - {user: ann, pin: \"007\"}\n  - {pin: 1, user: ben}\nsteps:\n  - request: {url: \"http://h/{{user}}\", method: POST, body: \"{{pin}}\"}\n"))
 	dir := f.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "users.csv"), []byte("user,password\nann,x\n"), 0o644); err != nil {
 		f.Fatal(err)
